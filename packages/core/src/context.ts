@@ -1,0 +1,28 @@
+/**
+ * Who is calling and under which request: passed to every use case.
+ */
+
+/** An authenticated caller acting as one account in one workspace. */
+export interface Principal {
+  workspace_id: string;
+  account_id: string;
+  /** The API key that authenticated the call. */
+  key_id: string;
+  key_kind: 'standard' | 'service';
+}
+
+export interface RequestContext {
+  principal: Principal;
+  /** The request id (`x-request-id`); becomes the event `correlation_id` and the log `request_id`. */
+  request_id: string;
+}
+
+/** Services' shared dependencies. */
+export interface ServiceDeps {
+  store: import('./ports/store.js').Store;
+  bus: import('./ports/event-bus.js').EventBus;
+  clock: import('./ports/clock.js').Clock;
+  ids: import('./ports/clock.js').IdGenerator;
+  /** Called when publishing after commit fails; the write stays committed. */
+  onPublishError?: (error: unknown) => void;
+}

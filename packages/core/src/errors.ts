@@ -1,0 +1,87 @@
+/**
+ * Typed domain errors: one class, a closed set of codes. The HTTP status for each code is chosen
+ * in one table at the edge (`@inbox-kit/http-fastify`), never here.
+ *
+ * Spec: platform.md "Errors", project-inbox.md "Error codes", live-inbox.md "Errors".
+ */
+
+/** Every error code inbox-kit can raise, grouped by the HTTP status the edge gives it. */
+export const ERROR_CODES = [
+  // 400
+  'validation_error',
+  'invalid_cursor',
+  'project_inbox_payload_invalid',
+  // 401
+  'authentication_required',
+  'invalid_credentials',
+  // 403
+  'permission_denied',
+  'project_inbox_read_denied',
+  'project_inbox_write_denied',
+  'project_inbox_decide_denied',
+  // 404
+  'not_found',
+  'project_not_found',
+  'project_inbox_item_not_found',
+  'session_not_found',
+  'floor_not_found',
+  'page_not_found',
+  'account_not_found',
+  'member_not_found',
+  'live_inbox_message_not_found',
+  // 409
+  'conflict',
+  'project_archived',
+  'project_inbox_invalid_transition',
+  'project_inbox_source_scope_mismatch',
+  'live_inbox_order_conflict',
+  'idempotency_key_reused',
+  // 410
+  'live_inbox_inactive',
+  // 413
+  'payload_too_large',
+  'project_inbox_payload_too_large',
+  // 415
+  'unsupported_media_type',
+  // 429
+  'rate_limited',
+  // 500
+  'internal_error',
+  'session_ownership_unavailable',
+  // 503
+  'overloaded',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** One problem in a request, as listed in `error.details`. `path` names the field (dot/array path). */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+  code?: string;
+}
+
+/**
+ * The only error type the core throws for expected failures. `code` is one of {@link ERROR_CODES};
+ * `message` is safe to show a caller (never a stack, SQL or another tenant's id).
+ */
+export class InboxKitError extends Error {
+  override readonly name = 'InboxKitError';
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[];
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetail[] = [], options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** True when `value` is an {@link InboxKitError} (also across duplicated module copies). */
+export function isInboxKitError(value: unknown): value is InboxKitError {
+  return (
+    value instanceof InboxKitError ||
+    (typeof value === 'object' && value !== null && (value as { name?: unknown }).name === 'InboxKitError' &&
+      typeof (value as { code?: unknown }).code === 'string')
+  );
+}

@@ -1,0 +1,21 @@
+/**
+ * @inbox-kit/core — the pure domain of inbox-kit: errors, records, ports, the Project Inbox state
+ * machine and services, permission rules, the cursor codec, and the Live Inbox queue and runtime.
+ * Imports only zod; time, ids, storage and the event bus come in through ports.
+ */
+export * from './errors.js';
+export * from './records.js';
+export * from './context.js';
+export * from './validation.js';
+export * from './cursor.js';
+export * from './ports/clock.js';
+export * from './ports/store.js';
+export * from './ports/event-bus.js';
+export * from './project-inbox/transition.js';
+export * from './project-inbox/permissions.js';
+export * from './project-inbox/schemas.js';
+export * from './project-inbox/access.js';
+export * from './project-inbox/service.js';
+export * from './platform/keys.js';
+export * from './platform/schemas.js';
+export { PlatformService, loadSessionAccess, writeTurn, type SessionAccess } from './platform/service.js';

@@ -1,0 +1,27 @@
+/**
+ * API key secrets: generation, hashing (SHA-256 via Web Crypto) and constant-time comparison.
+ * Only hashes are stored (platform.md "Identity and credentials").
+ */
+
+/** A new secret: `ik_` + 40 URL-safe random characters (240 bits). */
+export function generateApiKeySecret(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(40));
+  let s = 'ik_';
+  for (const b of bytes) s += alphabet[b & 63];
+  return s;
+}
+
+/** Hex SHA-256 of a secret. */
+export async function hashApiKey(secret: string): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  let diff = a.length ^ b.length;
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
+  return diff === 0;
+}

@@ -1,0 +1,49 @@
+/**
+ * Zod schemas of the platform requests: projects, members, sessions, turns, event and log pages
+ * (platform.md). Bodies are strict: unknown fields are rejected.
+ */
+import { z } from 'zod';
+import { queryInt } from '../project-inbox/schemas.js';
+import { idString, optionalText, text } from '../validation.js';
+
+export const createProjectBody = z.strictObject({
+  id: idString.optional().describe('Optional id; generated (proj_…) when absent'),
+  name: text({ min: 1, max: 200 }),
+});
+
+export const addMemberBody = z.strictObject({
+  account_id: idString,
+  role: z.enum(['deriver', 'observer']),
+});
+
+export const createSessionBody = z.strictObject({
+  id: idString.optional().describe('Optional id; generated (sess_…) when absent'),
+  project_id: idString.nullable().optional(),
+  title: optionalText(200),
+});
+
+export const listSessionsQuery = z.strictObject({
+  project_id: idString.optional(),
+});
+
+/** A committed turn written directly (the Runtime writes turns too). `content` is any JSON, ≤ 256 KiB. */
+export const commitTurnBody = z.strictObject({
+  content: z.unknown(),
+  branch: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/).optional(),
+});
+
+export const addPageBody = z.strictObject({
+  content: z.unknown(),
+});
+
+export const listProjectEventsQuery = z.strictObject({
+  after: queryInt(0, Number.MAX_SAFE_INTEGER).default(0),
+  types: z.string().max(2048).optional().describe('Comma-separated event types'),
+  session_id: idString.optional(),
+  limit: queryInt(1, 500).default(100),
+});
+
+export const listOperationLogsQuery = z.strictObject({
+  limit: queryInt(1, 200).default(50),
+  cursor: z.string().min(1).max(2048).optional(),
+});

@@ -1,0 +1,408 @@
+/**
+ * Platform use cases the inboxes stand on (platform.md): authentication, projects and members,
+ * sessions with their floors and pages, Project Event and Operation Log pages.
+ */
+import { InboxKitError } from '../errors.js';
+import type { Principal, RequestContext, ServiceDeps } from '../context.js';
+import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
+import type { StoreTx } from '../ports/store.js';
+import { loadProjectAccess, projectNotFound } from '../project-inbox/access.js';
+import { canSeeEvent, roleOf, type ProjectRole } from '../project-inbox/permissions.js';
+import type {
+  Account, ApiKey, ApiKeyKind, Floor, JsonValue, Membership, OperationLog, Page, Project, ProjectEvent, Session, Workspace,
+} from '../records.js';
+import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
+import { constantTimeEqual, generateApiKeySecret, hashApiKey } from './keys.js';
+import {
+  addMemberBody, addPageBody, commitTurnBody, createProjectBody, createSessionBody, listOperationLogsQuery,
+  listProjectEventsQuery, listSessionsQuery,
+} from './schemas.js';
+import type { z } from 'zod';
+
+/** A Session as its caller may use it. */
+export interface SessionAccess {
+  session: Session;
+  /** Owner of the session's project, or any workspace account for a session outside projects. */
+  canWrite: boolean;
+  role: ProjectRole | 'workspace';
+}
+
+const sessionNotFound = () => new InboxKitError('session_not_found', 'Session not found');
+const forbidden = (msg: string) => new InboxKitError('permission_denied', msg);
+
+/**
+ * Who may use a Session (live-inbox issue "Who may steer"): a session in a project is visible to
+ * the project's owner and members (only the owner writes); a session outside any project is open
+ * to every account of its workspace. Everything else is 404 `session_not_found`.
+ */
+export async function loadSessionAccess(tx: StoreTx, principal: Principal, session_id: string): Promise<SessionAccess> {
+  const session = await tx.getSession(principal.workspace_id, session_id);
+  if (!session) throw sessionNotFound();
+  if (session.project_id === null) return { session, canWrite: true, role: 'workspace' };
+  const project = await tx.getProject(principal.workspace_id, session.project_id);
+  if (!project) throw sessionNotFound();
+  const membership = project.account_id === principal.account_id ? undefined : await tx.getMembership(project.id, principal.account_id);
+  const role = roleOf(project, principal.account_id, membership?.role);
+  if (role === null) throw sessionNotFound();
+  return { session, canWrite: role === 'owner', role };
+}
+
+export class PlatformService {
+  constructor(private readonly deps: ServiceDeps) {}
+
+  // — identity —
+
+  /**
+   * Resolves a secret to the principal it authenticates. A `service` key may act as any account
+   * of its workspace through `as_account_id`; a standard key may only name its own account.
+   * @throws InboxKitError authentication_required (no secret), invalid_credentials (unknown or
+   *   revoked), permission_denied (standard key naming another account), account_not_found
+   *   (service key naming an account outside its workspace).
+   */
+  async authenticate(secret: string | undefined, as_account_id?: string): Promise<Principal> {
+    if (!secret) throw new InboxKitError('authentication_required', 'An API key is required (Authorization: Bearer <key> or x-api-key)');
+    const hash = await hashApiKey(secret);
+    const key = await this.deps.store.findApiKeyByHash(hash);
+    if (!key || !constantTimeEqual(key.key_hash, hash) || key.revoked_at !== null) {
+      throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
+    }
+    let account_id = key.account_id;
+    if (as_account_id !== undefined && as_account_id !== key.account_id) {
+      if (key.kind !== 'service') throw forbidden('Only a service key may act as another account');
+      const account = await this.deps.store.getWorkspaceAccount(key.workspace_id, as_account_id);
+      if (!account) throw new InboxKitError('account_not_found', 'Account not found in this workspace');
+      account_id = account.id;
+    }
+    return { workspace_id: key.workspace_id, account_id, key_id: key.id, key_kind: key.kind };
+  }
+
+  /** Creates a workspace (administration; no principal). */
+  async createWorkspace(input: { id?: string; name: string }): Promise<Workspace> {
+    const ws: Workspace = { id: input.id ?? this.deps.ids.next('ws'), name: input.name, created_at: this.deps.clock.now() };
+    await this.deps.store.insertWorkspace(ws);
+    return ws;
+  }
+
+  /** Creates an account that is a member of the given workspaces (administration). */
+  async createAccount(input: { id?: string; name: string; workspace_ids: string[] }): Promise<Account> {
+    const account: Account = { id: input.id ?? this.deps.ids.next('acc'), name: input.name, created_at: this.deps.clock.now() };
+    await this.deps.store.insertAccount(account, input.workspace_ids);
+    return account;
+  }
+
+  /** Issues an API key; the secret is returned once and only its hash is stored (administration). */
+  async issueApiKey(input: { workspace_id: string; account_id: string; kind?: ApiKeyKind }): Promise<{ key: ApiKey; secret: string }> {
+    const secret = generateApiKeySecret();
+    const key: ApiKey = {
+      id: this.deps.ids.next('key'),
+      workspace_id: input.workspace_id,
+      account_id: input.account_id,
+      kind: input.kind ?? 'standard',
+      key_hash: await hashApiKey(secret),
+      created_at: this.deps.clock.now(),
+      revoked_at: null,
+    };
+    await this.deps.store.insertApiKey(key);
+    return { key, secret };
+  }
+
+  /** Revokes a key; later requests with it get 401 invalid_credentials. */
+  async revokeApiKey(key_id: string): Promise<void> {
+    await this.deps.store.revokeApiKey(key_id, this.deps.clock.now());
+  }
+
+  /** The caller's own account. */
+  async whoami(ctx: RequestContext): Promise<{ account: Account; workspace_id: string; key_kind: ApiKeyKind }> {
+    const account = await this.deps.store.getWorkspaceAccount(ctx.principal.workspace_id, ctx.principal.account_id);
+    if (!account) throw new InboxKitError('account_not_found', 'Account not found');
+    return { account, workspace_id: ctx.principal.workspace_id, key_kind: ctx.principal.key_kind };
+  }
+
+  // — projects —
+
+  /** Creates a project owned by the caller. @throws validation_error, conflict (id taken). */
+  async createProject(ctx: RequestContext, input: z.input<typeof createProjectBody>): Promise<Project> {
+    const body = parseOrThrow(createProjectBody, input, 'project');
+    const now = this.deps.clock.now();
+    const project: Project = {
+      id: body.id ?? this.deps.ids.next('proj'),
+      workspace_id: ctx.principal.workspace_id,
+      account_id: ctx.principal.account_id,
+      name: body.name,
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    };
+    const events = await this.deps.store.transaction(async (tx) => {
+      if (body.id !== undefined && (await tx.getProject(ctx.principal.workspace_id, body.id))) {
+        throw new InboxKitError('conflict', 'A project with this id already exists');
+      }
+      await tx.insertProject(project);
+      return [await this.record(tx, ctx, project, 'project.create', 'project', project.id, {}, 'project.created', { project_id: project.id, name: project.name })];
+    });
+    this.publish(events);
+    return project;
+  }
+
+  /** Projects the caller owns or is a member of, newest first. */
+  listProjects(ctx: RequestContext): Promise<Project[]> {
+    return this.deps.store.listProjectsForAccount(ctx.principal.workspace_id, ctx.principal.account_id);
+  }
+
+  /** A project with the caller's role. @throws project_not_found. */
+  async getProject(ctx: RequestContext, project_id: string): Promise<{ project: Project; role: Exclude<ProjectRole, null> }> {
+    return loadProjectAccess(this.deps.store, ctx.principal, project_id);
+  }
+
+  /**
+   * Archives a project (owner only). Archiving an archived project returns it unchanged.
+   * @throws project_not_found, permission_denied.
+   */
+  async archiveProject(ctx: RequestContext, project_id: string): Promise<Project> {
+    const { project, events } = await this.deps.store.transaction(async (tx) => {
+      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      if (access.role !== 'owner') throw forbidden('Only the project owner may archive it');
+      const updated = await tx.setProjectStatus(access.project.id, 'archived', this.deps.clock.now());
+      if (!updated) return { project: access.project, events: [] as ProjectEvent[] };
+      const event = await this.record(tx, ctx, updated, 'project.archive', 'project', updated.id, {}, 'project.archived', { project_id: updated.id });
+      return { project: updated, events: [event] };
+    });
+    this.publish(events);
+    return project;
+  }
+
+  // — members —
+
+  /**
+   * Adds a member or changes its role (owner only).
+   * @throws project_not_found, permission_denied, account_not_found (not in the workspace),
+   *   conflict (the owner cannot be a member).
+   */
+  async addMember(ctx: RequestContext, project_id: string, input: z.input<typeof addMemberBody>): Promise<Membership> {
+    const body = parseOrThrow(addMemberBody, input, 'member');
+    const { membership, events } = await this.deps.store.transaction(async (tx) => {
+      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      if (access.role !== 'owner') throw forbidden('Only the project owner may add members');
+      if (body.account_id === access.project.account_id) throw new InboxKitError('conflict', 'The owner is not a member');
+      if (!(await tx.getWorkspaceAccount(access.project.workspace_id, body.account_id))) {
+        throw new InboxKitError('account_not_found', 'Account not found in this workspace');
+      }
+      const membership = await tx.upsertMembership({ project_id: access.project.id, account_id: body.account_id, role: body.role, created_at: this.deps.clock.now() });
+      const event = await this.record(tx, ctx, access.project, 'project_member.upsert', 'account', body.account_id, { role: body.role },
+        'project.member.added', { account_id: body.account_id, role: body.role });
+      return { membership, events: [event] };
+    });
+    this.publish(events);
+    return membership;
+  }
+
+  /** Members of a project (any member may list). @throws project_not_found. */
+  async listMembers(ctx: RequestContext, project_id: string): Promise<Membership[]> {
+    const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
+    return this.deps.store.listMemberships(access.project.id);
+  }
+
+  /** Removes a member (owner only). @throws project_not_found, permission_denied, member_not_found. */
+  async removeMember(ctx: RequestContext, project_id: string, account_id: string): Promise<void> {
+    const events = await this.deps.store.transaction(async (tx) => {
+      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      if (access.role !== 'owner') throw forbidden('Only the project owner may remove members');
+      if (!(await tx.deleteMembership(access.project.id, account_id))) throw new InboxKitError('member_not_found', 'Member not found');
+      return [await this.record(tx, ctx, access.project, 'project_member.remove', 'account', account_id, {}, 'project.member.removed', { account_id })];
+    });
+    this.publish(events);
+  }
+
+  // — sessions, floors, pages —
+
+  /**
+   * Creates a session, optionally in a project (the project's owner or a deriver may).
+   * @throws project_not_found, permission_denied, project_archived, conflict (id taken).
+   */
+  async createSession(ctx: RequestContext, input: z.input<typeof createSessionBody>): Promise<Session> {
+    const body = parseOrThrow(createSessionBody, input, 'session');
+    const session: Session = {
+      id: body.id ?? this.deps.ids.next('sess'),
+      workspace_id: ctx.principal.workspace_id,
+      project_id: body.project_id ?? null,
+      title: body.title,
+      created_by_account_id: ctx.principal.account_id,
+      created_at: this.deps.clock.now(),
+    };
+    const events = await this.deps.store.transaction(async (tx) => {
+      if (body.id !== undefined && (await tx.getSession(ctx.principal.workspace_id, body.id))) {
+        throw new InboxKitError('conflict', 'A session with this id already exists');
+      }
+      if (session.project_id === null) {
+        await tx.insertSession(session);
+        return [];
+      }
+      const access = await loadProjectAccess(tx, ctx.principal, session.project_id);
+      if (access.role === 'observer') throw forbidden('Observers may not create sessions');
+      if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
+      await tx.insertSession(session);
+      return [await this.record(tx, ctx, access.project, 'session.create', 'session', session.id, {}, 'session.created', { session_id: session.id }, { session_id: session.id })];
+    });
+    this.publish(events);
+    return session;
+  }
+
+  /** Sessions the caller may see, newest first; `project_id` narrows to one project. */
+  async listSessions(ctx: RequestContext, input: z.input<typeof listSessionsQuery> = {}): Promise<Session[]> {
+    const query = parseOrThrow(listSessionsQuery, input, 'query');
+    if (query.project_id !== undefined) {
+      await loadProjectAccess(this.deps.store, ctx.principal, query.project_id);
+      return this.deps.store.listSessions(ctx.principal.workspace_id, { project_id: query.project_id });
+    }
+    const all = await this.deps.store.listSessions(ctx.principal.workspace_id, {});
+    const visible: Session[] = [];
+    const roles = new Map<string, boolean>();
+    for (const s of all) {
+      if (s.project_id === null) { visible.push(s); continue; }
+      if (!roles.has(s.project_id)) {
+        roles.set(s.project_id, await loadProjectAccess(this.deps.store, ctx.principal, s.project_id).then(() => true, () => false));
+      }
+      if (roles.get(s.project_id)) visible.push(s);
+    }
+    return visible;
+  }
+
+  /** One session. @throws session_not_found (missing, foreign, or not visible). */
+  async getSession(ctx: RequestContext, session_id: string): Promise<Session> {
+    return (await loadSessionAccess(this.deps.store, ctx.principal, session_id)).session;
+  }
+
+  /** Floors of a session, ascending. @throws session_not_found. */
+  async listFloors(ctx: RequestContext, session_id: string): Promise<Floor[]> {
+    const { session } = await loadSessionAccess(this.deps.store, ctx.principal, session_id);
+    return this.deps.store.listFloors(session.id);
+  }
+
+  /** Pages of a floor of a session, ascending by version. @throws session_not_found, floor_not_found. */
+  async listPages(ctx: RequestContext, session_id: string, floor_id: string): Promise<Page[]> {
+    const { session } = await loadSessionAccess(this.deps.store, ctx.principal, session_id);
+    const floor = await this.deps.store.getFloor(session.workspace_id, floor_id);
+    if (!floor || floor.session_id !== session.id) throw new InboxKitError('floor_not_found', 'Floor not found');
+    return this.deps.store.listPages(floor.id);
+  }
+
+  /**
+   * Commits a turn: a new Floor (next number on the branch) with its first Page. Used by the
+   * Runtime and by callers that write turns directly.
+   * @throws session_not_found, permission_denied, validation_error, project_inbox_payload_invalid/too_large.
+   */
+  async commitTurn(ctx: RequestContext, session_id: string, input: z.input<typeof commitTurnBody>): Promise<{ floor: Floor; page: Page }> {
+    const body = parseOrThrow(commitTurnBody, input, 'turn');
+    const content = checkContent(body.content);
+    return this.deps.store.transaction(async (tx) => {
+      const access = await loadSessionAccess(tx, ctx.principal, session_id);
+      if (!access.canWrite) throw forbidden('Only the project owner may write to this session');
+      return writeTurn(tx, this.deps, access.session, content, body.branch ?? 'main');
+    });
+  }
+
+  /** Adds a Page (a regeneration) to a floor. @throws session_not_found, floor_not_found, permission_denied. */
+  async addPage(ctx: RequestContext, session_id: string, floor_id: string, input: z.input<typeof addPageBody>): Promise<Page> {
+    const body = parseOrThrow(addPageBody, input, 'page');
+    const content = checkContent(body.content);
+    return this.deps.store.transaction(async (tx) => {
+      const access = await loadSessionAccess(tx, ctx.principal, session_id);
+      if (!access.canWrite) throw forbidden('Only the project owner may write to this session');
+      const floor = await tx.getFloor(access.session.workspace_id, floor_id);
+      if (!floor || floor.session_id !== access.session.id) throw new InboxKitError('floor_not_found', 'Floor not found');
+      const pages = await tx.listPages(floor.id);
+      const page: Page = {
+        id: this.deps.ids.next('page'), workspace_id: floor.workspace_id, session_id: floor.session_id, floor_id: floor.id,
+        version: pages.length + 1, content, created_at: this.deps.clock.now(),
+      };
+      await tx.insertPage(page);
+      return page;
+    });
+  }
+
+  // — events and logs —
+
+  /**
+   * One page of Project Events after a sequence, ascending, filtered to what the caller may see.
+   * `next_after` is the last sequence examined (pass it as `after` for the next page).
+   * @throws project_not_found, validation_error.
+   */
+  async listProjectEvents(ctx: RequestContext, project_id: string, input: z.input<typeof listProjectEventsQuery> = {}) {
+    const query = parseOrThrow(listProjectEventsQuery, input, 'query');
+    const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
+    const types = query.types?.split(',').map((t) => t.trim()).filter(Boolean);
+    const rows = await this.deps.store.listProjectEvents({
+      project_id: access.project.id, after: query.after, types: types?.length ? types : undefined,
+      session_id: query.session_id, limit: query.limit + 1,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.filter((e) => canSeeEvent(access.role, ctx.principal.account_id, e)),
+      next_after: last ? last.sequence : query.after,
+      has_more: rows.length > query.limit,
+    };
+  }
+
+  /** Operation Log of a project, newest first (owner only). @throws project_not_found, permission_denied, invalid_cursor. */
+  async listOperationLogs(ctx: RequestContext, project_id: string, input: z.input<typeof listOperationLogsQuery> = {}) {
+    const query = parseOrThrow(listOperationLogsQuery, input, 'query');
+    const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
+    if (access.role !== 'owner') throw forbidden('Only the project owner may read the operation log');
+    const fp = filterFingerprint({ log: 'operation' });
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, access.project.id, fp);
+    const rows = await this.deps.store.listOperationLogs({ project_id: access.project.id, after, limit: query.limit + 1 });
+    const items: OperationLog[] = rows.slice(0, query.limit);
+    const last = items[items.length - 1];
+    return { items, next_cursor: rows.length > query.limit && last ? encodeCursor(access.project.id, fp, last) : null };
+  }
+
+  private async record(
+    tx: StoreTx, ctx: RequestContext, project: Project, action: string, target_type: string, target_id: string,
+    metadata: OperationLog['metadata'], type: string, payload: ProjectEvent['payload'], refs: { session_id?: string } = {},
+  ): Promise<ProjectEvent> {
+    const now = this.deps.clock.now();
+    const logId = this.deps.ids.next('oplog');
+    await tx.appendOperationLog({
+      id: logId, workspace_id: project.workspace_id, project_id: project.id, actor_account_id: ctx.principal.account_id,
+      action, target_type, target_id, request_id: ctx.request_id, metadata, created_at: now,
+    });
+    return tx.appendProjectEvent({
+      id: this.deps.ids.next('evt'), workspace_id: project.workspace_id, project_id: project.id, type,
+      actor_account_id: ctx.principal.account_id, session_id: refs.session_id ?? null, floor_id: null, page_id: null,
+      operation_log_id: logId, correlation_id: ctx.request_id, causation_event_id: null, payload, created_at: now,
+    });
+  }
+
+  private publish(events: ProjectEvent[]): void {
+    for (const event of events) {
+      try {
+        this.deps.bus.publish({ kind: 'project_event', event });
+      } catch (error) {
+        this.deps.onPublishError?.(error);
+      }
+    }
+  }
+}
+
+function checkContent(content: unknown): JsonValue {
+  const { value, bytes } = measurePayload(content === undefined ? null : content);
+  if (bytes > MAX_PAYLOAD_BYTES) throw new InboxKitError('payload_too_large', `content is ${bytes} bytes; the limit is ${MAX_PAYLOAD_BYTES}`);
+  return value;
+}
+
+/** Writes the next Floor of `session` on `branch` and its first Page, inside `tx`. */
+export async function writeTurn(
+  tx: StoreTx, deps: Pick<ServiceDeps, 'ids' | 'clock'>, session: Session, content: JsonValue, branch = 'main',
+): Promise<{ floor: Floor; page: Page }> {
+  const now = deps.clock.now();
+  const floor: Floor = {
+    id: deps.ids.next('floor'), workspace_id: session.workspace_id, session_id: session.id,
+    number: (await tx.lastFloorNumber(session.id, branch)) + 1, branch, state: 'committed', created_at: now,
+  };
+  await tx.insertFloor(floor);
+  const page: Page = { id: deps.ids.next('page'), workspace_id: session.workspace_id, session_id: session.id, floor_id: floor.id, version: 1, content, created_at: now };
+  await tx.insertPage(page);
+  return { floor, page };
+}
+

@@ -1,0 +1,150 @@
+/**
+ * The storage port: what any inbox-kit store (in-memory, SQLite, PostgreSQL, or a third party's)
+ * MUST provide. Written in domain verbs; each method's doc states the guarantee it MUST keep.
+ * The conformance kit (`@inbox-kit/core/testing`) checks these guarantees.
+ *
+ * Scoping rule: every lookup by id that takes a `workspace_id` MUST return `undefined` for a row of
+ * another workspace, exactly as for a missing row (tenants learn nothing about each other).
+ */
+import type {
+  Account, ApiKey, Floor, InboxItemStatus, JsonValue, Membership, MemberRole, OperationLog, Page, Project,
+  ProjectEvent, ProjectInboxItem, ProjectStatus, Run, Session, SessionEvent, Workspace,
+} from '../records.js';
+
+/** Filters and keyset position of one inbox page. Order is `created_at DESC, id DESC`. */
+export interface InboxItemQuery {
+  project_id: string;
+  status?: InboxItemStatus;
+  type?: string;
+  sender_account_id?: string;
+  source_session_id?: string;
+  /** Return only rows strictly after this position in the order (i.e. older, or same ms and smaller id). */
+  after?: { created_at: number; id: string };
+  /** Maximum rows to return (1–1000). */
+  limit: number;
+}
+
+/** A Project Event before the store allocates its sequence. */
+export type NewProjectEvent = Omit<ProjectEvent, 'sequence'>;
+
+/** Filters of one page of Project Events, ascending by sequence. */
+export interface ProjectEventQuery {
+  project_id: string;
+  /** Return events with `sequence > after` (0 = from the start). */
+  after: number;
+  types?: string[];
+  session_id?: string;
+  limit: number;
+}
+
+/** The decision columns a conditional update writes. */
+export interface InboxDecisionPatch {
+  status: InboxItemStatus;
+  decided_by_account_id: string;
+  decided_at: number;
+  updated_at: number;
+}
+
+/** A Session ledger entry before the store allocates its `seq`. */
+export type NewSessionEvent = Omit<SessionEvent, 'seq'>;
+
+/**
+ * Reads and writes available inside a unit of work. Outside `transaction`, each call runs on its
+ * own (autocommit).
+ */
+export interface StoreTx {
+  // — identity —
+  insertWorkspace(workspace: Workspace): Promise<void>;
+  getWorkspace(id: string): Promise<Workspace | undefined>;
+  insertAccount(account: Account, workspace_ids: string[]): Promise<void>;
+  /** The account, only if it is a member of `workspace_id`. */
+  getWorkspaceAccount(workspace_id: string, account_id: string): Promise<Account | undefined>;
+  insertApiKey(key: ApiKey): Promise<void>;
+  /** The key with this hash, revoked or not (the caller checks `revoked_at`). */
+  findApiKeyByHash(key_hash: string): Promise<ApiKey | undefined>;
+  revokeApiKey(id: string, at: number): Promise<void>;
+
+  // — projects and members —
+  insertProject(project: Project): Promise<void>;
+  getProject(workspace_id: string, project_id: string): Promise<Project | undefined>;
+  /** Projects of the workspace that `account_id` owns or is a member of, newest first. */
+  listProjectsForAccount(workspace_id: string, account_id: string): Promise<Project[]>;
+  /** MUST be conditional: sets status only where it differs; returns the updated row. */
+  setProjectStatus(project_id: string, status: ProjectStatus, at: number): Promise<Project | undefined>;
+  getMembership(project_id: string, account_id: string): Promise<Membership | undefined>;
+  /** Inserts or changes the role of a member. */
+  upsertMembership(membership: Membership): Promise<Membership>;
+  /** Returns true when a row was removed. */
+  deleteMembership(project_id: string, account_id: string): Promise<boolean>;
+  listMemberships(project_id: string): Promise<Membership[]>;
+
+  // — sessions, floors, pages —
+  insertSession(session: Session): Promise<void>;
+  getSession(workspace_id: string, session_id: string): Promise<Session | undefined>;
+  /** Sessions of the workspace, newest first; `project_id: null` lists those outside any project. */
+  listSessions(workspace_id: string, filter: { project_id?: string | null }): Promise<Session[]>;
+  insertFloor(floor: Floor): Promise<void>;
+  getFloor(workspace_id: string, floor_id: string): Promise<Floor | undefined>;
+  /** Floors of a session, ascending by number. */
+  listFloors(session_id: string): Promise<Floor[]>;
+  /** The highest floor number of a session on a branch (0 when none). */
+  lastFloorNumber(session_id: string, branch: string): Promise<number>;
+  insertPage(page: Page): Promise<void>;
+  getPage(workspace_id: string, page_id: string): Promise<Page | undefined>;
+  /** Pages of a floor, ascending by version. */
+  listPages(floor_id: string): Promise<Page[]>;
+
+  // — Project Inbox —
+  insertInboxItem(item: ProjectInboxItem): Promise<void>;
+  /** The item only if it belongs to `project_id`. */
+  getInboxItem(project_id: string, item_id: string): Promise<ProjectInboxItem | undefined>;
+  /** One keyset page in `created_at DESC, id DESC` order; never skips or repeats rows that share a `created_at`. */
+  listInboxItems(query: InboxItemQuery): Promise<ProjectInboxItem[]>;
+  /**
+   * Conditional update: applies `patch` only if the item's status is still `seen_status`
+   * (`… WHERE id = ? AND status = ?`), and returns the updated item, or `undefined` when another
+   * writer changed it first. MUST NOT be check-then-write: of N concurrent calls with the same
+   * `seen_status`, exactly one returns an item.
+   */
+  decideInboxItem(project_id: string, item_id: string, seen_status: InboxItemStatus, patch: InboxDecisionPatch): Promise<ProjectInboxItem | undefined>;
+
+  // — Project Events and Operation Log —
+  /**
+   * Appends an event with the project's next `sequence` (1, 2, 3 … with no gap and no duplicate,
+   * also under concurrent writers), allocated inside the caller's transaction so a rollback
+   * releases it. Returns the stored event.
+   */
+  appendProjectEvent(event: NewProjectEvent): Promise<ProjectEvent>;
+  getProjectEvent(project_id: string, event_id: string): Promise<ProjectEvent | undefined>;
+  /** Events with `sequence > after`, ascending, at most `limit`. */
+  listProjectEvents(query: ProjectEventQuery): Promise<ProjectEvent[]>;
+  appendOperationLog(entry: OperationLog): Promise<void>;
+  /** Operation Log rows of a project, newest first, keyset after `(created_at, id)`. */
+  listOperationLogs(query: { project_id: string; after?: { created_at: number; id: string }; limit: number }): Promise<OperationLog[]>;
+
+  // — Runs and the Session ledger —
+  insertRun(run: Run): Promise<void>;
+  /** The session's running Run, if any. */
+  getRunningRun(session_id: string): Promise<Run | undefined>;
+  /** Conditional: ends the Run only while it is `running`; returns whether it did. */
+  endRun(run_id: string, outcome: string, at: number): Promise<boolean>;
+  /** Appends ledger entries with the session's next `seq` values, in order, atomically. */
+  appendSessionEvents(events: NewSessionEvent[]): Promise<SessionEvent[]>;
+  /** Ledger entries with `seq > after`, ascending, at most `limit`. */
+  listSessionEvents(query: { session_id: string; after: number; limit: number }): Promise<SessionEvent[]>;
+}
+
+/** A store: the reads and writes of {@link StoreTx}, plus units of work. */
+export interface Store extends StoreTx {
+  /**
+   * Runs `fn` in one database transaction: every write inside commits together or not at all
+   * (a thrown error rolls back and is rethrown unchanged). Conditional updates inside see rows
+   * committed by concurrent transactions (READ COMMITTED or stronger).
+   */
+  transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /** Releases connections. */
+  close(): Promise<void>;
+}
+
+/** Re-exported for adapter authors. */
+export type { Account, ApiKey, Floor, JsonValue, Membership, MemberRole, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run, Session, SessionEvent, Workspace };

@@ -1,0 +1,29 @@
+/**
+ * Loads a project as the caller sees it: missing, foreign and not-a-member are one answer
+ * (404 `project_not_found`, no id echoed). Spec: project-inbox.md "Roles and visibility".
+ */
+import { InboxKitError } from '../errors.js';
+import type { Principal } from '../context.js';
+import type { StoreTx } from '../ports/store.js';
+import type { Project } from '../records.js';
+import { roleOf, type ProjectRole } from './permissions.js';
+
+export interface ProjectAccess {
+  project: Project;
+  role: Exclude<ProjectRole, null>;
+}
+
+export const projectNotFound = () => new InboxKitError('project_not_found', 'Project not found');
+
+/**
+ * @throws InboxKitError `project_not_found` when the project is missing, in another workspace, or
+ *   the caller is neither its owner nor a member.
+ */
+export async function loadProjectAccess(tx: StoreTx, principal: Principal, project_id: string): Promise<ProjectAccess> {
+  const project = await tx.getProject(principal.workspace_id, project_id);
+  if (!project) throw projectNotFound();
+  const membership = project.account_id === principal.account_id ? undefined : await tx.getMembership(project.id, principal.account_id);
+  const role = roleOf(project, principal.account_id, membership?.role);
+  if (role === null) throw projectNotFound();
+  return { project, role };
+}

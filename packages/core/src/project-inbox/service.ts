@@ -1,0 +1,301 @@
+/**
+ * Project Inbox use cases: create, list, get, decide (project-inbox.md). Each write is one unit of
+ * work: item + Operation Log row + Project Event (next sequence) commit together, and the event is
+ * published to the bus only after commit.
+ */
+import { InboxKitError } from '../errors.js';
+import type { RequestContext, ServiceDeps } from '../context.js';
+import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
+import type { StoreTx } from '../ports/store.js';
+import type { InboxDecision, ProjectEvent, ProjectInboxItem } from '../records.js';
+import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
+import { loadProjectAccess, type ProjectAccess } from './access.js';
+import { inboxPermissions } from './permissions.js';
+import {
+  createInboxItemBody, decideInboxItemBody, listInboxItemsQuery,
+  type CreateInboxItemInput, type DecideInboxItemInput, type ListInboxItemsInput,
+} from './schemas.js';
+import { decisionEventType, transition } from './transition.js';
+
+/** One page of items, newest first; `next_cursor` is null on the last page. */
+export interface InboxItemPage {
+  items: ProjectInboxItem[];
+  next_cursor: string | null;
+}
+
+const itemNotFound = () => new InboxKitError('project_inbox_item_not_found', 'Project inbox item not found');
+const mismatch = (why: string) => new InboxKitError('project_inbox_source_scope_mismatch', `Source is not in this project: ${why}`);
+
+interface ResolvedSources {
+  source_event_id: string | null;
+  source_session_id: string | null;
+  source_floor_id: string | null;
+  source_page_id: string | null;
+}
+
+export class ProjectInboxService {
+  constructor(private readonly deps: ServiceDeps) {}
+
+  /**
+   * Files an item (owner or deriver). Check order: project visible (404) → may create (403) →
+   * project active (409) → payload (400/413) → sources (404/409) → write.
+   * @throws InboxKitError validation_error, project_not_found, project_inbox_write_denied,
+   *   project_archived, project_inbox_payload_invalid, project_inbox_payload_too_large,
+   *   session_not_found, floor_not_found, page_not_found, project_inbox_source_scope_mismatch.
+   */
+  async create(ctx: RequestContext, project_id: string, input: CreateInboxItemInput): Promise<ProjectInboxItem> {
+    const body = parseOrThrow(createInboxItemBody, input, 'inbox item');
+    const { value: payload, bytes } = measurePayload(body.payload === undefined || body.payload === null ? {} : body.payload);
+    const { events, item } = await this.deps.store.transaction(async (tx) => {
+      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      if (!inboxPermissions(access.role).create) {
+        throw new InboxKitError('project_inbox_write_denied', 'This role may not create inbox items');
+      }
+      assertActive(access);
+      if (bytes > MAX_PAYLOAD_BYTES) {
+        throw new InboxKitError('project_inbox_payload_too_large', `payload is ${bytes} bytes; the limit is ${MAX_PAYLOAD_BYTES}`);
+      }
+      const sources = await resolveSources(tx, access, body);
+      const now = this.deps.clock.now();
+      const item: ProjectInboxItem = {
+        id: this.deps.ids.next('pinbox'),
+        workspace_id: access.project.workspace_id,
+        project_id: access.project.id,
+        account_id: access.project.account_id,
+        sender_account_id: ctx.principal.account_id,
+        type: body.type,
+        title: body.title,
+        payload,
+        ...sources,
+        status: 'pending',
+        decided_by_account_id: null,
+        decided_at: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await tx.insertInboxItem(item);
+      const event = await this.audit(tx, ctx, item, 'project_inbox_item.create', { payload_byte_count: bytes }, 'project_inbox.item.created', {
+        inbox_item_id: item.id,
+        type: item.type,
+        title: item.title,
+        status: item.status,
+        sender_account_id: item.sender_account_id,
+        ...sources,
+      });
+      return { item, events: [event] };
+    });
+    this.publish(events);
+    return item;
+  }
+
+  /**
+   * One page of the inbox (owner: all; deriver: only its own — another `sender_account_id` gives
+   * an empty page). Order `created_at DESC, id DESC`.
+   * @throws InboxKitError validation_error, invalid_cursor, project_not_found, project_inbox_read_denied.
+   */
+  async list(ctx: RequestContext, project_id: string, input: ListInboxItemsInput = {}): Promise<InboxItemPage> {
+    const query = parseOrThrow(listInboxItemsQuery, input, 'query');
+    const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
+    const read = inboxPermissions(access.role).read;
+    if (read === 'none') throw new InboxKitError('project_inbox_read_denied', 'This role may not read the inbox');
+    const filters = {
+      status: query.status,
+      type: query.type,
+      sender_account_id: query.sender_account_id,
+      source_session_id: query.source_session_id,
+    };
+    const fingerprint = filterFingerprint(filters);
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, access.project.id, fingerprint);
+    if (read === 'own') {
+      if (filters.sender_account_id !== undefined && filters.sender_account_id !== ctx.principal.account_id) {
+        return { items: [], next_cursor: null };
+      }
+      filters.sender_account_id = ctx.principal.account_id;
+    }
+    const rows = await this.deps.store.listInboxItems({ project_id: access.project.id, ...filters, after, limit: query.limit + 1 });
+    const items = rows.slice(0, query.limit);
+    const last = items[items.length - 1];
+    return {
+      items,
+      next_cursor: rows.length > query.limit && last ? encodeCursor(access.project.id, fingerprint, last) : null,
+    };
+  }
+
+  /**
+   * One item. A deriver reading an item it did not send gets the same 404 as for a missing item.
+   * @throws InboxKitError project_not_found, project_inbox_read_denied, project_inbox_item_not_found.
+   */
+  async get(ctx: RequestContext, project_id: string, item_id: string): Promise<ProjectInboxItem> {
+    const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
+    const read = inboxPermissions(access.role).read;
+    if (read === 'none') throw new InboxKitError('project_inbox_read_denied', 'This role may not read the inbox');
+    const item = await this.deps.store.getInboxItem(access.project.id, item_id);
+    if (!item || (read === 'own' && item.sender_account_id !== ctx.principal.account_id)) throw itemNotFound();
+    return item;
+  }
+
+  /**
+   * Records the owner's decision. Check order: project visible (404) → may decide (403) → project
+   * active (409) → item (404) → transition (409). Archiving an archived item returns it unchanged
+   * and writes nothing. The update is conditional on the status that was read; the loser of a
+   * race re-reads and answers from the new state.
+   * @throws InboxKitError validation_error, project_not_found, project_inbox_decide_denied,
+   *   project_archived, project_inbox_item_not_found, project_inbox_invalid_transition.
+   */
+  async decide(ctx: RequestContext, project_id: string, item_id: string, input: DecideInboxItemInput): Promise<ProjectInboxItem> {
+    const body = parseOrThrow(decideInboxItemBody, input, 'decision');
+    const { item, events } = await this.deps.store.transaction(async (tx) => {
+      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      if (!inboxPermissions(access.role).decide) {
+        throw new InboxKitError('project_inbox_decide_denied', 'Only the project owner may decide inbox items');
+      }
+      assertActive(access);
+      // Statuses only move forward (pending → decided → archived), so a correct store needs at most
+      // three rounds; more means the store's conditional update is broken.
+      for (let round = 0; round < 4; round++) {
+        const current = await tx.getInboxItem(access.project.id, item_id);
+        if (!current) throw itemNotFound();
+        const step = transition(current.status, body.decision);
+        if (step.kind === 'invalid') {
+          throw new InboxKitError('project_inbox_invalid_transition', `Cannot ${body.decision} an item that is ${current.status}`);
+        }
+        if (step.kind === 'noop') return { item: current, events: [] as ProjectEvent[] };
+        const now = this.deps.clock.now();
+        const updated = await tx.decideInboxItem(access.project.id, item_id, current.status, {
+          status: step.to,
+          decided_by_account_id: ctx.principal.account_id,
+          decided_at: now,
+          updated_at: now,
+        });
+        if (!updated) continue; // lost a race: re-read and answer from the new state
+        const event = await this.audit(tx, ctx, updated, 'project_inbox_item.decide', { decision: body.decision, note: body.note },
+          decisionEventType(body.decision as InboxDecision), {
+            inbox_item_id: updated.id,
+            type: updated.type,
+            status: updated.status,
+            decision: body.decision,
+            sender_account_id: updated.sender_account_id,
+            decided_by_account_id: ctx.principal.account_id,
+            source_event_id: updated.source_event_id,
+            source_session_id: updated.source_session_id,
+            source_floor_id: updated.source_floor_id,
+            source_page_id: updated.source_page_id,
+          });
+        return { item: updated, events: [event] };
+      }
+      throw new InboxKitError('conflict', 'The item kept changing; try again');
+    });
+    this.publish(events);
+    return item;
+  }
+
+  /** Accept shorthand for {@link decide}. */
+  accept(ctx: RequestContext, project_id: string, item_id: string, note?: string | null) {
+    return this.decide(ctx, project_id, item_id, { decision: 'accept', note });
+  }
+
+  /** Reject shorthand for {@link decide}. */
+  reject(ctx: RequestContext, project_id: string, item_id: string, note?: string | null) {
+    return this.decide(ctx, project_id, item_id, { decision: 'reject', note });
+  }
+
+  /** Archive shorthand for {@link decide}. */
+  archive(ctx: RequestContext, project_id: string, item_id: string, note?: string | null) {
+    return this.decide(ctx, project_id, item_id, { decision: 'archive', note });
+  }
+
+  private async audit(
+    tx: StoreTx, ctx: RequestContext, item: ProjectInboxItem, action: string, metadata: ProjectEvent['payload'],
+    eventType: string, eventPayload: ProjectEvent['payload'],
+  ): Promise<ProjectEvent> {
+    const now = this.deps.clock.now();
+    const logId = this.deps.ids.next('oplog');
+    await tx.appendOperationLog({
+      id: logId,
+      workspace_id: item.workspace_id,
+      project_id: item.project_id,
+      actor_account_id: ctx.principal.account_id,
+      action,
+      target_type: 'project_inbox_item',
+      target_id: item.id,
+      request_id: ctx.request_id,
+      metadata,
+      created_at: now,
+    });
+    return tx.appendProjectEvent({
+      id: this.deps.ids.next('evt'),
+      workspace_id: item.workspace_id,
+      project_id: item.project_id,
+      type: eventType,
+      actor_account_id: ctx.principal.account_id,
+      session_id: item.source_session_id,
+      floor_id: item.source_floor_id,
+      page_id: item.source_page_id,
+      operation_log_id: logId,
+      correlation_id: ctx.request_id,
+      causation_event_id: item.source_event_id,
+      payload: eventPayload,
+      created_at: now,
+    });
+  }
+
+  private publish(events: ProjectEvent[]): void {
+    for (const event of events) {
+      try {
+        this.deps.bus.publish({ kind: 'project_event', event });
+      } catch (error) {
+        this.deps.onPublishError?.(error);
+      }
+    }
+  }
+}
+
+function assertActive(access: ProjectAccess): void {
+  if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
+}
+
+/**
+ * Resolves sources page → floor → session, all inside this project's workspace (a source of
+ * another workspace is missing). Spec: project-inbox.md "Source rules".
+ */
+async function resolveSources(
+  tx: StoreTx, { project }: ProjectAccess,
+  body: { source_event_id: string | null; source_session_id: string | null; source_floor_id: string | null; source_page_id: string | null },
+): Promise<ResolvedSources> {
+  const ws = project.workspace_id;
+  let floor_id: string | null = null;
+  let session_id: string | null = null;
+  if (body.source_page_id !== null) {
+    const page = await tx.getPage(ws, body.source_page_id);
+    if (!page) throw new InboxKitError('page_not_found', 'Source page not found');
+    floor_id = page.floor_id;
+    session_id = page.session_id;
+  }
+  if (body.source_floor_id !== null) {
+    const floor = await tx.getFloor(ws, body.source_floor_id);
+    if (!floor) throw new InboxKitError('floor_not_found', 'Source floor not found');
+    if (floor_id !== null && floor_id !== floor.id) throw mismatch('the page belongs to another floor');
+    floor_id = floor.id;
+    session_id = floor.session_id;
+  }
+  if (body.source_session_id !== null) {
+    const session = await tx.getSession(ws, body.source_session_id);
+    if (!session) throw new InboxKitError('session_not_found', 'Source session not found');
+    if (session_id !== null && session_id !== session.id) throw mismatch('the floor or page belongs to another session');
+    session_id = session.id;
+  }
+  if (session_id !== null) {
+    const session = await tx.getSession(ws, session_id);
+    if (!session || session.project_id !== project.id) throw mismatch('the session belongs to another project');
+  }
+  if (body.source_event_id !== null) {
+    const event = await tx.getProjectEvent(project.id, body.source_event_id);
+    if (!event) throw mismatch('the event is not an event of this project');
+  }
+  return {
+    source_event_id: body.source_event_id,
+    source_session_id: session_id,
+    source_floor_id: floor_id,
+    source_page_id: body.source_page_id,
+  };
+}

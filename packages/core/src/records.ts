@@ -1,0 +1,172 @@
+/**
+ * The records inbox-kit stores, shaped as they travel on the wire (snake_case, times in integer
+ * ms since the epoch). Spec: platform.md, project-inbox.md "Resource: ProjectInboxItem".
+ */
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+export interface Workspace {
+  id: string;
+  name: string;
+  created_at: number;
+}
+
+export interface Account {
+  id: string;
+  name: string;
+  created_at: number;
+}
+
+/** `standard` authenticates its own account; `service` may act as any account of its workspace. */
+export type ApiKeyKind = 'standard' | 'service';
+
+export interface ApiKey {
+  id: string;
+  workspace_id: string;
+  account_id: string;
+  kind: ApiKeyKind;
+  /** Hex SHA-256 of the secret; the secret itself is never stored. */
+  key_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export type ProjectStatus = 'active' | 'archived';
+
+export interface Project {
+  id: string;
+  workspace_id: string;
+  /** The owner's account id. */
+  account_id: string;
+  name: string;
+  status: ProjectStatus;
+  created_at: number;
+  updated_at: number;
+}
+
+export type MemberRole = 'deriver' | 'observer';
+
+export interface Membership {
+  project_id: string;
+  account_id: string;
+  role: MemberRole;
+  created_at: number;
+}
+
+export interface Session {
+  id: string;
+  workspace_id: string;
+  project_id: string | null;
+  title: string | null;
+  created_by_account_id: string;
+  created_at: number;
+}
+
+/** One committed turn of a Session. */
+export interface Floor {
+  id: string;
+  workspace_id: string;
+  session_id: string;
+  /** 1, 2, 3 … per session and branch. */
+  number: number;
+  branch: string;
+  state: 'committed';
+  created_at: number;
+}
+
+/** One version of a Floor's content. */
+export interface Page {
+  id: string;
+  workspace_id: string;
+  session_id: string;
+  floor_id: string;
+  /** 1 for the first version, +1 per regeneration. */
+  version: number;
+  content: JsonValue;
+  created_at: number;
+}
+
+export type InboxItemStatus = 'pending' | 'accepted' | 'rejected' | 'archived';
+export type InboxDecision = 'accept' | 'reject' | 'archive';
+
+export interface ProjectInboxItem {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  /** The Project owner's account id. */
+  account_id: string;
+  sender_account_id: string;
+  type: string;
+  title: string | null;
+  payload: JsonValue;
+  source_event_id: string | null;
+  source_session_id: string | null;
+  source_floor_id: string | null;
+  source_page_id: string | null;
+  status: InboxItemStatus;
+  decided_by_account_id: string | null;
+  decided_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ProjectEvent {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  /** Gap-free per project: 1, 2, 3 … */
+  sequence: number;
+  type: string;
+  actor_account_id: string | null;
+  session_id: string | null;
+  floor_id: string | null;
+  page_id: string | null;
+  operation_log_id: string | null;
+  /** The request id of the write that produced the event. */
+  correlation_id: string | null;
+  causation_event_id: string | null;
+  payload: { [key: string]: JsonValue };
+  created_at: number;
+}
+
+export interface OperationLog {
+  id: string;
+  workspace_id: string;
+  project_id: string | null;
+  actor_account_id: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  request_id: string | null;
+  metadata: { [key: string]: JsonValue };
+  created_at: number;
+}
+
+export type RunStatus = 'running' | 'idle';
+
+export interface Run {
+  id: string;
+  session_id: string;
+  status: RunStatus;
+  started_at: number;
+  ended_at: number | null;
+  /** How the run ended: `completed`, `cancelled` or `failed`; null while running. */
+  outcome: string | null;
+}
+
+/** One committed entry of the Session ledger (`GET /v1/sessions/{id}/events`). */
+export interface SessionEvent {
+  id: string;
+  session_id: string;
+  /** Gap-free per session: 1, 2, 3 … */
+  seq: number;
+  /** `user.message`, `agent.message`, `session.status_running`, `session.status_idle`. */
+  type: string;
+  run_id: string | null;
+  /** Run-scoped message id (`{run_id}-inbox-{n}`) or null. */
+  message_id: string | null;
+  content: JsonValue;
+  floor_id: string | null;
+  page_id: string | null;
+  processed_at: number;
+}

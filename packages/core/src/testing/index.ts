@@ -1,0 +1,4 @@
+/**
+ * @inbox-kit/core/testing — for tests and adapter authors: the in-memory reference store.
+ */
+export { createMemoryStore, type MemoryStore } from './memory-store.js';

@@ -1,0 +1,112 @@
+/**
+ * Text and payload rules shared by every schema: lengths in Unicode code points, trimming, lone
+ * surrogates, JSON payload size in UTF-8 bytes. Spec: project-inbox.md "Resource".
+ */
+import { z } from 'zod';
+import { InboxKitError, type ErrorDetail } from './errors.js';
+import type { JsonValue } from './records.js';
+
+/** Length of `s` in Unicode code points (an emoji counts 1). */
+export function codePointLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}
+
+/** True when `s` holds a UTF-16 surrogate that is not part of a valid pair. */
+export function hasLoneSurrogate(s: string): boolean {
+  return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+}
+
+/**
+ * A string schema: rejects lone surrogates, trims, then checks `min`–`max` code points.
+ * With `blankToNull`, an empty or blank string (and `null`) becomes `null`.
+ */
+export function text(opts: { min?: number; max: number }) {
+  return z
+    .string()
+    .refine((s) => !hasLoneSurrogate(s), { message: 'must not contain a lone surrogate' })
+    .transform((s) => s.trim())
+    .refine((s) => codePointLength(s) >= (opts.min ?? 0), { message: `must be at least ${opts.min ?? 0} characters after trimming` })
+    .refine((s) => codePointLength(s) <= opts.max, { message: `must be at most ${opts.max} characters` });
+}
+
+/** Like {@link text}, but `null`, `""` and blank strings become `null`. */
+export function optionalText(max: number) {
+  return z
+    .union([z.null(), text({ max })])
+    .optional()
+    .transform((s) => (s === undefined || s === null || s === '' ? null : s));
+}
+
+/** An id in a request: 1–128 printable ASCII characters. */
+export const idString = z.string().min(1).max(128).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII');
+
+/** The Project Inbox payload limit: 262,144 bytes of compact UTF-8 JSON (256 KiB). */
+export const MAX_PAYLOAD_BYTES = 262_144;
+
+/**
+ * Serialises a payload compactly and measures it.
+ * @returns the JSON value (a deep copy) and its UTF-8 byte count.
+ * @throws InboxKitError `project_inbox_payload_invalid` for values JSON cannot represent (BigInt,
+ *   cycles, functions, `undefined`, symbols, non-finite numbers, lone surrogates in strings or keys).
+ */
+export function measurePayload(payload: unknown): { value: JsonValue; bytes: number } {
+  const invalid = (why: string) => new InboxKitError('project_inbox_payload_invalid', `payload is not JSON-serialisable: ${why}`);
+  const seen = new Set<object>();
+  const check = (v: unknown, path: string): void => {
+    switch (typeof v) {
+      case 'string':
+        if (hasLoneSurrogate(v)) throw invalid(`lone surrogate at ${path}`);
+        return;
+      case 'boolean':
+        return;
+      case 'number':
+        if (!Number.isFinite(v)) throw invalid(`non-finite number at ${path}`);
+        return;
+      case 'object': {
+        if (v === null) return;
+        if (seen.has(v)) throw invalid(`cycle at ${path}`);
+        seen.add(v);
+        if (Array.isArray(v)) v.forEach((x, i) => check(x, `${path}[${i}]`));
+        else {
+          const proto = Object.getPrototypeOf(v);
+          if (proto !== Object.prototype && proto !== null) throw invalid(`non-plain object at ${path}`);
+          for (const [k, x] of Object.entries(v)) {
+            if (hasLoneSurrogate(k)) throw invalid(`lone surrogate in a key at ${path}`);
+            check(x, `${path}.${k}`);
+          }
+        }
+        seen.delete(v);
+        return;
+      }
+      default:
+        throw invalid(`${typeof v} at ${path}`);
+    }
+  };
+  check(payload, '$');
+  const json = JSON.stringify(payload);
+  return { value: JSON.parse(json) as JsonValue, bytes: new TextEncoder().encode(json).length };
+}
+
+/** Turns zod issues into envelope details (`path` joined with dots). */
+export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): ErrorDetail[] {
+  return issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message, code: i.code }));
+}
+
+/**
+ * Parses `input` with `schema`.
+ * @throws InboxKitError `validation_error` with one detail per issue.
+ */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, what = 'request'): z.output<S> {
+  const r = schema.safeParse(input);
+  if (!r.success) throw new InboxKitError('validation_error', `Invalid ${what}`, issuesToDetails(r.error.issues));
+  return r.data;
+}

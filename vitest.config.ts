@@ -1,0 +1,30 @@
+// One vitest run over every package: each package is a project. Workspace imports resolve to the
+// packages' sources so tests never run against a stale build.
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+const alias = {
+  '@inbox-kit/core/testing': src('./packages/core/src/testing/index.ts'),
+  '@inbox-kit/core': src('./packages/core/src/index.ts'),
+  '@inbox-kit/storage-kysely': src('./packages/storage-kysely/src/index.ts'),
+  '@inbox-kit/http-fastify': src('./packages/http-fastify/src/index.ts'),
+  '@inbox-kit/sdk': src('./packages/sdk/src/index.ts'),
+};
+
+const project = (name: string, root: string, extra: Record<string, unknown> = {}) => ({
+  resolve: { alias },
+  test: { name, root, include: ['src/**/*.test.ts', 'test/**/*.test.ts'], ...extra },
+});
+
+export default defineConfig({
+  test: {
+    projects: [
+      project('core', './packages/core'),
+      project('storage-kysely', './packages/storage-kysely', { testTimeout: 30_000, hookTimeout: 60_000 }),
+      project('http-fastify', './packages/http-fastify', { testTimeout: 30_000 }),
+      project('sdk', './packages/sdk', { testTimeout: 30_000 }),
+      project('demo', './apps/demo', { testTimeout: 60_000, hookTimeout: 120_000 }),
+    ],
+  },
+});
