@@ -19,3 +19,4 @@ export * from './project-inbox/service.js';
 export * from './platform/keys.js';
 export * from './platform/schemas.js';
 export { PlatformService, loadSessionAccess, writeTurn, type SessionAccess } from './platform/service.js';
+export * from './live-inbox/index.js';

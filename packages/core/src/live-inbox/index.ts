@@ -1,0 +1,32 @@
+/** Live Inbox: the per-attempt steering queue, the host's attempt registry and the native agent loop (spec live-inbox.md). */
+export {
+  contentBlockSchema,
+  contentSchema,
+  cloneContent,
+  parseContent,
+  type ContentBlock,
+  type Base64ImageSource,
+  type ImageBlock,
+  type TextBlock,
+  type UrlImageSource,
+} from './content.js';
+export { LiveInboxQueue, type LiveInboxMessage, type LiveInboxSnapshot } from './queue.js';
+export {
+  LiveInboxHost,
+  type AttemptExecutor,
+  type AttemptHandle,
+  type CloseAttemptOptions,
+  type LiveInboxHostOptions,
+  type OpenAttemptInput,
+} from './registry.js';
+export {
+  inboxMessageId,
+  runNativeAttempt,
+  stepMessageId,
+  type Model,
+  type ModelStepResult,
+  type NativeAttemptResult,
+  type RunLedger,
+  type RunNativeAttemptOptions,
+  type TranscriptMessage,
+} from './runtime.js';

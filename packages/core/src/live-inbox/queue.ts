@@ -1,0 +1,188 @@
+/** The Live Inbox queue of one native attempt: pure, process-local, synchronous (spec "Queue semantics"). */
+import { InboxKitError } from '../errors.js';
+import { cloneContent, parseContent, type ContentBlock } from './content.js';
+
+export { contentSchema, contentBlockSchema, type ContentBlock } from './content.js';
+
+/**
+ * One queued entry: `id` is the queue-local integer id (≥ 1), `content` a non-empty
+ * {@link ContentBlock} array. Spec: live-inbox.md "Model" (entries `{ id, content }`).
+ */
+export interface LiveInboxMessage {
+  id: number;
+  content: ContentBlock[];
+}
+
+/**
+ * The editable window at one instant: `version` (integer ≥ 0) and the entries in queue order.
+ * Spec: live-inbox.md "HTTP" (`GET` answers `{ active, version, messages }`).
+ */
+export interface LiveInboxSnapshot {
+  version: number;
+  messages: LiveInboxMessage[];
+}
+
+/**
+ * The Live Inbox of one native attempt. Spec: live-inbox.md "Queue semantics".
+ *
+ * - Ids are integers from 1, strictly increasing, never reused (not after drain, withdraw or close).
+ * - `version` starts at 0 and goes up by exactly one on every successful {@link queue},
+ *   {@link replace}, {@link withdraw}, {@link reorder} and {@link close}; never on {@link drain}
+ *   and never on a failed operation.
+ * - Every method is synchronous and validates fully before it mutates, so in JavaScript's
+ *   run-to-completion model each call is atomic with respect to every other call: an edit racing a
+ *   drain has exactly one winner, a queue racing a close has exactly one owner, and a failed call
+ *   leaves the queue exactly as it was.
+ * - Content is copied on the way in and on the way out ({@link snapshot}); callers never share
+ *   objects with the queue.
+ *
+ * Every mutating method and {@link drain} throw `InboxKitError('live_inbox_inactive')` once the
+ * queue is closed. Reads ({@link snapshot}, {@link closed}, {@link version}, {@link size}) keep
+ * working after close. Close it through `LiveInboxHost.closeAttempt`, never directly, so the
+ * leftovers are carried over to the next native attempt.
+ */
+export class LiveInboxQueue {
+  #entries: LiveInboxMessage[] = [];
+  #nextId = 1;
+  #version = 0;
+  #closed = false;
+
+  /** True once {@link close} ran; every later mutation and drain throws `live_inbox_inactive`. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** The edit counter (integer ≥ 0). See the class doc for what moves it. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Number of entries currently queued (0 after close). */
+  get size(): number {
+    return this.#entries.length;
+  }
+
+  /**
+   * A deep copy of the editable window: `{ version, messages }`, messages in queue order.
+   * Never throws; after close it is `{ version, messages: [] }`.
+   */
+  snapshot(): LiveInboxSnapshot {
+    return {
+      version: this.#version,
+      messages: this.#entries.map((m) => ({ id: m.id, content: cloneContent(m.content) })),
+    };
+  }
+
+  /**
+   * Appends `content` at the tail. Version +1.
+   * @param content a non-empty array of strict content blocks (copied).
+   * @returns the new entry's id (integer ≥ 1, greater than every id this queue gave before).
+   * @throws InboxKitError `live_inbox_inactive` after close; `validation_error` for invalid content.
+   */
+  queue(content: readonly ContentBlock[]): number {
+    this.#assertOpen();
+    const copy = parseContent(content);
+    const id = this.#nextId++;
+    this.#entries.push({ id, content: copy });
+    this.#version++;
+    return id;
+  }
+
+  /**
+   * Replaces the content of entry `id`, keeping its id and position. Version +1.
+   * @throws InboxKitError `live_inbox_inactive` after close; `validation_error` for invalid
+   *   content; `live_inbox_message_not_found` when `id` is not queued now (drained, withdrawn or
+   *   never given). Nothing changes when it throws.
+   */
+  replace(id: number, content: readonly ContentBlock[]): void {
+    this.#assertOpen();
+    const copy = parseContent(content);
+    const entry = this.#entries[this.#indexOf(id)];
+    if (entry === undefined) throw notFound(id);
+    entry.content = copy;
+    this.#version++;
+  }
+
+  /**
+   * Removes entry `id` and only it. Version +1.
+   * @throws InboxKitError `live_inbox_inactive` after close; `live_inbox_message_not_found` when
+   *   `id` is not queued now. Nothing changes when it throws.
+   */
+  withdraw(id: number): void {
+    this.#assertOpen();
+    const index = this.#indexOf(id);
+    if (index < 0) throw notFound(id);
+    this.#entries.splice(index, 1);
+    this.#version++;
+  }
+
+  /**
+   * Puts the entries in the order given. `order` must be an exact permutation of the current ids:
+   * same length, every id currently queued, no duplicate. Version +1 (also when the order is
+   * unchanged).
+   * @throws InboxKitError `live_inbox_inactive` after close; `live_inbox_order_conflict` when
+   *   `order` is not an exact permutation (the queue, version included, is left exactly as it was).
+   */
+  reorder(order: readonly number[]): void {
+    this.#assertOpen();
+    const byId = new Map(this.#entries.map((m) => [m.id, m]));
+    const next: LiveInboxMessage[] = [];
+    const seen = new Set<number>();
+    if (order.length !== this.#entries.length) {
+      throw orderConflict(`The order lists ${order.length} ids; the queue holds ${this.#entries.length}.`);
+    }
+    for (const id of order) {
+      const entry = byId.get(id);
+      if (entry === undefined) throw orderConflict(`Message ${String(id)} is not in the queue.`);
+      if (seen.has(id)) throw orderConflict(`Message ${String(id)} is listed twice.`);
+      seen.add(id);
+      next.push(entry);
+    }
+    this.#entries = next;
+    this.#version++;
+  }
+
+  /**
+   * Takes every entry in queue order and empties the queue; the drained ids stop being editable
+   * (later edits throw `live_inbox_message_not_found`). Does not change `version`. The returned
+   * entries belong to the caller (the Runtime). Spec: "Queue semantics", "Drain, commit, carry-over".
+   * @returns the entries in queue order (possibly `[]`).
+   * @throws InboxKitError `live_inbox_inactive` after close.
+   */
+  drain(): LiveInboxMessage[] {
+    this.#assertOpen();
+    const drained = this.#entries;
+    this.#entries = [];
+    return drained;
+  }
+
+  /**
+   * Closes the queue: returns the leftovers in queue order, empties it, bumps `version` by one and
+   * refuses every later mutation and drain.
+   * @throws InboxKitError `live_inbox_inactive` when already closed.
+   */
+  close(): LiveInboxMessage[] {
+    this.#assertOpen();
+    const leftovers = this.#entries;
+    this.#entries = [];
+    this.#closed = true;
+    this.#version++;
+    return leftovers;
+  }
+
+  #indexOf(id: number): number {
+    return this.#entries.findIndex((m) => m.id === id);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new InboxKitError('live_inbox_inactive', 'This Live Inbox is closed; no native attempt accepts live input.');
+  }
+}
+
+function notFound(id: number): InboxKitError {
+  return new InboxKitError('live_inbox_message_not_found', `Live Inbox message ${String(id)} is not editable: it was drained, withdrawn or never queued.`);
+}
+
+function orderConflict(message: string): InboxKitError {
+  return new InboxKitError('live_inbox_order_conflict', `${message} Submit every current id exactly once.`);
+}

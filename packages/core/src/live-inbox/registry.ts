@@ -1,0 +1,182 @@
+/** The runtime host's process-local registry of attempts per Session, with Live Inbox carry-over. */
+import { cloneContent, type ContentBlock } from './content.js';
+import { LiveInboxQueue, type LiveInboxMessage } from './queue.js';
+
+/** Executor kind of an attempt. Only `native` attempts own a Live Inbox. Spec: live-inbox.md "Model". */
+export type AttemptExecutor = 'native' | 'acp';
+
+/**
+ * One attempt as the host registered it (frozen). `attempt_id` is unique within the host;
+ * `generation` is an integer that increases strictly with every attempt the host opens (so it also
+ * increases per Session); `inbox` is the attempt's {@link LiveInboxQueue} for a `native` executor
+ * and `null` for `acp`. Spec: live-inbox.md "Model" (Attempt).
+ */
+export interface AttemptHandle {
+  readonly session_id: string;
+  readonly run_id: string;
+  readonly attempt_id: string;
+  readonly generation: number;
+  readonly executor: AttemptExecutor;
+  readonly inbox: LiveInboxQueue | null;
+}
+
+/** Input of {@link LiveInboxHost.openAttempt}. */
+export interface OpenAttemptInput {
+  session_id: string;
+  run_id: string;
+  executor: AttemptExecutor;
+}
+
+/** Options of {@link LiveInboxHost.closeAttempt}. */
+export interface CloseAttemptOptions {
+  /**
+   * Content the caller drained from this attempt's inbox but could not commit (e.g. the ledger
+   * commit failed). It is carried over ahead of the leftovers so it is never lost.
+   */
+  undelivered?: readonly (readonly ContentBlock[])[];
+}
+
+/** Options of {@link LiveInboxHost}. */
+export interface LiveInboxHostOptions {
+  /** Tag in every `attempt_id` (`att_<hostId>_<generation>`). Default: 8 random URL-safe characters. */
+  hostId?: string;
+}
+
+interface SessionSlot {
+  active: AttemptHandle | undefined;
+  pending: ContentBlock[][];
+}
+
+/**
+ * The attempt registry of one Runtime host process. Spec: live-inbox.md "Model" and "Drain,
+ * commit, carry-over".
+ *
+ * - At most one active attempt per Session; {@link openAttempt} closes the previous one first.
+ * - Only native attempts own a Live Inbox; {@link liveInbox} finds the open one (or `undefined`,
+ *   which the HTTP layer answers with 410).
+ * - When a native attempt closes, its leftovers become the Session's pending carry-over; the next
+ *   native attempt of that Session re-queues them in order with new queue ids. A message is never
+ *   lost nor duplicated. Carry-over is process-local: it is not a cross-process recovery channel.
+ * - A stale handle (superseded by a newer attempt) can never close or shadow its replacement.
+ *
+ * All methods are synchronous, hence atomic with respect to one another and to queue operations.
+ */
+export class LiveInboxHost {
+  readonly #sessions = new Map<string, SessionSlot>();
+  readonly #hostId: string;
+  #generation = 0;
+
+  constructor(options: LiveInboxHostOptions = {}) {
+    this.#hostId = options.hostId ?? randomTag();
+  }
+
+  /**
+   * Registers a new attempt for `session_id` and makes it the active one. An attempt still active
+   * for that Session is closed first (as by {@link closeAttempt}). A `native` attempt gets a fresh
+   * inbox into which the Session's pending carry-over is re-queued in order (new ids, via
+   * `queue()`); an `acp` attempt gets `inbox: null` and leaves the carry-over pending.
+   * @returns the frozen {@link AttemptHandle}.
+   */
+  openAttempt(input: OpenAttemptInput): AttemptHandle {
+    const previous = this.active(input.session_id);
+    if (previous !== undefined) this.closeAttempt(previous);
+    // Fetched after the close, which may have dropped an emptied slot.
+    const slot = this.#slot(input.session_id);
+    let inbox: LiveInboxQueue | null = null;
+    if (input.executor === 'native') {
+      inbox = new LiveInboxQueue();
+      for (const content of slot.pending) inbox.queue(content);
+      slot.pending = [];
+    }
+    const generation = ++this.#generation;
+    const handle: AttemptHandle = Object.freeze({
+      session_id: input.session_id,
+      run_id: input.run_id,
+      attempt_id: `att_${this.#hostId}_${generation}`,
+      generation,
+      executor: input.executor,
+      inbox,
+    });
+    slot.active = handle;
+    return handle;
+  }
+
+  /**
+   * Ends `handle`'s attempt if it is still the active one for its Session: closes its inbox and
+   * keeps the leftovers (preceded by `options.undelivered`) as that Session's pending carry-over.
+   * A stale handle (already closed, or superseded by a newer generation) changes nothing for the
+   * active attempt and returns `[]`; its `undelivered` content is still carried (queued into the
+   * active native inbox if one is open, else kept pending), so it is never lost.
+   * @returns the leftovers with the ids they had in the closed queue (for logging; their content is
+   *   now owned by the carry-over), or `[]`.
+   */
+  closeAttempt(handle: AttemptHandle, options: CloseAttemptOptions = {}): LiveInboxMessage[] {
+    const undelivered = (options.undelivered ?? []).map((c) => cloneContent(c));
+    const slot = this.#sessions.get(handle.session_id);
+    const isActive = slot?.active !== undefined && slot.active.attempt_id === handle.attempt_id;
+    if (slot === undefined || !isActive) {
+      if (undelivered.length > 0) this.#carry(handle.session_id, undelivered);
+      return [];
+    }
+    const inbox = handle.inbox;
+    const leftovers = inbox !== null && !inbox.closed ? inbox.close() : [];
+    slot.active = undefined;
+    slot.pending.push(...undelivered, ...leftovers.map((m) => m.content));
+    this.#forgetIfEmpty(handle.session_id, slot);
+    return leftovers.map((m) => ({ id: m.id, content: cloneContent(m.content) }));
+  }
+
+  /** The active attempt of `session_id` (native or ACP), or `undefined` when none is active. */
+  active(session_id: string): AttemptHandle | undefined {
+    return this.#sessions.get(session_id)?.active;
+  }
+
+  /**
+   * The open Live Inbox of the active native attempt of `session_id`, or `undefined` (no active
+   * attempt, an ACP attempt, or an inbox already closed) — the HTTP layer answers 410.
+   * Spec: live-inbox.md "HTTP" (check order: active native attempt → 410).
+   */
+  liveInbox(session_id: string): LiveInboxQueue | undefined {
+    const inbox = this.active(session_id)?.inbox;
+    return inbox !== null && inbox !== undefined && !inbox.closed ? inbox : undefined;
+  }
+
+  /**
+   * A deep copy of the content waiting for the next native attempt of `session_id`, oldest first
+   * (`[]` when none). Reading it changes nothing.
+   */
+  pendingCarryOver(session_id: string): ContentBlock[][] {
+    return (this.#sessions.get(session_id)?.pending ?? []).map((c) => cloneContent(c));
+  }
+
+  #carry(session_id: string, contents: ContentBlock[][]): void {
+    const inbox = this.liveInbox(session_id);
+    if (inbox !== undefined) {
+      for (const content of contents) inbox.queue(content);
+      return;
+    }
+    this.#slot(session_id).pending.push(...contents);
+  }
+
+  #slot(session_id: string): SessionSlot {
+    let slot = this.#sessions.get(session_id);
+    if (slot === undefined) {
+      slot = { active: undefined, pending: [] };
+      this.#sessions.set(session_id, slot);
+    }
+    return slot;
+  }
+
+  #forgetIfEmpty(session_id: string, slot: SessionSlot): void {
+    if (slot.active === undefined && slot.pending.length === 0) this.#sessions.delete(session_id);
+  }
+}
+
+const TAG_ALPHABET = 'useandom26T198340PX75pxJACKVERYMINDBUSHWOLFGQZbfghjklqvwyzrict';
+
+function randomTag(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(8));
+  let out = '';
+  for (const b of bytes) out += TAG_ALPHABET[b % TAG_ALPHABET.length] ?? 'x';
+  return out;
+}
