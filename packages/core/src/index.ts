@@ -11,6 +11,7 @@ export * from './cursor.js';
 export * from './ports/clock.js';
 export * from './ports/store.js';
 export * from './ports/event-bus.js';
+export * from './ports/feed.js';
 export * from './project-inbox/transition.js';
 export * from './project-inbox/permissions.js';
 export * from './project-inbox/schemas.js';

@@ -47,3 +47,10 @@ export const listOperationLogsQuery = z.strictObject({
   limit: queryInt(1, 200).default(50),
   cursor: z.string().min(1).max(2048).optional(),
 });
+
+/** `GET /projects/:id/events/stream` query; `after` may also come as the `Last-Event-ID` header. */
+export const streamProjectEventsQuery = z.strictObject({
+  after: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
+  types: z.string().max(2048).optional().describe('Comma-separated event types'),
+  session_id: idString.optional(),
+});

@@ -6,6 +6,7 @@ import { InboxKitError } from '../errors.js';
 import type { Principal, RequestContext, ServiceDeps } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import type { StoreTx } from '../ports/store.js';
+import type { Feed, FeedItem } from '../ports/feed.js';
 import { loadProjectAccess, projectNotFound } from '../project-inbox/access.js';
 import { canSeeEvent, roleOf, type ProjectRole } from '../project-inbox/permissions.js';
 import type {
@@ -341,6 +342,27 @@ export class PlatformService {
       items: page.filter((e) => canSeeEvent(access.role, ctx.principal.account_id, e)),
       next_after: last ? last.sequence : query.after,
       has_more: rows.length > query.limit,
+    };
+  }
+
+  /**
+   * The caller's feed of a project's events, for a live stream with resume (platform.md
+   * "Project Events"): replay is unfiltered so ids stay contiguous; `visible` applies the read
+   * rights (inbox events reach the owner and the item's sender only) and the requested filters.
+   * @throws project_not_found.
+   */
+  async projectEventFeed(ctx: RequestContext, project_id: string, filter: { types?: string; session_id?: string } = {}): Promise<Feed<ProjectEvent>> {
+    const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
+    const types = filter.types?.split(',').map((t) => t.trim()).filter(Boolean);
+    const pid = access.project.id;
+    const toItem = (e: ProjectEvent): FeedItem<ProjectEvent> => ({ id: e.sequence, type: e.type, data: e });
+    return {
+      replay: async (after, limit) => (await this.deps.store.listProjectEvents({ project_id: pid, after, limit })).map(toItem),
+      subscribe: (push) => this.deps.bus.subscribe(`project:${pid}`, (m) => { if (m.kind === 'project_event') push(toItem(m.event)); }),
+      visible: (item) =>
+        (!types?.length || types.includes(item.type)) &&
+        (filter.session_id === undefined || item.data.session_id === filter.session_id) &&
+        canSeeEvent(access.role, ctx.principal.account_id, item.data),
     };
   }
 

@@ -1,0 +1,37 @@
+/**
+ * Demo configuration from the environment: PORT (default 3000), HOST (default 127.0.0.1),
+ * DATA_DIR (default ./data), DATABASE_URL (PostgreSQL; SQLite file under DATA_DIR when unset),
+ * BODY_LIMIT (bytes, default 1 MiB), LOG_LEVEL (default info; "silent" turns logging off).
+ */
+import { resolve } from 'node:path';
+
+export interface DemoConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  bodyLimit: number;
+  logLevel: string;
+  modelStepMs: number;
+  modelSteps: number;
+}
+
+function int(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value)) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return Number(value);
+}
+
+/** Reads the configuration; throws with a clear message on a malformed value. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
+  return {
+    port: int('PORT', env.PORT, 3000),
+    host: env.HOST || '127.0.0.1',
+    dataDir: resolve(env.DATA_DIR || 'data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1_048_576),
+    logLevel: env.LOG_LEVEL || 'info',
+    modelStepMs: int('DEMO_MODEL_STEP_MS', env.DEMO_MODEL_STEP_MS, 1500),
+    modelSteps: int('DEMO_MODEL_STEPS', env.DEMO_MODEL_STEPS, 3),
+  };
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+/**
+ * Starts the demo server: `pnpm --filter @inbox-kit/demo start`. Prints the API keys on start and
+ * shuts down gracefully on SIGINT/SIGTERM.
+ */
+import { join } from 'node:path';
+import { buildDemo } from './app.js';
+import { loadConfig } from './config.js';
+
+const config = loadConfig();
+const demo = await buildDemo(config);
+await demo.app.listen({ port: config.port, host: config.host });
+const address = demo.app.server.address();
+const port = typeof address === 'object' && address ? address.port : config.port;
+const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+console.log(`inbox-kit demo listening on ${base} (${demo.dialect}${demo.seeded ? ', freshly seeded' : ''})`);
+console.log(`API keys (also in ${join(config.dataDir, 'credentials.json')}):`);
+for (const [account, key] of Object.entries(demo.credentials)) console.log(`  ${account.padEnd(13)} ${key}`);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    demo.close().then(() => process.exit(0), (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+  });
+}

@@ -1,0 +1,45 @@
+/**
+ * First-start seed data (issue "Monorepo foundation"): workspace ws_demo with acc_owner,
+ * acc_deriver, acc_observer and acc_outsider; project proj_main owned by acc_owner with the
+ * deriver and observer as members; session sess_001 in it; workspace ws_other with acc_stranger.
+ * API keys are issued once and written to `<DATA_DIR>/credentials.json`; later starts reuse them.
+ */
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PlatformService, RequestContext, Store } from '@inbox-kit/core';
+
+/** `{ "<account id>": "<key>", …, "service": "<service key of ws_demo>" }` */
+export type Credentials = Record<string, string>;
+
+export const DEMO_ACCOUNTS = ['acc_owner', 'acc_deriver', 'acc_observer', 'acc_outsider'] as const;
+
+/** Seeds an empty database and returns the credentials (read from the file when already seeded). */
+export async function seed(store: Store, platform: PlatformService, dataDir: string): Promise<{ credentials: Credentials; created: boolean }> {
+  const file = join(dataDir, 'credentials.json');
+  if (await store.getWorkspace('ws_demo')) {
+    if (!existsSync(file)) throw new Error(`The database is seeded but ${file} is missing; remove the database or restore the file`);
+    return { credentials: JSON.parse(readFileSync(file, 'utf8')) as Credentials, created: false };
+  }
+  await platform.createWorkspace({ id: 'ws_demo', name: 'Demo workspace' });
+  await platform.createWorkspace({ id: 'ws_other', name: 'Another tenant' });
+  const names: Record<string, string> = { acc_owner: 'Olivia Owner', acc_deriver: 'Derek Deriver (agent)', acc_observer: 'Omar Observer', acc_outsider: 'Uma Outsider' };
+  const credentials: Credentials = {};
+  for (const id of DEMO_ACCOUNTS) {
+    await platform.createAccount({ id, name: names[id] ?? id, workspace_ids: ['ws_demo'] });
+    credentials[id] = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: id })).secret;
+  }
+  await platform.createAccount({ id: 'acc_stranger', name: 'Sam Stranger', workspace_ids: ['ws_other'] });
+  credentials.acc_stranger = (await platform.issueApiKey({ workspace_id: 'ws_other', account_id: 'acc_stranger' })).secret;
+  credentials.service = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: 'acc_owner', kind: 'service' })).secret;
+
+  const owner = await platform.authenticate(credentials.acc_owner);
+  const ctx: RequestContext = { principal: owner, request_id: 'req_seed' };
+  await platform.createProject(ctx, { id: 'proj_main', name: 'Main project' });
+  await platform.addMember(ctx, 'proj_main', { account_id: 'acc_deriver', role: 'deriver' });
+  await platform.addMember(ctx, 'proj_main', { account_id: 'acc_observer', role: 'observer' });
+  await platform.createSession(ctx, { id: 'sess_001', project_id: 'proj_main', title: 'First session' });
+
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+  return { credentials, created: true };
+}

@@ -1,0 +1,45 @@
+/**
+ * Request decorations: the request id every response carries as `x-request-id`, and the
+ * authenticated caller. Spec: platform.md "Identity and credentials", "Errors".
+ */
+import type { Principal, RequestContext } from '@inbox-kit/core';
+import { InboxKitError } from '@inbox-kit/core';
+import type { FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** `req_…`, or the caller's own `x-request-id` when it is 1–128 safe characters. */
+    requestId: string;
+    /** The authenticated caller; null on public routes. */
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** Public routes skip authentication (health, OpenAPI). */
+    public?: boolean;
+  }
+}
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** A new request id: `req_` + 21 URL-safe random characters. */
+export function newRequestId(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(21));
+  let s = 'req_';
+  for (const b of bytes) s += ALPHABET[b & 63];
+  return s;
+}
+
+/** The request id to use: the caller's `x-request-id` when safe, else a new one. */
+export function requestIdFor(header: string | string[] | undefined): string {
+  return typeof header === 'string' && SAFE_REQUEST_ID.test(header) ? header : newRequestId();
+}
+
+/**
+ * The use-case context of an authenticated request.
+ * @throws InboxKitError authentication_required when the route was not authenticated.
+ */
+export function ctxOf(request: FastifyRequest): RequestContext {
+  if (!request.principal) throw new InboxKitError('authentication_required', 'An API key is required');
+  return { principal: request.principal, request_id: request.requestId };
+}

@@ -1,0 +1,11 @@
+/**
+ * @inbox-kit/http-fastify — Fastify plugins that expose inbox-kit over HTTP: API-key auth, the
+ * one error envelope with request ids, the Project Inbox, platform and Live Inbox routes.
+ */
+export { inboxKit, type InboxKitServices, type InboxKitPluginOptions } from './plugin.js';
+export { createServer, type CreateServerOptions } from './server.js';
+export { STATUS_BY_CODE, errorKind, envelope, toEnvelope, type ErrorEnvelope } from './errors.js';
+export { ctxOf, newRequestId, requestIdFor } from './context.js';
+export { platformRoutes } from './routes/platform.js';
+export { projectInboxRoutes } from './routes/project-inbox.js';
+export { sendEventStream, resumeCursor, openStreamCount, type EventStreamSource, type StreamTiming, type EventStreamOptions } from './sse.js';

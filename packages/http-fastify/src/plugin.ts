@@ -1,0 +1,63 @@
+/**
+ * The root plugin: request ids, authentication, the error envelope, the zod validator, and every
+ * route plugin. Register it once on a Fastify instance (or use `createServer`).
+ */
+import type { PlatformService, ProjectInboxService } from '@inbox-kit/core';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import { validatorCompiler, serializerCompiler } from 'fastify-type-provider-zod';
+import { requestIdFor } from './context.js';
+import { envelope, errorHandler } from './errors.js';
+import { registerStreamShutdown, type StreamTiming } from './sse.js';
+import { platformRoutes } from './routes/platform.js';
+import { projectInboxRoutes } from './routes/project-inbox.js';
+
+/** The services the routes call. */
+export interface InboxKitServices {
+  platform: PlatformService;
+  projectInbox: ProjectInboxService;
+}
+
+export interface InboxKitPluginOptions {
+  services: InboxKitServices;
+  /** SSE heartbeat and retry hint (defaults: 15,000 ms and 2,000 ms). */
+  streamTiming?: StreamTiming;
+}
+
+const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
+  const { services } = opts;
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest('requestId', '');
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.requestId = requestIdFor(request.headers['x-request-id']);
+    void reply.header('x-request-id', request.requestId);
+    if (request.routeOptions.config?.public) return;
+    if (request.is404) return;
+    const auth = request.headers.authorization;
+    const bearer = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined;
+    const apiKey = typeof request.headers['x-api-key'] === 'string' ? request.headers['x-api-key'] : undefined;
+    const asAccount = request.headers['x-account-id'];
+    request.principal = await services.platform.authenticate(bearer || apiKey || undefined, typeof asAccount === 'string' && asAccount !== '' ? asAccount : undefined);
+  });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send(envelope(404, 'not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`, [], request.requestId));
+  });
+
+  app.get('/health', { config: { public: true } }, async () => ({ status: 'ok' }));
+  registerStreamShutdown(app);
+  await app.register(platformRoutes, { services, streamTiming: opts.streamTiming });
+  await app.register(projectInboxRoutes, { services });
+};
+
+/**
+ * The inbox-kit plugin (decorators, hooks, error handler and routes on the root scope).
+ * Options: `{ services }`.
+ */
+export const inboxKit = fp(inboxKitPlugin, { name: '@inbox-kit/http-fastify', fastify: '5.x' });
+
+export type { FastifyInstance };

@@ -1,0 +1,132 @@
+/**
+ * Server-Sent Events with resume and no gap: subscribe to the live source first, replay stored
+ * events after the cursor, then forward live ones, skipping what was already sent (platform.md
+ * "Project Events"). Comment heartbeats, a `retry:` hint, no compression, and every
+ * subscription and timer released when the client goes away or the server closes.
+ */
+import type { Feed, FeedItem } from '@inbox-kit/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** A frame source: the core's `Feed` (frame `id` = sequence, `event` = type, `data` = one JSON line). */
+export type EventStreamSource = Feed;
+type SseFrame = FeedItem;
+
+/** Stream timings, configurable per server (tests shorten them). */
+export interface StreamTiming {
+  /** Comment heartbeat interval in ms (default 15,000). */
+  heartbeatMs?: number;
+  /** `retry:` hint in ms (default 2,000). */
+  retryMs?: number;
+  /** Replay page size (default 500). */
+  pageSize?: number;
+}
+
+export interface EventStreamOptions extends StreamTiming {
+  /** Resume point: frames with id > after are sent. */
+  after: number;
+}
+
+const openStreams = new WeakMap<object, Set<() => void>>();
+
+/** Number of streams open on a server (for leak checks). */
+export function openStreamCount(app: FastifyInstance): number {
+  return openStreams.get(app.server)?.size ?? 0;
+}
+
+/**
+ * Registers a `preClose` hook that ends every open stream, so `app.close()` returns promptly.
+ * Called once by the root plugin.
+ */
+export function registerStreamShutdown(app: FastifyInstance): void {
+  const key = app.server;
+  if (!openStreams.has(key)) openStreams.set(key, new Set());
+  app.addHook('preClose', async () => {
+    for (const end of [...(openStreams.get(key) ?? [])]) end();
+  });
+}
+
+/** The resume cursor of a request: `?after=` wins over `Last-Event-ID`; invalid values → undefined. */
+export function resumeCursor(request: FastifyRequest, queryAfter: number | undefined): number {
+  if (queryAfter !== undefined) return queryAfter;
+  const header = request.headers['last-event-id'];
+  if (typeof header === 'string' && /^\d{1,15}$/.test(header)) return Number(header);
+  return 0;
+}
+
+/** Streams `source` to the client until it disconnects or the server closes. */
+export async function sendEventStream(request: FastifyRequest, reply: FastifyReply, source: EventStreamSource, options: EventStreamOptions): Promise<void> {
+  const raw = reply.raw;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const pageSize = options.pageSize ?? 500;
+  const registry = openStreams.get(request.server.server);
+
+  let lastSent = options.after;
+  let closed = false;
+  reply.hijack();
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'content-encoding': 'identity',
+    'x-request-id': request.requestId,
+  });
+  raw.write(`retry: ${options.retryMs ?? 2_000}\n\n`);
+
+  const write = (frame: SseFrame) => {
+    if (closed || frame.id <= lastSent) return;
+    lastSent = frame.id;
+    if (!source.visible(frame)) return;
+    raw.write(`id: ${frame.id}\nevent: ${frame.type}\ndata: ${JSON.stringify(frame.data)}\n\n`);
+  };
+
+  // Every write goes through one chain: the initial replay first, then live frames in arrival
+  // order. A live frame that skips ids (another writer's publish still in flight, or frames
+  // published while this stream replayed) triggers a catch-up from storage first.
+  let chain: Promise<void> = Promise.resolve();
+  const enqueue = (task: () => Promise<void>) => {
+    chain = chain.then(task).catch((error: unknown) => {
+      request.log.error({ err: error }, 'event stream replay failed');
+      end();
+    });
+  };
+  const catchUp = async () => {
+    for (;;) {
+      if (closed) return;
+      const page = await source.replay(lastSent, pageSize);
+      for (const frame of page) write(frame);
+      if (page.length < pageSize) return;
+    }
+  };
+  const unsubscribe = source.subscribe((frame) => {
+    if (closed || frame.id <= lastSent) return;
+    enqueue(async () => {
+      if (frame.id > lastSent + 1) await catchUp();
+      write(frame);
+    });
+  });
+  const heartbeat = setInterval(() => {
+    if (!closed) raw.write(`: heartbeat ${Date.now()}\n\n`);
+  }, heartbeatMs);
+  heartbeat.unref?.();
+
+  let resolveDone!: () => void;
+  const done = new Promise<void>((r) => (resolveDone = r));
+  const end = () => {
+    if (closed) return;
+    closed = true;
+    clearInterval(heartbeat);
+    unsubscribe();
+    registry?.delete(end);
+    if (!raw.writableEnded) raw.end();
+    resolveDone();
+  };
+  registry?.add(end);
+  raw.on('close', end);
+  raw.on('error', end);
+  request.raw.on('close', end);
+  request.raw.socket?.on('end', end);
+
+  enqueue(catchUp);
+  await done;
+}
