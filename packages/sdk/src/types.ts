@@ -1,0 +1,404 @@
+/**
+ * The public shapes of the SDK: records as the client returns them (top-level fields camelCase,
+ * times in integer ms since the epoch) and the inputs its methods take. The server speaks
+ * snake_case; the client maps top-level fields both ways and leaves nested values (`payload`,
+ * `content`, `metadata`) untouched. These types are declared here on purpose: the SDK imports
+ * nothing from `@inbox-kit/core`. Spec: platform.md, project-inbox.md, live-inbox.md.
+ */
+
+/** Any JSON value. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON object, e.g. an event `payload` or an Operation Log `metadata`. */
+export type JsonObject = { [key: string]: JsonValue };
+
+// ---------------------------------------------------------------------------------------------
+// Per-call options
+// ---------------------------------------------------------------------------------------------
+
+/** Options every call accepts. */
+export interface RequestOptions {
+  /**
+   * Act as this account (sent as `x-account-id`). Only a `service` key may act as another account
+   * of its workspace; an ordinary key sending another id gets 403. Overrides the client default.
+   * Spec: platform.md "Identity and credentials".
+   */
+  accountId?: string;
+  /** Aborts the request (and any retry wait). The call rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** Options of a create call (`POST`): adds an `Idempotency-Key`. */
+export interface CreateOptions extends RequestOptions {
+  /** Sent as `Idempotency-Key`, so the server can recognise a repeated create. */
+  idempotencyKey?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Platform records
+// ---------------------------------------------------------------------------------------------
+
+/** A person or an agent. */
+export interface Account {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+/** `standard` authenticates its own account; `service` may act as any account of its workspace. */
+export type ApiKeyKind = 'standard' | 'service';
+
+/** The caller, as `GET /me` answers. */
+export interface Me {
+  account: Account;
+  workspaceId: string;
+  keyKind: ApiKeyKind;
+}
+
+export type ProjectStatus = 'active' | 'archived';
+
+export interface Project {
+  id: string;
+  workspaceId: string;
+  /** The owner's account id. */
+  accountId: string;
+  name: string;
+  status: ProjectStatus;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A member's role. The owner is the owner by `project.accountId`, not by membership. */
+export type MemberRole = 'deriver' | 'observer';
+
+/** The caller's role in a Project. */
+export type ProjectRole = 'owner' | MemberRole;
+
+export interface Member {
+  projectId: string;
+  accountId: string;
+  role: MemberRole;
+  createdAt: number;
+}
+
+export interface Session {
+  id: string;
+  workspaceId: string;
+  projectId: string | null;
+  title: string | null;
+  createdByAccountId: string;
+  createdAt: number;
+}
+
+/** One committed turn of a Session. */
+export interface Floor {
+  id: string;
+  workspaceId: string;
+  sessionId: string;
+  /** 1, 2, 3 … per session and branch. */
+  number: number;
+  branch: string;
+  state: 'committed';
+  createdAt: number;
+}
+
+/** One version of a Floor's content. */
+export interface Page {
+  id: string;
+  workspaceId: string;
+  sessionId: string;
+  floorId: string;
+  /** 1 for the first version, +1 per regeneration. */
+  version: number;
+  /** Passed through untouched. */
+  content: JsonValue;
+  createdAt: number;
+}
+
+/** A Project Event. `payload` is passed through untouched (its keys stay snake_case). */
+export interface ProjectEvent {
+  id: string;
+  workspaceId: string;
+  projectId: string;
+  /** Gap-free per project: 1, 2, 3 … */
+  sequence: number;
+  type: string;
+  actorAccountId: string | null;
+  sessionId: string | null;
+  floorId: string | null;
+  pageId: string | null;
+  operationLogId: string | null;
+  /** The request id of the write that produced the event. */
+  correlationId: string | null;
+  causationEventId: string | null;
+  payload: JsonObject;
+  createdAt: number;
+}
+
+/** An audit row. `metadata` is passed through untouched. */
+export interface OperationLog {
+  id: string;
+  workspaceId: string;
+  projectId: string | null;
+  actorAccountId: string;
+  action: string;
+  targetType: string;
+  targetId: string;
+  requestId: string | null;
+  metadata: JsonObject;
+  createdAt: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Project Inbox
+// ---------------------------------------------------------------------------------------------
+
+export type InboxItemStatus = 'pending' | 'accepted' | 'rejected' | 'archived';
+export type InboxDecision = 'accept' | 'reject' | 'archive';
+
+/** Spec: project-inbox.md "Resource: ProjectInboxItem". `payload` is passed through untouched. */
+export interface ProjectInboxItem {
+  id: string;
+  workspaceId: string;
+  projectId: string;
+  /** The Project owner's account id. */
+  accountId: string;
+  senderAccountId: string;
+  type: string;
+  title: string | null;
+  payload: JsonValue;
+  sourceEventId: string | null;
+  sourceSessionId: string | null;
+  sourceFloorId: string | null;
+  sourcePageId: string | null;
+  status: InboxItemStatus;
+  decidedByAccountId: string | null;
+  decidedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Body of `client.projects.inbox.create`. Spec: project-inbox.md "POST /projects/:id/inbox". */
+export interface CreateInboxItemInput {
+  /** 1–128 code points after trimming. */
+  type: string;
+  /** ≤ 200 code points; blank becomes `null`. */
+  title?: string | null;
+  /** Any JSON, ≤ 262,144 UTF-8 bytes compact. Sent untouched. */
+  payload?: unknown;
+  sourceEventId?: string | null;
+  sourceSessionId?: string | null;
+  sourceFloorId?: string | null;
+  sourcePageId?: string | null;
+}
+
+/** Filters of `client.projects.inbox.list` / `listAll`. Spec: project-inbox.md "GET /projects/:id/inbox". */
+export interface ListInboxItemsFilters {
+  status?: InboxItemStatus;
+  /** Exact item type. */
+  type?: string;
+  senderAccountId?: string;
+  sourceSessionId?: string;
+  /** Page size, 1–200 (server default 50). */
+  limit?: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+/** Filters and per-call options in one object, as the seed's calling convention mixes them. */
+export type ListInboxItemsParams = ListInboxItemsFilters & RequestOptions;
+
+/** Options of a decision: the per-call options plus the `note` (≤ 500 code points, Operation Log only). */
+export interface DecideInboxItemParams extends RequestOptions {
+  note?: string | null;
+}
+
+/** A cursor page. `nextCursor` is `null` on the last page. */
+export interface CursorPage<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** A plain list (no paging). */
+export interface ItemList<T> {
+  items: T[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Project events and Operation Log queries
+// ---------------------------------------------------------------------------------------------
+
+/** Query of `client.projects.events.list`. Spec: platform.md "Project Events". */
+export interface ListProjectEventsParams extends RequestOptions {
+  /** Return events with `sequence` greater than this (default 0). */
+  after?: number;
+  /** Only these event types (sent comma-separated). */
+  types?: string[];
+  sessionId?: string;
+  /** 1–500 (server default 100). */
+  limit?: number;
+}
+
+/** A page of Project Events, ascending by `sequence`. */
+export interface ProjectEventPage {
+  items: ProjectEvent[];
+  /** Pass as `after` to read the next page. */
+  nextAfter: number;
+  hasMore: boolean;
+}
+
+/** Options of `client.projects.events.stream`. */
+export interface StreamProjectEventsParams extends RequestOptions {
+  /** Start after this `sequence` (the first connection only; reconnects use `Last-Event-ID`). */
+  after?: number;
+  /** Only these event types (sent comma-separated). */
+  types?: string[];
+}
+
+/** Query of `client.projects.operationLogs.list`. */
+export interface ListOperationLogsParams extends RequestOptions {
+  /** 1–200 (server default 50). */
+  limit?: number;
+  cursor?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sessions, floors, pages
+// ---------------------------------------------------------------------------------------------
+
+export interface CreateProjectInput {
+  /** Optional id; the server generates `proj_…` when absent. */
+  id?: string;
+  /** 1–200 code points. */
+  name: string;
+}
+
+export interface AddMemberInput {
+  accountId: string;
+  role: MemberRole;
+}
+
+export interface CreateSessionInput {
+  /** Optional id; the server generates `sess_…` when absent. */
+  id?: string;
+  projectId?: string | null;
+  title?: string | null;
+}
+
+export interface ListSessionsParams extends RequestOptions {
+  projectId?: string;
+}
+
+export interface CommitFloorInput {
+  /** Any JSON, sent untouched. */
+  content: unknown;
+  /** `[A-Za-z0-9._-]{1,64}`; server default branch when absent. */
+  branch?: string;
+}
+
+export interface AddPageInput {
+  /** Any JSON, sent untouched. */
+  content: unknown;
+}
+
+/** A committed turn: its Floor and first Page. */
+export interface CommittedFloor {
+  floor: Floor;
+  page: Page;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Content blocks, Live Inbox, durable Session events
+// ---------------------------------------------------------------------------------------------
+
+/** `{ type: 'text', text }`. Spec: live-inbox.md "HTTP" (`content`). */
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+/** An inline image (wire shape, untouched): MIME `media_type` and base64 `data`. */
+export interface Base64ImageSource {
+  type: 'base64';
+  media_type: string;
+  data: string;
+}
+
+/** An image by reference. */
+export interface UrlImageSource {
+  type: 'url';
+  url: string;
+}
+
+export interface ImageBlock {
+  type: 'image';
+  source: Base64ImageSource | UrlImageSource;
+}
+
+/** One content block; content is a non-empty array of these, passed through untouched. */
+export type ContentBlock = TextBlock | ImageBlock;
+
+/** One queued Live Inbox message. `id` is a small queue-local integer. */
+export interface LiveInboxMessage {
+  id: number;
+  content: ContentBlock[];
+}
+
+/** The editable window. With no active native attempt: `{ active: false, version: 0, messages: [] }`. */
+export interface LiveInboxSnapshot {
+  active: boolean;
+  version: number;
+  messages: LiveInboxMessage[];
+}
+
+/** A durable input event for `client.sessions.events.send`. */
+export type SessionEventInput = { type: 'user.message'; content: ContentBlock[] } | { type: 'user.interrupt' };
+
+/** The server's acknowledgement of one sent Session event. */
+export interface SessionEventAck {
+  id: string;
+  type: string;
+  /** ms since the epoch. */
+  processedAt: number;
+}
+
+/** Result of `client.sessions.liveInbox.queueOrSend`. */
+export type QueueOrSendResult = { delivery: 'live'; id: number } | { delivery: 'durable'; events: SessionEventAck[] };
+
+/** One committed entry of the Session ledger. `content` is passed through untouched. */
+export interface SessionEvent {
+  id: string;
+  sessionId: string;
+  /** Gap-free per session: 1, 2, 3 … */
+  seq: number;
+  /** `user.message`, `agent.message`, `session.status_running`, `session.status_idle`, … */
+  type: string;
+  runId: string | null;
+  /** Run-scoped message id (`{run_id}-inbox-{n}`) or null. */
+  messageId: string | null;
+  content: JsonValue;
+  floorId: string | null;
+  pageId: string | null;
+  processedAt: number;
+}
+
+/** Query of `client.sessions.events.list`. */
+export interface ListSessionEventsParams extends RequestOptions {
+  /** The `nextPage` of the previous page (opaque). */
+  after?: string;
+  limit?: number;
+}
+
+/** A page of committed Session history. */
+export interface SessionEventPage {
+  data: SessionEvent[];
+  /** Opaque; pass back as `after`. `null` when there is no next page. */
+  nextPage: string | null;
+  hasMore: boolean;
+}
+
+/** Options of `client.sessions.events.stream`. */
+export interface StreamSessionEventsParams extends RequestOptions {
+  /** Start after this position (the first connection only; reconnects use `Last-Event-ID`). */
+  after?: string | number;
+}
