@@ -1,0 +1,768 @@
+/**
+ * The checks of the storage conformance kit, as plain async functions (no test framework): each
+ * takes a fresh subject `{ store, raw }`, exercises one guarantee of the storage port
+ * (`ports/store.ts`) and throws a {@link ConformanceError} naming what broke. `conformance.ts`
+ * registers them as a vitest suite; adapter authors can also call one directly (e.g. to prove that
+ * a deliberately broken adapter fails it).
+ *
+ * The assertions do not trust the adapter under test where a second read path exists: counts,
+ * sequences, statuses and stored JSON are read through the {@link RawReader} the adapter author
+ * writes with raw queries (SQL, or the in-memory rows).
+ *
+ * Every check creates its own workspace, accounts and projects with fresh random ids, so checks
+ * also work on a store shared between them.
+ */
+import type { InboxItemQuery, NewProjectEvent, NewSessionEvent, Store } from '../ports/store.js';
+import type {
+  Account, ApiKey, Floor, InboxItemStatus, JsonValue, Membership, OperationLog, Page, Project, ProjectEvent,
+  ProjectInboxItem, Run, Session, SessionEvent, Workspace,
+} from '../records.js';
+
+/** Tables whose rows the kit counts per project. */
+export type RawTable = 'project_inbox_items' | 'project_events' | 'operation_logs';
+
+/**
+ * A second read path into the adapter's storage, written by the adapter author with raw queries
+ * (not through the `Store` under test). Every method reads committed state.
+ */
+export interface RawReader {
+  /** Number of rows of `table` whose `project_id` is `project_id`. */
+  countRows(table: RawTable, project_id: string): Promise<number>;
+  /** The stored `sequence` of every Project Event of the project, ascending, duplicates included. */
+  eventSequences(project_id: string): Promise<number[]>;
+  /** The stored `seq` of every Session ledger entry of the session, ascending, duplicates included. */
+  sessionEventSeqs(session_id: string): Promise<number[]>;
+  /** The stored `status` of an inbox item, or `undefined` when there is no such row. */
+  itemStatus(item_id: string): Promise<string | undefined>;
+  /** The stored payload of an inbox item as JSON text (as kept in the column), or `undefined`. */
+  itemPayloadText(item_id: string): Promise<string | undefined>;
+  /** The stored `role` of a project member, or `undefined` when there is no such row. */
+  memberRole(project_id: string, account_id: string): Promise<string | undefined>;
+  /** The stored `status` of a Run, or `undefined`. */
+  runStatus(run_id: string): Promise<string | undefined>;
+}
+
+/** What a conformance factory returns: a fresh store, its raw reader, and how to dispose of both. */
+export interface StoreConformanceSubject {
+  store: Store;
+  raw: RawReader;
+  close(): Promise<void>;
+}
+
+/** One check of the kit. */
+export interface StoreConformanceCheck {
+  /** Human-readable name (the vitest test title). */
+  name: string;
+  run(subject: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void>;
+}
+
+/** Thrown by a check when the adapter breaks a guarantee of the port. */
+export class ConformanceError extends Error {
+  override readonly name = 'ConformanceError';
+}
+
+// — assertion helpers —
+
+function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new ConformanceError(message);
+}
+
+/** JSON with object keys sorted: equality of records regardless of key order. */
+function canonical(value: unknown): string {
+  const sortKeys = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sortKeys);
+    if (v !== null && typeof v === 'object') {
+      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+    }
+    return v;
+  };
+  return JSON.stringify(sortKeys(value)) ?? 'undefined';
+}
+
+/** Asserts two records are equal field by field (key order ignored; extra or missing keys fail). */
+function assertSame(actual: unknown, expected: unknown, what: string): void {
+  const a = canonical(actual);
+  const e = canonical(expected);
+  assert(a === e, `${what}: expected ${truncate(e)}, got ${truncate(a)}`);
+}
+
+/** Asserts a JSON value came back exactly as written, key order included. */
+function assertSameJson(actual: unknown, expected: JsonValue, what: string): void {
+  const a = JSON.stringify(actual) ?? 'undefined';
+  const e = JSON.stringify(expected);
+  assert(a === e, `${what}: JSON not returned as stored: expected ${truncate(e)}, got ${truncate(a)}`);
+}
+
+const truncate = (s: string, n = 400): string => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
+
+const range = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+
+function assertGapFree(values: number[], n: number, what: string): void {
+  const sorted = [...values].sort((a, b) => a - b);
+  assert(
+    canonical(sorted) === canonical(range(1, n)),
+    `${what}: expected exactly 1..${n} with no gap or duplicate, got ${truncate(JSON.stringify(sorted))}`,
+  );
+}
+
+/** Runs all tasks at once; fails the check with the first rejection other than the `expected` ones. */
+async function concurrently<T>(tasks: Array<() => Promise<T>>, what: string): Promise<T[]> {
+  const settled = await Promise.allSettled(tasks.map((t) => t()));
+  const failures = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failures.length > 0) {
+    const reason = failures[0]?.reason;
+    throw new ConformanceError(
+      `${what}: ${failures.length} of ${tasks.length} concurrent calls failed; first: ${reason instanceof Error ? reason.message : String(reason)}`,
+    );
+  }
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+}
+
+/** Like `concurrently`, for tasks that throw `expected` on purpose (rolled-back transactions). */
+async function concurrentlyAllowing<T>(tasks: Array<() => Promise<T>>, expected: unknown, what: string): Promise<Array<T | undefined>> {
+  const settled = await Promise.allSettled(tasks.map((t) => t()));
+  const failures = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected' && s.reason !== expected);
+  if (failures.length > 0) {
+    const reason = failures[0]?.reason;
+    throw new ConformanceError(
+      `${what}: ${failures.length} concurrent calls failed unexpectedly; first: ${reason instanceof Error ? reason.message : String(reason)}`,
+    );
+  }
+  return settled.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+}
+
+// — fixtures —
+
+const T0 = 1_700_000_000_000;
+const randomToken = (): string => Math.random().toString(36).slice(2, 10);
+
+interface World {
+  u: string;
+  ws: Workspace;
+  owner: Account;
+  deriver: Account;
+  project: Project;
+  session: Session;
+}
+
+/** Workspace, owner + deriver accounts, one active project and a session in it. */
+async function seedWorld(store: Store, label: string): Promise<World> {
+  const u = `${label}${randomToken()}`;
+  const ws: Workspace = { id: `ws_${u}`, name: `ws ${u}`, created_at: T0 };
+  const owner: Account = { id: `acc_${u}_owner`, name: 'Owner', created_at: T0 };
+  const deriver: Account = { id: `acc_${u}_deriver`, name: 'Deriver', created_at: T0 };
+  await store.insertWorkspace(ws);
+  await store.insertAccount(owner, [ws.id]);
+  await store.insertAccount(deriver, [ws.id]);
+  const project = newProject(u, ws, owner, 'main', T0);
+  await store.insertProject(project);
+  await store.upsertMembership({ project_id: project.id, account_id: deriver.id, role: 'deriver', created_at: T0 });
+  const session: Session = {
+    id: `sess_${u}`, workspace_id: ws.id, project_id: project.id, title: 'source', created_by_account_id: deriver.id, created_at: T0,
+  };
+  await store.insertSession(session);
+  return { u, ws, owner, deriver, project, session };
+}
+
+function newProject(u: string, ws: Workspace, owner: Account, suffix: string, at: number): Project {
+  return { id: `proj_${u}_${suffix}`, workspace_id: ws.id, account_id: owner.id, name: `Project ${suffix}`, status: 'active', created_at: at, updated_at: at };
+}
+
+function newItem(w: World, project: Project, id: string, over: Partial<ProjectInboxItem> = {}): ProjectInboxItem {
+  return {
+    id, workspace_id: w.ws.id, project_id: project.id, account_id: project.account_id, sender_account_id: w.deriver.id,
+    type: 'derived_output.review', title: 'A title', payload: { n: 1 }, source_event_id: null, source_session_id: null,
+    source_floor_id: null, source_page_id: null, status: 'pending', decided_by_account_id: null, decided_at: null,
+    created_at: T0, updated_at: T0, ...over,
+  };
+}
+
+function newLog(w: World, project: Project, id: string, over: Partial<OperationLog> = {}): OperationLog {
+  return {
+    id, workspace_id: w.ws.id, project_id: project.id, actor_account_id: w.owner.id, action: 'project_inbox_item.create',
+    target_type: 'project_inbox_item', target_id: `pinbox_${id}`, request_id: `req_${id}`, metadata: { payload_byte_count: 7 },
+    created_at: T0, ...over,
+  };
+}
+
+function newEvent(w: World, project: Project, id: string, over: Partial<NewProjectEvent> = {}): NewProjectEvent {
+  return {
+    id, workspace_id: w.ws.id, project_id: project.id, type: 'project_inbox.item.created', actor_account_id: w.deriver.id,
+    session_id: null, floor_id: null, page_id: null, operation_log_id: null, correlation_id: `req_${id}`,
+    causation_event_id: null, payload: { inbox_item_id: id }, created_at: T0, ...over,
+  };
+}
+
+function newSessionEvent(session: Session, id: string, over: Partial<NewSessionEvent> = {}): NewSessionEvent {
+  return {
+    id, session_id: session.id, type: 'user.message', run_id: null, message_id: null, content: [{ type: 'text', text: id }],
+    floor_id: null, page_id: null, processed_at: T0, ...over,
+  };
+}
+
+// — the checks —
+
+/**
+ * `transaction(fn)` is atomic: an error thrown after the first, second or third of the three writes
+ * of a create (item, Operation Log row, Project Event) leaves no row behind and is rethrown
+ * unchanged; the sequence number a rolled-back append took is given back; a commit keeps all
+ * three; writes are visible to reads inside the same transaction.
+ */
+export async function checkTransactionAtomicity({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'tx');
+  const p = w.project;
+  for (const failAfter of [1, 2, 3]) {
+    const boom = new Error(`rollback after write ${failAfter}`);
+    let caught: unknown;
+    try {
+      await store.transaction(async (tx) => {
+        const item = newItem(w, p, `pinbox_${w.u}_rb${failAfter}`);
+        await tx.insertInboxItem(item);
+        assertSame(await tx.getInboxItem(p.id, item.id), item, 'read-your-writes inside a transaction');
+        if (failAfter === 1) throw boom;
+        await tx.appendOperationLog(newLog(w, p, `oplog_${w.u}_rb${failAfter}`));
+        if (failAfter === 2) throw boom;
+        await tx.appendProjectEvent(newEvent(w, p, `evt_${w.u}_rb${failAfter}`));
+        throw boom;
+      });
+    } catch (error) {
+      caught = error;
+    }
+    assert(caught === boom, `transaction must rethrow the error thrown by fn unchanged (failing after write ${failAfter}); got ${String(caught)}`);
+    for (const table of ['project_inbox_items', 'operation_logs', 'project_events'] as const) {
+      const n = await raw.countRows(table, p.id);
+      assert(n === 0, `rollback after write ${failAfter}: ${table} must hold 0 rows, raw count is ${n}`);
+    }
+    assert((await store.getInboxItem(p.id, `pinbox_${w.u}_rb${failAfter}`)) === undefined, 'a rolled-back item must not be readable');
+  }
+
+  const item = newItem(w, p, `pinbox_${w.u}_ok`);
+  const result = await store.transaction(async (tx) => {
+    await tx.insertInboxItem(item);
+    await tx.appendOperationLog(newLog(w, p, `oplog_${w.u}_ok`));
+    const event = await tx.appendProjectEvent(newEvent(w, p, `evt_${w.u}_ok`));
+    return { event };
+  });
+  assert(result.event.sequence === 1, `the first committed event must get sequence 1 (rolled-back appends give their number back), got ${result.event.sequence}`);
+  for (const table of ['project_inbox_items', 'operation_logs', 'project_events'] as const) {
+    const n = await raw.countRows(table, p.id);
+    assert(n === 1, `commit: ${table} must hold 1 row, raw count is ${n}`);
+  }
+  assertSame(await raw.eventSequences(p.id), [1], 'stored sequences after the commit');
+  assertSame(await store.getInboxItem(p.id, item.id), item, 'committed item read back');
+}
+
+/**
+ * `decideInboxItem` is a conditional update: of 20 concurrent decisions on one pending item, each
+ * in its own transaction that also writes an Operation Log row and a Project Event when it wins,
+ * exactly one wins; the stored row is the winner's; exactly one log row and one event exist.
+ * The same holds for 20 concurrent autocommit calls on a second item.
+ */
+export async function checkDecideHasOneWinner({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'decide');
+  const p = w.project;
+  const item = newItem(w, p, `pinbox_${w.u}_race`);
+  await store.insertInboxItem(item);
+  const statuses: InboxItemStatus[] = ['accepted', 'rejected', 'archived'];
+  const contenders = 20;
+
+  const outcomes = await concurrently(range(0, contenders - 1).map((i) => () => store.transaction(async (tx) => {
+    // Every contender saw `pending` before the race (as a service does when it reads first).
+    await tx.getInboxItem(p.id, item.id);
+    const patch = { status: statuses[i % 3] ?? 'accepted', decided_by_account_id: w.owner.id, decided_at: T0 + 1000 + i, updated_at: T0 + 1000 + i };
+    const updated = await tx.decideInboxItem(p.id, item.id, 'pending', patch);
+    if (!updated) return undefined;
+    await tx.appendOperationLog(newLog(w, p, `oplog_${w.u}_d${i}`, { action: 'project_inbox_item.decide', target_id: item.id, created_at: patch.updated_at }));
+    await tx.appendProjectEvent(newEvent(w, p, `evt_${w.u}_d${i}`, { type: `project_inbox.item.${patch.status}`, created_at: patch.updated_at }));
+    return { i, updated, patch };
+  })), 'concurrent decisions');
+
+  const winners = outcomes.filter((o): o is NonNullable<typeof o> => o !== undefined);
+  assert(winners.length === 1, `exactly one of ${contenders} concurrent decisions must win, ${winners.length} did`);
+  const winner = winners[0];
+  assert(winner !== undefined, 'a winner exists');
+  const expected = { ...item, ...winner.patch };
+  assertSame(winner.updated, expected, 'the item returned to the winner');
+  assert((await raw.itemStatus(item.id)) === winner.patch.status, `stored status must be the winner's (${winner.patch.status}), raw status is ${await raw.itemStatus(item.id)}`);
+  assertSame(await store.getInboxItem(p.id, item.id), expected, 'the item read back after the race');
+  const logs = await raw.countRows('operation_logs', p.id);
+  const events = await raw.countRows('project_events', p.id);
+  assert(logs === 1 && events === 1, `one decision → one Operation Log row and one Project Event; raw counts are ${logs} and ${events}`);
+  assertSame(await raw.eventSequences(p.id), [1], 'stored sequences after the race');
+
+  // A late decision with the stale status loses too.
+  const late = await store.decideInboxItem(p.id, item.id, 'pending', { status: 'rejected', decided_by_account_id: w.owner.id, decided_at: T0 + 9, updated_at: T0 + 9 });
+  assert(late === undefined, 'a decision with a stale seen_status must return undefined');
+  // The wrong project never matches.
+  const other = newProject(w.u, w.ws, w.owner, 'other', T0);
+  await store.insertProject(other);
+  assert(
+    (await store.decideInboxItem(other.id, item.id, winner.patch.status, { status: 'archived', decided_by_account_id: w.owner.id, decided_at: T0, updated_at: T0 })) === undefined,
+    'decideInboxItem must not update an item of another project',
+  );
+
+  const second = newItem(w, p, `pinbox_${w.u}_race2`);
+  await store.insertInboxItem(second);
+  const autocommit = await concurrently(range(0, contenders - 1).map((i) => () => store.decideInboxItem(p.id, second.id, 'pending', {
+    status: statuses[i % 3] ?? 'accepted', decided_by_account_id: w.owner.id, decided_at: T0 + i, updated_at: T0 + i,
+  })), 'concurrent autocommit decisions');
+  const autoWinners = autocommit.filter((x) => x !== undefined);
+  assert(autoWinners.length === 1, `exactly one of ${contenders} concurrent autocommit decisions must win, ${autoWinners.length} did`);
+  assert((await raw.itemStatus(second.id)) === autoWinners[0]?.status, 'stored status must be the autocommit winner\'s');
+}
+
+/**
+ * `appendProjectEvent` allocates gap-free per-project sequences under concurrent writers: 200
+ * concurrent create-like transactions in project A, 50 in project B and 20 that roll back after
+ * appending, then 10 concurrent autocommit appends → A holds exactly 1..210, B 1..50; each
+ * writer got the number stored for its event; `listProjectEvents` pages and filters ascending.
+ */
+export async function checkGapFreeProjectSequences({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'seq');
+  const a = w.project;
+  const b = newProject(w.u, w.ws, w.owner, 'b', T0 + 1);
+  await store.insertProject(b);
+  const boom = new Error('rolled back on purpose');
+
+  const create = (project: Project, tag: string, rollback: boolean) => () => store.transaction(async (tx) => {
+    const at = T0 + 10;
+    await tx.insertInboxItem(newItem(w, project, `pinbox_${w.u}_${tag}`, { created_at: at, updated_at: at }));
+    await tx.appendOperationLog(newLog(w, project, `oplog_${w.u}_${tag}`, { created_at: at }));
+    const event = await tx.appendProjectEvent(newEvent(w, project, `evt_${w.u}_${tag}`, {
+      created_at: at, session_id: tag.endsWith('0') ? w.session.id : null, type: tag.endsWith('5') ? 'test.five' : 'project_inbox.item.created',
+    }));
+    if (rollback) throw boom;
+    return event;
+  });
+  const tasks = [
+    ...range(1, 200).map((i) => create(a, `a${i}`, false)),
+    ...range(1, 50).map((i) => create(b, `b${i}`, false)),
+    ...range(1, 10).map((i) => create(a, `ra${i}`, true)),
+    ...range(1, 10).map((i) => create(b, `rb${i}`, true)),
+  ];
+  // Interleave the projects and the rollbacks.
+  tasks.sort(() => Math.random() - 0.5);
+  const results = (await concurrentlyAllowing(tasks, boom, 'concurrent appends')).filter((e): e is ProjectEvent => e !== undefined);
+
+  const ofA = results.filter((e) => e.project_id === a.id);
+  const ofB = results.filter((e) => e.project_id === b.id);
+  assert(ofA.length === 200 && ofB.length === 50, `expected 200 + 50 committed appends, got ${ofA.length} + ${ofB.length}`);
+  assertGapFree(ofA.map((e) => e.sequence), 200, 'sequences returned to the writers of project A');
+  assertGapFree(ofB.map((e) => e.sequence), 50, 'sequences returned to the writers of project B');
+  assertSame(await raw.eventSequences(a.id), range(1, 200), 'stored sequences of project A');
+  assertSame(await raw.eventSequences(b.id), range(1, 50), 'stored sequences of project B');
+  const items = await raw.countRows('project_inbox_items', a.id);
+  assert(items === 200, `project A must hold the 200 committed items (rolled-back ones removed), raw count is ${items}`);
+
+  const autocommit = await concurrently(range(1, 10).map((i) => () => store.appendProjectEvent(newEvent(w, a, `evt_${w.u}_auto${i}`))), 'concurrent autocommit appends');
+  assertGapFree(autocommit.map((e) => e.sequence - 200), 10, 'sequences of autocommit appends after 200');
+  assertSame(await raw.eventSequences(a.id), range(1, 210), 'stored sequences of project A after autocommit appends');
+
+  // The stored events are what the writers were given, ascending, paged by `after`.
+  const listed = await store.listProjectEvents({ project_id: a.id, after: 0, limit: 1000 });
+  assertSame(listed.map((e) => e.sequence), range(1, 210), 'listProjectEvents order');
+  const bySequence = new Map([...ofA, ...autocommit].map((e) => [e.sequence, e]));
+  for (const e of listed) assertSame(e, bySequence.get(e.sequence), `event ${e.sequence} as listed vs as returned by appendProjectEvent`);
+  assertSame(
+    (await store.listProjectEvents({ project_id: a.id, after: 100, limit: 10 })).map((e) => e.sequence), range(101, 110),
+    'listProjectEvents after 100, limit 10',
+  );
+  const fives = await store.listProjectEvents({ project_id: a.id, after: 0, types: ['test.five'], limit: 1000 });
+  assert(fives.length === 20 && fives.every((e) => e.type === 'test.five'), `types filter: expected the 20 test.five events, got ${fives.length}`);
+  assert((await store.listProjectEvents({ project_id: a.id, after: 0, types: [], limit: 1000 })).length === 0, 'types: [] matches no event');
+  const ofSession = await store.listProjectEvents({ project_id: a.id, after: 0, session_id: w.session.id, limit: 1000 });
+  assert(ofSession.length === 20 && ofSession.every((e) => e.session_id === w.session.id), `session_id filter: expected 20 events, got ${ofSession.length}`);
+  const first = listed[0];
+  assert(first !== undefined, 'events listed');
+  assertSame(await store.getProjectEvent(a.id, first.id), first, 'getProjectEvent');
+}
+
+/**
+ * Keyset pages of `listInboxItems` (and `listOperationLogs`) in `created_at DESC, id DESC` order
+ * neither skip nor repeat rows when many rows share a `created_at`, with and without filters, for
+ * every page size, and from cursor positions that name no row. Ids mix upper and lower case, digits,
+ * `-` and `_`: `id DESC` is code-unit (byte) order.
+ */
+export async function checkKeysetPaging({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'page');
+  const p = w.project;
+  const q = newProject(w.u, w.ws, w.owner, 'q', T0);
+  await store.insertProject(q);
+  const s2: Session = { ...w.session, id: `${w.session.id}_2` };
+  await store.insertSession(s2);
+
+  const alphabet = '-0123456789ABCZ_abcz';
+  const suffixes = new Set<string>();
+  while (suffixes.size < 64) {
+    suffixes.add(range(1, 3).map(() => alphabet[Math.floor(Math.random() * alphabet.length)]).join(''));
+  }
+  const statuses: InboxItemStatus[] = ['pending', 'accepted', 'rejected', 'archived'];
+  const items = [...suffixes].map((s, k) => newItem(w, p, `pinbox_${w.u}_${s}`, {
+    created_at: T0 + (k % 4) * 1000,
+    updated_at: T0 + (k % 4) * 1000,
+    status: statuses[k % 4] ?? 'pending',
+    sender_account_id: k % 2 === 0 ? w.deriver.id : w.owner.id,
+    source_session_id: [w.session.id, s2.id, null][k % 3] ?? null,
+    type: k % 5 === 0 ? 'other.type' : 'derived_output.review',
+    payload: { k },
+  }));
+  for (const item of [...items].sort(() => Math.random() - 0.5)) await store.insertInboxItem(item);
+  for (const k of range(1, 5)) await store.insertInboxItem(newItem(w, q, `pinbox_${w.u}_q${k}`, { created_at: T0 + 1000 }));
+
+  type Key = { created_at: number; id: string };
+  const desc = (x: Key, y: Key) => y.created_at - x.created_at || (x.id < y.id ? 1 : x.id > y.id ? -1 : 0);
+  const isAfter = (row: Key, after?: Key) => !after || row.created_at < after.created_at || (row.created_at === after.created_at && row.id < after.id);
+
+  const filters: Array<Omit<InboxItemQuery, 'project_id' | 'limit' | 'after'>> = [
+    {}, { status: 'pending' }, { sender_account_id: w.deriver.id }, { source_session_id: w.session.id },
+    { type: 'other.type' }, { status: 'accepted', sender_account_id: w.owner.id }, { status: 'archived', source_session_id: s2.id },
+  ];
+  for (const filter of filters) {
+    const expected = items.filter((i) => (filter.status === undefined || i.status === filter.status)
+      && (filter.type === undefined || i.type === filter.type)
+      && (filter.sender_account_id === undefined || i.sender_account_id === filter.sender_account_id)
+      && (filter.source_session_id === undefined || i.source_session_id === filter.source_session_id)).sort(desc);
+    for (const limit of [1, 3, 7, 64, 100]) {
+      const seen: ProjectInboxItem[] = [];
+      let after: Key | undefined;
+      for (let guard = 0; guard <= expected.length + 1; guard += 1) {
+        const page = await store.listInboxItems({ project_id: p.id, ...filter, limit, ...(after ? { after } : {}) });
+        assert(page.length <= limit, `a page must hold at most limit=${limit} rows, got ${page.length}`);
+        seen.push(...page);
+        const last = page[page.length - 1];
+        if (page.length < limit || !last) break;
+        after = { created_at: last.created_at, id: last.id };
+      }
+      assertSame(
+        seen.map((i) => i.id), expected.map((i) => i.id),
+        `paging ${JSON.stringify(filter)} with limit ${limit} (rows sharing created_at must be neither skipped nor repeated)`,
+      );
+    }
+  }
+  const anyItem = items[0];
+  assert(anyItem !== undefined, 'items seeded');
+  const listedOne = (await store.listInboxItems({ project_id: p.id, limit: 64 })).find((i) => i.id === anyItem.id);
+  assertSame(listedOne, anyItem, 'a listed item equals the stored item');
+
+  // Cursor positions that name no stored row.
+  for (const after of [
+    { created_at: T0 + 2000, id: `pinbox_${w.u}_M` }, { created_at: T0 + 1500, id: 'zzz' }, { created_at: T0 + 3000, id: '' },
+    { created_at: T0 + 9999, id: 'a' }, { created_at: T0 - 1, id: 'z' },
+  ]) {
+    const expected = items.filter((i) => isAfter(i, after)).sort(desc).slice(0, 10);
+    const page = await store.listInboxItems({ project_id: p.id, after, limit: 10 });
+    assertSame(page.map((i) => i.id), expected.map((i) => i.id), `page after ${JSON.stringify(after)}`);
+  }
+
+  // Operation Log keyset pages.
+  const logs = [...suffixes].slice(0, 30).map((s, k) => newLog(w, p, `oplog_${w.u}_${s}`, { created_at: T0 + (k % 3) }));
+  for (const log of [...logs].sort(() => Math.random() - 0.5)) await store.appendOperationLog(log);
+  await store.appendOperationLog(newLog(w, q, `oplog_${w.u}_q`, { created_at: T0 + 1 }));
+  const expectedLogs = [...logs].sort(desc);
+  const seenLogs: OperationLog[] = [];
+  let afterLog: Key | undefined;
+  for (let guard = 0; guard < 40; guard += 1) {
+    const page = await store.listOperationLogs({ project_id: p.id, limit: 4, ...(afterLog ? { after: afterLog } : {}) });
+    seenLogs.push(...page);
+    const last = page[page.length - 1];
+    if (page.length < 4 || !last) break;
+    afterLog = { created_at: last.created_at, id: last.id };
+  }
+  assertSame(seenLogs.map((l) => l.id), expectedLogs.map((l) => l.id), 'Operation Log pages');
+  assertSame(seenLogs[0], expectedLogs[0], 'a listed Operation Log row equals the stored row');
+}
+
+/**
+ * Scoping: every lookup that takes a `workspace_id` returns `undefined` for a row of another
+ * workspace (as for a missing row); items and events are found only through their own project;
+ * project and session lists stay inside the workspace; `listProjectsForAccount` lists what the
+ * account owns or is a member of, newest first.
+ */
+export async function checkWorkspaceScoping({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'scope');
+  const p = w.project;
+  const ws2: Workspace = { id: `ws_${w.u}_2`, name: 'other', created_at: T0 };
+  await store.insertWorkspace(ws2);
+  const stranger: Account = { id: `acc_${w.u}_stranger`, name: 'Stranger', created_at: T0 };
+  await store.insertAccount(stranger, [ws2.id]);
+  const floor: Floor = { id: `floor_${w.u}`, workspace_id: w.ws.id, session_id: w.session.id, number: 1, branch: 'main', state: 'committed', created_at: T0 };
+  await store.insertFloor(floor);
+  const page: Page = { id: `page_${w.u}`, workspace_id: w.ws.id, session_id: w.session.id, floor_id: floor.id, version: 1, content: { text: 'hi' }, created_at: T0 };
+  await store.insertPage(page);
+  const item = newItem(w, p, `pinbox_${w.u}`);
+  await store.insertInboxItem(item);
+  const event = await store.appendProjectEvent(newEvent(w, p, `evt_${w.u}`));
+  const other = newProject(w.u, w.ws, w.owner, 'other', T0 + 5);
+  await store.insertProject(other);
+  const foreign = newProject(w.u, ws2, stranger, 'foreign', T0 + 9);
+  await store.insertProject(foreign);
+
+  assertSame(await store.getWorkspace(w.ws.id), w.ws, 'getWorkspace');
+  assert((await store.getWorkspace(`ws_${w.u}_missing`)) === undefined, 'getWorkspace of a missing id');
+  assertSame(await store.getProject(w.ws.id, p.id), p, 'getProject in its workspace');
+  assert((await store.getProject(ws2.id, p.id)) === undefined, 'getProject with another workspace_id must be undefined');
+  assertSame(await store.getSession(w.ws.id, w.session.id), w.session, 'getSession in its workspace');
+  assert((await store.getSession(ws2.id, w.session.id)) === undefined, 'getSession with another workspace_id must be undefined');
+  assertSame(await store.getFloor(w.ws.id, floor.id), floor, 'getFloor in its workspace');
+  assert((await store.getFloor(ws2.id, floor.id)) === undefined, 'getFloor with another workspace_id must be undefined');
+  assertSame(await store.getPage(w.ws.id, page.id), page, 'getPage in its workspace');
+  assert((await store.getPage(ws2.id, page.id)) === undefined, 'getPage with another workspace_id must be undefined');
+  assertSame(await store.getWorkspaceAccount(w.ws.id, w.owner.id), w.owner, 'getWorkspaceAccount of a member');
+  assert((await store.getWorkspaceAccount(ws2.id, w.owner.id)) === undefined, 'getWorkspaceAccount of a non-member must be undefined');
+  assert((await store.getWorkspaceAccount(w.ws.id, stranger.id)) === undefined, 'getWorkspaceAccount of another workspace\'s account must be undefined');
+
+  assertSame(await store.getInboxItem(p.id, item.id), item, 'getInboxItem in its project');
+  assert((await store.getInboxItem(other.id, item.id)) === undefined, 'getInboxItem through another project must be undefined');
+  assertSame(await store.getProjectEvent(p.id, event.id), event, 'getProjectEvent in its project');
+  assert((await store.getProjectEvent(other.id, event.id)) === undefined, 'getProjectEvent through another project must be undefined');
+  assert((await store.listInboxItems({ project_id: other.id, limit: 10 })).length === 0, 'listInboxItems of another project must not list the item');
+
+  assertSame((await store.listProjectsForAccount(w.ws.id, w.owner.id)).map((x) => x.id), [other.id, p.id], 'projects of the owner, newest first');
+  assertSame((await store.listProjectsForAccount(w.ws.id, w.deriver.id)).map((x) => x.id), [p.id], 'projects of a member');
+  assertSame((await store.listProjectsForAccount(ws2.id, w.owner.id)).map((x) => x.id), [], 'projects listed in another workspace');
+  assertSame((await store.listProjectsForAccount(ws2.id, stranger.id)).map((x) => x.id), [foreign.id], 'projects of the other workspace');
+  assertSame(await store.listProjectsForAccount(w.ws.id, w.owner.id), [other, p], 'listed project records');
+  assert(!(await store.listSessions(ws2.id, {})).some((s) => s.id === w.session.id), 'listSessions of another workspace must not list the session');
+}
+
+/** `value` wrapped in `depth` arrays. */
+const nest = (depth: number, value: JsonValue): JsonValue => (depth === 0 ? value : [nest(depth - 1, value)]);
+
+/** Payloads that must come back exactly as written (deep equality and key order). */
+export const JSON_SAMPLES: readonly JsonValue[] = [
+  { a: 1, b: [1, 2] },
+  { z: 1, a: 2, m: { y: [], b: {}, a: null } },
+  [], {}, 0, 1, -1, 0.1, 'x', '', true, false, null,
+  'emoji 😀 👩‍👩‍👧 — ünïcødé 中文 🇫🇷',
+  { text: 'nul \u0000 byte', seps: '\u2028\u2029', quotes: '"q" \\ \'s\'', ctrl: '\t\n\r\b\f' },
+  { numbers: [-0.5, 1e21, 1.7976931348623157e308, 5e-324, 123456789012345, -9007199254740991] },
+  { '': 'empty key', 'key with spaces': 1, 'ключ': 'значение', '😀': '😀' },
+  nest(40, { deep: nest(40, 'bottom') }),
+  [1, 'two', { three: 3 }, [4], null, true],
+  { big: 'x'.repeat(200_000), list: range(1, 2000) },
+];
+
+/**
+ * JSON round trip: item payloads, event payloads, Operation Log metadata, page content and session
+ * ledger content are returned exactly as written — same value, same key order — by every read
+ * (get, list, the row `decideInboxItem` returns), and the stored text parses to the same value.
+ */
+export async function checkJsonRoundTrip({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'json');
+  const p = w.project;
+  const floor: Floor = { id: `floor_${w.u}`, workspace_id: w.ws.id, session_id: w.session.id, number: 1, branch: 'main', state: 'committed', created_at: T0 };
+  await store.insertFloor(floor);
+  for (const [k, sample] of JSON_SAMPLES.entries()) {
+    const what = `sample #${k}`;
+    const item = newItem(w, p, `pinbox_${w.u}_${k}`, { payload: sample, created_at: T0 + k });
+    await store.insertInboxItem(item);
+    assertSameJson((await store.getInboxItem(p.id, item.id))?.payload, sample, `${what}: getInboxItem`);
+    const listed = await store.listInboxItems({ project_id: p.id, limit: 1 });
+    assertSameJson(listed[0]?.payload, sample, `${what}: listInboxItems`);
+    const text = await raw.itemPayloadText(item.id);
+    assert(text !== undefined, `${what}: raw payload of ${item.id} missing`);
+    assertSameJson(JSON.parse(text), sample, `${what}: stored payload text`);
+    const decided = await store.decideInboxItem(p.id, item.id, 'pending', { status: 'accepted', decided_by_account_id: w.owner.id, decided_at: T0, updated_at: T0 });
+    assertSameJson(decided?.payload, sample, `${what}: row returned by decideInboxItem`);
+
+    const sampleObject = sample !== null && typeof sample === 'object' && !Array.isArray(sample) ? sample : { value: sample };
+    const appended = await store.appendProjectEvent(newEvent(w, p, `evt_${w.u}_${k}`, { payload: sampleObject }));
+    assertSameJson(appended.payload, sampleObject, `${what}: appendProjectEvent result`);
+    assertSameJson((await store.getProjectEvent(p.id, appended.id))?.payload, sampleObject, `${what}: getProjectEvent`);
+    await store.appendOperationLog(newLog(w, p, `oplog_${w.u}_${k}`, { metadata: sampleObject, created_at: T0 + 100 + k }));
+    assertSameJson((await store.listOperationLogs({ project_id: p.id, limit: 1 }))[0]?.metadata, sampleObject, `${what}: Operation Log metadata`);
+
+    const page: Page = { id: `page_${w.u}_${k}`, workspace_id: w.ws.id, session_id: w.session.id, floor_id: floor.id, version: k + 1, content: sample, created_at: T0 };
+    await store.insertPage(page);
+    assertSameJson((await store.getPage(w.ws.id, page.id))?.content, sample, `${what}: getPage`);
+    const [ledger] = await store.appendSessionEvents([newSessionEvent(w.session, `sevt_${w.u}_${k}`, { content: sample })]);
+    assertSameJson(ledger?.content, sample, `${what}: appendSessionEvents result`);
+    const listedLedger = await store.listSessionEvents({ session_id: w.session.id, after: k, limit: 1 });
+    assertSameJson(listedLedger[0]?.content, sample, `${what}: listSessionEvents`);
+  }
+  const pages = await store.listPages(floor.id);
+  assert(pages.length === JSON_SAMPLES.length, 'listPages lists every page');
+  for (const [k, sample] of JSON_SAMPLES.entries()) assertSameJson(pages[k]?.content, sample, `sample #${k}: listPages`);
+}
+
+/**
+ * Memberships: `upsertMembership` inserts, then changes only the role (created_at kept);
+ * `deleteMembership` reports whether a row was removed; lists are ascending by `created_at`.
+ */
+export async function checkMemberships({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'member');
+  const p = w.project;
+  const observer: Account = { id: `acc_${w.u}_observer`, name: 'Observer', created_at: T0 };
+  await store.insertAccount(observer, [w.ws.id]);
+
+  const first: Membership = { project_id: p.id, account_id: observer.id, role: 'observer', created_at: T0 + 50 };
+  assertSame(await store.upsertMembership(first), first, 'upsertMembership (insert) result');
+  assert((await raw.memberRole(p.id, observer.id)) === 'observer', 'stored role after insert');
+  const changed = await store.upsertMembership({ ...first, role: 'deriver', created_at: T0 + 99 });
+  assertSame(changed, { ...first, role: 'deriver' }, 'upsertMembership (role change) result keeps created_at');
+  assert((await raw.memberRole(p.id, observer.id)) === 'deriver', 'stored role after the change');
+  assertSame(await store.getMembership(p.id, observer.id), changed, 'getMembership after the change');
+  const deriverMembership: Membership = { project_id: p.id, account_id: w.deriver.id, role: 'deriver', created_at: T0 };
+  assertSame(await store.listMemberships(p.id), [deriverMembership, changed], 'listMemberships ascending by created_at');
+
+  assert((await store.deleteMembership(p.id, observer.id)) === true, 'deleteMembership of a member returns true');
+  assert((await raw.memberRole(p.id, observer.id)) === undefined, 'the deleted membership row is gone');
+  assert((await store.deleteMembership(p.id, observer.id)) === false, 'deleteMembership of a non-member returns false');
+  assert((await store.getMembership(p.id, observer.id)) === undefined, 'getMembership after delete');
+  assertSame(await store.listMemberships(p.id), [deriverMembership], 'listMemberships after delete');
+}
+
+/**
+ * Runs: `getRunningRun` finds the running Run; `endRun` is conditional — of 10 concurrent calls
+ * (half in transactions) exactly one ends it; later calls return false.
+ */
+export async function checkEndRunConditional({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'run');
+  const run: Run = { id: `run_${w.u}`, session_id: w.session.id, status: 'running', started_at: T0, ended_at: null, outcome: null };
+  await store.insertRun(run);
+  assertSame(await store.getRunningRun(w.session.id), run, 'getRunningRun');
+  const outcomes = ['completed', 'cancelled', 'failed'];
+  const results = await concurrently(range(0, 9).map((i) => () => (i % 2 === 0
+    ? store.transaction((tx) => tx.endRun(run.id, outcomes[i % 3] ?? 'completed', T0 + 100 + i))
+    : store.endRun(run.id, outcomes[i % 3] ?? 'completed', T0 + 100 + i))), 'concurrent endRun');
+  const winners = results.map((r, i) => (r ? i : -1)).filter((i) => i >= 0);
+  assert(winners.length === 1, `exactly one of 10 concurrent endRun calls must end the run, ${winners.length} did`);
+  assert((await raw.runStatus(run.id)) === 'idle', 'stored run status after endRun');
+  assert((await store.getRunningRun(w.session.id)) === undefined, 'no running run after endRun');
+  assert((await store.endRun(run.id, 'completed', T0 + 999)) === false, 'endRun of an ended run returns false');
+  assert((await store.endRun(`run_${w.u}_missing`, 'completed', T0)) === false, 'endRun of a missing run returns false');
+  const next: Run = { ...run, id: `run_${w.u}_2`, started_at: T0 + 500 };
+  await store.insertRun(next);
+  assertSame(await store.getRunningRun(w.session.id), next, 'getRunningRun finds the new run');
+}
+
+/**
+ * Session ledger: `appendSessionEvents` hands out gap-free per-session `seq` values, consecutive
+ * within one call, under 40 concurrent calls (half in transactions) plus 5 that roll back;
+ * `listSessionEvents` pages ascending by `seq`.
+ */
+export async function checkGapFreeSessionSeq({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'ledger');
+  const other: Session = { ...w.session, id: `${w.session.id}_other` };
+  await store.insertSession(other);
+  assertSame(await store.appendSessionEvents([]), [], 'appendSessionEvents([])');
+  const boom = new Error('rolled back on purpose');
+  const batch = (tag: string, size: number, session: Session) => range(1, size).map((j) => newSessionEvent(session, `sevt_${w.u}_${tag}_${j}`, { processed_at: T0 + j }));
+  const tasks = [
+    ...range(1, 40).map((i) => () => {
+      const events = batch(`c${i}`, 1 + (i % 3), w.session);
+      return i % 2 === 0 ? store.transaction((tx) => tx.appendSessionEvents(events)) : store.appendSessionEvents(events);
+    }),
+    ...range(1, 5).map((i) => () => store.transaction(async (tx) => {
+      await tx.appendSessionEvents(batch(`r${i}`, 2, w.session));
+      throw boom;
+    })),
+    ...range(1, 10).map((i) => () => store.appendSessionEvents(batch(`o${i}`, 1, other))),
+  ].sort(() => Math.random() - 0.5);
+  const results = (await concurrentlyAllowing(tasks, boom, 'concurrent appendSessionEvents')).filter((r): r is SessionEvent[] => r !== undefined);
+  const mine = results.filter((r) => r[0]?.session_id === w.session.id);
+  const total = mine.reduce((n, r) => n + r.length, 0);
+  assert(total === range(1, 40).reduce((n, i) => n + 1 + (i % 3), 0), `expected every committed ledger entry, got ${total}`);
+  for (const r of mine) {
+    const seqs = r.map((e) => e.seq);
+    const start = seqs[0] ?? 0;
+    assertSame(seqs, range(start, start + r.length - 1), 'seq values of one call must be consecutive and in order');
+  }
+  assertGapFree(mine.flat().map((e) => e.seq), total, 'seq values returned to the writers');
+  assertSame(await raw.sessionEventSeqs(w.session.id), range(1, total), 'stored seq values');
+  assertSame(await raw.sessionEventSeqs(other.id), range(1, 10), 'stored seq values of the other session');
+
+  const listed = await store.listSessionEvents({ session_id: w.session.id, after: 0, limit: 1000 });
+  const bySeq = new Map(mine.flat().map((e) => [e.seq, e]));
+  assertSame(listed.map((e) => e.seq), range(1, total), 'listSessionEvents order');
+  for (const e of listed) assertSame(e, bySeq.get(e.seq), `ledger entry ${e.seq} as listed vs as returned`);
+  assertSame((await store.listSessionEvents({ session_id: w.session.id, after: 5, limit: 3 })).map((e) => e.seq), [6, 7, 8], 'listSessionEvents after 5, limit 3');
+}
+
+/**
+ * Identity and projects: workspaces, accounts in several workspaces, API keys by hash, revocation
+ * conditional on not being revoked, `setProjectStatus` conditional (of 10 concurrent archive calls
+ * exactly one returns the row); records come back with exactly their fields.
+ */
+export async function checkIdentityAndProjects({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'ident');
+  const ws2: Workspace = { id: `ws_${w.u}_2`, name: 'second', created_at: T0 + 1 };
+  await store.insertWorkspace(ws2);
+  const both: Account = { id: `acc_${w.u}_both`, name: 'In both', created_at: T0 };
+  await store.insertAccount(both, [w.ws.id, ws2.id]);
+  assertSame(await store.getWorkspaceAccount(w.ws.id, both.id), both, 'account in its first workspace');
+  assertSame(await store.getWorkspaceAccount(ws2.id, both.id), both, 'account in its second workspace');
+
+  const key: ApiKey = { id: `key_${w.u}`, workspace_id: w.ws.id, account_id: both.id, kind: 'service', key_hash: `hash_${w.u}`, created_at: T0, revoked_at: null };
+  await store.insertApiKey(key);
+  assertSame(await store.findApiKeyByHash(key.key_hash), key, 'findApiKeyByHash');
+  assert((await store.findApiKeyByHash(`hash_${w.u}_missing`)) === undefined, 'findApiKeyByHash of an unknown hash');
+  await store.revokeApiKey(key.id, T0 + 10);
+  await store.revokeApiKey(key.id, T0 + 20);
+  assertSame(await store.findApiKeyByHash(key.key_hash), { ...key, revoked_at: T0 + 10 }, 'a revoked key keeps its first revocation time');
+
+  const p = w.project;
+  const results = await concurrently(range(0, 9).map((i) => () => (i % 2 === 0
+    ? store.transaction((tx) => tx.setProjectStatus(p.id, 'archived', T0 + 100 + i))
+    : store.setProjectStatus(p.id, 'archived', T0 + 100 + i))), 'concurrent setProjectStatus');
+  const winners = results.filter((r): r is Project => r !== undefined);
+  assert(winners.length === 1, `exactly one of 10 concurrent setProjectStatus(archived) calls must return the project, ${winners.length} did`);
+  const archived = winners[0];
+  assert(archived !== undefined && archived.status === 'archived', 'the returned project is archived');
+  assertSame(archived, { ...p, status: 'archived', updated_at: archived.updated_at }, 'the archived project record');
+  assert(archived.updated_at >= T0 + 100 && archived.updated_at <= T0 + 109, 'updated_at is the winner\'s time');
+  assertSame(await store.getProject(w.ws.id, p.id), archived, 'getProject after archiving');
+  assert((await store.setProjectStatus(p.id, 'archived', T0 + 200)) === undefined, 'setProjectStatus to the current status returns undefined');
+  assertSame(await store.setProjectStatus(p.id, 'active', T0 + 300), { ...p, status: 'active', updated_at: T0 + 300 }, 'reactivating');
+  assert((await store.setProjectStatus(`proj_${w.u}_missing`, 'archived', T0)) === undefined, 'setProjectStatus of a missing project');
+}
+
+/**
+ * Sessions, floors and pages: `listSessions` filters by project (`null` = outside any project),
+ * newest first; floors ascending by number; `lastFloorNumber` per branch (0 when none); pages
+ * ascending by version.
+ */
+export async function checkSessionsFloorsPages({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'floor');
+  const loose: Session = { id: `sess_${w.u}_loose`, workspace_id: w.ws.id, project_id: null, title: null, created_by_account_id: w.owner.id, created_at: T0 + 10 };
+  const later: Session = { ...w.session, id: `sess_${w.u}_later`, created_at: T0 + 20 };
+  await store.insertSession(loose);
+  await store.insertSession(later);
+  assertSame(await store.listSessions(w.ws.id, {}), [later, loose, w.session], 'listSessions, newest first');
+  assertSame(await store.listSessions(w.ws.id, { project_id: w.project.id }), [later, w.session], 'listSessions of a project');
+  assertSame(await store.listSessions(w.ws.id, { project_id: null }), [loose], 'listSessions outside any project');
+
+  const floors: Floor[] = [3, 1, 2].map((n) => ({ id: `floor_${w.u}_${n}`, workspace_id: w.ws.id, session_id: w.session.id, number: n, branch: 'main', state: 'committed', created_at: T0 + n }));
+  for (const f of floors) await store.insertFloor(f);
+  const alt: Floor = { id: `floor_${w.u}_alt`, workspace_id: w.ws.id, session_id: w.session.id, number: 7, branch: 'alt', state: 'committed', created_at: T0 };
+  await store.insertFloor(alt);
+  const listed = await store.listFloors(w.session.id);
+  assertSame(listed.map((f) => f.number), [1, 2, 3, 7], 'listFloors ascending by number');
+  assertSame(listed[0], floors[1], 'a listed floor equals the stored floor');
+  assert((await store.lastFloorNumber(w.session.id, 'main')) === 3, 'lastFloorNumber on main');
+  assert((await store.lastFloorNumber(w.session.id, 'alt')) === 7, 'lastFloorNumber on alt');
+  assert((await store.lastFloorNumber(w.session.id, 'none')) === 0, 'lastFloorNumber of an empty branch is 0');
+  assert((await store.lastFloorNumber(later.id, 'main')) === 0, 'lastFloorNumber of a session without floors is 0');
+
+  const floor = floors[0];
+  assert(floor !== undefined, 'floor seeded');
+  const pages: Page[] = [2, 1, 3].map((v) => ({ id: `page_${w.u}_${v}`, workspace_id: w.ws.id, session_id: w.session.id, floor_id: floor.id, version: v, content: { v }, created_at: T0 + v }));
+  for (const pg of pages) await store.insertPage(pg);
+  assertSame(await store.listPages(floor.id), [pages[1], pages[0], pages[2]], 'listPages ascending by version');
+  assertSame(await store.listPages(`floor_${w.u}_missing`), [], 'listPages of a floor without pages');
+}
+
+/** Every check of the kit, in the order the suite runs them. */
+export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
+  { name: 'transactions are atomic (rollback after 1, 2 or 3 writes leaves nothing; commit keeps all)', run: checkTransactionAtomicity },
+  { name: 'decideInboxItem: 20 concurrent decisions → exactly one winner, one log row, one event', run: checkDecideHasOneWinner },
+  { name: 'appendProjectEvent: gap-free per-project sequences under 270 concurrent writers', run: checkGapFreeProjectSequences },
+  { name: 'keyset pages neither skip nor repeat rows sharing created_at (with filters)', run: checkKeysetPaging },
+  { name: 'workspace and project scoping of lookups and lists', run: checkWorkspaceScoping },
+  { name: 'JSON round trip: what was written is what is read', run: checkJsonRoundTrip },
+  { name: 'memberships: upsert and delete', run: checkMemberships },
+  { name: 'runs: endRun is conditional', run: checkEndRunConditional },
+  { name: 'session ledger: gap-free seq under concurrent appends', run: checkGapFreeSessionSeq },
+  { name: 'identity, API keys and conditional project status', run: checkIdentityAndProjects },
+  { name: 'sessions, floors and pages', run: checkSessionsFloorsPages },
+];

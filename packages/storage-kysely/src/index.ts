@@ -1,0 +1,85 @@
+/**
+ * @inbox-kit/storage-kysely — the storage port of `@inbox-kit/core` on Kysely: SQLite (the
+ * embedded default, one file, zero set-up) and PostgreSQL (chosen by a `postgres://` URL), with
+ * the same migrations and the same behaviour on both. Passes the core's storage conformance kit.
+ *
+ * ```ts
+ * const { store, close } = await openStore({ databaseUrl: process.env.DATABASE_URL, sqliteFile: 'data/inbox-kit.sqlite' });
+ * ```
+ */
+import type { Kysely } from 'kysely';
+import type { Store } from '@inbox-kit/core';
+import { fileURLToPath } from 'node:url';
+import { migrateToLatest } from './migrate.js';
+import { openPostgres, type PostgresOptions } from './postgres.js';
+import { openSqlite } from './sqlite.js';
+import { createKyselyStore } from './store.js';
+import type { Database, Dialect } from './schema.js';
+
+export { createKyselyStore, type KyselyStoreOptions } from './store.js';
+export { openSqlite, SQLITE_BUSY_TIMEOUT_MS } from './sqlite.js';
+export { openPostgres, type PostgresOptions } from './postgres.js';
+export { migrateToLatest, detectDialect } from './migrate.js';
+export { migrationsFor } from './migrations/index.js';
+export type * from './schema.js';
+
+/** The SQLite file used when neither `databaseUrl` nor `sqliteFile` names one (relative to the cwd). */
+export const DEFAULT_SQLITE_FILE = 'data/inbox-kit.sqlite';
+
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  /**
+   * `postgres://…` / `postgresql://…` selects PostgreSQL. Anything else names a SQLite file: a
+   * `file:` URL (`file:///abs/path.sqlite`, `file:relative.sqlite`) or a plain path.
+   */
+  databaseUrl?: string | undefined;
+  /** SQLite file used when `databaseUrl` is not set (default {@link DEFAULT_SQLITE_FILE}). */
+  sqliteFile?: string | undefined;
+  /** PostgreSQL pool options (ignored for SQLite). */
+  postgres?: PostgresOptions | undefined;
+}
+
+/** An open, migrated store and what it runs on. */
+export interface OpenedStore {
+  store: Store;
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Closes the database (idempotent). */
+  close(): Promise<void>;
+}
+
+/** True when `url` selects PostgreSQL. */
+export function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(ql)?:\/\//i.test(url);
+}
+
+/** The SQLite path named by a `file:` URL or a plain path. */
+function sqlitePath(location: string): string {
+  if (location.startsWith('file://')) return fileURLToPath(location);
+  if (location.startsWith('file:')) return location.slice('file:'.length);
+  return location;
+}
+
+/**
+ * Opens the database chosen by the options, migrates it to the latest schema and returns the store.
+ *
+ * @throws Error when the database cannot be opened or a migration fails (the connection is closed
+ *   before the error is rethrown).
+ */
+export async function openStore(opts: OpenStoreOptions = {}): Promise<OpenedStore> {
+  const { databaseUrl } = opts;
+  const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite';
+  const db = dialect === 'postgres'
+    ? openPostgres(databaseUrl as string, opts.postgres)
+    : openSqlite(sqlitePath(databaseUrl || opts.sqliteFile || DEFAULT_SQLITE_FILE));
+  try {
+    await migrateToLatest(db, dialect);
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    throw error;
+  }
+  const store = createKyselyStore(db, { dialect });
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= db.destroy());
+  return { store: { ...store, close }, db, dialect, close };
+}

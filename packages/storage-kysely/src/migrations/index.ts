@@ -1,0 +1,15 @@
+/**
+ * The ordered list of migrations, served to Kysely's `Migrator` from memory (a static provider:
+ * no file-system scan, so bundling and `dist/` layouts cannot lose a migration). Names sort in
+ * application order; never rename or edit a released migration, add a new one.
+ */
+import type { Migration } from 'kysely';
+import type { Dialect } from '../schema.js';
+import { initialMigration } from './0001-initial.js';
+
+/** All migrations for one engine, keyed by name (`0001_initial`, …). */
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  return {
+    '0001_initial': initialMigration(dialect),
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The embedded default engine: a SQLite file through better-sqlite3, wrapped in Kysely.
+ *
+ * Pragmas set on open, and why:
+ * - `journal_mode = WAL` — readers never block the writer nor the writer the readers, and other
+ *   processes can read the file while this one writes.
+ * - `foreign_keys = ON` — SQLite ignores foreign keys unless asked, per connection.
+ * - `busy_timeout = 5000` — when another process holds the write lock, wait up to 5 s for it
+ *   instead of failing at once with `SQLITE_BUSY`.
+ * - `synchronous = FULL` — in WAL mode `NORMAL` may lose the last commits on power loss; `FULL`
+ *   syncs the WAL at every commit, so a write that was answered 201 and whose event was
+ *   published is on disk (the spec publishes events only after commit).
+ *
+ * Concurrency: Kysely drives the single connection through a mutex, so transactions of this
+ * process run one after another and never see `SQLITE_BUSY` from each other. Transactions start
+ * with `BEGIN IMMEDIATE` (not SQLite's default deferred `BEGIN`): they take the write lock up front,
+ * so a transaction that reads then writes cannot be refused half-way by a writer in another
+ * process; it waits for `busy_timeout` at its start instead.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import {
+  CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig,
+} from 'kysely';
+import type { Database } from './schema.js';
+
+/** SQLite's driver with `BEGIN IMMEDIATE` transactions (see the module comment). */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+/** Kysely's SQLite dialect with {@link ImmediateSqliteDriver}. */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+/** How long a connection waits for another process's write lock, in ms. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Opens (creating it and its directory when missing) a SQLite database file.
+ *
+ * @param file a file path, or `:memory:` for a private in-memory database (tests; WAL does not
+ *   apply there).
+ * @returns a Kysely instance over one better-sqlite3 connection; not migrated yet (see
+ *   `migrateToLatest`). `destroy()` closes the file.
+ * @throws the driver's error when the file cannot be opened or is not a SQLite database.
+ */
+export function openSqlite(file: string): Kysely<Database> {
+  const inMemory = file === ':memory:' || file === '';
+  if (!inMemory) mkdirSync(dirname(resolve(file)), { recursive: true });
+  const sqlite = new SqliteDatabase(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+  try {
+    if (!inMemory) sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    sqlite.pragma('synchronous = FULL');
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+}

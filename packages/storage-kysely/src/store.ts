@@ -1,0 +1,473 @@
+/**
+ * The storage port of `@inbox-kit/core` (`Store`) on Kysely, for SQLite and PostgreSQL.
+ *
+ * This file only runs the queries the port promises, atomically; it holds no business rule (no
+ * permission, transition or validation logic). How each guarantee of the port is kept:
+ *
+ * - **Units of work**: `transaction(fn)` is one Kysely transaction (`BEGIN IMMEDIATE` on SQLite
+ *   when opened with `openSqlite`, `READ COMMITTED` on PostgreSQL); `fn` gets the same operations
+ *   bound to the transaction. An error thrown by `fn` rolls back and is rethrown as is.
+ * - **Conditional updates** (`decideInboxItem`, `setProjectStatus`, `endRun`, `revokeApiKey`) are
+ *   one `UPDATE … WHERE <expected state> [RETURNING …]`: the database decides the winner, there is
+ *   no read-then-write in the adapter.
+ * - **Gap-free sequences**: the counter lives on the parent row (`projects.event_sequence`,
+ *   `sessions.event_seq`). `UPDATE … SET n = n + 1 RETURNING n` row-locks the parent until commit,
+ *   so concurrent writers of one project queue behind each other, and a rollback gives the number
+ *   back. Outside a transaction the update and the insert are wrapped in one.
+ * - **Keyset pages** compare the `(created_at, id)` row value, which is the same predicate as
+ *   `created_at < ? OR (created_at = ? AND id < ?)` but lets both engines seek the composite index.
+ * - **JSON** is written as `JSON.stringify` text and read back as text (`::text` on PostgreSQL,
+ *   whatever the pool's JSON parser), then parsed here: a read returns what was written.
+ */
+import { sql, type Kysely, type Selection } from 'kysely';
+import type {
+  Account, ApiKey, Floor, InboxItemQuery, JsonValue, Membership, MemberRole, NewProjectEvent, NewSessionEvent,
+  OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, ProjectStatus, Run, Session, SessionEvent, Store, StoreTx,
+  Workspace,
+} from '@inbox-kit/core';
+import type { ApiKeyKind, InboxItemStatus, RunStatus } from '@inbox-kit/core';
+import type { Database, Dialect } from './schema.js';
+
+/** Options of {@link createKyselyStore}. */
+export interface KyselyStoreOptions {
+  /** Which engine `db` talks to (selects the transaction start and the JSON read cast). */
+  dialect: Dialect;
+}
+
+// — value conversion —
+
+/** A driver number (PostgreSQL `bigint` may arrive as a string from a foreign pool) as a JS number. */
+const num = (value: unknown): number => (typeof value === 'number' ? value : Number(value));
+const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : num(value));
+const toJson = (value: unknown): string => {
+  const text = JSON.stringify(value);
+  if (text === undefined) throw new TypeError('@inbox-kit/storage-kysely: value is not JSON-serialisable');
+  return text;
+};
+const fromJson = <T = JsonValue>(text: unknown): T => {
+  if (typeof text !== 'string') throw new TypeError('@inbox-kit/storage-kysely: a JSON column was not read as text');
+  return JSON.parse(text) as T;
+};
+const limitOf = (limit: number): number => Math.max(0, Math.floor(limit));
+
+// — column lists (records never include the counters `event_sequence` / `event_seq`) —
+
+const WORKSPACE = ['id', 'name', 'created_at'] as const;
+const ACCOUNT = ['accounts.id', 'accounts.name', 'accounts.created_at'] as const;
+const API_KEY = ['id', 'workspace_id', 'account_id', 'kind', 'key_hash', 'created_at', 'revoked_at'] as const;
+const PROJECT = ['id', 'workspace_id', 'account_id', 'name', 'status', 'created_at', 'updated_at'] as const;
+const MEMBER = ['project_id', 'account_id', 'role', 'created_at'] as const;
+const SESSION = ['id', 'workspace_id', 'project_id', 'title', 'created_by_account_id', 'created_at'] as const;
+const FLOOR = ['id', 'workspace_id', 'session_id', 'number', 'branch', 'state', 'created_at'] as const;
+const PAGE = ['id', 'workspace_id', 'session_id', 'floor_id', 'version', 'created_at'] as const;
+const ITEM = [
+  'id', 'workspace_id', 'project_id', 'account_id', 'sender_account_id', 'type', 'title', 'source_event_id',
+  'source_session_id', 'source_floor_id', 'source_page_id', 'status', 'decided_by_account_id', 'decided_at', 'created_at',
+  'updated_at',
+] as const;
+const EVENT = [
+  'id', 'workspace_id', 'project_id', 'sequence', 'type', 'actor_account_id', 'session_id', 'floor_id', 'page_id',
+  'operation_log_id', 'correlation_id', 'causation_event_id', 'created_at',
+] as const;
+const LOG = [
+  'id', 'workspace_id', 'project_id', 'actor_account_id', 'action', 'target_type', 'target_id', 'request_id', 'created_at',
+] as const;
+const RUN = ['id', 'session_id', 'status', 'started_at', 'ended_at', 'outcome'] as const;
+const SESSION_EVENT = ['id', 'session_id', 'seq', 'type', 'run_id', 'message_id', 'floor_id', 'page_id', 'processed_at'] as const;
+
+type Row<T extends keyof Database, C extends readonly (keyof Database[T] & string)[]> = Selection<Database, T, C[number]>;
+
+// — row → record —
+
+const toWorkspace = (r: Row<'workspaces', typeof WORKSPACE>): Workspace => ({ id: r.id, name: r.name, created_at: num(r.created_at) });
+const toAccount = (r: { id: string; name: string; created_at: number }): Account => ({ id: r.id, name: r.name, created_at: num(r.created_at) });
+const toApiKey = (r: Row<'api_keys', typeof API_KEY>): ApiKey => ({
+  id: r.id, workspace_id: r.workspace_id, account_id: r.account_id, kind: r.kind as ApiKeyKind, key_hash: r.key_hash,
+  created_at: num(r.created_at), revoked_at: numOrNull(r.revoked_at),
+});
+const toProject = (r: Row<'projects', typeof PROJECT>): Project => ({
+  id: r.id, workspace_id: r.workspace_id, account_id: r.account_id, name: r.name, status: r.status as ProjectStatus,
+  created_at: num(r.created_at), updated_at: num(r.updated_at),
+});
+const toMembership = (r: Row<'project_members', typeof MEMBER>): Membership => ({
+  project_id: r.project_id, account_id: r.account_id, role: r.role as MemberRole, created_at: num(r.created_at),
+});
+const toSession = (r: Row<'sessions', typeof SESSION>): Session => ({
+  id: r.id, workspace_id: r.workspace_id, project_id: r.project_id, title: r.title,
+  created_by_account_id: r.created_by_account_id, created_at: num(r.created_at),
+});
+const toFloor = (r: Row<'floors', typeof FLOOR>): Floor => ({
+  id: r.id, workspace_id: r.workspace_id, session_id: r.session_id, number: num(r.number), branch: r.branch,
+  state: r.state as Floor['state'], created_at: num(r.created_at),
+});
+const toPage = (r: Row<'pages', typeof PAGE> & { content: string }): Page => ({
+  id: r.id, workspace_id: r.workspace_id, session_id: r.session_id, floor_id: r.floor_id, version: num(r.version),
+  content: fromJson(r.content), created_at: num(r.created_at),
+});
+const toItem = (r: Row<'project_inbox_items', typeof ITEM> & { payload: string }): ProjectInboxItem => ({
+  id: r.id, workspace_id: r.workspace_id, project_id: r.project_id, account_id: r.account_id,
+  sender_account_id: r.sender_account_id, type: r.type, title: r.title, payload: fromJson(r.payload),
+  source_event_id: r.source_event_id, source_session_id: r.source_session_id, source_floor_id: r.source_floor_id,
+  source_page_id: r.source_page_id, status: r.status as InboxItemStatus, decided_by_account_id: r.decided_by_account_id,
+  decided_at: numOrNull(r.decided_at), created_at: num(r.created_at), updated_at: num(r.updated_at),
+});
+const toEvent = (r: Row<'project_events', typeof EVENT> & { payload: string }): ProjectEvent => ({
+  id: r.id, workspace_id: r.workspace_id, project_id: r.project_id, sequence: num(r.sequence), type: r.type,
+  actor_account_id: r.actor_account_id, session_id: r.session_id, floor_id: r.floor_id, page_id: r.page_id,
+  operation_log_id: r.operation_log_id, correlation_id: r.correlation_id, causation_event_id: r.causation_event_id,
+  payload: fromJson(r.payload), created_at: num(r.created_at),
+});
+const toLog = (r: Row<'operation_logs', typeof LOG> & { metadata: string }): OperationLog => ({
+  id: r.id, workspace_id: r.workspace_id, project_id: r.project_id, actor_account_id: r.actor_account_id, action: r.action,
+  target_type: r.target_type, target_id: r.target_id, request_id: r.request_id, metadata: fromJson(r.metadata),
+  created_at: num(r.created_at),
+});
+const toRun = (r: Row<'runs', typeof RUN>): Run => ({
+  id: r.id, session_id: r.session_id, status: r.status as RunStatus, started_at: num(r.started_at),
+  ended_at: numOrNull(r.ended_at), outcome: r.outcome,
+});
+const toSessionEvent = (r: Row<'session_events', typeof SESSION_EVENT> & { content: string }): SessionEvent => ({
+  id: r.id, session_id: r.session_id, seq: num(r.seq), type: r.type, run_id: r.run_id, message_id: r.message_id,
+  content: fromJson(r.content), floor_id: r.floor_id, page_id: r.page_id, processed_at: num(r.processed_at),
+});
+
+/**
+ * The operations of the port bound to one executor: the root `db` (autocommit) or a transaction.
+ * `inTransaction` tells multi-statement writes whether they must open their own transaction.
+ */
+function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): StoreTx {
+  /** A JSON column read back as its stored text. */
+  const jsonText = <C extends 'payload' | 'content' | 'metadata'>(column: C) =>
+    (dialect === 'postgres' ? sql<string>`${sql.ref(column)}::text` : sql<string>`${sql.ref(column)}`).as(column);
+
+  /** Runs `fn` atomically: on this transaction, or in a new one when running autocommit. */
+  const atomically = <T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> =>
+    inTransaction ? fn(db) : beginTransaction(db, dialect).execute((trx) => fn(trx));
+
+  return {
+    // — identity —
+    async insertWorkspace(w) {
+      await db.insertInto('workspaces').values({ id: w.id, name: w.name, created_at: w.created_at }).execute();
+    },
+    async getWorkspace(id) {
+      const r = await db.selectFrom('workspaces').select(WORKSPACE).where('id', '=', id).executeTakeFirst();
+      return r && toWorkspace(r);
+    },
+    async insertAccount(a, workspace_ids) {
+      await atomically(async (trx) => {
+        await trx.insertInto('accounts').values({ id: a.id, name: a.name, created_at: a.created_at }).execute();
+        const ids = [...new Set(workspace_ids)];
+        if (ids.length > 0) {
+          await trx.insertInto('workspace_members').values(ids.map((workspace_id) => ({ workspace_id, account_id: a.id }))).execute();
+        }
+      });
+    },
+    async getWorkspaceAccount(workspace_id, account_id) {
+      const r = await db.selectFrom('accounts')
+        .innerJoin('workspace_members', 'workspace_members.account_id', 'accounts.id')
+        .select(ACCOUNT)
+        .where('workspace_members.workspace_id', '=', workspace_id)
+        .where('accounts.id', '=', account_id)
+        .executeTakeFirst();
+      return r && toAccount(r);
+    },
+    async insertApiKey(k) {
+      await db.insertInto('api_keys').values({
+        id: k.id, workspace_id: k.workspace_id, account_id: k.account_id, kind: k.kind, key_hash: k.key_hash,
+        created_at: k.created_at, revoked_at: k.revoked_at,
+      }).execute();
+    },
+    async findApiKeyByHash(key_hash) {
+      const r = await db.selectFrom('api_keys').select(API_KEY).where('key_hash', '=', key_hash).executeTakeFirst();
+      return r && toApiKey(r);
+    },
+    async revokeApiKey(id, at) {
+      await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+    },
+
+    // — projects and members —
+    async insertProject(p) {
+      await db.insertInto('projects').values({
+        id: p.id, workspace_id: p.workspace_id, account_id: p.account_id, name: p.name, status: p.status,
+        created_at: p.created_at, updated_at: p.updated_at,
+      }).execute();
+    },
+    async getProject(workspace_id, project_id) {
+      const r = await db.selectFrom('projects').select(PROJECT)
+        .where('id', '=', project_id).where('workspace_id', '=', workspace_id).executeTakeFirst();
+      return r && toProject(r);
+    },
+    async listProjectsForAccount(workspace_id, account_id) {
+      const rows = await db.selectFrom('projects').select(PROJECT)
+        .where('workspace_id', '=', workspace_id)
+        .where((eb) => eb.or([
+          eb('account_id', '=', account_id),
+          eb.exists(eb.selectFrom('project_members').select(sql`1`.as('one'))
+            .whereRef('project_members.project_id', '=', 'projects.id')
+            .where('project_members.account_id', '=', account_id)),
+        ]))
+        .orderBy('created_at', 'desc').orderBy('id', 'desc')
+        .execute();
+      return rows.map(toProject);
+    },
+    async setProjectStatus(project_id, status, at) {
+      const r = await db.updateTable('projects').set({ status, updated_at: at })
+        .where('id', '=', project_id).where('status', '<>', status)
+        .returning(PROJECT).executeTakeFirst();
+      return r && toProject(r);
+    },
+    async getMembership(project_id, account_id) {
+      const r = await db.selectFrom('project_members').select(MEMBER)
+        .where('project_id', '=', project_id).where('account_id', '=', account_id).executeTakeFirst();
+      return r && toMembership(r);
+    },
+    async upsertMembership(m) {
+      const r = await db.insertInto('project_members')
+        .values({ project_id: m.project_id, account_id: m.account_id, role: m.role, created_at: m.created_at })
+        .onConflict((oc) => oc.columns(['project_id', 'account_id']).doUpdateSet((eb) => ({ role: eb.ref('excluded.role') })))
+        .returning(MEMBER).executeTakeFirstOrThrow();
+      return toMembership(r);
+    },
+    async deleteMembership(project_id, account_id) {
+      const r = await db.deleteFrom('project_members')
+        .where('project_id', '=', project_id).where('account_id', '=', account_id).executeTakeFirst();
+      return r.numDeletedRows > 0n;
+    },
+    async listMemberships(project_id) {
+      const rows = await db.selectFrom('project_members').select(MEMBER).where('project_id', '=', project_id)
+        .orderBy('created_at', 'asc').orderBy('account_id', 'asc').execute();
+      return rows.map(toMembership);
+    },
+
+    // — sessions, floors, pages —
+    async insertSession(s) {
+      await db.insertInto('sessions').values({
+        id: s.id, workspace_id: s.workspace_id, project_id: s.project_id, title: s.title,
+        created_by_account_id: s.created_by_account_id, created_at: s.created_at,
+      }).execute();
+    },
+    async getSession(workspace_id, session_id) {
+      const r = await db.selectFrom('sessions').select(SESSION)
+        .where('id', '=', session_id).where('workspace_id', '=', workspace_id).executeTakeFirst();
+      return r && toSession(r);
+    },
+    async listSessions(workspace_id, filter) {
+      let q = db.selectFrom('sessions').select(SESSION).where('workspace_id', '=', workspace_id);
+      if (filter.project_id === null) q = q.where('project_id', 'is', null);
+      else if (filter.project_id !== undefined) q = q.where('project_id', '=', filter.project_id);
+      const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+      return rows.map(toSession);
+    },
+    async insertFloor(f) {
+      await db.insertInto('floors').values({
+        id: f.id, workspace_id: f.workspace_id, session_id: f.session_id, number: f.number, branch: f.branch,
+        state: f.state, created_at: f.created_at,
+      }).execute();
+    },
+    async getFloor(workspace_id, floor_id) {
+      const r = await db.selectFrom('floors').select(FLOOR)
+        .where('id', '=', floor_id).where('workspace_id', '=', workspace_id).executeTakeFirst();
+      return r && toFloor(r);
+    },
+    async listFloors(session_id) {
+      const rows = await db.selectFrom('floors').select(FLOOR).where('session_id', '=', session_id)
+        .orderBy('number', 'asc').orderBy('branch', 'asc').orderBy('id', 'asc').execute();
+      return rows.map(toFloor);
+    },
+    async lastFloorNumber(session_id, branch) {
+      const r = await db.selectFrom('floors')
+        .select((eb) => eb.fn.max('number').as('last'))
+        .where('session_id', '=', session_id).where('branch', '=', branch).executeTakeFirst();
+      return r?.last === null || r?.last === undefined ? 0 : num(r.last);
+    },
+    async insertPage(p) {
+      await db.insertInto('pages').values({
+        id: p.id, workspace_id: p.workspace_id, session_id: p.session_id, floor_id: p.floor_id, version: p.version,
+        content: toJson(p.content), created_at: p.created_at,
+      }).execute();
+    },
+    async getPage(workspace_id, page_id) {
+      const r = await db.selectFrom('pages').select([...PAGE, jsonText('content')])
+        .where('id', '=', page_id).where('workspace_id', '=', workspace_id).executeTakeFirst();
+      return r && toPage(r);
+    },
+    async listPages(floor_id) {
+      const rows = await db.selectFrom('pages').select([...PAGE, jsonText('content')]).where('floor_id', '=', floor_id)
+        .orderBy('version', 'asc').orderBy('id', 'asc').execute();
+      return rows.map(toPage);
+    },
+
+    // — Project Inbox —
+    async insertInboxItem(i) {
+      await db.insertInto('project_inbox_items').values({
+        id: i.id, workspace_id: i.workspace_id, project_id: i.project_id, account_id: i.account_id,
+        sender_account_id: i.sender_account_id, type: i.type, title: i.title, payload: toJson(i.payload),
+        source_event_id: i.source_event_id, source_session_id: i.source_session_id, source_floor_id: i.source_floor_id,
+        source_page_id: i.source_page_id, status: i.status, decided_by_account_id: i.decided_by_account_id,
+        decided_at: i.decided_at, created_at: i.created_at, updated_at: i.updated_at,
+      }).execute();
+    },
+    async getInboxItem(project_id, item_id) {
+      const r = await db.selectFrom('project_inbox_items').select([...ITEM, jsonText('payload')])
+        .where('id', '=', item_id).where('project_id', '=', project_id).executeTakeFirst();
+      return r && toItem(r);
+    },
+    async listInboxItems(q: InboxItemQuery) {
+      let query = db.selectFrom('project_inbox_items').select([...ITEM, jsonText('payload')])
+        .where('project_id', '=', q.project_id);
+      if (q.status !== undefined) query = query.where('status', '=', q.status);
+      if (q.type !== undefined) query = query.where('type', '=', q.type);
+      if (q.sender_account_id !== undefined) query = query.where('sender_account_id', '=', q.sender_account_id);
+      if (q.source_session_id !== undefined) query = query.where('source_session_id', '=', q.source_session_id);
+      const after = q.after;
+      if (after) {
+        query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(after.created_at, after.id)));
+      }
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limitOf(q.limit)).execute();
+      return rows.map(toItem);
+    },
+    async decideInboxItem(project_id, item_id, seen_status, patch) {
+      const r = await db.updateTable('project_inbox_items')
+        .set({
+          status: patch.status, decided_by_account_id: patch.decided_by_account_id, decided_at: patch.decided_at,
+          updated_at: patch.updated_at,
+        })
+        .where('project_id', '=', project_id).where('id', '=', item_id).where('status', '=', seen_status)
+        .returning([...ITEM, jsonText('payload')])
+        .executeTakeFirst();
+      return r && toItem(r);
+    },
+
+    // — Project Events and Operation Log —
+    async appendProjectEvent(e: NewProjectEvent) {
+      return atomically(async (trx) => {
+        const counter = await trx.updateTable('projects')
+          .set((eb) => ({ event_sequence: eb('event_sequence', '+', 1) }))
+          .where('id', '=', e.project_id)
+          .returning('event_sequence')
+          .executeTakeFirst();
+        if (!counter) throw new Error(`@inbox-kit/storage-kysely: appendProjectEvent: project ${e.project_id} does not exist`);
+        const stored: ProjectEvent = {
+          id: e.id, workspace_id: e.workspace_id, project_id: e.project_id, sequence: num(counter.event_sequence),
+          type: e.type, actor_account_id: e.actor_account_id, session_id: e.session_id, floor_id: e.floor_id,
+          page_id: e.page_id, operation_log_id: e.operation_log_id, correlation_id: e.correlation_id,
+          causation_event_id: e.causation_event_id, payload: fromJson(toJson(e.payload)), created_at: e.created_at,
+        };
+        await trx.insertInto('project_events').values({ ...stored, payload: toJson(stored.payload) }).execute();
+        return stored;
+      });
+    },
+    async getProjectEvent(project_id, event_id) {
+      const r = await db.selectFrom('project_events').select([...EVENT, jsonText('payload')])
+        .where('id', '=', event_id).where('project_id', '=', project_id).executeTakeFirst();
+      return r && toEvent(r);
+    },
+    async listProjectEvents(q) {
+      if (q.types !== undefined && q.types.length === 0) return [];
+      let query = db.selectFrom('project_events').select([...EVENT, jsonText('payload')])
+        .where('project_id', '=', q.project_id).where('sequence', '>', q.after);
+      if (q.types !== undefined) query = query.where('type', 'in', q.types);
+      if (q.session_id !== undefined) query = query.where('session_id', '=', q.session_id);
+      const rows = await query.orderBy('sequence', 'asc').limit(limitOf(q.limit)).execute();
+      return rows.map(toEvent);
+    },
+    async appendOperationLog(l) {
+      await db.insertInto('operation_logs').values({
+        id: l.id, workspace_id: l.workspace_id, project_id: l.project_id, actor_account_id: l.actor_account_id,
+        action: l.action, target_type: l.target_type, target_id: l.target_id, request_id: l.request_id,
+        metadata: toJson(l.metadata), created_at: l.created_at,
+      }).execute();
+    },
+    async listOperationLogs(q) {
+      let query = db.selectFrom('operation_logs').select([...LOG, jsonText('metadata')]).where('project_id', '=', q.project_id);
+      const after = q.after;
+      if (after) {
+        query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(after.created_at, after.id)));
+      }
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limitOf(q.limit)).execute();
+      return rows.map(toLog);
+    },
+
+    // — Runs and the Session ledger —
+    async insertRun(r) {
+      await db.insertInto('runs').values({
+        id: r.id, session_id: r.session_id, status: r.status, started_at: r.started_at, ended_at: r.ended_at, outcome: r.outcome,
+      }).execute();
+    },
+    async getRunningRun(session_id) {
+      const r = await db.selectFrom('runs').select(RUN).where('session_id', '=', session_id).where('status', '=', 'running')
+        .orderBy('started_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+      return r && toRun(r);
+    },
+    async endRun(run_id, outcome, at) {
+      const r = await db.updateTable('runs').set({ status: 'idle', outcome, ended_at: at })
+        .where('id', '=', run_id).where('status', '=', 'running').executeTakeFirst();
+      return r.numUpdatedRows > 0n;
+    },
+    async appendSessionEvents(events: NewSessionEvent[]) {
+      if (events.length === 0) return [];
+      return atomically(async (trx) => {
+        // Reserve a block of `seq` values per session. Sessions are locked in id order, so two calls
+        // touching the same sessions cannot deadlock.
+        const counts = new Map<string, number>();
+        for (const e of events) counts.set(e.session_id, (counts.get(e.session_id) ?? 0) + 1);
+        const next = new Map<string, number>();
+        for (const session_id of [...counts.keys()].sort()) {
+          const n = counts.get(session_id) ?? 0;
+          const counter = await trx.updateTable('sessions')
+            .set((eb) => ({ event_seq: eb('event_seq', '+', n) }))
+            .where('id', '=', session_id)
+            .returning('event_seq')
+            .executeTakeFirst();
+          if (!counter) throw new Error(`@inbox-kit/storage-kysely: appendSessionEvents: session ${session_id} does not exist`);
+          next.set(session_id, num(counter.event_seq) - n + 1);
+        }
+        const stored: SessionEvent[] = events.map((e) => {
+          const seq = next.get(e.session_id) ?? 0;
+          next.set(e.session_id, seq + 1);
+          return {
+            id: e.id, session_id: e.session_id, seq, type: e.type, run_id: e.run_id, message_id: e.message_id,
+            content: fromJson(toJson(e.content)), floor_id: e.floor_id, page_id: e.page_id, processed_at: e.processed_at,
+          };
+        });
+        await trx.insertInto('session_events').values(stored.map((s) => ({ ...s, content: toJson(s.content) }))).execute();
+        return stored;
+      });
+    },
+    async listSessionEvents(q) {
+      const rows = await db.selectFrom('session_events').select([...SESSION_EVENT, jsonText('content')])
+        .where('session_id', '=', q.session_id).where('seq', '>', q.after)
+        .orderBy('seq', 'asc').limit(limitOf(q.limit)).execute();
+      return rows.map(toSessionEvent);
+    },
+  };
+}
+
+/** A transaction builder with the isolation the port asks for (`READ COMMITTED` on PostgreSQL). */
+function beginTransaction(db: Kysely<Database>, dialect: Dialect) {
+  return dialect === 'postgres' ? db.transaction().setIsolationLevel('read committed') : db.transaction();
+}
+
+/**
+ * Creates the store of `@inbox-kit/core`'s storage port over a migrated Kysely database.
+ *
+ * @param db a Kysely instance on a database migrated with `migrateToLatest` (from `openSqlite`,
+ *   `openPostgres` or your own dialect setup of the same engine).
+ * @param opts.dialect `'sqlite'` or `'postgres'`, the engine behind `db`.
+ * @returns a `Store`; its `close()` destroys `db` (closes the SQLite file / ends the pool).
+ *
+ * Errors: driver errors pass through unchanged (e.g. a unique violation when inserting an id that
+ * exists; the services check existence first). `appendProjectEvent` / `appendSessionEvents`
+ * throw when the project / session row does not exist.
+ *
+ * Do not call the store (rather than the `tx` argument) inside `transaction(fn)`: on SQLite the
+ * single connection is held by the transaction and the call would wait forever.
+ */
+export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions): Store {
+  const { dialect } = opts;
+  return {
+    ...opsOn(db, dialect, false),
+    transaction: (fn) => beginTransaction(db, dialect).execute((trx) => fn(opsOn(trx, dialect, true))),
+    close: () => db.destroy(),
+  };
+}

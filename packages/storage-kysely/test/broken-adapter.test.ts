@@ -1,0 +1,70 @@
+// The conformance kit catches broken adapters: the real store with one guarantee broken on purpose
+// fails the matching check (called directly, so the failure is asserted rather than reported).
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Store, StoreTx } from '@inbox-kit/core';
+import {
+  ConformanceError, checkDecideHasOneWinner, checkKeysetPaging, checkTransactionAtomicity, type StoreConformanceSubject,
+} from '@inbox-kit/core/testing';
+import { PG_URL, postgresSubject, sqliteSubject } from './helpers.js';
+
+/** The store with some operations replaced, both on the store and on every transaction's `tx`. */
+function breakStore(store: Store, replace: (ops: StoreTx) => Partial<StoreTx>): Store {
+  return {
+    ...store,
+    ...replace(store),
+    transaction: (fn) => store.transaction((tx) => fn({ ...tx, ...replace(tx) })),
+  };
+}
+
+/** Check-then-write: reads the item, yields, then writes whatever the status is now (no `seen_status` check). */
+const nonConditionalDecide = (ops: StoreTx): Partial<StoreTx> => ({
+  async decideInboxItem(project_id, item_id, _seen_status, patch) {
+    const current = await ops.getInboxItem(project_id, item_id);
+    if (!current) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    return ops.decideInboxItem(project_id, item_id, current.status, patch);
+  },
+});
+
+/** Pages that drop the rows sharing the cursor's `created_at`. */
+const tieSkippingPages = (ops: StoreTx): Partial<StoreTx> => ({
+  listInboxItems: (q) => ops.listInboxItems(q.after ? { ...q, after: { created_at: q.after.created_at, id: '' } } : q),
+});
+
+const engines: Array<[string, () => Promise<StoreConformanceSubject>]> = [['sqlite', sqliteSubject]];
+const pgUrl = PG_URL;
+if (pgUrl) engines.push(['postgres', () => postgresSubject(pgUrl)]);
+
+describe.each(engines)('broken adapters fail the kit (%s)', (_engine, factory) => {
+  let subject: StoreConformanceSubject | undefined;
+  afterEach(async () => {
+    await subject?.close();
+    subject = undefined;
+  });
+
+  it('the real store passes the winner check', async () => {
+    subject = await factory();
+    await expect(checkDecideHasOneWinner(subject)).resolves.toBeUndefined();
+  });
+
+  it('a non-conditional decideInboxItem fails the winner check', async () => {
+    subject = await factory();
+    const broken = breakStore(subject.store, nonConditionalDecide);
+    const failure = await checkDecideHasOneWinner({ store: broken, raw: subject.raw }).then(() => undefined, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConformanceError);
+    expect((failure as Error).message).toMatch(/exactly one of 20 concurrent decisions must win, (?!1 did)\d+ did/);
+  });
+
+  it('a transaction that does not roll back fails the atomicity check', async () => {
+    subject = await factory();
+    const store = subject.store;
+    const broken: Store = { ...store, transaction: (fn) => fn(store) };
+    await expect(checkTransactionAtomicity({ store: broken, raw: subject.raw })).rejects.toThrow(ConformanceError);
+  });
+
+  it('pages that skip rows sharing created_at fail the keyset check', async () => {
+    subject = await factory();
+    const broken = breakStore(subject.store, tieSkippingPages);
+    await expect(checkKeysetPaging({ store: broken, raw: subject.raw })).rejects.toThrow(/neither skipped nor repeated/);
+  });
+});
