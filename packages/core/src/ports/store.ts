@@ -3,6 +3,9 @@
  * MUST provide. Written in domain verbs; each method's doc states the guarantee it MUST keep.
  * The conformance kit (`@inbox-kit/core/testing`) checks these guarantees.
  *
+ * Parent rule: a row's parent (workspace, project, session, floor) MUST exist when the row is
+ * written; adapters may refuse orphans (SQL adapters do, through foreign keys).
+ *
  * Scoping rule: every lookup by id that takes a `workspace_id` MUST return `undefined` for a row of
  * another workspace, exactly as for a missing row (tenants learn nothing about each other).
  */
@@ -139,7 +142,8 @@ export interface Store extends StoreTx {
   /**
    * Runs `fn` in one database transaction: every write inside commits together or not at all
    * (a thrown error rolls back and is rethrown unchanged). Conditional updates inside see rows
-   * committed by concurrent transactions (READ COMMITTED or stronger).
+   * committed by concurrent transactions (READ COMMITTED or stronger). Inside `fn`, use only
+   * `tx`: calling the store's own methods there may wait for the transaction itself (deadlock).
    */
   transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   /** Releases connections. */

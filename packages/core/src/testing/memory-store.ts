@@ -78,7 +78,7 @@ function operations(get: () => State): StoreTx {
     async deleteMembership(pid, acc) { return get().memberships.delete(`${pid}\u0000${acc}`); },
     async listMemberships(pid) {
       return [...get().memberships.values()].filter((m) => m.project_id === pid)
-        .sort((a, b) => a.created_at - b.created_at || a.account_id.localeCompare(b.account_id)).map(copy);
+        .sort((a, b) => a.created_at - b.created_at || (a.account_id < b.account_id ? -1 : a.account_id > b.account_id ? 1 : 0)).map(copy);
     },
 
     async insertSession(x) { const s = get(); unique(s.sessions, x.id, 'session'); s.sessions.set(x.id, copy(x)); },
