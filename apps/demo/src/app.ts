@@ -1,24 +1,29 @@
 /**
  * The demo's composition root: storage (SQLite file under DATA_DIR, or PostgreSQL from
- * DATABASE_URL), the event bus, the services, the Fastify server, and first-start seed data.
+ * DATABASE_URL), the event bus, the services, the Live Inbox runtime host with the scripted
+ * model, the Fastify server, and first-start seed data.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  PlatformService, ProjectInboxService, createIdGenerator, createLocalEventBus, systemClock, type Clock, type EventBus,
-  type ServiceDeps, type Store,
+  LiveInboxHost, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, systemClock,
+  type Clock, type EventBus, type Model, type ServiceDeps, type Store,
 } from '@inbox-kit/core';
 import { createServer } from '@inbox-kit/http-fastify';
 import { openStore } from '@inbox-kit/storage-kysely';
 import type { FastifyInstance } from 'fastify';
 import { nanoid } from 'nanoid';
 import type { DemoConfig } from './config.js';
+import { createScriptedModel } from './model.js';
 import { seed, type Credentials } from './seed.js';
+import { demoWeb } from './web.js';
 
 export interface Demo {
   app: FastifyInstance;
   store: Store;
   bus: EventBus;
+  /** The Session Runtime (durable Session events, Runs, Live Inbox). */
+  runtime: SessionRuntimeService;
   credentials: Credentials;
   /** True when this start seeded a fresh database. */
   seeded: boolean;
@@ -26,8 +31,11 @@ export interface Demo {
   close(): Promise<void>;
 }
 
-/** Builds the demo server (not listening yet). */
-export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock } = {}): Promise<Demo> {
+/**
+ * Builds the demo server (not listening yet). `overrides.model` replaces the scripted model
+ * (DEMO_MODEL_STEP_MS per step, DEMO_MODEL_STEPS steps per user message).
+ */
+export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; model?: Model } = {}): Promise<Demo> {
   mkdirSync(config.dataDir, { recursive: true });
   const opened = await openStore({ databaseUrl: config.databaseUrl, sqliteFile: join(config.dataDir, 'inbox-kit.sqlite') });
   const bus = createLocalEventBus();
@@ -41,22 +49,33 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock }
   };
   const platform = new PlatformService(deps);
   const projectInbox = new ProjectInboxService(deps);
+  const runtime = new SessionRuntimeService({
+    ...deps,
+    host: new LiveInboxHost(),
+    model: overrides.model ?? createScriptedModel({ stepMs: config.modelStepMs, steps: config.modelSteps }),
+    onRunError: (error, run) => app?.log.error({ err: error, ...run }, 'run failed'),
+  });
   try {
     const { credentials, created } = await seed(opened.store, platform, config.dataDir);
     app = await createServer({
-      services: { platform, projectInbox },
+      services: { platform, projectInbox, runtime },
       bodyLimit: config.bodyLimit,
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     });
+    // The web page: review board + steering panel (public static files, /assets/sdk.js, /demo/accounts).
+    await app.register(demoWeb, { credentials, store: opened.store });
     const server = app;
     return {
-      app: server, store: opened.store, bus, credentials, seeded: created, dialect: opened.dialect,
+      app: server, store: opened.store, bus, runtime, credentials, seeded: created, dialect: opened.dialect,
       close: async () => {
+        // Runs first (each ends `cancelled` in storage), then the HTTP server, then storage.
+        await runtime.close();
         await server.close();
         await opened.close();
       },
     };
   } catch (error) {
+    await runtime.close();
     await opened.close();
     throw error;
   }

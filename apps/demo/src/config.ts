@@ -1,7 +1,9 @@
 /**
  * Demo configuration from the environment: PORT (default 3000), HOST (default 127.0.0.1),
  * DATA_DIR (default ./data), DATABASE_URL (PostgreSQL; SQLite file under DATA_DIR when unset),
- * BODY_LIMIT (bytes, default 1 MiB), LOG_LEVEL (default info; "silent" turns logging off).
+ * BODY_LIMIT (bytes, default 1 MiB), LOG_LEVEL (default info; "silent" turns logging off),
+ * DEMO_MODEL_STEP_MS (ms one scripted model step takes, default 1500) and DEMO_MODEL_STEPS (steps
+ * per user message, default 3).
  */
 import { resolve } from 'node:path';
 

@@ -5,6 +5,7 @@
  */
 export * from './errors.js';
 export * from './records.js';
+export * from './schemas/records.js';
 export * from './context.js';
 export * from './validation.js';
 export * from './cursor.js';
@@ -21,3 +22,4 @@ export * from './platform/keys.js';
 export * from './platform/schemas.js';
 export { PlatformService, loadSessionAccess, writeTurn, type SessionAccess } from './platform/service.js';
 export * from './live-inbox/index.js';
+export * from './runtime/index.js';

@@ -4,8 +4,11 @@
  */
 export { inboxKit, type InboxKitServices, type InboxKitPluginOptions } from './plugin.js';
 export { createServer, type CreateServerOptions } from './server.js';
+export { inboxKitOpenApi, errorEnvelopeSchema, errorDetailSchema, ERROR_KINDS, type InboxKitOpenApiOptions } from './openapi.js';
 export { STATUS_BY_CODE, errorKind, envelope, toEnvelope, type ErrorEnvelope } from './errors.js';
 export { ctxOf, newRequestId, requestIdFor } from './context.js';
 export { platformRoutes } from './routes/platform.js';
 export { projectInboxRoutes } from './routes/project-inbox.js';
+export { liveInboxRoutes, type LiveInboxRoutesOptions } from './routes/live-inbox.js';
+export { sessionEventRoutes, type SessionEventRoutesOptions } from './routes/session-events.js';
 export { sendEventStream, resumeCursor, openStreamCount, type EventStreamSource, type StreamTiming, type EventStreamOptions } from './sse.js';

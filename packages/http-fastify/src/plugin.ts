@@ -2,32 +2,44 @@
  * The root plugin: request ids, authentication, the error envelope, the zod validator, and every
  * route plugin. Register it once on a Fastify instance (or use `createServer`).
  */
-import type { PlatformService, ProjectInboxService } from '@inbox-kit/core';
+import type { PlatformService, ProjectInboxService, SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { validatorCompiler, serializerCompiler } from 'fastify-type-provider-zod';
 import { requestIdFor } from './context.js';
 import { envelope, errorHandler } from './errors.js';
 import { registerStreamShutdown, type StreamTiming } from './sse.js';
+import { inboxKitOpenApi, type InboxKitOpenApiOptions } from './openapi.js';
 import { platformRoutes } from './routes/platform.js';
 import { projectInboxRoutes } from './routes/project-inbox.js';
+import { liveInboxRoutes } from './routes/live-inbox.js';
+import { sessionEventRoutes } from './routes/session-events.js';
 
 /** The services the routes call. */
 export interface InboxKitServices {
   platform: PlatformService;
   projectInbox: ProjectInboxService;
+  /**
+   * The Session Runtime. When present, the durable Session event routes (`/v1/sessions/:id/events`)
+   * and the Live Inbox routes (`/v1/awaken/sessions/:id/live-inbox`) are registered.
+   */
+  runtime?: SessionRuntimeService;
 }
 
 export interface InboxKitPluginOptions {
   services: InboxKitServices;
   /** SSE heartbeat and retry hint (defaults: 15,000 ms and 2,000 ms). */
   streamTiming?: StreamTiming;
+  /** The OpenAPI document (`/openapi.json`) and API reference (`/docs`); `false` serves neither. */
+  openapi?: InboxKitOpenApiOptions | false;
 }
 
 const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
   const { services } = opts;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // Before every route: @fastify/swagger documents only the routes added after it.
+  if (opts.openapi !== false) await app.register(inboxKitOpenApi, opts.openapi ?? {});
   app.decorateRequest('requestId', '');
   app.decorateRequest('principal', null);
 
@@ -52,6 +64,11 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
   registerStreamShutdown(app);
   await app.register(platformRoutes, { services, streamTiming: opts.streamTiming });
   await app.register(projectInboxRoutes, { services });
+  if (services.runtime !== undefined) {
+    const runtimeServices = { runtime: services.runtime };
+    await app.register(sessionEventRoutes, { services: runtimeServices, streamTiming: opts.streamTiming });
+    await app.register(liveInboxRoutes, { services: runtimeServices });
+  }
 };
 
 /**

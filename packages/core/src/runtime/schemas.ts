@@ -1,0 +1,67 @@
+/**
+ * Zod schemas of the Session Runtime requests: durable Session events (`POST/GET
+ * /v1/sessions/{id}/events`, the SSE stream) and the five Live Inbox routes
+ * (`/v1/awaken/sessions/{id}/live-inbox`). Bodies are strict: an unknown field is rejected (400).
+ * The HTTP adapter validates with these same schemas. Spec: live-inbox.md "HTTP", "Drain, commit,
+ * carry-over".
+ */
+import { z } from 'zod';
+import { contentSchema } from '../live-inbox/content.js';
+import { queryInt } from '../project-inbox/schemas.js';
+import { idString } from '../validation.js';
+
+/** Most events one `POST /v1/sessions/{id}/events` may carry. */
+export const MAX_EVENTS_PER_REQUEST = 50;
+
+/**
+ * One durable input event: `{ type: 'user.message', content }` (content = a non-empty array of
+ * strict content blocks) or `{ type: 'user.interrupt' }`. Unknown types and fields → 400.
+ */
+export const sessionEventInput = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('user.message'), content: contentSchema }),
+  z.strictObject({ type: z.literal('user.interrupt') }),
+]);
+export type SessionEventInput = z.output<typeof sessionEventInput>;
+
+/** `POST /v1/sessions/{id}/events` body: `{ events: [1–50 events] }`, processed in order. */
+export const sendSessionEventsBody = z.strictObject({
+  events: z.array(sessionEventInput).min(1, 'send at least one event').max(MAX_EVENTS_PER_REQUEST, `send at most ${MAX_EVENTS_PER_REQUEST} events`),
+});
+export type SendSessionEventsInput = z.input<typeof sendSessionEventsBody>;
+
+/**
+ * `GET /v1/sessions/{id}/events` query: `after` = a `seq` (0 = from the start; pass the previous
+ * page's `next_page` back here), `limit` 1–1000 (default 100).
+ */
+export const listSessionEventsQuery = z.strictObject({
+  after: queryInt(0, Number.MAX_SAFE_INTEGER).default(0),
+  limit: queryInt(1, 1000).default(100),
+});
+export type ListSessionEventsInput = z.input<typeof listSessionEventsQuery>;
+
+/** `GET /v1/sessions/{id}/events/stream` query; `after` may also come as the `Last-Event-ID` header. */
+export const streamSessionEventsQuery = z.strictObject({
+  after: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
+});
+
+/** `POST …/live-inbox` and `PUT …/live-inbox/{message_id}` body: `{ content }`. */
+export const liveInboxContentBody = z.strictObject({ content: contentSchema });
+export type LiveInboxContentInput = z.input<typeof liveInboxContentBody>;
+
+/** `PUT …/live-inbox/order` body: `{ order: [int, …] }`, every current id once (checked by the queue: 409). */
+export const liveInboxOrderBody = z.strictObject({
+  order: z.array(z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)),
+});
+export type LiveInboxOrderInput = z.input<typeof liveInboxOrderBody>;
+
+/** Path parameters of the session-scoped routes. */
+export const sessionParams = z.object({ session_id: idString });
+
+/**
+ * Path parameters of `PUT/DELETE …/live-inbox/{message_id}`: the id must be a decimal integer
+ * (`"abc"`, `"1.5"`, `"1e3"` → 400). An integer that was never queued is a 404 from the queue.
+ */
+export const liveInboxMessageParams = z.object({
+  session_id: idString,
+  message_id: z.string().regex(/^-?\d{1,15}$/, 'must be an integer').transform(Number),
+});

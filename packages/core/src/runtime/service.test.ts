@@ -1,0 +1,503 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RequestContext } from '../context.js';
+import { InboxKitError } from '../errors.js';
+import { LiveInboxHost, type ContentBlock, type Model, type ModelStepResult, type TranscriptMessage } from '../live-inbox/index.js';
+import { PlatformService } from '../platform/service.js';
+import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
+import { createLocalEventBus, type BusMessage } from '../ports/event-bus.js';
+import type { Store } from '../ports/store.js';
+import type { SessionEvent } from '../records.js';
+import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
+import { SessionRuntimeService } from './service.js';
+
+const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
+const textOf = (content: unknown): string =>
+  Array.isArray(content) ? content.map((b: { type: string; text?: string }) => (b.type === 'text' ? b.text : '<image>')).join('') : '';
+
+interface PendingStep {
+  transcript: readonly TranscriptMessage[];
+  signal: AbortSignal;
+  reply(t: string, more?: boolean): void;
+  fail(error: unknown): void;
+}
+
+/** A model whose steps the test releases one by one: no timers, fully deterministic. */
+function gatedModel(): Model & { next(): Promise<PendingStep>; calls: PendingStep[] } {
+  const calls: PendingStep[] = [];
+  let taken = 0;
+  let wake: (() => void) | undefined;
+  return {
+    calls,
+    step(transcript, signal) {
+      return new Promise<ModelStepResult>((resolve, reject) => {
+        const onAbort = () => reject(signal.reason);
+        if (signal.aborted) return onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        calls.push({
+          transcript,
+          signal,
+          reply: (t, more = false) => {
+            signal.removeEventListener('abort', onAbort);
+            resolve({ content: text(t), continue: more });
+          },
+          fail: (error) => {
+            signal.removeEventListener('abort', onAbort);
+            reject(error);
+          },
+        });
+        wake?.();
+      });
+    },
+    async next() {
+      while (calls.length <= taken) await new Promise<void>((r) => (wake = r));
+      return calls[taken++] as PendingStep;
+    },
+  };
+}
+
+async function waitFor<T>(probe: () => T | Promise<T>, what = 'condition', ms = 5_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<InboxKitError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof InboxKitError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+const ctxOf = (workspace_id: string, account_id: string): RequestContext => ({
+  principal: { workspace_id, account_id, key_id: `key_${account_id}`, key_kind: 'standard' },
+  request_id: `req_${account_id}`,
+});
+
+const owner = ctxOf('ws_a', 'acc_owner');
+const deriver = ctxOf('ws_a', 'acc_deriver');
+const observer = ctxOf('ws_a', 'acc_observer');
+const outsider = ctxOf('ws_a', 'acc_outsider');
+const stranger = ctxOf('ws_b', 'acc_stranger');
+
+interface Fixture {
+  store: MemoryStore;
+  host: LiveInboxHost;
+  model: ReturnType<typeof gatedModel>;
+  runtime: SessionRuntimeService;
+  published: BusMessage[];
+  runErrors: unknown[];
+  events(session_id?: string): Promise<SessionEvent[]>;
+}
+
+const open: SessionRuntimeService[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((r) => r.close()));
+});
+
+async function fixture(options: { store?: (store: MemoryStore) => Store } = {}): Promise<Fixture> {
+  const store = createMemoryStore();
+  const bus = createLocalEventBus();
+  const published: BusMessage[] = [];
+  bus.subscribe('session:sess_p', (m) => published.push(m));
+  const deps = { store, bus, clock: createManualClock(), ids: createSequentialIdGenerator() };
+  const platform = new PlatformService(deps);
+  await platform.createWorkspace({ id: 'ws_a', name: 'A' });
+  await platform.createWorkspace({ id: 'ws_b', name: 'B' });
+  for (const id of ['acc_owner', 'acc_deriver', 'acc_observer', 'acc_outsider']) await platform.createAccount({ id, name: id, workspace_ids: ['ws_a'] });
+  await platform.createAccount({ id: 'acc_stranger', name: 'stranger', workspace_ids: ['ws_b'] });
+  await platform.createProject(owner, { id: 'proj_1', name: 'P' });
+  await platform.addMember(owner, 'proj_1', { account_id: 'acc_deriver', role: 'deriver' });
+  await platform.addMember(owner, 'proj_1', { account_id: 'acc_observer', role: 'observer' });
+  await platform.createSession(owner, { id: 'sess_p', project_id: 'proj_1', title: 'in a project' });
+  await platform.createSession(owner, { id: 'sess_free', title: 'outside any project' });
+  await platform.createSession(stranger, { id: 'sess_b', title: 'other tenant' });
+  const host = new LiveInboxHost({ hostId: 'test' });
+  const model = gatedModel();
+  const runErrors: unknown[] = [];
+  const runtime = new SessionRuntimeService({
+    ...deps, store: options.store ? options.store(store) : store, host, model, onRunError: (e) => runErrors.push(e),
+  });
+  open.push(runtime);
+  return {
+    store, host, model, runtime, published, runErrors,
+    events: async (session_id = 'sess_p') => store.listSessionEvents({ session_id, after: 0, limit: 1000 }),
+  };
+}
+
+const brief = (events: SessionEvent[]) => events.map((e) => `${e.type}${e.message_id ? `:${e.message_id}` : ''}`);
+
+describe('SessionRuntimeService — durable events and Runs', () => {
+  it('commits a user.message, starts a Run, executes it and ends it idle', async () => {
+    const f = await fixture();
+    expect(await f.runtime.liveInboxSnapshot(owner, 'sess_p')).toEqual({ active: false, version: 0, messages: [] });
+
+    const receipt = await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('hello') }] });
+    expect(receipt.data).toHaveLength(1);
+    expect(receipt.data[0]).toMatchObject({ type: 'user.message', id: expect.stringMatching(/^sevt_/), processed_at: expect.any(Number) });
+
+    const step = await f.model.next();
+    expect(step.transcript.map((m) => `${m.role}:${textOf(m.content)}`)).toEqual(['user:hello']);
+    expect(await f.runtime.liveInboxSnapshot(owner, 'sess_p')).toEqual({ active: true, version: 0, messages: [] });
+    const run = await f.store.getRunningRun('sess_p');
+    expect(run?.status).toBe('running');
+
+    step.reply('hi there');
+    await f.runtime.whenIdle('sess_p');
+    const events = await f.events();
+    expect(brief(events)).toEqual(['user.message', 'session.status_running', `agent.message:${run!.id}-step-0`, 'session.status_idle']);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect(events[0]).toMatchObject({ run_id: run!.id, message_id: null, content: text('hello') });
+    expect(events[2]).toMatchObject({ run_id: run!.id, content: text('hi there') });
+    expect(events[3]).toMatchObject({ run_id: run!.id, content: { outcome: 'completed' } });
+    expect(await f.store.getRunningRun('sess_p')).toBeUndefined();
+    expect(f.store.raw().runs.get(run!.id)).toMatchObject({ status: 'idle', outcome: 'completed' });
+    expect(await f.runtime.liveInboxSnapshot(owner, 'sess_p')).toEqual({ active: false, version: 0, messages: [] });
+
+    // Every committed message points at its own Floor and Page.
+    const floors = await f.store.listFloors('sess_p');
+    expect(floors.map((x) => x.number)).toEqual([1, 2]);
+    expect(events[0]!.floor_id).toBe(floors[0]!.id);
+    expect(events[2]!.floor_id).toBe(floors[1]!.id);
+    const pages = await f.store.listPages(floors[1]!.id);
+    expect(pages[0]).toMatchObject({ id: events[2]!.page_id, content: { role: 'assistant', message_id: `${run!.id}-step-0`, content: text('hi there') } });
+
+    // Published after commit, in seq order.
+    expect(f.published.map((m) => (m.kind === 'session_event' ? m.event.seq : -1))).toEqual([1, 2, 3, 4]);
+  });
+
+  it('drains steering at the boundary: Run-scoped ids, committed before the next model call', async () => {
+    const f = await fixture();
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('task') }] });
+    const s0 = await f.model.next();
+    const run = (await f.store.getRunningRun('sess_p'))!;
+
+    expect(await f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('first') })).toEqual({ id: 1 });
+    expect(await f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('second') })).toEqual({ id: 2 });
+    await f.runtime.liveInboxReorder(owner, 'sess_p', { order: [2, 1] });
+    await f.runtime.liveInboxReplace(owner, 'sess_p', 2, { content: text('second, edited') });
+    await f.runtime.liveInboxWithdraw(owner, 'sess_p', 1);
+    expect((await rejection(f.runtime.liveInboxWithdraw(owner, 'sess_p', 1))).code).toBe('live_inbox_message_not_found');
+    const before = await f.runtime.liveInboxSnapshot(owner, 'sess_p');
+    expect(before).toEqual({ active: true, version: 5, messages: [{ id: 2, content: text('second, edited') }] });
+    expect((await rejection(f.runtime.liveInboxReorder(owner, 'sess_p', { order: [1, 2] }))).code).toBe('live_inbox_order_conflict');
+    expect(await f.runtime.liveInboxSnapshot(owner, 'sess_p')).toEqual(before);
+
+    s0.reply('working', true);
+    const s1 = await f.model.next();
+    // The drained message is in the transcript and already committed before this call.
+    expect(s1.transcript.map((m) => m.id).slice(-2)).toEqual([`${run.id}-step-0`, `${run.id}-inbox-0`]);
+    expect(brief(await f.events())).toEqual([
+      'user.message', 'session.status_running', `agent.message:${run.id}-step-0`, `user.message:${run.id}-inbox-0`,
+    ]);
+    expect((await f.events())[3]).toMatchObject({ run_id: run.id, content: text('second, edited') });
+    expect(await f.runtime.liveInboxSnapshot(owner, 'sess_p')).toEqual({ active: true, version: 5, messages: [] });
+    expect((await rejection(f.runtime.liveInboxReplace(owner, 'sess_p', 2, { content: text('late') }))).code).toBe('live_inbox_message_not_found');
+    s1.reply('done');
+    await f.runtime.whenIdle('sess_p');
+    expect(brief(await f.events()).slice(-2)).toEqual([`agent.message:${run.id}-step-1`, 'session.status_idle']);
+  });
+
+  it('a message queued during the final step keeps the Run alive for one more step', async () => {
+    const f = await fixture();
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('task') }] });
+    const s0 = await f.model.next();
+    const run = (await f.store.getRunningRun('sess_p'))!;
+    await f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('one more thing') });
+    s0.reply('final answer', false);
+    const s1 = await f.model.next();
+    expect(textOf(s1.transcript.at(-1)?.content)).toBe('one more thing');
+    s1.reply('ack');
+    await f.runtime.whenIdle('sess_p');
+    expect(brief(await f.events())).toEqual([
+      'user.message', 'session.status_running', `agent.message:${run.id}-step-0`, `user.message:${run.id}-inbox-0`,
+      `agent.message:${run.id}-step-1`, 'session.status_idle',
+    ]);
+  });
+
+  it('interrupt cancels the Run; queued input is consumed by the next Run', async () => {
+    const f = await fixture();
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('task') }] });
+    await f.model.next();
+    const run1 = (await f.store.getRunningRun('sess_p'))!;
+    expect(await f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('carry me') })).toEqual({ id: 1 });
+
+    const receipt = await f.runtime.interrupt(owner, 'sess_p');
+    expect(receipt.data.map((r) => r.type)).toEqual(['user.interrupt']);
+    await f.runtime.whenIdle('sess_p');
+    expect(f.store.raw().runs.get(run1.id)).toMatchObject({ status: 'idle', outcome: 'cancelled' });
+    expect((await f.events()).at(-1)).toMatchObject({ type: 'session.status_idle', content: { outcome: 'cancelled' } });
+    expect(f.host.pendingCarryOver('sess_p')).toEqual([text('carry me')]);
+    expect((await rejection(f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('x') }))).code).toBe('live_inbox_inactive');
+
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('again') }] });
+    const s = await f.model.next();
+    const run2 = (await f.store.getRunningRun('sess_p'))!;
+    expect(run2.id).not.toBe(run1.id);
+    // Carried over, drained at the attempt's first boundary, committed before the first model call.
+    expect(s.transcript.map((m) => textOf(m.content)).slice(-2)).toEqual(['again', 'carry me']);
+    expect(s.transcript.at(-1)?.id).toBe(`${run2.id}-inbox-0`);
+    expect(brief(await f.events()).slice(-3)).toEqual(['user.message', 'session.status_running', `user.message:${run2.id}-inbox-0`]);
+    s.reply('ok');
+    await f.runtime.whenIdle('sess_p');
+  });
+
+  it('a user.message during a Run is committed, not queued, and starts a follow-up Run', async () => {
+    const f = await fixture();
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('first') }] });
+    const s0 = await f.model.next();
+    const run1 = (await f.store.getRunningRun('sess_p'))!;
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('second') }] });
+    expect((await f.events()).at(-1)).toMatchObject({ type: 'user.message', run_id: null, message_id: null, content: text('second') });
+    expect(await f.runtime.liveInboxSnapshot(owner, 'sess_p')).toEqual({ active: true, version: 0, messages: [] });
+    s0.reply('answer to first');
+
+    const s1 = await f.model.next();
+    const run2 = (await f.store.getRunningRun('sess_p'))!;
+    expect(run2.id).not.toBe(run1.id);
+    expect(s1.transcript.map((m) => textOf(m.content))).toEqual(['first', 'second', 'answer to first']);
+    s1.reply('answer to second');
+    await f.runtime.whenIdle('sess_p');
+    expect(brief(await f.events())).toEqual([
+      'user.message', 'session.status_running', 'user.message', `agent.message:${run1.id}-step-0`, 'session.status_idle',
+      'session.status_running', `agent.message:${run2.id}-step-0`, 'session.status_idle',
+    ]);
+  });
+
+  it('an interrupt drops the follow-up for messages before it; a message after it starts one', async () => {
+    const f = await fixture();
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('a') }] });
+    await f.model.next();
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('b') }, { type: 'user.interrupt' }] });
+    await f.runtime.whenIdle('sess_p');
+    expect(f.model.calls).toHaveLength(1);
+    expect(await f.store.getRunningRun('sess_p')).toBeUndefined();
+
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('c') }] });
+    const s = await f.model.next();
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.interrupt' }, { type: 'user.message', content: text('d') }] });
+    const follow = await f.model.next();
+    expect(s.signal.aborted).toBe(true);
+    expect(follow.transcript.map((m) => textOf(m.content))).toEqual(['a', 'b', 'c', 'd']);
+    follow.reply('done');
+    await f.runtime.whenIdle('sess_p');
+  });
+
+  it('a model failure ends the Run failed, reports it, and carries the queue over', async () => {
+    const f = await fixture();
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('task') }] });
+    const s0 = await f.model.next();
+    await f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('pending') });
+    s0.fail(new Error('model down'));
+    await f.runtime.whenIdle('sess_p');
+    expect((await f.events()).at(-1)).toMatchObject({ type: 'session.status_idle', content: { outcome: 'failed' } });
+    expect(f.runErrors).toHaveLength(1);
+    expect(f.host.pendingCarryOver('sess_p')).toEqual([text('pending')]);
+  });
+
+  it('ends a Run left running by a previous process when durable input arrives', async () => {
+    const f = await fixture();
+    await f.store.insertRun({ id: 'run_old', session_id: 'sess_p', status: 'running', started_at: 1, ended_at: null, outcome: null });
+    expect(await f.runtime.liveInboxSnapshot(owner, 'sess_p')).toMatchObject({ active: false });
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('hello') }] });
+    const s = await f.model.next();
+    expect(f.store.raw().runs.get('run_old')).toMatchObject({ status: 'idle', outcome: 'failed' });
+    const events = await f.events();
+    expect(events[0]).toMatchObject({ type: 'session.status_idle', run_id: 'run_old', content: { outcome: 'failed' } });
+    expect(brief(events)).toEqual(['session.status_idle', 'user.message', 'session.status_running']);
+    s.reply('ok');
+    await f.runtime.whenIdle('sess_p');
+  });
+
+  it('leaves alone a Run another live process started after this instance (input waits for its follow-up)', async () => {
+    const f = await fixture();
+    const later = f.store.raw().sessions.get('sess_p')!.created_at + 1;
+    await f.store.insertRun({ id: 'run_peer', session_id: 'sess_p', status: 'running', started_at: later, ended_at: null, outcome: null });
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('queued durably') }] });
+    expect(f.store.raw().runs.get('run_peer')).toMatchObject({ status: 'running' });
+    expect(brief(await f.events())).toEqual(['user.message']);
+    expect((await f.events())[0]).toMatchObject({ run_id: null });
+    expect(f.runtime.isRunning('sess_p')).toBe(false);
+  });
+
+  it('with recoverStaleRuns: false, never ends a Run it does not execute', async () => {
+    const store = createMemoryStore();
+    const runtime = new SessionRuntimeService({
+      store, bus: createLocalEventBus(), clock: createManualClock(), ids: createSequentialIdGenerator(),
+      host: new LiveInboxHost(), model: gatedModel(), recoverStaleRuns: false,
+    });
+    open.push(runtime);
+    const platform = new PlatformService({ store, bus: createLocalEventBus(), clock: createManualClock(), ids: createSequentialIdGenerator() });
+    await platform.createWorkspace({ id: 'ws_a', name: 'A' });
+    await platform.createAccount({ id: 'acc_owner', name: 'o', workspace_ids: ['ws_a'] });
+    await platform.createSession(owner, { id: 'sess_x' });
+    await store.insertRun({ id: 'run_old', session_id: 'sess_x', status: 'running', started_at: 1, ended_at: null, outcome: null });
+    await runtime.sendEvents(owner, 'sess_x', { events: [{ type: 'user.message', content: text('hi') }] });
+    expect(store.raw().runs.get('run_old')).toMatchObject({ status: 'running' });
+    expect(runtime.isRunning('sess_x')).toBe(false);
+  });
+
+  it('close() aborts running Runs, ends them cancelled and refuses new input', async () => {
+    const f = await fixture();
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('task') }] });
+    await f.model.next();
+    await f.runtime.close();
+    expect(f.runtime.isRunning('sess_p')).toBe(false);
+    expect(await f.store.getRunningRun('sess_p')).toBeUndefined();
+    expect((await f.events()).at(-1)).toMatchObject({ type: 'session.status_idle', content: { outcome: 'cancelled' } });
+    expect((await rejection(f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('x') }] }))).code).toBe('overloaded');
+  });
+
+  it('validates bodies strictly', async () => {
+    const f = await fixture();
+    const bad = [
+      { events: [] },
+      { events: [{ type: 'user.message', content: [] }] },
+      { events: [{ type: 'user.message', content: text('x'), extra: 1 }] },
+      { events: [{ type: 'agent.message', content: text('x') }] },
+      { events: Array.from({ length: 51 }, () => ({ type: 'user.interrupt' })) },
+      { events: [{ type: 'user.interrupt' }], more: true },
+    ];
+    for (const body of bad) {
+      expect((await rejection(f.runtime.sendEvents(owner, 'sess_p', body as never))).code).toBe('validation_error');
+    }
+    expect((await rejection(f.runtime.liveInboxQueue(owner, 'sess_p', { content: [{ type: 'video' }] } as never))).code).toBe('validation_error');
+    expect((await rejection(f.runtime.liveInboxReorder(owner, 'sess_p', { order: [1.5] }))).code).toBe('validation_error');
+    expect(await f.events()).toEqual([]);
+  });
+});
+
+describe('SessionRuntimeService — history and feed', () => {
+  it('pages committed history with next_page / has_more', async () => {
+    const f = await fixture();
+    await f.runtime.sendEvents(owner, 'sess_p', {
+      events: [{ type: 'user.interrupt' }, { type: 'user.interrupt' }, { type: 'user.interrupt' }],
+    });
+    const p1 = await f.runtime.listEvents(owner, 'sess_p', { limit: 2 });
+    expect(p1.data.map((e) => e.seq)).toEqual([1, 2]);
+    expect(p1).toMatchObject({ has_more: true, next_page: '2' });
+    const p2 = await f.runtime.listEvents(observer, 'sess_p', { after: p1.next_page!, limit: 2 });
+    expect(p2.data.map((e) => e.seq)).toEqual([3]);
+    expect(p2).toMatchObject({ has_more: false, next_page: null });
+    expect((await rejection(f.runtime.listEvents(owner, 'sess_p', { limit: 0 }))).code).toBe('validation_error');
+  });
+
+  it('feeds stored events and live ones', async () => {
+    const f = await fixture();
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.interrupt' }] });
+    const feed = await f.runtime.eventFeed(deriver, 'sess_p');
+    expect((await feed.replay(0, 10)).map((i) => [i.id, i.type])).toEqual([[1, 'user.interrupt']]);
+    const live: number[] = [];
+    const off = feed.subscribe((item) => live.push(item.id));
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.interrupt' }] });
+    await f.runtime.sendEvents(owner, 'sess_free', { events: [{ type: 'user.interrupt' }] });
+    off();
+    expect(live).toEqual([2]);
+    expect(feed.visible({ id: 2, type: 'user.interrupt', data: (await f.events())[1]! })).toBe(true);
+  });
+});
+
+describe('SessionRuntimeService — who may steer and check order', () => {
+  it('idle Session: GET inactive, every mutation 410 (not 404)', async () => {
+    const f = await fixture();
+    expect(await f.runtime.liveInboxSnapshot(owner, 'sess_p')).toEqual({ active: false, version: 0, messages: [] });
+    const codes = await Promise.all([
+      rejection(f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('x') })),
+      rejection(f.runtime.liveInboxReplace(owner, 'sess_p', 1, { content: text('x') })),
+      rejection(f.runtime.liveInboxWithdraw(owner, 'sess_p', 1)),
+      rejection(f.runtime.liveInboxReorder(owner, 'sess_p', { order: [] })),
+    ]);
+    expect(codes.map((e) => e.code)).toEqual(['live_inbox_inactive', 'live_inbox_inactive', 'live_inbox_inactive', 'live_inbox_inactive']);
+  });
+
+  it('derivers and observers read but get 403 on mutations (before 410); outsiders and strangers get 404', async () => {
+    const f = await fixture();
+    for (const ctx of [deriver, observer]) {
+      expect(await f.runtime.liveInboxSnapshot(ctx, 'sess_p')).toMatchObject({ active: false });
+      expect((await f.runtime.listEvents(ctx, 'sess_p')).data).toEqual([]);
+      await f.runtime.eventFeed(ctx, 'sess_p');
+      expect((await rejection(f.runtime.liveInboxWithdraw(ctx, 'sess_p', 1))).code).toBe('permission_denied');
+      expect((await rejection(f.runtime.sendEvents(ctx, 'sess_p', { events: [{ type: 'user.message', content: text('x') }] }))).code).toBe('permission_denied');
+    }
+    for (const ctx of [outsider, stranger]) {
+      expect((await rejection(f.runtime.liveInboxSnapshot(ctx, 'sess_p'))).code).toBe('session_not_found');
+      expect((await rejection(f.runtime.liveInboxQueue(ctx, 'sess_p', { content: text('x') }))).code).toBe('session_not_found');
+      expect((await rejection(f.runtime.listEvents(ctx, 'sess_p'))).code).toBe('session_not_found');
+      expect((await rejection(f.runtime.eventFeed(ctx, 'sess_p'))).code).toBe('session_not_found');
+      expect((await rejection(f.runtime.sendEvents(ctx, 'sess_p', { events: [{ type: 'user.interrupt' }] }))).code).toBe('session_not_found');
+    }
+    expect((await rejection(f.runtime.liveInboxSnapshot(owner, 'sess_b'))).code).toBe('session_not_found');
+    expect((await rejection(f.runtime.liveInboxSnapshot(owner, 'sess_missing'))).code).toBe('session_not_found');
+    expect(await f.events()).toEqual([]);
+  });
+
+  it('a Session outside any Project is open to every account of its workspace', async () => {
+    const f = await fixture();
+    await f.runtime.sendEvents(outsider, 'sess_free', { events: [{ type: 'user.message', content: text('hi') }] });
+    const s = await f.model.next();
+    expect(await f.runtime.liveInboxQueue(observer, 'sess_free', { content: text('steer') })).toEqual({ id: 1 });
+    expect(await f.runtime.liveInboxSnapshot(deriver, 'sess_free')).toMatchObject({ active: true, messages: [{ id: 1 }] });
+    expect((await rejection(f.runtime.liveInboxSnapshot(stranger, 'sess_free'))).code).toBe('session_not_found');
+    s.reply('ok');
+    await f.model.next().then((x) => x.reply('ok'));
+    await f.runtime.whenIdle('sess_free');
+  });
+
+  it('a stranger on a running Session is 404 everywhere and leaves no trace', async () => {
+    const f = await fixture();
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('task') }] });
+    const s = await f.model.next();
+    const ops = [
+      f.runtime.liveInboxSnapshot(stranger, 'sess_p'),
+      f.runtime.liveInboxQueue(stranger, 'sess_p', { content: text('evil') }),
+      f.runtime.liveInboxReplace(stranger, 'sess_p', 1, { content: text('evil') }),
+      f.runtime.liveInboxWithdraw(stranger, 'sess_p', 1),
+      f.runtime.liveInboxReorder(stranger, 'sess_p', { order: [] }),
+      f.runtime.sendEvents(stranger, 'sess_p', { events: [{ type: 'user.interrupt' }] }),
+      f.runtime.listEvents(stranger, 'sess_p'),
+    ];
+    for (const op of ops) expect((await rejection(op)).code).toBe('session_not_found');
+    expect(await f.runtime.liveInboxSnapshot(owner, 'sess_p')).toEqual({ active: true, version: 0, messages: [] });
+    expect(await f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('mine') })).toEqual({ id: 1 });
+    expect(s.signal.aborted).toBe(false);
+    s.reply('ok');
+    await f.model.next().then((x) => x.reply('ok'));
+    await f.runtime.whenIdle('sess_p');
+  });
+
+  it('a failing ownership read is 500 session_ownership_unavailable and the queue is untouched', async () => {
+    let failing = false;
+    const f = await fixture({
+      store: (store) => new Proxy(store, {
+        get(target, prop, receiver) {
+          if (prop === 'getSession' && failing) return async () => { throw new Error('database is down'); };
+          return Reflect.get(target, prop, receiver) as unknown;
+        },
+      }),
+    });
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('task') }] });
+    const s = await f.model.next();
+    await f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('keep') });
+    const before = await f.runtime.liveInboxSnapshot(owner, 'sess_p');
+    failing = true;
+    const attempts = [
+      f.runtime.liveInboxSnapshot(owner, 'sess_p'),
+      f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('x') }),
+      f.runtime.liveInboxReplace(owner, 'sess_p', 1, { content: text('x') }),
+      f.runtime.liveInboxWithdraw(owner, 'sess_p', 1),
+      f.runtime.liveInboxReorder(owner, 'sess_p', { order: [1] }),
+    ];
+    for (const op of attempts) expect((await rejection(op)).code).toBe('session_ownership_unavailable');
+    failing = false;
+    expect(await f.runtime.liveInboxSnapshot(owner, 'sess_p')).toEqual(before);
+    s.reply('ok');
+    await f.model.next().then((x) => x.reply('ok'));
+    await f.runtime.whenIdle('sess_p');
+  });
+});

@@ -1,0 +1,586 @@
+/**
+ * The Session Runtime: durable Session events (the ledger), Runs started by durable input and
+ * executed in the background by the native agent loop, and the Live Inbox operations that steer
+ * the active native attempt. Spec: live-inbox.md ("Model", "HTTP", "Drain, commit, carry-over"),
+ * platform.md (Floor and Page written when the Runtime commits a turn).
+ *
+ * Decisions the spec leaves open (documented on {@link SessionRuntimeService}):
+ * - a durable `user.message` committed while a Run is running is NOT put into the Live Inbox (it
+ *   is already committed; the queue is for editable, not-yet-authoritative input). The running
+ *   Run finishes, and a follow-up Run starts at once for every such message (its transcript
+ *   includes them), unless a `user.interrupt` came after the message;
+ * - every committed message (durable input, drained inbox input, agent output) writes its own
+ *   Floor and Page in the same transaction as its Session event;
+ * - Runs left `running` in storage by a previous process are ended lazily (`failed`) the next
+ *   time durable input reaches the Session (see "Ownership of Runs" on the class).
+ */
+import type { RequestContext, ServiceDeps } from '../context.js';
+import { InboxKitError, isInboxKitError } from '../errors.js';
+import { contentSchema, type ContentBlock } from '../live-inbox/content.js';
+import type { LiveInboxMessage, LiveInboxQueue } from '../live-inbox/queue.js';
+import type { LiveInboxHost } from '../live-inbox/registry.js';
+import { runNativeAttempt, type Model, type NativeAttemptResult, type RunLedger, type TranscriptMessage } from '../live-inbox/runtime.js';
+import { loadSessionAccess, writeTurn, type SessionAccess } from '../platform/service.js';
+import type { Feed, FeedItem } from '../ports/feed.js';
+import type { NewSessionEvent, StoreTx } from '../ports/store.js';
+import type { JsonValue, Run, Session, SessionEvent } from '../records.js';
+import { parseOrThrow } from '../validation.js';
+import {
+  listSessionEventsQuery, liveInboxContentBody, liveInboxOrderBody, sendSessionEventsBody,
+  type ListSessionEventsInput, type LiveInboxContentInput, type LiveInboxOrderInput, type SendSessionEventsInput,
+} from './schemas.js';
+
+/** Dependencies of {@link SessionRuntimeService}. */
+export type SessionRuntimeDeps = ServiceDeps & {
+  /** The process's attempt registry; owns every Live Inbox. */
+  host: LiveInboxHost;
+  /** The model every native attempt calls. */
+  model: Model;
+  /** Told when a background Run fails (model or ledger error) or its bookkeeping fails. */
+  onRunError?: (error: unknown, info: { session_id: string; run_id: string }) => void;
+  /**
+   * End Runs left `running` by an earlier process (default true): a Run this instance does not
+   * execute and that started at or before this instance was built is ended `failed` when durable
+   * input next reaches its Session. Set false when several processes share one database (until
+   * attempts hold leases), so one process never ends another's live Run.
+   */
+  recoverStaleRuns?: boolean;
+};
+
+/** One acknowledgement of `POST /v1/sessions/{id}/events`: the committed event's id, type and time (ms). */
+export interface SessionEventReceipt {
+  id: string;
+  type: string;
+  processed_at: number;
+}
+
+/** One page of committed Session history, ascending by `seq`. `next_page` (a `seq` as decimal string) is null on the last page. */
+export interface SessionEventPage {
+  data: SessionEvent[];
+  next_page: string | null;
+  has_more: boolean;
+}
+
+/**
+ * The editable window as `GET …/live-inbox` answers it. With no active native attempt:
+ * `{ active: false, version: 0, messages: [] }`. Spec: live-inbox.md "HTTP".
+ */
+export interface LiveInboxView {
+  active: boolean;
+  version: number;
+  messages: LiveInboxMessage[];
+}
+
+/** Session event types the Runtime writes. */
+export const SESSION_EVENT_TYPES = {
+  userMessage: 'user.message',
+  userInterrupt: 'user.interrupt',
+  agentMessage: 'agent.message',
+  running: 'session.status_running',
+  idle: 'session.status_idle',
+} as const;
+
+interface ActiveRun {
+  run: Run;
+  session: Session;
+  /** `seq` of the Run's `session.status_running` event: its transcript is the history up to it. */
+  startSeq: number;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/** A Run the start transaction created, launched after commit. */
+interface RunStart {
+  run: Run;
+  session: Session;
+  startSeq: number;
+}
+
+const PAGE = 1000;
+
+const sessionWriteDenied = () => new InboxKitError('permission_denied', 'Only the project owner may send events to or steer this session');
+const liveInboxInactive = () =>
+  new InboxKitError('live_inbox_inactive', 'No native attempt accepts live input for this session; send the content as a durable Session event.');
+
+/**
+ * Session Runtime use cases. Spec: live-inbox.md.
+ *
+ * **Durable input** ({@link sendEvents}): each `user.message` is committed to the Session ledger
+ * (event `user.message`, its own Floor and Page). When no Run is running, the first one starts a
+ * Run in the same transaction (`runs` row + `session.status_running`), and after commit the native
+ * agent loop ({@link runNativeAttempt}) executes it in the background. Its transcript is the
+ * committed history up to the Run's start. After each model step the loop drains the Live Inbox;
+ * drained messages become `user.message` events with `message_id` `{run_id}-inbox-{n}`, and each
+ * assistant step an `agent.message` with `message_id` `{run_id}-step-{k}`; every ledger commit of
+ * the loop is one store transaction (events + one Floor and Page per message). When the loop ends,
+ * the Run is ended (`completed` | `cancelled` | `failed`) and `session.status_idle` committed
+ * (`content: { outcome }`).
+ *
+ * **Durable input during a Run**: the message is committed (with `run_id: null`) and is not put
+ * into the Live Inbox — committed input is authoritative and must not become editable or be
+ * committed twice. When the running Run ends, a follow-up Run starts in the same transaction as
+ * the end, and its transcript includes every such message. Messages committed before a
+ * `user.interrupt` of that Run do not start a follow-up (the interrupt stops the work they asked
+ * for; they stay in history and reach the next Run's transcript).
+ *
+ * **Interrupt** (`{ type: 'user.interrupt' }`, or {@link interrupt}): committed as a
+ * `user.interrupt` event; after commit the running Run's attempt is aborted, the Run ends
+ * `cancelled`, and whatever was still queued in its Live Inbox is carried over by the host into
+ * the Session's next native attempt (re-queued with new ids and drained at that attempt's first
+ * boundary).
+ *
+ * **Live Inbox** ({@link liveInboxSnapshot} … {@link liveInboxReorder}): check order is session
+ * visibility (404 `session_not_found`; a failing ownership read → 500
+ * `session_ownership_unavailable`, no queue touched) → write permission for mutations (403
+ * `permission_denied`) → active native attempt (410 `live_inbox_inactive`) → the edit (404
+ * `live_inbox_message_not_found`, 409 `live_inbox_order_conflict`).
+ *
+ * **Who may steer**: a Session in a Project is readable by its owner and members, writable
+ * (events, steering) by the owner only; a Session outside any Project is open to every account of
+ * its workspace; anything else is 404 (see {@link loadSessionAccess}).
+ *
+ * **Ownership of Runs**: one process owns the Runs it starts. A Run found `running` in storage
+ * that this instance does not execute and that started before this instance was built is taken
+ * for a leftover of a previous process and ended `failed` (with `session.status_idle`) when
+ * durable input next reaches its Session (option `recoverStaleRuns`, default on). A Run of
+ * another live process is left alone: durable input is committed and that process's follow-up
+ * picks it up when its Run ends, but an interrupt cannot reach it and the Live Inbox answers 410
+ * here (the attempt routing of live-inbox.md "Scale" is not implemented).
+ *
+ * Committed events are published on the bus (`session:<id>`) after commit; a publish failure
+ * goes to `onPublishError` and never undoes the write.
+ */
+export class SessionRuntimeService {
+  readonly #deps: SessionRuntimeDeps;
+  /** Runs this instance executes, by session id. */
+  readonly #active = new Map<string, ActiveRun>();
+  /** Per-session serialisation of the start/end decisions (so no durable input is missed). */
+  readonly #locks = new Map<string, Promise<void>>();
+  #closed = false;
+  /** When this instance was built (ms): Runs started at or before it by nobody here are leftovers. */
+  readonly #bootedAt: number;
+
+  constructor(deps: SessionRuntimeDeps) {
+    this.#deps = deps;
+    this.#bootedAt = deps.clock.now();
+  }
+
+  // — durable Session events —
+
+  /**
+   * `POST /v1/sessions/{id}/events`: commits the events in order, in one transaction, and answers
+   * one receipt per event. A `user.message` starts a Run when none is running (see the class doc
+   * for a message sent while one runs); a `user.interrupt` aborts the running Run after commit.
+   * @param input `{ events: [{ type: 'user.message', content } | { type: 'user.interrupt' }] }`, 1–50 events.
+   * @returns `{ data: [{ id, type, processed_at }] }`, `processed_at` in ms.
+   * @throws InboxKitError `validation_error` (400), `session_not_found` (404), `permission_denied`
+   *   (403: a deriver or observer of the Session's Project), `overloaded` (503: the runtime is closing).
+   */
+  async sendEvents(ctx: RequestContext, session_id: string, input: SendSessionEventsInput): Promise<{ data: SessionEventReceipt[] }> {
+    const body = parseOrThrow(sendSessionEventsBody, input, 'events');
+    if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
+    return this.#withSessionLock(session_id, async () => {
+      const { events, start, interruptRunId } = await this.#deps.store.transaction(async (tx) => {
+        const access = await loadSessionAccess(tx, ctx.principal, session_id);
+        if (!access.canWrite) throw sessionWriteDenied();
+        const session = access.session;
+        const now = this.#deps.clock.now();
+        const pending: NewSessionEvent[] = [];
+        const stored: SessionEvent[] = [];
+        const flush = async () => {
+          if (pending.length > 0) stored.push(...(await tx.appendSessionEvents(pending.splice(0))));
+        };
+
+        let running = await tx.getRunningRun(session.id);
+        if (running !== undefined && this.#isLeftover(running)) {
+          // A leftover of a previous process: nobody executes it any more.
+          if (await tx.endRun(running.id, 'failed', now)) {
+            pending.push(this.#statusIdle(session.id, running.id, 'failed', now));
+          }
+          running = undefined;
+        }
+        let start: RunStart | undefined;
+        let interruptRunId: string | undefined;
+        for (const event of body.events) {
+          if (event.type === 'user.interrupt') {
+            const target = start?.run ?? running;
+            pending.push({
+              id: this.#deps.ids.next('sevt'), session_id: session.id, type: SESSION_EVENT_TYPES.userInterrupt, run_id: target?.id ?? null,
+              message_id: null, content: null, floor_id: null, page_id: null, processed_at: now,
+            });
+            if (target !== undefined) interruptRunId = target.id;
+            continue;
+          }
+          const startsRun = start === undefined && running === undefined;
+          const run: Run | undefined = startsRun
+            ? { id: this.#deps.ids.next('run'), session_id: session.id, status: 'running', started_at: now, ended_at: null, outcome: null }
+            : undefined;
+          const id = this.#deps.ids.next('sevt');
+          const { floor, page } = await writeTurn(tx, this.#deps, session, pageContent('user', null, id, event.content));
+          pending.push({
+            id, session_id: session.id, type: SESSION_EVENT_TYPES.userMessage, run_id: run?.id ?? null, message_id: null,
+            content: event.content as unknown as JsonValue, floor_id: floor.id, page_id: page.id, processed_at: now,
+          });
+          if (run !== undefined) {
+            await tx.insertRun(run);
+            pending.push(this.#statusRunning(session.id, run.id, now));
+            await flush();
+            const startSeq = stored[stored.length - 1]?.seq ?? 0;
+            start = { run, session, startSeq };
+          }
+        }
+        await flush();
+        return { events: stored, start, interruptRunId };
+      });
+      this.#publish(events);
+      if (start !== undefined) this.#launch(start);
+      if (interruptRunId !== undefined) {
+        const active = this.#active.get(session_id);
+        if (active !== undefined && active.run.id === interruptRunId) {
+          active.controller.abort(new Error('The Run was interrupted by a user.interrupt event'));
+        }
+      }
+      return {
+        data: events
+          .filter((e) => e.type === SESSION_EVENT_TYPES.userMessage || e.type === SESSION_EVENT_TYPES.userInterrupt)
+          .map((e) => ({ id: e.id, type: e.type, processed_at: e.processed_at })),
+      };
+    });
+  }
+
+  /**
+   * Interrupts the running Run of a Session: {@link sendEvents} with `[{ type: 'user.interrupt' }]`.
+   * Without a running Run the interrupt is still committed and changes nothing else.
+   * @throws as {@link sendEvents}.
+   */
+  interrupt(ctx: RequestContext, session_id: string): Promise<{ data: SessionEventReceipt[] }> {
+    return this.sendEvents(ctx, session_id, { events: [{ type: 'user.interrupt' }] });
+  }
+
+  /**
+   * `GET /v1/sessions/{id}/events`: one page of committed history, ascending by `seq`.
+   * @param input `{ after?: seq (default 0), limit?: 1–1000 (default 100) }`; pass `next_page`
+   *   back as `after`.
+   * @throws InboxKitError `validation_error`, `session_not_found`.
+   */
+  async listEvents(ctx: RequestContext, session_id: string, input: ListSessionEventsInput = {}): Promise<SessionEventPage> {
+    const query = parseOrThrow(listSessionEventsQuery, input, 'query');
+    const { session } = await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
+    const rows = await this.#deps.store.listSessionEvents({ session_id: session.id, after: query.after, limit: query.limit + 1 });
+    const data = rows.slice(0, query.limit);
+    const has_more = rows.length > query.limit;
+    const last = data[data.length - 1];
+    return { data, has_more, next_page: has_more && last !== undefined ? String(last.seq) : null };
+  }
+
+  /**
+   * The caller's feed of a Session's ledger for `GET /v1/sessions/{id}/events/stream` (SSE with
+   * resume): item `id` = `seq`, `type` = event type, `data` = the {@link SessionEvent}. Every
+   * account that may read the Session sees every event.
+   * @throws InboxKitError `session_not_found`.
+   */
+  async eventFeed(ctx: RequestContext, session_id: string): Promise<Feed<SessionEvent>> {
+    const { session } = await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
+    const sid = session.id;
+    const toItem = (e: SessionEvent): FeedItem<SessionEvent> => ({ id: e.seq, type: e.type, data: e });
+    return {
+      replay: async (after, limit) => (await this.#deps.store.listSessionEvents({ session_id: sid, after, limit })).map(toItem),
+      subscribe: (push) => this.#deps.bus.subscribe(`session:${sid}`, (m) => {
+        if (m.kind === 'session_event' && m.event.session_id === sid) push(toItem(m.event));
+      }),
+      visible: () => true,
+    };
+  }
+
+  // — Live Inbox (spec live-inbox.md "HTTP") —
+
+  /**
+   * `GET …/live-inbox`: the editable window of the active native attempt, or
+   * `{ active: false, version: 0, messages: [] }` when none accepts live input. Any account that
+   * may read the Session may read it.
+   * @throws InboxKitError `session_not_found` (404), `session_ownership_unavailable` (500).
+   */
+  async liveInboxSnapshot(ctx: RequestContext, session_id: string): Promise<LiveInboxView> {
+    const session = await this.#liveAccess(ctx, session_id, false);
+    const inbox = this.#deps.host.liveInbox(session.id);
+    if (inbox === undefined) return { active: false, version: 0, messages: [] };
+    return { active: true, ...inbox.snapshot() };
+  }
+
+  /**
+   * `POST …/live-inbox` `{ content }`: queues content at the tail of the active native attempt's inbox.
+   * @returns `{ id }`, the queue-local integer id.
+   * @throws InboxKitError `validation_error` (400), `session_not_found` (404),
+   *   `session_ownership_unavailable` (500), `permission_denied` (403), `live_inbox_inactive` (410).
+   */
+  async liveInboxQueue(ctx: RequestContext, session_id: string, input: LiveInboxContentInput): Promise<{ id: number }> {
+    const body = parseOrThrow(liveInboxContentBody, input, 'live inbox message');
+    const inbox = await this.#mutableInbox(ctx, session_id);
+    return { id: inbox.queue(body.content) };
+  }
+
+  /**
+   * `PUT …/live-inbox/{message_id}` `{ content }`: replaces a queued message, keeping id and position.
+   * @throws InboxKitError as {@link liveInboxQueue}, plus `live_inbox_message_not_found` (404:
+   *   drained, withdrawn or never queued).
+   */
+  async liveInboxReplace(ctx: RequestContext, session_id: string, message_id: number, input: LiveInboxContentInput): Promise<void> {
+    const body = parseOrThrow(liveInboxContentBody, input, 'live inbox message');
+    const inbox = await this.#mutableInbox(ctx, session_id);
+    inbox.replace(message_id, body.content);
+  }
+
+  /**
+   * `DELETE …/live-inbox/{message_id}`: withdraws a queued message (a second withdraw is 404).
+   * @throws InboxKitError `session_not_found` (404), `session_ownership_unavailable` (500),
+   *   `permission_denied` (403), `live_inbox_inactive` (410), `live_inbox_message_not_found` (404).
+   */
+  async liveInboxWithdraw(ctx: RequestContext, session_id: string, message_id: number): Promise<void> {
+    const inbox = await this.#mutableInbox(ctx, session_id);
+    inbox.withdraw(message_id);
+  }
+
+  /**
+   * `PUT …/live-inbox/order` `{ order }`: reorders the queue; `order` must be an exact permutation
+   * of the current ids, else nothing changes.
+   * @throws InboxKitError `validation_error` (400), `session_not_found` (404),
+   *   `session_ownership_unavailable` (500), `permission_denied` (403), `live_inbox_inactive`
+   *   (410), `live_inbox_order_conflict` (409).
+   */
+  async liveInboxReorder(ctx: RequestContext, session_id: string, input: LiveInboxOrderInput): Promise<void> {
+    const body = parseOrThrow(liveInboxOrderBody, input, 'order');
+    const inbox = await this.#mutableInbox(ctx, session_id);
+    inbox.reorder(body.order);
+  }
+
+  // — lifecycle —
+
+  /** Whether this instance is executing a Run of `session_id` right now. */
+  isRunning(session_id: string): boolean {
+    return this.#active.has(session_id);
+  }
+
+  /**
+   * Resolves once this instance executes no Run of `session_id` (follow-up Runs included). For
+   * tests and embedders; never rejects.
+   */
+  async whenIdle(session_id: string): Promise<void> {
+    for (let active = this.#active.get(session_id); active !== undefined; active = this.#active.get(session_id)) {
+      await active.done;
+    }
+  }
+
+  /**
+   * Graceful shutdown: refuses new durable input (503 `overloaded`), aborts every Run this
+   * instance executes, and waits until each has ended in storage (`cancelled`, with
+   * `session.status_idle`). Starts no follow-up Run. Idempotent.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (;;) {
+      const runs = [...this.#active.values()];
+      if (runs.length === 0) return;
+      for (const r of runs) r.controller.abort(new Error('The runtime is shutting down'));
+      await Promise.all(runs.map((r) => r.done));
+    }
+  }
+
+  // — internals —
+
+  /** Session visibility for the Live Inbox: 404 as usual, but a failing read is 500 `session_ownership_unavailable`. */
+  async #liveAccess(ctx: RequestContext, session_id: string, mutation: boolean): Promise<Session> {
+    let access: SessionAccess;
+    try {
+      access = await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
+    } catch (error) {
+      if (isInboxKitError(error)) throw error;
+      throw new InboxKitError('session_ownership_unavailable', 'Session ownership could not be read; no queue mutation was attempted.', [], { cause: error });
+    }
+    if (mutation && !access.canWrite) throw sessionWriteDenied();
+    return access.session;
+  }
+
+  /** Visibility (404/500) → write permission (403) → active native attempt (410). */
+  async #mutableInbox(ctx: RequestContext, session_id: string): Promise<LiveInboxQueue> {
+    const session = await this.#liveAccess(ctx, session_id, true);
+    const inbox = this.#deps.host.liveInbox(session.id);
+    if (inbox === undefined) throw liveInboxInactive();
+    return inbox;
+  }
+
+  /** A running Run nobody executes any more: not ours, and started before this instance existed. */
+  #isLeftover(run: Run): boolean {
+    if (this.#active.get(run.session_id)?.run.id === run.id) return false;
+    return (this.#deps.recoverStaleRuns ?? true) && run.started_at <= this.#bootedAt;
+  }
+
+  /** Registers and starts a Run committed by a transaction. Call under the session lock, after commit. */
+  #launch(start: RunStart): void {
+    const controller = new AbortController();
+    const active: ActiveRun = { ...start, controller, done: Promise.resolve() };
+    this.#active.set(start.session.id, active);
+    active.done = this.#execute(active).catch((error: unknown) => this.#runError(error, active));
+  }
+
+  /** Executes a Run, then ends it (and maybe starts the follow-up) under the session lock. */
+  async #execute(active: ActiveRun): Promise<void> {
+    const { run, session } = active;
+    let result: NativeAttemptResult;
+    try {
+      const transcript = await this.#transcript(session.id, active.startSeq);
+      result = await runNativeAttempt({
+        host: this.#deps.host, model: this.#deps.model, ledger: this.#ledger(session), session_id: session.id, run_id: run.id,
+        transcript, signal: active.controller.signal,
+      });
+    } catch (error) {
+      result = { status: 'failed', error, committed: [] };
+    }
+    if (result.status === 'failed') this.#runError(result.error, active);
+    await this.#withSessionLock(session.id, async () => {
+      try {
+        const { events, next } = await this.#deps.store.transaction(async (tx) => {
+          const now = this.#deps.clock.now();
+          const pending: NewSessionEvent[] = [];
+          if (await tx.endRun(run.id, result.status, now)) pending.push(this.#statusIdle(session.id, run.id, result.status, now));
+          let next: RunStart | undefined;
+          if (!this.#closed && (await this.#hasFollowUpInput(tx, session.id, active.startSeq))) {
+            const nextRun: Run = { id: this.#deps.ids.next('run'), session_id: session.id, status: 'running', started_at: now, ended_at: null, outcome: null };
+            await tx.insertRun(nextRun);
+            pending.push(this.#statusRunning(session.id, nextRun.id, now));
+            next = { run: nextRun, session, startSeq: 0 };
+          }
+          const events = await tx.appendSessionEvents(pending);
+          if (next !== undefined) next.startSeq = events[events.length - 1]?.seq ?? 0;
+          return { events, next };
+        });
+        this.#publish(events);
+        if (this.#active.get(session.id) === active) this.#active.delete(session.id);
+        if (next !== undefined) this.#launch(next);
+      } catch (error) {
+        // The Run stays `running` in storage; the next durable input ends it as a leftover.
+        if (this.#active.get(session.id) === active) this.#active.delete(session.id);
+        this.#runError(error, active);
+      }
+    });
+  }
+
+  /**
+   * Whether durable `user.message` input was committed after the Run started (seq > `startSeq`)
+   * and after the last `user.interrupt` — input the ending Run never saw, for a follow-up Run.
+   */
+  async #hasFollowUpInput(tx: StoreTx, session_id: string, startSeq: number): Promise<boolean> {
+    let after = startSeq;
+    let durableAfterInterrupt = false;
+    for (;;) {
+      const rows = await tx.listSessionEvents({ session_id, after, limit: PAGE });
+      for (const e of rows) {
+        if (e.type === SESSION_EVENT_TYPES.userInterrupt) durableAfterInterrupt = false;
+        else if (e.type === SESSION_EVENT_TYPES.userMessage && e.message_id === null) durableAfterInterrupt = true;
+      }
+      const last = rows[rows.length - 1];
+      if (rows.length < PAGE || last === undefined) return durableAfterInterrupt;
+      after = last.seq;
+    }
+  }
+
+  /**
+   * The transcript a Run starts from: every `user.message` and `agent.message` with `seq ≤ upTo`,
+   * oldest first. Ids: the Run-scoped `message_id`, or the event id for durable input.
+   */
+  async #transcript(session_id: string, upTo: number): Promise<TranscriptMessage[]> {
+    const out: TranscriptMessage[] = [];
+    let after = 0;
+    for (;;) {
+      const rows = await this.#deps.store.listSessionEvents({ session_id, after, limit: PAGE });
+      for (const e of rows) {
+        if (e.seq > upTo) return out;
+        const role = e.type === SESSION_EVENT_TYPES.userMessage ? 'user' : e.type === SESSION_EVENT_TYPES.agentMessage ? 'assistant' : undefined;
+        if (role === undefined) continue;
+        const content = contentSchema.safeParse(e.content);
+        if (content.success) out.push({ id: e.message_id ?? e.id, role, content: content.data });
+      }
+      const last = rows[rows.length - 1];
+      if (rows.length < PAGE || last === undefined) return out;
+      after = last.seq;
+    }
+  }
+
+  /**
+   * The Session ledger as the native loop commits to it: one transaction per commit, one Floor and
+   * Page per message (Page content `{ role, message_id, event_id, content }`), one Session event per
+   * message (`user.message` for drained inbox input, `agent.message` for a step), published after commit.
+   */
+  #ledger(session: Session): RunLedger {
+    return {
+      commit: async ({ run_id, messages }) => {
+        const events = await this.#deps.store.transaction(async (tx) => {
+          const now = this.#deps.clock.now();
+          const rows: NewSessionEvent[] = [];
+          for (const m of messages) {
+            const id = this.#deps.ids.next('sevt');
+            const { floor, page } = await writeTurn(tx, this.#deps, session, pageContent(m.role, m.id, id, m.content));
+            rows.push({
+              id, session_id: session.id, type: m.role === 'user' ? SESSION_EVENT_TYPES.userMessage : SESSION_EVENT_TYPES.agentMessage,
+              run_id, message_id: m.id, content: m.content as unknown as JsonValue, floor_id: floor.id, page_id: page.id, processed_at: now,
+            });
+          }
+          return tx.appendSessionEvents(rows);
+        });
+        this.#publish(events);
+      },
+    };
+  }
+
+  #statusRunning(session_id: string, run_id: string, now: number): NewSessionEvent {
+    return {
+      id: this.#deps.ids.next('sevt'), session_id, type: SESSION_EVENT_TYPES.running, run_id, message_id: null, content: null,
+      floor_id: null, page_id: null, processed_at: now,
+    };
+  }
+
+  #statusIdle(session_id: string, run_id: string, outcome: string, now: number): NewSessionEvent {
+    return {
+      id: this.#deps.ids.next('sevt'), session_id, type: SESSION_EVENT_TYPES.idle, run_id, message_id: null, content: { outcome },
+      floor_id: null, page_id: null, processed_at: now,
+    };
+  }
+
+  #publish(events: SessionEvent[]): void {
+    for (const event of events) {
+      try {
+        this.#deps.bus.publish({ kind: 'session_event', event });
+      } catch (error) {
+        this.#deps.onPublishError?.(error);
+      }
+    }
+  }
+
+  #runError(error: unknown, active: ActiveRun): void {
+    try {
+      this.#deps.onRunError?.(error, { session_id: active.session.id, run_id: active.run.id });
+    } catch {
+      // A failing reporter must not break the Runtime.
+    }
+  }
+
+  /** Runs `fn` after every earlier holder of `session_id`'s lock has finished (FIFO). */
+  async #withSessionLock<T>(session_id: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(session_id) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = previous.then(() => mine);
+    this.#locks.set(session_id, tail);
+    await previous;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (this.#locks.get(session_id) === tail) this.#locks.delete(session_id);
+    }
+  }
+}
+
+/** The Page content of one committed message. */
+function pageContent(role: 'user' | 'assistant', message_id: string | null, event_id: string, content: ContentBlock[]): JsonValue {
+  return { role, message_id, event_id, content: content as unknown as JsonValue };
+}
