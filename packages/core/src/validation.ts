@@ -49,6 +49,9 @@ export function optionalText(max: number) {
 /** An id in a request: 1–128 printable ASCII characters. */
 export const idString = z.string().min(1).max(128).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII');
 
+/** The deepest nesting of arrays and objects a payload may have (levels). */
+export const MAX_PAYLOAD_DEPTH = 512;
+
 /** The Project Inbox payload limit: 262,144 bytes of compact UTF-8 JSON (256 KiB). */
 export const MAX_PAYLOAD_BYTES = 262_144;
 
@@ -56,42 +59,52 @@ export const MAX_PAYLOAD_BYTES = 262_144;
  * Serialises a payload compactly and measures it.
  * @returns the JSON value (a deep copy) and its UTF-8 byte count.
  * @throws InboxKitError `project_inbox_payload_invalid` for values JSON cannot represent (BigInt,
- *   cycles, functions, `undefined`, symbols, non-finite numbers, lone surrogates in strings or keys).
+ *   cycles, functions, `undefined`, symbols, non-finite numbers, lone surrogates in strings or keys,
+ *   nesting deeper than {@link MAX_PAYLOAD_DEPTH}).
  */
 export function measurePayload(payload: unknown): { value: JsonValue; bytes: number } {
   const invalid = (why: string) => new InboxKitError('project_inbox_payload_invalid', `payload is not JSON-serialisable: ${why}`);
-  const seen = new Set<object>();
-  const check = (v: unknown, path: string): void => {
+  // An explicit stack (not recursion) so a deeply nested payload can never overflow the call stack.
+  const ancestors = new Set<object>();
+  const stack: Array<{ v: unknown; path: string; depth: number } | { exit: object }> = [{ v: payload, path: '$', depth: 0 }];
+  while (stack.length > 0) {
+    const top = stack.pop()!;
+    if ('exit' in top) {
+      ancestors.delete(top.exit);
+      continue;
+    }
+    const { v, path, depth } = top;
     switch (typeof v) {
       case 'string':
         if (hasLoneSurrogate(v)) throw invalid(`lone surrogate at ${path}`);
-        return;
+        continue;
       case 'boolean':
-        return;
+        continue;
       case 'number':
         if (!Number.isFinite(v)) throw invalid(`non-finite number at ${path}`);
-        return;
+        continue;
       case 'object': {
-        if (v === null) return;
-        if (seen.has(v)) throw invalid(`cycle at ${path}`);
-        seen.add(v);
-        if (Array.isArray(v)) v.forEach((x, i) => check(x, `${path}[${i}]`));
-        else {
+        if (v === null) continue;
+        if (depth >= MAX_PAYLOAD_DEPTH) throw invalid(`nested deeper than ${MAX_PAYLOAD_DEPTH} levels at ${path}`);
+        if (ancestors.has(v)) throw invalid(`cycle at ${path}`);
+        ancestors.add(v);
+        stack.push({ exit: v });
+        if (Array.isArray(v)) {
+          for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]`, depth: depth + 1 });
+        } else {
           const proto = Object.getPrototypeOf(v);
           if (proto !== Object.prototype && proto !== null) throw invalid(`non-plain object at ${path}`);
           for (const [k, x] of Object.entries(v)) {
             if (hasLoneSurrogate(k)) throw invalid(`lone surrogate in a key at ${path}`);
-            check(x, `${path}.${k}`);
+            stack.push({ v: x, path: `${path}.${k}`, depth: depth + 1 });
           }
         }
-        seen.delete(v);
-        return;
+        continue;
       }
       default:
         throw invalid(`${typeof v} at ${path}`);
     }
-  };
-  check(payload, '$');
+  }
   const json = JSON.stringify(payload);
   return { value: JSON.parse(json) as JsonValue, bytes: new TextEncoder().encode(json).length };
 }

@@ -92,6 +92,7 @@ export function toEnvelope(error: unknown, request_id: string): { status: number
     return { status: 400, body: envelope(400, 'validation_error', `Invalid ${where}`, details, request_id), unexpected: false };
   }
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  if (status === 414) return { status: 400, body: envelope(400, 'validation_error', 'A path parameter is too long', [], request_id), unexpected: false };
   if (status === 413) return { status, body: envelope(413, 'payload_too_large', 'Request body is too large', [], request_id), unexpected: false };
   if (status === 415) return { status, body: envelope(415, 'unsupported_media_type', 'Unsupported Content-Type; send application/json', [], request_id), unexpected: false };
   if (status === 429) return { status, body: envelope(429, 'rate_limited', 'Too many requests', [], request_id), unexpected: false };

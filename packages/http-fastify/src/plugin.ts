@@ -2,7 +2,7 @@
  * The root plugin: request ids, authentication, the error envelope, the zod validator, and every
  * route plugin. Register it once on a Fastify instance (or use `createServer`).
  */
-import type { PlatformService, ProjectInboxService, SessionRuntimeService } from '@inbox-kit/core';
+import { InboxKitError, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { validatorCompiler, serializerCompiler } from 'fastify-type-provider-zod';
@@ -40,6 +40,21 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
   app.setSerializerCompiler(serializerCompiler);
   // Before every route: @fastify/swagger documents only the routes added after it.
   if (opts.openapi !== false) await app.register(inboxKitOpenApi, opts.openapi ?? {});
+  // JSON bodies must be valid UTF-8: invalid bytes get 400 instead of being stored as U+FFFD.
+  // Parsing itself stays Fastify's (prototype-poisoning checks included).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      done(new InboxKitError('validation_error', 'Request body is not valid UTF-8'), undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
   app.decorateRequest('requestId', '');
   app.decorateRequest('principal', null);
 

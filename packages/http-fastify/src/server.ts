@@ -3,8 +3,9 @@
  * ids, no logging of request bodies) and the plugin registered. Embedders that own their Fastify
  * instance register `inboxKit` themselves instead.
  */
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { newRequestId } from './context.js';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import { newRequestId, requestIdFor } from './context.js';
+import { toEnvelope } from './errors.js';
 import { inboxKit, type InboxKitServices } from './plugin.js';
 import type { StreamTiming } from './sse.js';
 
@@ -26,6 +27,15 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     genReqId: () => newRequestId(),
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
+    // Ids are up to 128 characters; longer path segments reach the routes and fail validation
+    // (400 in the envelope) instead of Fastify's bare 414.
+    routerOptions: { maxParamLength: 1024 },
+    // Errors Fastify raises before routing (bad percent-encoding, …) leave in the envelope too.
+    frameworkErrors: (error, request, reply) => {
+      const request_id = requestIdFor(request.headers['x-request-id']);
+      const { status, body } = toEnvelope(error, request_id);
+      void (reply as FastifyReply).code(status).header('x-request-id', request_id).send(body);
+    },
   });
   await app.register(inboxKit, { services: options.services, streamTiming: options.streamTiming });
   return app;

@@ -28,6 +28,9 @@ export interface EventStreamOptions extends StreamTiming {
 
 const openStreams = new WeakMap<object, Set<() => void>>();
 
+/** Bytes a stream may have waiting for a client that does not read before it is ended (1 MiB). */
+const MAX_BUFFERED_BYTES = 1_048_576;
+
 /** Number of streams open on a server (for leak checks). */
 export function openStreamCount(app: FastifyInstance): number {
   return openStreams.get(app.server)?.size ?? 0;
@@ -66,9 +69,9 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
   raw.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
+    // The socket is not reused after a stream: closing it lets server.close() finish promptly.
+    connection: 'close',
     'x-accel-buffering': 'no',
-    'content-encoding': 'identity',
     'x-request-id': request.requestId,
   });
   raw.write(`retry: ${options.retryMs ?? 2_000}\n\n`);
@@ -90,12 +93,25 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
       end();
     });
   };
+  // A replay waits for the client to read (`drain`) before it writes the next page; a client that
+  // stops reading live frames is cut off once MAX_BUFFERED_BYTES wait for it (it resumes later
+  // with Last-Event-ID), so a stalled client never holds unbounded memory.
+  const drained = () => new Promise<void>((resolve) => {
+    const done = () => {
+      raw.off('drain', done);
+      raw.off('close', done);
+      resolve();
+    };
+    raw.on('drain', done);
+    raw.on('close', done);
+  });
   const catchUp = async () => {
     for (;;) {
       if (closed) return;
       const page = await source.replay(lastSent, pageSize);
       for (const frame of page) write(frame);
       if (page.length < pageSize) return;
+      if (!closed && raw.writableNeedDrain) await drained();
     }
   };
   const unsubscribe = source.subscribe((frame) => {
@@ -103,6 +119,7 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
     enqueue(async () => {
       if (frame.id > lastSent + 1) await catchUp();
       write(frame);
+      if (raw.writableLength > MAX_BUFFERED_BYTES) end();
     });
   });
   const heartbeat = setInterval(() => {
@@ -118,14 +135,21 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
     clearInterval(heartbeat);
     unsubscribe();
     registry?.delete(end);
+    raw.off('close', end);
+    raw.off('error', end);
+    request.raw.off('close', end);
+    socket?.off('end', end);
     if (!raw.writableEnded) raw.end();
     resolveDone();
   };
+  const socket = request.raw.socket;
   registry?.add(end);
   raw.on('close', end);
   raw.on('error', end);
   request.raw.on('close', end);
-  request.raw.socket?.on('end', end);
+  socket?.on('end', end); // a half-closed client (FIN sent, socket not destroyed)
+  // The client may have gone while the feed was being opened: its events fired before we listened.
+  if (raw.destroyed || !socket || socket.destroyed || socket.readableEnded) end();
 
   enqueue(catchUp);
   await done;

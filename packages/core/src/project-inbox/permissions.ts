@@ -13,16 +13,17 @@ export interface InboxPermissions {
   decide: boolean;
 }
 
-const TABLE: Record<'owner' | MemberRole, InboxPermissions> = {
+const TABLE: Readonly<Record<'owner' | MemberRole, Readonly<InboxPermissions>>> = Object.freeze({
   owner: { read: 'all', create: true, decide: true },
   deriver: { read: 'own', create: true, decide: false },
   observer: { read: 'none', create: false, decide: false },
-};
+});
+Object.values(TABLE).forEach((p) => Object.freeze(p));
 
-const NOTHING: InboxPermissions = { read: 'none', create: false, decide: false };
+const NOTHING: Readonly<InboxPermissions> = Object.freeze({ read: 'none', create: false, decide: false });
 
 /** The inbox permissions of a role. */
-export function inboxPermissions(role: ProjectRole): InboxPermissions {
+export function inboxPermissions(role: ProjectRole): Readonly<InboxPermissions> {
   return role === null ? NOTHING : TABLE[role];
 }
 
@@ -34,12 +35,14 @@ export function roleOf(project: Pick<Project, 'account_id'>, account_id: string,
 
 /**
  * Whether a Project Event is visible to a caller (platform.md "Project Events": visibility
- * follows read rights). Inbox events reach the owner and the item's sender only; other project
- * events reach every member.
+ * follows read rights). Inbox events reach the owner and the item's sender while it is a deriver
+ * (never an observer); other project events reach every member.
  */
 export function canSeeEvent(role: ProjectRole, account_id: string, event: Pick<ProjectEvent, 'type' | 'payload'>): boolean {
   if (role === null) return false;
-  if (role === 'owner') return true;
-  if (event.type.startsWith('project_inbox.')) return event.payload['sender_account_id'] === account_id;
-  return true;
+  if (!event.type.startsWith('project_inbox.')) return true;
+  // Inbox events follow the inbox read right: all (owner), own (deriver: items it sent), none
+  // (observer — also one that sent items before it was demoted).
+  const read = inboxPermissions(role).read;
+  return read === 'all' || (read === 'own' && event.payload['sender_account_id'] === account_id);
 }

@@ -81,7 +81,7 @@ export class ProjectInboxService {
         status: item.status,
         sender_account_id: item.sender_account_id,
         ...sources,
-      });
+      }, now);
       return { item, events: [event] };
     });
     this.publish(events);
@@ -180,7 +180,7 @@ export class ProjectInboxService {
             source_session_id: updated.source_session_id,
             source_floor_id: updated.source_floor_id,
             source_page_id: updated.source_page_id,
-          });
+          }, now);
         return { item: updated, events: [event] };
       }
       throw new InboxKitError('conflict', 'The item kept changing; try again');
@@ -206,9 +206,8 @@ export class ProjectInboxService {
 
   private async audit(
     tx: StoreTx, ctx: RequestContext, item: ProjectInboxItem, action: string, metadata: ProjectEvent['payload'],
-    eventType: string, eventPayload: ProjectEvent['payload'],
+    eventType: string, eventPayload: ProjectEvent['payload'], now: number,
   ): Promise<ProjectEvent> {
-    const now = this.deps.clock.now();
     const logId = this.deps.ids.next('oplog');
     await tx.appendOperationLog({
       id: logId,

@@ -1,0 +1,373 @@
+/**
+ * Harness of the Project Events suites (platform.md "Project Events"): one seeded database —
+ * a SQLite temp file, or a fresh PostgreSQL database when `INBOX_KIT_TEST_PG_URL` is set — and any
+ * number of real servers on it (`startServer`), each with its own store, services and event bus
+ * (in-process on SQLite; `createPostgresEventBus` on PostgreSQL, so two servers behave like two
+ * processes). Plus a small Server-Sent Events client over `node:http` that parses frames itself.
+ *
+ * World (ws_demo): acc_owner, acc_deriver, acc_deriver2, acc_observer, acc_outsider (no
+ * membership); ws_other: acc_stranger. Projects are made per test with `newProject`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  PlatformService, ProjectInboxService, createIdGenerator, createLocalEventBus, type BusMessage, type EventBus,
+  type RequestContext, type ServiceDeps, type Store, type StoreTx,
+} from '@inbox-kit/core';
+import { createPostgresEventBus, openStore, type OpenedStore, type PostgresEventBus } from '@inbox-kit/storage-kysely';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { createServer, type StreamTiming } from '../src/index.js';
+import { PG_ADMIN_URL, type Engine } from './harness.js';
+
+export { PG_ADMIN_URL, engines, type Engine } from './harness.js';
+
+/** Polls `check` until it holds; throws `timed out: <label>` after `timeoutMs` (a deadline, never a measurement). */
+export async function waitUntil(check: () => boolean | Promise<boolean>, label: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${label}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** `[from, from + 1, …, to]`. */
+export const range = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+
+// — SSE client —
+
+/** One parsed frame: `id:`, `event:` and the `data:` lines (JSON-parsed when there is exactly one). */
+export interface Frame {
+  id: number;
+  event: string;
+  /** Every `data:` line of the frame (the spec allows exactly one). */
+  dataLines: string[];
+  data: any;
+}
+
+export interface SseStream {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** Body text of a non-200 answer. */
+  body: string;
+  /** Every byte received so far, as text. */
+  text: string;
+  frames: Frame[];
+  comments: string[];
+  /** The `retry:` hint in ms, once received. */
+  retry: number | undefined;
+  /** True once the server ended the response (or the connection closed). */
+  ended: boolean;
+  ids(): number[];
+  /** Waits until `check` holds (re-checked as data arrives); 5 s deadline. */
+  waitFor(check: (s: SseStream) => boolean, label: string, timeoutMs?: number): Promise<void>;
+  /** Waits for a frame with id ≥ `id`. */
+  waitForId(id: number, timeoutMs?: number): Promise<void>;
+  /** Destroys the connection (the client vanishes). */
+  destroy(): void;
+  /** Half-closes the connection: sends FIN (`socket.end()`) without destroying the socket. */
+  halfClose(): void;
+}
+
+export interface OpenStreamOptions {
+  /** API key (Bearer). */
+  key?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Opens `GET path` on a fresh connection (`agent: false`) and resolves once the response head has
+ * arrived (for a 200, the stream is subscribed by then: the server subscribes before it answers).
+ */
+export function openStream(baseUrl: string, path: string, opts: OpenStreamOptions = {}): Promise<SseStream> {
+  const headers: Record<string, string> = { accept: 'text/event-stream', ...opts.headers };
+  if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
+  return new Promise((resolve, reject) => {
+    const req = http.get(new URL(path, baseUrl), { agent: false, headers }, (res) => {
+      res.setEncoding('utf8');
+      let buffer = '';
+      const waiters = new Set<() => void>();
+      const wake = () => {
+        for (const w of [...waiters]) w();
+      };
+      const stream: SseStream = {
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        body: '',
+        text: '',
+        frames: [],
+        comments: [],
+        retry: undefined,
+        ended: false,
+        ids: () => stream.frames.map((f) => f.id),
+        waitFor: (check, label, timeoutMs = 5_000) => new Promise<void>((ok, fail) => {
+          const test = () => {
+            if (check(stream)) {
+              done();
+              ok();
+            } else if (stream.ended) {
+              done();
+              fail(new Error(`stream ended while waiting for ${label}; ids ${JSON.stringify(stream.ids())}`));
+            }
+          };
+          const timer = setTimeout(() => {
+            done();
+            fail(new Error(`timed out waiting for ${label}; ids ${JSON.stringify(stream.ids())}`));
+          }, timeoutMs);
+          const done = () => {
+            clearTimeout(timer);
+            waiters.delete(test);
+          };
+          waiters.add(test);
+          test();
+        }),
+        waitForId: (id, timeoutMs) => stream.waitFor((s) => s.frames.some((f) => f.id >= id), `frame id ${id}`, timeoutMs),
+        destroy: () => req.destroy(),
+        halfClose: () => req.socket?.end(),
+      };
+      const parseBlock = (block: string) => {
+        let id: number | undefined;
+        let event = 'message';
+        const dataLines: string[] = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith(':')) stream.comments.push(line.slice(1).trim());
+          else if (line.startsWith('retry:')) stream.retry = Number(line.slice(6).trim());
+          else if (line.startsWith('id:')) id = Number(line.slice(3).trim());
+          else if (line.startsWith('event:')) event = line.slice(6).trim();
+          else if (line.startsWith('data:')) dataLines.push(line.slice(5).trim());
+          else if (line !== '') throw new Error(`unexpected SSE line: ${JSON.stringify(line)}`);
+        }
+        if (dataLines.length === 0) return;
+        let data: unknown = undefined;
+        if (dataLines.length === 1) data = JSON.parse(dataLines[0]!);
+        stream.frames.push({ id: id ?? NaN, event, dataLines, data });
+      };
+      res.on('data', (chunk: string) => {
+        stream.text += chunk;
+        if (stream.status !== 200) {
+          stream.body += chunk;
+          return;
+        }
+        buffer += chunk;
+        let at: number;
+        while ((at = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, at);
+          buffer = buffer.slice(at + 2);
+          parseBlock(block);
+        }
+        wake();
+      });
+      const finish = () => {
+        if (stream.ended) return;
+        stream.ended = true;
+        wake();
+      };
+      res.on('end', finish);
+      res.on('close', finish);
+      res.on('error', finish);
+      resolve(stream);
+    });
+    req.on('error', reject);
+  });
+}
+
+// — servers over one database —
+
+/** A switch that makes one store method fail inside transactions (after it ran: the write is rolled back). */
+export interface FailureSwitch {
+  method: keyof StoreTx | null;
+}
+
+export interface EventsServer {
+  url: string;
+  app: FastifyInstance;
+  /** The bus the services publish to (PostgreSQL bus on PostgreSQL). */
+  bus: EventBus;
+  /** The PostgreSQL bus, when the engine is PostgreSQL. */
+  pgBus: PostgresEventBus | undefined;
+  /** Every message the services published on this server, in order. */
+  published: BusMessage[];
+  failure: FailureSwitch;
+  /** JSON request with an API key; returns status and parsed body. */
+  request(method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Opens an event stream on this server. */
+  stream(path: string, opts?: OpenStreamOptions): Promise<SseStream>;
+  close(): Promise<void>;
+}
+
+export interface StartServerOptions {
+  streamTiming?: StreamTiming;
+  /** Use the in-process bus even on PostgreSQL. */
+  localBus?: boolean;
+}
+
+export interface EventsWorld {
+  engine: Engine;
+  keys: Record<'acc_owner' | 'acc_deriver' | 'acc_deriver2' | 'acc_observer' | 'acc_outsider' | 'acc_stranger', string>;
+  /** PostgreSQL URL of the world's database (undefined on SQLite). */
+  databaseUrl: string | undefined;
+  startServer(options?: StartServerOptions): Promise<EventsServer>;
+  /** A fresh project owned by acc_owner with both derivers and the observer, and sessions `<id>_a`, `<id>_b`. */
+  newProject(): Promise<{ project_id: string; session_a: string; session_b: string }>;
+  /** Runs raw SQL on the world's database. */
+  raw<T = Record<string, unknown>>(text: string): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+async function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `inbox_kit_ev_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_ADMIN_URL!);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/** A store whose transactions make `failure.method` throw after it ran (so the transaction rolls back). */
+function failingStore(inner: Store, failure: FailureSwitch): Store {
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
+      return <T>(fn: (tx: StoreTx) => Promise<T>) =>
+        target.transaction((tx) =>
+          fn(new Proxy(tx, {
+            get(t, p, r) {
+              const real = Reflect.get(t, p, r) as unknown;
+              if (p !== failure.method || typeof real !== 'function') return real;
+              return async (...args: unknown[]) => {
+                await (real as (...a: unknown[]) => Promise<unknown>).apply(t, args);
+                throw new Error(`injected failure after ${String(p)}`);
+              };
+            },
+          })));
+    },
+  });
+}
+
+/** Creates and seeds the world's database. Call `close()` in `afterAll`. */
+export async function startEventsWorld(engine: Engine): Promise<EventsWorld> {
+  const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-events-'));
+  const pgDb = engine === 'postgres' ? await createPgDatabase() : undefined;
+  const sqliteFile = join(dir, 'events.sqlite');
+  const open = () => openStore(pgDb ? { databaseUrl: pgDb.url } : { sqliteFile });
+  const seedStore = await open();
+  const seedDeps: ServiceDeps = { store: seedStore.store, bus: createLocalEventBus(), clock: { now: () => Date.now() }, ids: createIdGenerator() };
+  const platform = new PlatformService(seedDeps);
+  await platform.createWorkspace({ id: 'ws_demo', name: 'Demo workspace' });
+  await platform.createWorkspace({ id: 'ws_other', name: 'Another tenant' });
+  const keys = {} as EventsWorld['keys'];
+  for (const id of ['acc_owner', 'acc_deriver', 'acc_deriver2', 'acc_observer', 'acc_outsider'] as const) {
+    await platform.createAccount({ id, name: id, workspace_ids: ['ws_demo'] });
+    keys[id] = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: id })).secret;
+  }
+  await platform.createAccount({ id: 'acc_stranger', name: 'Sam Stranger', workspace_ids: ['ws_other'] });
+  keys.acc_stranger = (await platform.issueApiKey({ workspace_id: 'ws_other', account_id: 'acc_stranger' })).secret;
+
+  const servers = new Set<EventsServer>();
+  let projects = 0;
+
+  const startServer = async (options: StartServerOptions = {}): Promise<EventsServer> => {
+    const opened: OpenedStore = engine === 'sqlite' ? seedStore : await open();
+    const failure: FailureSwitch = { method: null };
+    const pgBus = pgDb && !options.localBus
+      ? createPostgresEventBus({ url: pgDb.url, db: opened.db, reconnectMinMs: 20, reconnectMaxMs: 200, onError: () => undefined })
+      : undefined;
+    await pgBus?.start();
+    const inner: EventBus = pgBus ?? createLocalEventBus();
+    const published: BusMessage[] = [];
+    const bus: EventBus = {
+      publish: (m) => {
+        published.push(m);
+        inner.publish(m);
+      },
+      subscribe: (topic, listener) => inner.subscribe(topic, listener),
+      subscriberCount: () => inner.subscriberCount(),
+    };
+    const deps: ServiceDeps = { store: failingStore(opened.store, failure), bus, clock: { now: () => Date.now() }, ids: createIdGenerator() };
+    const app = await createServer({
+      services: { platform: new PlatformService(deps), projectInbox: new ProjectInboxService(deps) },
+      ...(options.streamTiming ? { streamTiming: options.streamTiming } : {}),
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    if (!address || typeof address !== 'object') throw new Error('events harness: no address');
+    const url = `http://127.0.0.1:${address.port}`;
+    let closed = false;
+    const server: EventsServer = {
+      url, app, bus, pgBus, published, failure,
+      async request(method, path, opts = {}) {
+        const headers: Record<string, string> = { ...opts.headers };
+        if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
+        if (opts.body !== undefined) headers['content-type'] = 'application/json';
+        const res = await fetch(url + path, {
+          method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: AbortSignal.timeout(20_000),
+        });
+        const text = await res.text();
+        return { status: res.status, body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text, headers: res.headers };
+      },
+      stream: (path, opts) => openStream(url, path, opts),
+      async close() {
+        if (closed) return;
+        closed = true;
+        servers.delete(server);
+        await app.close();
+        await pgBus?.close();
+        if (opened !== seedStore) await opened.close();
+      },
+    };
+    servers.add(server);
+    return server;
+  };
+
+  const seedCtx = async (account: keyof EventsWorld['keys']): Promise<RequestContext> => ({
+    principal: await platform.authenticate(keys[account]), request_id: 'req_seed',
+  });
+
+  return {
+    engine, keys, databaseUrl: pgDb?.url, startServer,
+    async newProject() {
+      const owner = await seedCtx('acc_owner');
+      const project_id = `proj_ev${++projects}_${Math.random().toString(36).slice(2, 8)}`;
+      await platform.createProject(owner, { id: project_id, name: project_id });
+      await platform.addMember(owner, project_id, { account_id: 'acc_deriver', role: 'deriver' });
+      await platform.addMember(owner, project_id, { account_id: 'acc_deriver2', role: 'deriver' });
+      await platform.addMember(owner, project_id, { account_id: 'acc_observer', role: 'observer' });
+      await platform.createSession(owner, { id: `${project_id}_a`, project_id, title: 'a' });
+      await platform.createSession(owner, { id: `${project_id}_b`, project_id, title: 'b' });
+      return { project_id, session_a: `${project_id}_a`, session_b: `${project_id}_b` };
+    },
+    raw: async <T>(text: string) => (await sql.raw<T>(text).execute(seedStore.db)).rows,
+    async close() {
+      for (const server of [...servers]) await server.close();
+      await seedStore.close();
+      await pgDb?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Files an inbox item as `key`'s account; returns the item (throws unless 201). */
+export async function createItem(server: EventsServer, key: string, project_id: string, body: Record<string, unknown> = {}): Promise<any> {
+  const res = await server.request('POST', `/projects/${project_id}/inbox`, { key, body: { type: 'summary', title: 't', payload: { n: 1 }, ...body } });
+  if (res.status !== 201) throw new Error(`create item: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.item;
+}

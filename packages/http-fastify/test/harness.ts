@@ -1,0 +1,326 @@
+/**
+ * Integration-test harness: a real inbox-kit server (`createServer`) listening on a real port,
+ * over a real database opened by `@inbox-kit/storage-kysely` — a SQLite temp file, and
+ * PostgreSQL when `INBOX_KIT_TEST_PG_URL` names an admin URL (a fresh database per harness,
+ * dropped on close). Seeds the same world as the demo through `PlatformService`, plus a few
+ * extra actors and sources the tests need.
+ *
+ * World (ws_demo): acc_owner, acc_deriver, acc_deriver2, acc_observer, acc_outsider.
+ *   proj_main (owner acc_owner; acc_deriver + acc_deriver2 derivers, acc_observer observer):
+ *   sess_001 (floor A with pages A1, A2; floor B with page B1), sess_002 (floor C, page C1).
+ *   proj_side (owner acc_owner): sess_side (floor S, page S1). sess_loose (no project).
+ * World (ws_other): acc_stranger; proj_foreign with sess_foreign (floor F, page F1).
+ * Keys: one per account, `service` (ws_demo, may act as any ws_demo account) and `revoked`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  PlatformService, ProjectInboxService, createIdGenerator, createLocalEventBus, type EventBus, type Floor, type Page,
+  type ProjectEvent, type RequestContext, type ServiceDeps, type Store, type StoreTx,
+} from '@inbox-kit/core';
+import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { expect } from 'vitest';
+import { createServer } from '../src/index.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** Admin URL of a PostgreSQL server for tests (a database per harness is created through it). */
+export const PG_ADMIN_URL = process.env.INBOX_KIT_TEST_PG_URL || undefined;
+
+/** The engines every suite runs on. */
+export const engines: Engine[] = PG_ADMIN_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+/** A clock tests may freeze: `Date.now()` unless frozen. */
+export interface TestClock {
+  now(): number;
+  freeze(ms: number): void;
+  unfreeze(): void;
+}
+
+/** Makes one method of the transaction fail with a real database error (it runs twice: a duplicate key). */
+export interface FailureSwitch {
+  method: keyof StoreTx | null;
+}
+
+export interface HarnessOptions {
+  bodyLimit?: number;
+}
+
+export interface Response<T = any> {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON when the body is JSON, else the text. */
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  /** A key name of `keys` (e.g. `acc_owner`) or a literal secret; omit for no credentials. */
+  as?: string;
+  /** `x-account-id` (service key impersonation). */
+  accountId?: string;
+  /** JSON-encoded unless `raw` is given. */
+  body?: unknown;
+  /** Sent verbatim (string or bytes). */
+  raw?: string | Uint8Array;
+  headers?: Record<string, string>;
+  /** `bearer` (default) or `x-api-key`. */
+  via?: 'bearer' | 'x-api-key';
+}
+
+export interface Harness {
+  engine: Engine;
+  url: string;
+  app: FastifyInstance;
+  /** Secrets by name: acc_owner, acc_deriver, acc_deriver2, acc_observer, acc_outsider, acc_stranger, service, revoked. */
+  keys: Record<string, string>;
+  store: Store;
+  opened: OpenedStore;
+  clock: TestClock;
+  failure: FailureSwitch;
+  /** Every Project Event published to the bus, in order. */
+  published: ProjectEvent[];
+  floors: Record<'A' | 'B' | 'C' | 'S' | 'L' | 'F', Floor>;
+  pages: Record<'A1' | 'A2' | 'B1' | 'C1' | 'S1' | 'L1' | 'F1', Page>;
+  /** Runs raw SQL on the database and returns the rows. */
+  raw<T = Record<string, unknown>>(text: string): Promise<T[]>;
+  /** `SELECT COUNT(*)` of a table, optionally with a WHERE clause. */
+  count(table: 'project_inbox_items' | 'operation_logs' | 'project_events' | 'sessions' | 'floors' | 'pages', where?: string): Promise<number>;
+  /** Items, inbox operation-log rows and inbox events currently stored. */
+  inboxRows(): Promise<{ items: number; logs: number; events: number }>;
+  request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<Response<T>>;
+  /**
+   * Creates a fresh project owned by acc_owner over HTTP, with acc_deriver and acc_deriver2 as
+   * derivers, acc_observer as observer and one session; returns their ids.
+   */
+  newProject(): Promise<{ project_id: string; session_id: string }>;
+  close(): Promise<void>;
+}
+
+/** Quotes a string literal for raw SQL in tests (ids we made ourselves). */
+export const lit = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+async function createPgDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = new URL(PG_ADMIN_URL!);
+  const name = `inbox_kit_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(admin.toString());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/** A store whose transactions can make one method fail with a real duplicate-key error. */
+function failingStore(inner: Store, failure: FailureSwitch): Store {
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
+      return <T>(fn: (tx: StoreTx) => Promise<T>) =>
+        target.transaction((tx) =>
+          fn(new Proxy(tx, {
+            get(t, p, r) {
+              const real = Reflect.get(t, p, r) as unknown;
+              if (p !== failure.method || typeof real !== 'function') return real;
+              return async (...args: unknown[]) => {
+                const call = () => (real as (...a: unknown[]) => Promise<unknown>).apply(t, args);
+                await call();
+                return call(); // the same row again: the database refuses it (primary key)
+              };
+            },
+          })));
+    },
+  });
+}
+
+/** Starts a seeded server on `engine`. Call `close()` in `afterAll`. */
+export async function startHarness(engine: Engine, options: HarnessOptions = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-http-'));
+  const pgDb = engine === 'postgres' ? await createPgDatabase() : undefined;
+  const opened = await openStore(pgDb ? { databaseUrl: pgDb.url } : { sqliteFile: join(dir, 'test.sqlite') });
+  if (opened.dialect !== engine) throw new Error(`harness: asked for ${engine}, got ${opened.dialect}`);
+
+  let frozen: number | undefined;
+  const clock: TestClock = { now: () => frozen ?? Date.now(), freeze: (ms) => { frozen = ms; }, unfreeze: () => { frozen = undefined; } };
+  const failure: FailureSwitch = { method: null };
+  const store = failingStore(opened.store, failure);
+  const local = createLocalEventBus();
+  const published: ProjectEvent[] = [];
+  const bus: EventBus = {
+    publish: (m) => {
+      if (m.kind === 'project_event') published.push(m.event);
+      local.publish(m);
+    },
+    subscribe: (topic, listener) => local.subscribe(topic, listener),
+    subscriberCount: () => local.subscriberCount(),
+  };
+  const deps: ServiceDeps = { store, bus, clock, ids: createIdGenerator() };
+  const platform = new PlatformService(deps);
+  const projectInbox = new ProjectInboxService(deps);
+
+  // — seed, like apps/demo/src/seed.ts —
+  await platform.createWorkspace({ id: 'ws_demo', name: 'Demo workspace' });
+  await platform.createWorkspace({ id: 'ws_other', name: 'Another tenant' });
+  const keys: Record<string, string> = {};
+  for (const id of ['acc_owner', 'acc_deriver', 'acc_deriver2', 'acc_observer', 'acc_outsider']) {
+    await platform.createAccount({ id, name: id, workspace_ids: ['ws_demo'] });
+    keys[id] = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: id })).secret;
+  }
+  await platform.createAccount({ id: 'acc_stranger', name: 'Sam Stranger', workspace_ids: ['ws_other'] });
+  keys.acc_stranger = (await platform.issueApiKey({ workspace_id: 'ws_other', account_id: 'acc_stranger' })).secret;
+  keys.service = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: 'acc_owner', kind: 'service' })).secret;
+  const revoked = await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: 'acc_owner' });
+  await platform.revokeApiKey(revoked.key.id);
+  keys.revoked = revoked.secret;
+
+  const ctx = async (secret: string): Promise<RequestContext> => ({ principal: await platform.authenticate(secret), request_id: 'req_seed' });
+  const owner = await ctx(keys.acc_owner!);
+  const stranger = await ctx(keys.acc_stranger!);
+  await platform.createProject(owner, { id: 'proj_main', name: 'Main project' });
+  await platform.addMember(owner, 'proj_main', { account_id: 'acc_deriver', role: 'deriver' });
+  await platform.addMember(owner, 'proj_main', { account_id: 'acc_deriver2', role: 'deriver' });
+  await platform.addMember(owner, 'proj_main', { account_id: 'acc_observer', role: 'observer' });
+  await platform.createSession(owner, { id: 'sess_001', project_id: 'proj_main', title: 'First session' });
+  await platform.createSession(owner, { id: 'sess_002', project_id: 'proj_main', title: 'Second session' });
+  const A = await platform.commitTurn(owner, 'sess_001', { content: { text: 'turn A' } });
+  const A2 = await platform.addPage(owner, 'sess_001', A.floor.id, { content: { text: 'turn A again' } });
+  const B = await platform.commitTurn(owner, 'sess_001', { content: { text: 'turn B' } });
+  const C = await platform.commitTurn(owner, 'sess_002', { content: { text: 'turn C' } });
+  await platform.createProject(owner, { id: 'proj_side', name: 'Side project' });
+  await platform.createSession(owner, { id: 'sess_side', project_id: 'proj_side', title: null });
+  const S = await platform.commitTurn(owner, 'sess_side', { content: 'side' });
+  await platform.createSession(owner, { id: 'sess_loose', project_id: null, title: null });
+  const L = await platform.commitTurn(owner, 'sess_loose', { content: 'loose' });
+  await platform.createProject(stranger, { id: 'proj_foreign', name: 'Foreign project' });
+  await platform.createSession(stranger, { id: 'sess_foreign', project_id: 'proj_foreign', title: null });
+  const F = await platform.commitTurn(stranger, 'sess_foreign', { content: 'foreign' });
+  published.length = 0;
+
+  const app = await createServer({ services: { platform, projectInbox }, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address !== 'object') throw new Error('harness: no address');
+  const url = `http://127.0.0.1:${address.port}`;
+
+  const raw = async <T>(text: string): Promise<T[]> => (await sql.raw<T>(text).execute(opened.db)).rows;
+  const count: Harness['count'] = async (table, where) => {
+    const rows = await raw<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${table}${where ? ` WHERE ${where}` : ''}`);
+    return Number(rows[0]!.n);
+  };
+
+  const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<Response<T>> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.as !== undefined) {
+      const secret = keys[opts.as] ?? opts.as;
+      if (opts.via === 'x-api-key') headers['x-api-key'] = secret;
+      else headers.authorization = `Bearer ${secret}`;
+    }
+    if (opts.accountId !== undefined) headers['x-account-id'] = opts.accountId;
+    let body: string | Uint8Array | undefined = opts.raw;
+    if (body === undefined && opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(url + path, { method, headers, body: body as BodyInit | undefined, signal: AbortSignal.timeout(20_000) });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  };
+
+  let projects = 0;
+  const newProject = async () => {
+    const must = async (res: Promise<Response>, status: number) => {
+      const r = await res;
+      if (r.status !== status) throw new Error(`harness: expected ${status}, got ${r.status}: ${r.text}`);
+      return r.body;
+    };
+    const project_id = `proj_t${++projects}_${Math.random().toString(36).slice(2, 8)}`;
+    await must(request('POST', '/projects', { as: 'acc_owner', body: { id: project_id, name: `Test ${projects}` } }), 201);
+    for (const [account_id, role] of [['acc_deriver', 'deriver'], ['acc_deriver2', 'deriver'], ['acc_observer', 'observer']]) {
+      await must(request('POST', `/projects/${project_id}/members`, { as: 'acc_owner', body: { account_id, role } }), 201);
+    }
+    const session_id = `sess_${project_id}`;
+    await must(request('POST', '/sessions', { as: 'acc_owner', body: { id: session_id, project_id, title: 'test session' } }), 201);
+    return { project_id, session_id };
+  };
+
+  let closed = false;
+  return {
+    engine, url, app, keys, store, opened, clock, failure, published,
+    floors: { A: A.floor, B: B.floor, C: C.floor, S: S.floor, L: L.floor, F: F.floor },
+    pages: { A1: A.page, A2, B1: B.page, C1: C.page, S1: S.page, L1: L.page, F1: F.page },
+    raw,
+    count,
+    inboxRows: async () => ({
+      items: await count('project_inbox_items'),
+      logs: await count('operation_logs', `action LIKE 'project_inbox_item.%'`),
+      events: await count('project_events', `type LIKE 'project_inbox.%'`),
+    }),
+    request,
+    newProject,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await opened.close();
+      await pgDb?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The `error.type` platform.md gives each status. */
+export function errorKindOf(status: number): string {
+  return ({ 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 409: 'invalid_request_error', 413: 'request_too_large', 415: 'invalid_request_error', 500: 'api_error' } as Record<number, string>)[status] ?? 'unknown';
+}
+
+/** The error envelope of a response body. */
+export interface Envelope {
+  type: 'error';
+  error: { type: string; code: string; message: string; details: { path: string; message: string; code?: string }[]; request_id: string };
+}
+
+/**
+ * Checks a response is exactly the error envelope: `{ type: 'error', error: { type, code, message,
+ * details, request_id } }` with `error.type` for the status and `x-request-id` equal to
+ * `error.request_id`. `code` may be omitted to accept any code. Returns the envelope.
+ */
+export function expectError(res: Response, status: number, code?: string): Envelope {
+  expect(res.status, res.text.slice(0, 500)).toBe(status);
+  expect(res.headers.get('content-type') ?? '').toMatch(/^application\/json/);
+  const body = res.body as Envelope;
+  expect(Object.keys(body).sort()).toEqual(['error', 'type']);
+  expect(body.type).toBe('error');
+  expect(Object.keys(body.error).sort()).toEqual(['code', 'details', 'message', 'request_id', 'type']);
+  expect(body.error.type).toBe(errorKindOf(status));
+  if (code !== undefined) expect(body.error.code).toBe(code);
+  expect(typeof body.error.code).toBe('string');
+  expect(typeof body.error.message).toBe('string');
+  expect(Array.isArray(body.error.details)).toBe(true);
+  expect(body.error.request_id).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+  expect(res.headers.get('x-request-id')).toBe(body.error.request_id);
+  return body;
+}
+
+/** A JSON column read with raw SQL: text on SQLite, already parsed by node-postgres on PostgreSQL. */
+export const fromJson = (value: unknown): any => (typeof value === 'string' ? JSON.parse(value) : value);
