@@ -10,7 +10,7 @@ import {
   type Clock, type EventBus, type Model, type ServiceDeps, type Store,
 } from '@inbox-kit/core';
 import { createServer } from '@inbox-kit/http-fastify';
-import { openStore } from '@inbox-kit/storage-kysely';
+import { createPostgresEventBus, openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
 import type { FastifyInstance } from 'fastify';
 import { nanoid } from 'nanoid';
 import type { DemoConfig } from './config.js';
@@ -38,8 +38,14 @@ export interface Demo {
 export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; model?: Model } = {}): Promise<Demo> {
   mkdirSync(config.dataDir, { recursive: true });
   const opened = await openStore({ databaseUrl: config.databaseUrl, sqliteFile: join(config.dataDir, 'inbox-kit.sqlite') });
-  const bus = createLocalEventBus();
   let app: FastifyInstance | undefined;
+  let bus: EventBus & { close?(): Promise<void> };
+  try {
+    bus = await openEventBus(opened, config, (error) => app?.log.error({ err: error }, 'event bus error'));
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
   const deps: ServiceDeps = {
     store: opened.store,
     bus,
@@ -68,15 +74,30 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     return {
       app: server, store: opened.store, bus, runtime, credentials, seeded: created, dialect: opened.dialect,
       close: async () => {
-        // Runs first (each ends `cancelled` in storage), then the HTTP server, then storage.
+        // Runs first (each ends `cancelled` in storage), then the HTTP server, the event bus, storage.
         await runtime.close();
         await server.close();
+        await bus.close?.();
         await opened.close();
       },
     };
   } catch (error) {
     await runtime.close();
+    await bus.close?.();
     await opened.close();
     throw error;
   }
+}
+
+/**
+ * The event bus (platform.md "Project Events"): in-process on SQLite (one server process); on
+ * PostgreSQL, LISTEN/NOTIFY on the same database so events committed by any demo process reach the
+ * streams of every other one. The PostgreSQL bus is listening when this returns.
+ * @throws the connection error when PostgreSQL cannot be reached for LISTEN.
+ */
+async function openEventBus(opened: OpenedStore, config: DemoConfig, onError: (error: unknown) => void): Promise<EventBus & { close?(): Promise<void> }> {
+  if (opened.dialect !== 'postgres' || !config.databaseUrl) return createLocalEventBus();
+  const bus = createPostgresEventBus({ url: config.databaseUrl, db: opened.db, onError });
+  await bus.start();
+  return bus;
 }
