@@ -14,6 +14,7 @@ const address = demo.app.server.address();
 const port = typeof address === 'object' && address ? address.port : config.port;
 const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 console.log(`inbox-kit demo listening on ${base} (${demo.dialect}${demo.seeded ? ', freshly seeded' : ''})`);
+console.log(`Web page: ${base}/  ·  API reference: ${base}/docs`);
 console.log(`API keys (also in ${join(config.dataDir, 'credentials.json')}):`);
 for (const [account, key] of Object.entries(demo.credentials)) console.log(`  ${account.padEnd(13)} ${key}`);
 

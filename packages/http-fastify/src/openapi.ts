@@ -89,7 +89,7 @@ const ERROR_RESPONSES: Array<{ status: string; name: string; description: string
  * cannot express (a transform's function) become `{}`; `z.undefined()`/`z.null()` becomes
  * `{ type: 'null' }`, which `@fastify/swagger` renders as a response without content (204).
  */
-export function zodToJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+function zodToJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
   const kind = schema._zod.def.type;
   if (kind === 'undefined' || kind === 'null') {
     return { type: 'null', ...(schema.description ? { description: schema.description } : {}) };
@@ -234,7 +234,10 @@ const openApiPlugin: FastifyPluginAsync<InboxKitOpenApiOptions> = async (app, op
 
   app.get(documentPath, {
     config: { public: true },
-    schema: { tags: ['meta'], summary: 'This OpenAPI 3.1 document', security: [] },
+    schema: {
+      tags: ['meta'], summary: 'This OpenAPI 3.1 document', security: [],
+      response: { 200: z.record(z.string(), z.unknown()).describe('The OpenAPI 3.1 document of this server') },
+    },
   }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(app.swagger()));
 
   if (docsPrefix !== false) {

@@ -149,7 +149,7 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
   request.raw.on('close', end);
   socket?.on('end', end); // a half-closed client (FIN sent, socket not destroyed)
   // The client may have gone while the feed was being opened: its events fired before we listened.
-  if (raw.destroyed || !socket || socket.destroyed || socket.readableEnded) end();
+  if (raw.destroyed || request.raw.destroyed || !socket || socket.destroyed || socket.readableEnded) end();
 
   enqueue(catchUp);
   await done;

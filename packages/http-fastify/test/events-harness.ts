@@ -202,6 +202,8 @@ export interface StartServerOptions {
   streamTiming?: StreamTiming;
   /** Use the in-process bus even on PostgreSQL. */
   localBus?: boolean;
+  /** First reconnect delay of the PostgreSQL bus in ms (default 20). */
+  reconnectMinMs?: number;
 }
 
 export interface EventsWorld {
@@ -289,7 +291,9 @@ export async function startEventsWorld(engine: Engine): Promise<EventsWorld> {
     const opened: OpenedStore = engine === 'sqlite' ? seedStore : await open();
     const failure: FailureSwitch = { method: null };
     const pgBus = pgDb && !options.localBus
-      ? createPostgresEventBus({ url: pgDb.url, db: opened.db, reconnectMinMs: 20, reconnectMaxMs: 200, onError: () => undefined })
+      ? createPostgresEventBus({
+        url: pgDb.url, db: opened.db, reconnectMinMs: options.reconnectMinMs ?? 20, reconnectMaxMs: Math.max(200, options.reconnectMinMs ?? 0), onError: () => undefined,
+      })
       : undefined;
     await pgBus?.start();
     const inner: EventBus = pgBus ?? createLocalEventBus();

@@ -207,7 +207,7 @@ export class ProjectEvents {
   }
 
   /**
-   * Live events as an async iterator: `GET /projects/:id/events/stream?after=&types=` (SSE,
+   * Live events as an async iterator: `GET /projects/:id/events/stream?after=&types=&session_id=` (SSE,
    * `id: <sequence>`). Stored events after `after` come first, then live ones. Reconnects after a
    * dropped connection with `Last-Event-ID` (waiting the server's `retry:` hint, default 1000 ms);
    * ends without error when `signal` aborts or the loop breaks.
@@ -218,8 +218,8 @@ export class ProjectEvents {
     return sseStream<ProjectEvent>({
       transport: this.#t,
       path: path`/projects/${projectId}/events/stream`,
-      query: { after: params.after, types },
-      resumeQuery: { types },
+      query: { after: params.after, types, session_id: params.sessionId },
+      resumeQuery: { types, session_id: params.sessionId },
       accountId: params.accountId,
       signal: params.signal,
       map: (data) => fromWire<ProjectEvent>(data),

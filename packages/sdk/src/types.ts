@@ -253,6 +253,8 @@ export interface StreamProjectEventsParams extends RequestOptions {
   after?: number;
   /** Only these event types (sent comma-separated). */
   types?: string[];
+  /** Only events of this Session (`session_id`). */
+  sessionId?: string;
 }
 
 /** Query of `client.projects.operationLogs.list`. */

@@ -2,6 +2,8 @@
  * @inbox-kit/storage-kysely — the storage port of `@inbox-kit/core` on Kysely: SQLite (the
  * embedded default, one file, zero set-up) and PostgreSQL (chosen by a `postgres://` URL), with
  * the same migrations and the same behaviour on both. Passes the core's storage conformance kit.
+ * On PostgreSQL, `createPostgresEventBus` carries committed events to every server process
+ * (LISTEN/NOTIFY).
  *
  * ```ts
  * const { store, close } = await openStore({ databaseUrl: process.env.DATABASE_URL, sqliteFile: 'data/inbox-kit.sqlite' });
@@ -19,6 +21,10 @@ import type { Database, Dialect } from './schema.js';
 export { createKyselyStore, type KyselyStoreOptions } from './store.js';
 export { openSqlite, SQLITE_BUSY_TIMEOUT_MS } from './sqlite.js';
 export { openPostgres, type PostgresOptions } from './postgres.js';
+export {
+  createPostgresEventBus, EVENT_BUS_APPLICATION_NAME, EVENT_BUS_CHANNEL, type EventNotification, type PostgresEventBus,
+  type PostgresEventBusOptions,
+} from './pg-event-bus.js';
 export { migrateToLatest, detectDialect } from './migrate.js';
 export { migrationsFor } from './migrations/index.js';
 export type * from './schema.js';

@@ -60,7 +60,8 @@ export const sessionEventRoutes: FastifyPluginAsync<SessionEventRoutesOptions> =
   }, async (request) => runtime.listEvents(ctxOf(request), request.params.session_id, request.query));
 
   app.get('/v1/sessions/:session_id/events/stream', {
-    schema: { tags, summary: 'Committed Session history as SSE: stored events, then live', params: sessionParams, querystring: streamSessionEventsQuery, response: { 200: eventFrame } },
+    schema: { tags, summary: 'Committed Session history as SSE: stored events, then live', params: sessionParams, querystring: streamSessionEventsQuery,
+      produces: ['text/event-stream'], response: { 200: eventFrame } },
   }, async (request, reply) => {
     const feed = await runtime.eventFeed(ctxOf(request), request.params.session_id);
     await sendEventStream(request, reply, feed, { after: resumeCursor(request, request.query.after), ...streamTiming });

@@ -1,0 +1,441 @@
+/**
+ * Project Events over real sockets (platform.md "Project Events", project-inbox.md "Project Events
+ * and Operation Log"): the history page, the SSE stream (frame format, headers, `retry:` hint,
+ * heartbeat, no compression), resume by `?after=` and `Last-Event-ID` with no gap and no duplicate
+ * across the replay → live switch, filters, visibility per role (live and replayed), nothing
+ * published by a rolled-back write, clean-up of 500 dropped streams (also half-closed ones), and a
+ * prompt `app.close()` with streams open. Runs on SQLite and, with INBOX_KIT_TEST_PG_URL, on
+ * PostgreSQL with the PostgreSQL event bus.
+ */
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStreamCount } from '../src/index.js';
+import {
+  createItem, engines, openStream, range, startEventsWorld, waitUntil, type EventsServer, type EventsWorld, type SseStream,
+} from './events-harness.js';
+
+const isInbox = (type: string) => type.startsWith('project_inbox.');
+
+describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
+  let world: EventsWorld;
+  let server: EventsServer;
+
+  beforeAll(async () => {
+    world = await startEventsWorld(engine);
+    server = await world.startServer({ streamTiming: { heartbeatMs: 50, retryMs: 1234 } });
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  const events = (project_id: string, key: string, query = '') => server.request('GET', `/projects/${project_id}/events${query ? `?${query}` : ''}`, { key });
+  const streamPath = (project_id: string, query = '') => `/projects/${project_id}/events/stream${query ? `?${query}` : ''}`;
+  /** The project's current last sequence, read through the history page as the owner. */
+  const lastSequence = async (project_id: string): Promise<number> => {
+    let after = 0;
+    for (;;) {
+      const page = await events(project_id, world.keys.acc_owner, `after=${after}&limit=500`);
+      after = page.body.next_after;
+      if (!page.body.has_more) return after;
+    }
+  };
+
+  describe('stream format', () => {
+    it('answers text/event-stream with no-cache/no-transform, no buffering, no compression (even when gzip is accepted), a retry hint and heartbeats', async () => {
+      const { project_id } = await world.newProject();
+      const s = await server.stream(streamPath(project_id), { key: world.keys.acc_owner, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      try {
+        expect(s.status).toBe(200);
+        expect(s.headers['content-type']).toMatch(/^text\/event-stream/);
+        expect(s.headers['cache-control']).toBe('no-cache, no-transform');
+        expect(s.headers['x-accel-buffering']).toBe('no');
+        expect(s.headers['content-encoding'] ?? 'identity').toBe('identity');
+        expect(s.headers['content-length']).toBeUndefined();
+        expect(s.headers['x-request-id']).toMatch(/\S/);
+        await s.waitFor((x) => x.retry !== undefined && x.comments.length >= 2, 'retry hint and two heartbeats');
+        expect(s.retry).toBe(1234);
+        expect(s.text.startsWith('retry: 1234\n\n')).toBe(true);
+        expect(s.comments.every((c) => c.startsWith('heartbeat'))).toBe(true);
+      } finally {
+        s.destroy();
+      }
+    });
+
+    it('each frame is `id: <sequence>`, `event: <type>` and one `data:` line holding the event as JSON', async () => {
+      const { project_id, session_a } = await world.newProject();
+      const s = await server.stream(streamPath(project_id), { key: world.keys.acc_owner });
+      try {
+        const item = await createItem(server, world.keys.acc_deriver, project_id, { title: 'multi\nline', source_session_id: session_a });
+        await s.waitForId(7);
+        const frame = s.frames.find((f) => f.id === 7)!;
+        expect(frame.event).toBe('project_inbox.item.created');
+        expect(frame.dataLines).toHaveLength(1);
+        expect(frame.data).toMatchObject({
+          project_id, sequence: 7, type: 'project_inbox.item.created', actor_account_id: 'acc_deriver', session_id: session_a,
+          payload: { inbox_item_id: item.id, title: 'multi\nline', sender_account_id: 'acc_deriver', status: 'pending' },
+        });
+        expect(frame.data.payload).not.toHaveProperty('payload'); // never the item payload
+        // Replayed history comes first: 1–6 (project, members, sessions), in order.
+        expect(s.ids()).toEqual(range(1, 7));
+        for (const f of s.frames) {
+          expect(f.dataLines).toHaveLength(1);
+          expect(f.event).toBe(f.data.type);
+          expect(f.id).toBe(f.data.sequence);
+        }
+        // Raw framing: every frame block is exactly `id:`, `event:`, `data:` lines.
+        const blocks = s.text.split('\n\n').filter((b) => b.startsWith('id:'));
+        for (const b of blocks) expect(b).toMatch(/^id: \d+\nevent: [^\n]+\ndata: [^\n]+$/);
+      } finally {
+        s.destroy();
+      }
+    });
+
+    it('answers 401 without a key, 404 for a non-member, a stranger and an unknown project, 400 for a bad ?after=', async () => {
+      const { project_id } = await world.newProject();
+      const anon = await openStream(server.url, streamPath(project_id));
+      expect(anon.status).toBe(401);
+      for (const key of [world.keys.acc_outsider, world.keys.acc_stranger]) {
+        const s = await server.stream(streamPath(project_id), { key });
+        expect(s.status).toBe(404);
+        expect(JSON.parse(s.body).error.code).toBe('project_not_found');
+      }
+      const missing = await server.stream(streamPath('proj_missing'), { key: world.keys.acc_owner });
+      expect(missing.status).toBe(404);
+      const bad = await server.stream(streamPath(project_id, 'after=-1'), { key: world.keys.acc_owner });
+      expect(bad.status).toBe(400);
+      await waitUntil(() => server.bus.subscriberCount() === 0, 'no subscription left by refused streams');
+    });
+  });
+
+  describe('history page', () => {
+    it('GET /events pages ascending by sequence, with types and session_id filters', async () => {
+      const { project_id, session_a, session_b } = await world.newProject();
+      const a = await createItem(server, world.keys.acc_owner, project_id, { source_session_id: session_a });
+      const b = await createItem(server, world.keys.acc_owner, project_id, { source_session_id: session_b });
+      const decided = await server.request('PATCH', `/projects/${project_id}/inbox/${a.id}`, { key: world.keys.acc_owner, body: { decision: 'accept' } });
+      expect(decided.status).toBe(200);
+
+      const all = await events(project_id, world.keys.acc_owner, 'limit=500');
+      expect(all.status).toBe(200);
+      expect(all.body.items.map((e: any) => e.sequence)).toEqual(range(1, 9));
+      expect(all.body).toMatchObject({ next_after: 9, has_more: false });
+
+      const p1 = await events(project_id, world.keys.acc_owner, 'limit=4');
+      expect(p1.body.items.map((e: any) => e.sequence)).toEqual([1, 2, 3, 4]);
+      expect(p1.body).toMatchObject({ next_after: 4, has_more: true });
+      const p2 = await events(project_id, world.keys.acc_owner, `after=${p1.body.next_after}&limit=4`);
+      expect(p2.body.items.map((e: any) => e.sequence)).toEqual([5, 6, 7, 8]);
+      const p3 = await events(project_id, world.keys.acc_owner, `after=${p2.body.next_after}&limit=4`);
+      expect(p3.body.items.map((e: any) => e.sequence)).toEqual([9]);
+      expect(p3.body.has_more).toBe(false);
+
+      const types = await events(project_id, world.keys.acc_owner, 'types=project_inbox.item.created,project_inbox.item.accepted');
+      expect(types.body.items.map((e: any) => [e.type, e.payload.inbox_item_id])).toEqual([
+        ['project_inbox.item.created', a.id], ['project_inbox.item.created', b.id], ['project_inbox.item.accepted', a.id],
+      ]);
+      const bySession = await events(project_id, world.keys.acc_owner, `session_id=${session_b}`);
+      expect(bySession.body.items.map((e: any) => e.type)).toEqual(['session.created', 'project_inbox.item.created']);
+      expect(bySession.body.items.every((e: any) => e.session_id === session_b)).toBe(true);
+    });
+  });
+
+  describe('resume', () => {
+    it('Last-Event-ID after a disconnect delivers exactly the missed events, then live ones', async () => {
+      const { project_id } = await world.newProject();
+      const first = await server.stream(streamPath(project_id), { key: world.keys.acc_owner });
+      await createItem(server, world.keys.acc_owner, project_id);
+      await first.waitForId(7);
+      first.destroy();
+      const seen = first.ids();
+      expect(seen).toEqual(range(1, 7));
+
+      for (let i = 0; i < 5; i++) await createItem(server, world.keys.acc_owner, project_id); // 8–12, missed
+      const resumed = await server.stream(streamPath(project_id), { key: world.keys.acc_owner, headers: { 'last-event-id': '7' } });
+      try {
+        await resumed.waitForId(12);
+        expect(resumed.ids()).toEqual(range(8, 12));
+        await createItem(server, world.keys.acc_owner, project_id); // 13, live
+        await resumed.waitForId(13);
+        expect(resumed.ids()).toEqual(range(8, 13));
+      } finally {
+        resumed.destroy();
+      }
+    });
+
+    it('?after= resumes the same way and wins over Last-Event-ID; an invalid Last-Event-ID means from the start', async () => {
+      const { project_id } = await world.newProject();
+      for (let i = 0; i < 3; i++) await createItem(server, world.keys.acc_owner, project_id); // 7–9
+      const byQuery = await server.stream(streamPath(project_id, 'after=7'), { key: world.keys.acc_owner, headers: { 'last-event-id': '2' } });
+      const byHeader = await server.stream(streamPath(project_id), { key: world.keys.acc_owner, headers: { 'last-event-id': '5' } });
+      const garbage = await server.stream(streamPath(project_id), { key: world.keys.acc_owner, headers: { 'last-event-id': 'abc' } });
+      try {
+        await byQuery.waitForId(9);
+        await byHeader.waitForId(9);
+        await garbage.waitForId(9);
+        expect(byQuery.ids()).toEqual([8, 9]);
+        expect(byHeader.ids()).toEqual(range(6, 9));
+        expect(garbage.ids()).toEqual(range(1, 9));
+      } finally {
+        for (const s of [byQuery, byHeader, garbage]) s.destroy();
+      }
+    });
+
+    it('no gap and no duplicate across the replay → live switch under concurrent writes, and after repeated reconnects', async () => {
+      const { project_id } = await world.newProject();
+      const total = 80;
+      let written = 0;
+      // Writers: 4 concurrent lanes filing items while streams connect, drop and resume.
+      const writers = Promise.all(range(1, 4).map(async () => {
+        while (written < total) {
+          written++;
+          await createItem(server, world.keys.acc_owner, project_id);
+        }
+      }));
+      const streams: SseStream[] = [];
+      // Streams opened at different moments with different cursors, while writes happen.
+      for (let i = 0; i < 6; i++) {
+        streams.push(await server.stream(streamPath(project_id, i % 2 ? `after=${i}` : ''), { key: world.keys.acc_owner }));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      // A client that drops and resumes with Last-Event-ID several times during the writes.
+      const hopper: number[] = [];
+      let last = 0;
+      for (let hop = 0; hop < 4; hop++) {
+        const s = await server.stream(streamPath(project_id), { key: world.keys.acc_owner, headers: { 'last-event-id': String(last) } });
+        await s.waitFor((x) => x.frames.length > 0, 'a frame on the hopping client');
+        s.destroy();
+        hopper.push(...s.ids());
+        last = s.ids().at(-1)!;
+      }
+      await writers;
+      const final = await lastSequence(project_id);
+      expect(final).toBe(6 + total);
+      const tail = await server.stream(streamPath(project_id), { key: world.keys.acc_owner, headers: { 'last-event-id': String(last) } });
+      try {
+        await tail.waitForId(final);
+        hopper.push(...tail.ids());
+        expect(hopper).toEqual(range(1, final));
+        for (const [i, s] of streams.entries()) {
+          await s.waitForId(final);
+          expect(s.ids()).toEqual(range(i % 2 ? i + 1 : 1, final));
+        }
+      } finally {
+        for (const s of [...streams, tail]) s.destroy();
+      }
+    });
+  });
+
+  describe('filters', () => {
+    it('types and session_id filter the stream, replayed and live', async () => {
+      const { project_id, session_a, session_b } = await world.newProject();
+      const pre = await createItem(server, world.keys.acc_owner, project_id, { source_session_id: session_a });
+      await createItem(server, world.keys.acc_owner, project_id, { source_session_id: session_b });
+      const byType = await server.stream(streamPath(project_id, 'types=project_inbox.item.accepted,session.created'), { key: world.keys.acc_owner });
+      const bySession = await server.stream(streamPath(project_id, `session_id=${session_a}`), { key: world.keys.acc_owner });
+      const both = await server.stream(streamPath(project_id, `types=project_inbox.item.created&session_id=${session_a}`), { key: world.keys.acc_owner });
+      try {
+        const live = await createItem(server, world.keys.acc_owner, project_id, { source_session_id: session_a });
+        await server.request('PATCH', `/projects/${project_id}/inbox/${pre.id}`, { key: world.keys.acc_owner, body: { decision: 'accept' } });
+        await createItem(server, world.keys.acc_owner, project_id, { source_session_id: session_b });
+        const final = await lastSequence(project_id);
+        // A frame after the last matching one proves each stream has seen everything up to `final`.
+        const marker = await createItem(server, world.keys.acc_owner, project_id, { source_session_id: session_a });
+        await server.request('PATCH', `/projects/${project_id}/inbox/${marker.id}`, { key: world.keys.acc_owner, body: { decision: 'accept' } });
+        const end = final + 2;
+        await byType.waitForId(end);
+        await bySession.waitForId(end);
+        await both.waitForId(end - 1);
+
+        expect(byType.frames.map((f) => [f.event, f.data.session_id])).toEqual([
+          ['session.created', session_a], ['session.created', session_b], ['project_inbox.item.accepted', session_a], ['project_inbox.item.accepted', session_a],
+        ]);
+        expect(bySession.frames.every((f) => f.data.session_id === session_a)).toBe(true);
+        expect(bySession.frames.map((f) => f.event)).toEqual([
+          'session.created', 'project_inbox.item.created', 'project_inbox.item.created', 'project_inbox.item.accepted', 'project_inbox.item.created', 'project_inbox.item.accepted',
+        ]);
+        expect(both.frames.map((f) => f.data.payload.inbox_item_id)).toEqual([pre.id, live.id, marker.id]);
+      } finally {
+        for (const s of [byType, bySession, both]) s.destroy();
+      }
+    });
+  });
+
+  describe('visibility', () => {
+    it('inbox events reach the owner and the item sender only — never observers or other derivers — live and replayed', async () => {
+      const { project_id } = await world.newProject();
+      const k = world.keys;
+      // Replayed part: items filed before the streams open.
+      const ownerItem = await createItem(server, k.acc_owner, project_id);
+      const d1Old = await createItem(server, k.acc_deriver, project_id);
+      const d2Old = await createItem(server, k.acc_deriver2, project_id);
+      await server.request('PATCH', `/projects/${project_id}/inbox/${d1Old.id}`, { key: k.acc_owner, body: { decision: 'reject' } });
+
+      const roles = ['acc_owner', 'acc_deriver', 'acc_deriver2', 'acc_observer'] as const;
+      const streams = Object.fromEntries(await Promise.all(roles.map(async (r) => [r, await server.stream(streamPath(project_id), { key: k[r] })] as const))) as Record<typeof roles[number], SseStream>;
+      try {
+        // Live part.
+        const d1New = await createItem(server, k.acc_deriver, project_id);
+        const d2New = await createItem(server, k.acc_deriver2, project_id);
+        await server.request('PATCH', `/projects/${project_id}/inbox/${d2New.id}`, { key: k.acc_owner, body: { decision: 'accept' } });
+        await server.request('PATCH', `/projects/${project_id}/inbox/${d1New.id}`, { key: k.acc_owner, body: { decision: 'archive' } });
+        // A non-inbox event after everything: every member sees it, so it marks the end.
+        await server.request('POST', '/sessions', { key: k.acc_owner, body: { id: `${project_id}_end`, project_id, title: 'end' } });
+        const final = await lastSequence(project_id);
+        for (const r of roles) await streams[r].waitForId(final);
+
+        const inboxOf = (s: SseStream) => s.frames.filter((f) => isInbox(f.event)).map((f) => `${f.event}:${f.data.payload.inbox_item_id}`);
+        const all = (await events(project_id, k.acc_owner, 'limit=500')).body.items.filter((e: any) => isInbox(e.type)).map((e: any) => `${e.type}:${e.payload.inbox_item_id}`);
+        expect(inboxOf(streams.acc_owner)).toEqual(all);
+        expect(inboxOf(streams.acc_deriver)).toEqual([
+          `project_inbox.item.created:${d1Old.id}`, `project_inbox.item.rejected:${d1Old.id}`,
+          `project_inbox.item.created:${d1New.id}`, `project_inbox.item.archived:${d1New.id}`,
+        ]);
+        expect(inboxOf(streams.acc_deriver2)).toEqual([
+          `project_inbox.item.created:${d2Old.id}`, `project_inbox.item.created:${d2New.id}`, `project_inbox.item.accepted:${d2New.id}`,
+        ]);
+        expect(inboxOf(streams.acc_observer)).toEqual([]);
+        expect(all).toContain(`project_inbox.item.created:${ownerItem.id}`);
+        // Non-inbox events reach every member, in the same order.
+        const others = (s: SseStream) => s.frames.filter((f) => !isInbox(f.event)).map((f) => f.id);
+        for (const r of roles) expect(others(streams[r])).toEqual(others(streams.acc_owner));
+
+        // The history page applies the same rule; a deriver demoted to observer loses its items' events.
+        const page = async (key: string) => (await events(project_id, key, 'limit=500')).body.items.filter((e: any) => isInbox(e.type)).length;
+        expect(await page(k.acc_observer)).toBe(0);
+        expect(await page(k.acc_deriver2)).toBe(3);
+        const demote = await server.request('POST', `/projects/${project_id}/members`, { key: k.acc_owner, body: { account_id: 'acc_deriver2', role: 'observer' } });
+        expect(demote.status).toBe(201);
+        expect(await page(k.acc_deriver2)).toBe(0);
+        const replayed = await server.stream(streamPath(project_id), { key: k.acc_deriver2 });
+        try {
+          await replayed.waitForId(final + 1);
+          expect(replayed.frames.filter((f) => isInbox(f.event))).toEqual([]);
+        } finally {
+          replayed.destroy();
+        }
+      } finally {
+        for (const r of roles) streams[r].destroy();
+      }
+    });
+  });
+
+  describe('publishing after commit', () => {
+    it('a rolled-back write publishes nothing; the next write takes the released sequence', async () => {
+      const { project_id } = await world.newProject();
+      const s = await server.stream(streamPath(project_id), { key: world.keys.acc_owner });
+      try {
+        await s.waitForId(6);
+        const publishedBefore = server.published.length;
+        server.failure.method = 'appendProjectEvent'; // the event row is written, then the transaction fails
+        const failed = await server.request('POST', `/projects/${project_id}/inbox`, { key: world.keys.acc_owner, body: { type: 'summary' } });
+        server.failure.method = null;
+        expect(failed.status).toBe(500);
+        expect(server.published.length).toBe(publishedBefore);
+        const events = await world.raw<{ n: number | string }>(`SELECT COUNT(*) AS n FROM project_events WHERE project_id = '${project_id}'`);
+        expect(Number(events[0]!.n)).toBe(6);
+
+        const ok = await createItem(server, world.keys.acc_owner, project_id);
+        await s.waitForId(7);
+        expect(s.ids()).toEqual(range(1, 7));
+        expect(s.frames.at(-1)!.data.payload.inbox_item_id).toBe(ok.id);
+        expect(server.published.slice(publishedBefore).map((m) => m.kind === 'project_event' && m.event.sequence)).toEqual([7]);
+      } finally {
+        s.destroy();
+      }
+    });
+  });
+
+  describe('operation log', () => {
+    it('the owner pages GET /operation-logs newest first; members get 403, outsiders 404', async () => {
+      const { project_id } = await world.newProject();
+      for (let i = 0; i < 3; i++) await createItem(server, world.keys.acc_deriver, project_id);
+      const seen: any[] = [];
+      let cursor: string | null = null;
+      do {
+        const res: { status: number; body: any } = await server.request('GET', `/projects/${project_id}/operation-logs?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key: world.keys.acc_owner });
+        expect(res.status).toBe(200);
+        expect(res.body.items.length).toBeLessThanOrEqual(2);
+        seen.push(...res.body.items);
+        cursor = res.body.next_cursor;
+      } while (cursor);
+      // project.create, 3 × member upsert, 2 × session.create, 3 × item create
+      expect(seen).toHaveLength(9);
+      expect(new Set(seen.map((l) => l.id)).size).toBe(9);
+      const order = seen.map((l) => [l.created_at, l.id]);
+      const sorted = [...order].sort((a, b) => (b[0] - a[0]) || (b[1] < a[1] ? -1 : b[1] > a[1] ? 1 : 0));
+      expect(order).toEqual(sorted);
+      expect(seen.filter((l) => l.action === 'project_inbox_item.create')).toHaveLength(3);
+      for (const l of seen.filter((x) => x.action === 'project_inbox_item.create')) {
+        expect(l.actor_account_id).toBe('acc_deriver');
+        expect(l.metadata).toHaveProperty('payload_byte_count');
+      }
+      for (const key of [world.keys.acc_deriver, world.keys.acc_observer]) {
+        const res = await server.request('GET', `/projects/${project_id}/operation-logs`, { key });
+        expect(res.status).toBe(403);
+      }
+      for (const key of [world.keys.acc_outsider, world.keys.acc_stranger]) {
+        const res = await server.request('GET', `/projects/${project_id}/operation-logs`, { key });
+        expect(res.status).toBe(404);
+        expect(res.body.error.code).toBe('project_not_found');
+      }
+    });
+  });
+
+  describe('clean-up', () => {
+    it('500 streams opened and dropped (destroyed, half-closed, gone before the answer) leave no subscription and no open stream', async () => {
+      const { project_id } = await world.newProject();
+      const baseSubscribers = server.bus.subscriberCount();
+      expect(openStreamCount(server.app)).toBe(0);
+      const streams: SseStream[] = [];
+      for (let batch = 0; batch < 10; batch++) {
+        streams.push(...await Promise.all(range(1, 50).map(() => server.stream(streamPath(project_id), { key: world.keys.acc_observer }))));
+      }
+      expect(streams.every((s) => s.status === 200)).toBe(true);
+      expect(server.bus.subscriberCount()).toBe(baseSubscribers + 500);
+      expect(openStreamCount(server.app)).toBe(500);
+      // A live event reaches them all.
+      await createItem(server, world.keys.acc_owner, project_id); // 7: observers do not see it…
+      await server.request('POST', '/sessions', { key: world.keys.acc_owner, body: { id: `${project_id}_c`, project_id, title: 'c' } }); // …8 they do
+      await Promise.all(streams.map((s) => s.waitForId(8)));
+
+      streams.forEach((s, i) => (i % 2 === 0 ? s.destroy() : s.halfClose()));
+      // Clients that vanish before the server answers: half-closed or destroyed right after sending.
+      const early = await Promise.all(range(1, 40).map((i) => new Promise<void>((resolve) => {
+        const s = new net.Socket();
+        s.connect(Number(new URL(server.url).port), '127.0.0.1', () => {
+          s.write(`GET ${streamPath(project_id)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${world.keys.acc_observer}\r\nAccept: text/event-stream\r\n\r\n`);
+          if (i % 2) s.end();
+          else s.destroy();
+          resolve();
+        });
+        s.on('error', () => resolve());
+      })));
+      expect(early).toHaveLength(40);
+
+      await waitUntil(() => server.bus.subscriberCount() === baseSubscribers && openStreamCount(server.app) === 0,
+        `all streams released (subscribers ${server.bus.subscriberCount() - baseSubscribers}, open ${openStreamCount(server.app)})`);
+      // Live publishing still works afterwards and nothing leaked into the bus.
+      const after = await server.stream(streamPath(project_id, 'after=8'), { key: world.keys.acc_owner });
+      try {
+        await createItem(server, world.keys.acc_owner, project_id);
+        await after.waitForId(9);
+        expect(server.bus.subscriberCount()).toBe(baseSubscribers + 1);
+      } finally {
+        after.destroy();
+      }
+      await waitUntil(() => server.bus.subscriberCount() === baseSubscribers && openStreamCount(server.app) === 0, 'the last stream released');
+    });
+
+    it('app.close() ends open streams and returns with them open (clients see the end)', async () => {
+      const own = await world.startServer({ streamTiming: { heartbeatMs: 50 } });
+      const { project_id } = await world.newProject();
+      const streams = await Promise.all(range(1, 20).map((i) => own.stream(streamPath(project_id), { key: i % 2 ? world.keys.acc_owner : world.keys.acc_deriver })));
+      await Promise.all(streams.map((s) => s.waitForId(6)));
+      expect(openStreamCount(own.app)).toBe(20);
+      await own.close();
+      await Promise.all(streams.map((s) => s.waitFor((x) => x.ended, 'the stream to end')));
+      expect(openStreamCount(own.app)).toBe(0);
+      expect(own.bus.subscriberCount()).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,424 @@
+/**
+ * The event bus across processes on PostgreSQL (platform.md "Project Events": "With PostgreSQL,
+ * events committed by one server process reach the streams held by every other process";
+ * ARCHITECTURE.md "Stream events").
+ *
+ * How it works:
+ * - `publish` (called by the services after commit) delivers to this process's subscribers at once,
+ *   through the in-process bus, and sends `pg_notify('inbox_kit_events', <small JSON>)` so other
+ *   processes learn that the event exists. The notification carries no event body (a NOTIFY
+ *   payload is limited to 8000 bytes), only `{ origin, kind, project_id | session_id,
+ *   sequence | seq, id }`.
+ * - One dedicated connection `LISTEN`s. A notification from another process (its `origin` differs)
+ *   for a topic someone subscribed to here makes the bus read the committed events of that topic
+ *   after the last one it delivered, from storage, and deliver them locally in sequence order.
+ * - Per topic the bus remembers which sequences it delivered (a watermark plus the few above it),
+ *   so a subscriber gets each event once even when a local publish and a read from storage race.
+ * - When the listening connection fails or ends (server restart, `pg_terminate_backend`, network),
+ *   it reconnects with exponential backoff and then re-reads every subscribed topic from storage
+ *   after its watermark: notifications sent while it was away are not lost, they are replaced by
+ *   the stored sequence.
+ *
+ * What subscribers may rely on: every committed event of a subscribed topic is delivered once,
+ * events read from storage arrive in ascending sequence, but a local publish may overtake a remote
+ * event of a lower sequence. After a reconnect, a topic that had delivered nothing since it was
+ * subscribed receives its latest stored event (possibly one the subscriber already read from
+ * storage). Consumers therefore order and de-duplicate by sequence and read storage to fill a gap,
+ * as `sendEventStream` of `@inbox-kit/http-fastify` does.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import { createLocalEventBus, topicOf, type BusListener, type BusMessage, type EventBus } from '@inbox-kit/core';
+import { openPostgres } from './postgres.js';
+import type { Database } from './schema.js';
+import { createKyselyStore } from './store.js';
+
+/** The NOTIFY channel every inbox-kit process of one database listens on. */
+export const EVENT_BUS_CHANNEL = 'inbox_kit_events';
+
+/** `application_name` prefix of the listening connection (`<prefix> <origin>`), e.g. to find it in `pg_stat_activity`. */
+export const EVENT_BUS_APPLICATION_NAME = 'inbox-kit-bus';
+
+/** Options of {@link createPostgresEventBus}. */
+export interface PostgresEventBusOptions {
+  /** `postgres://…` URL of the database the services write to (the listener connects with it). */
+  url: string;
+  /**
+   * Kysely instance on the same database (e.g. `openStore(...).db`), used to send notifications
+   * and read events. Default: a pool of 2 connections on `url`, ended by `close()`. A given `db`
+   * is never destroyed by the bus.
+   */
+  db?: Kysely<Database>;
+  /** The in-process bus that delivers to subscribers (default: a new `createLocalEventBus`). */
+  local?: EventBus;
+  /**
+   * Receives failures that the bus survives: a lost listener connection, a failed notification or
+   * read, a malformed notification. Default: `console.error`.
+   */
+  onError?: (error: unknown) => void;
+  /** NOTIFY channel (default {@link EVENT_BUS_CHANNEL}). Every process of one deployment must use the same. */
+  channel?: string;
+  /** First reconnect delay in ms (default 100); doubles per failed attempt. */
+  reconnectMinMs?: number;
+  /** Largest reconnect delay in ms (default 5,000). */
+  reconnectMaxMs?: number;
+  /** Events read from storage per query (default 500). */
+  pageSize?: number;
+}
+
+/** The bus plus its lifecycle. */
+export interface PostgresEventBus extends EventBus {
+  /**
+   * Connects the listener and `LISTEN`s. Call once before serving.
+   * @throws the connection error when the first connection fails (nothing is retried then).
+   */
+  start(): Promise<void>;
+  /** Stops listening, sends the notifications still queued, and ends its own pool (idempotent). */
+  close(): Promise<void>;
+  /** This bus's id, sent as `origin` in its notifications and in the listener's `application_name`. */
+  readonly origin: string;
+  /** True while the listening connection is up (false before `start`, while reconnecting, after `close`). */
+  isListening(): boolean;
+}
+
+/** The JSON body of a notification (at most a few hundred bytes: ids are ≤ 128 characters). */
+export type EventNotification =
+  | { origin: string; kind: 'project_event'; project_id: string; sequence: number; id: string }
+  | { origin: string; kind: 'session_event'; session_id: string; seq: number; id: string };
+
+/** What the bus knows about one subscribed topic. */
+interface TopicState {
+  subscribers: number;
+  /** Every sequence ≤ watermark was delivered here; undefined until the first event is seen. */
+  watermark: number | undefined;
+  /** Sequences above the watermark that were delivered (a local publish that overtook others). */
+  above: Set<number>;
+  /** A read from storage is running. */
+  fetching: boolean;
+  /** Another read was asked for while one ran. */
+  again: boolean;
+}
+
+const positionOf = (message: BusMessage): number => (message.kind === 'project_event' ? message.event.sequence : message.event.seq);
+
+/** Builds the notification of a message. */
+function notificationOf(origin: string, message: BusMessage): EventNotification {
+  return message.kind === 'project_event'
+    ? { origin, kind: 'project_event', project_id: message.event.project_id, sequence: message.event.sequence, id: message.event.id }
+    : { origin, kind: 'session_event', session_id: message.event.session_id, seq: message.event.seq, id: message.event.id };
+}
+
+/** Parses a notification; `undefined` when it is not one of ours. */
+function parseNotification(payload: string | undefined): EventNotification | undefined {
+  if (payload === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.origin !== 'string' || typeof v.id !== 'string') return undefined;
+  if (v.kind === 'project_event' && typeof v.project_id === 'string' && Number.isSafeInteger(v.sequence)) return v as EventNotification;
+  if (v.kind === 'session_event' && typeof v.session_id === 'string' && Number.isSafeInteger(v.seq)) return v as EventNotification;
+  return undefined;
+}
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Creates the PostgreSQL event bus (see the module comment for the delivery guarantees).
+ * Subscribe through this bus (not `local`) so it knows which topics to read after a notification.
+ *
+ * ```ts
+ * const opened = await openStore({ databaseUrl });
+ * const bus = createPostgresEventBus({ url: databaseUrl, db: opened.db });
+ * await bus.start();
+ * // … services use `bus`; on shutdown, after the HTTP server: await bus.close();
+ * ```
+ */
+export function createPostgresEventBus(options: PostgresEventBusOptions): PostgresEventBus {
+  const channel = options.channel ?? EVENT_BUS_CHANNEL;
+  const onError = options.onError ?? ((error: unknown) => console.error('[inbox-kit] postgres event bus:', error));
+  const local = options.local ?? createLocalEventBus(onError);
+  const minDelay = options.reconnectMinMs ?? 100;
+  const maxDelay = options.reconnectMaxMs ?? 5_000;
+  const pageSize = options.pageSize ?? 500;
+  const ownDb = options.db === undefined;
+  const db = options.db ?? openPostgres(options.url, { max: 2, onError });
+  const store = createKyselyStore(db, { dialect: 'postgres' });
+  const origin = randomUUID();
+
+  const topics = new Map<string, TopicState>();
+  let listener: pg.Client | undefined;
+  let started = false;
+  let closed = false;
+  let attempt = 0;
+  let reconnectTimer: NodeJS.Timeout | undefined;
+  const retryTimers = new Set<NodeJS.Timeout>();
+
+  // — delivery bookkeeping —
+
+  const delivered = (state: TopicState, position: number) =>
+    state.watermark !== undefined && (position <= state.watermark || state.above.has(position));
+
+  const markDelivered = (state: TopicState, position: number) => {
+    if (state.watermark === undefined) state.watermark = position - 1;
+    if (position <= state.watermark) return;
+    state.above.add(position);
+    while (state.above.delete(state.watermark + 1)) state.watermark += 1;
+  };
+
+  /** Delivers a message to this process's subscribers unless it was delivered already. */
+  const deliver = (message: BusMessage) => {
+    const state = topics.get(topicOf(message));
+    if (state) {
+      const position = positionOf(message);
+      if (delivered(state, position)) return;
+      markDelivered(state, position);
+    }
+    local.publish(message);
+  };
+
+  // — reading storage —
+
+  const readAfter = async (topic: string, after: number): Promise<BusMessage[]> => {
+    if (topic.startsWith('project:')) {
+      const events = await store.listProjectEvents({ project_id: topic.slice('project:'.length), after, limit: pageSize });
+      return events.map((event) => ({ kind: 'project_event', event }));
+    }
+    const events = await store.listSessionEvents({ session_id: topic.slice('session:'.length), after, limit: pageSize });
+    return events.map((event) => ({ kind: 'session_event', event }));
+  };
+
+  /** The highest sequence allocated in a topic (the counter on its parent row; 0 when none). */
+  const latestPosition = async (topic: string): Promise<number> => {
+    const row = topic.startsWith('project:')
+      ? await db.selectFrom('projects').select('event_sequence as n').where('id', '=', topic.slice('project:'.length)).executeTakeFirst()
+      : await db.selectFrom('sessions').select('event_seq as n').where('id', '=', topic.slice('session:'.length)).executeTakeFirst();
+    return row ? Number(row.n) : 0;
+  };
+
+  /**
+   * Reads and delivers the topic's committed events after its watermark until storage has no more.
+   * One read per topic at a time; a request during a read makes it read again afterwards.
+   */
+  const fetchTopic = (topic: string, state: TopicState): void => {
+    if (closed) return;
+    if (state.fetching) {
+      state.again = true;
+      return;
+    }
+    state.fetching = true;
+    void (async () => {
+      try {
+        do {
+          state.again = false;
+          for (;;) {
+            if (closed || topics.get(topic) !== state || state.watermark === undefined) return;
+            const messages = await readAfter(topic, state.watermark);
+            if (closed || topics.get(topic) !== state) return;
+            for (const message of messages) deliver(message);
+            if (messages.length < pageSize) break;
+          }
+        } while (state.again);
+      } catch (error) {
+        onError(error);
+        // Storage hiccup: try again later (a reconnect resyncs too).
+        const timer = setTimeout(() => {
+          retryTimers.delete(timer);
+          if (topics.get(topic) === state) fetchTopic(topic, state);
+        }, Math.max(minDelay, 500));
+        timer.unref?.();
+        retryTimers.add(timer);
+      } finally {
+        state.fetching = false;
+      }
+    })();
+  };
+
+  // — notifications out —
+
+  let outbox: string[] | undefined;
+  let sending: Promise<void> = Promise.resolve();
+  const send = async (payloads: string[], retry: boolean): Promise<void> => {
+    try {
+      await sql`select pg_notify(${channel}, p) from unnest(${payloads}::text[]) as t(p)`.execute(db);
+    } catch (error) {
+      onError(error);
+      if (retry && !closed) await send(payloads, false);
+    }
+  };
+  const notify = (message: BusMessage) => {
+    const payload = JSON.stringify(notificationOf(origin, message));
+    if (outbox) {
+      outbox.push(payload);
+      return;
+    }
+    // Everything published in the same tick goes out in one statement, in publish order.
+    outbox = [payload];
+    sending = sending.then(() => {
+      const payloads = outbox ?? [];
+      outbox = undefined;
+      return send(payloads, true);
+    });
+  };
+
+  // — notifications in —
+
+  const onNotification = (payload: string | undefined) => {
+    const note = parseNotification(payload);
+    if (!note) {
+      onError(new Error(`postgres event bus: ignored a malformed notification on ${channel}`));
+      return;
+    }
+    if (note.origin === origin) return; // published here: already delivered locally
+    const topic = note.kind === 'project_event' ? `project:${note.project_id}` : `session:${note.session_id}`;
+    const state = topics.get(topic);
+    if (!state) return; // nobody here listens to it
+    const position = note.kind === 'project_event' ? note.sequence : note.seq;
+    if (state.watermark === undefined) state.watermark = position - 1;
+    if (delivered(state, position)) return;
+    fetchTopic(topic, state);
+  };
+
+  /** After a (re)connection: read every subscribed topic from storage, so nothing sent meanwhile is lost. */
+  const resync = async () => {
+    for (const [topic, state] of [...topics]) {
+      try {
+        if (state.watermark === undefined) {
+          const latest = await latestPosition(topic);
+          if (latest === 0 || topics.get(topic) !== state) continue;
+          if (state.watermark === undefined) state.watermark = latest - 1;
+        }
+        fetchTopic(topic, state);
+      } catch (error) {
+        onError(error);
+      }
+    }
+  };
+
+  // — the listening connection —
+
+  const scheduleReconnect = () => {
+    if (closed || reconnectTimer) return;
+    const delay = Math.min(maxDelay, minDelay * 2 ** attempt);
+    attempt += 1;
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = undefined;
+      connect().then(
+        () => resync(),
+        (error: unknown) => {
+          onError(error);
+          scheduleReconnect();
+        },
+      );
+    }, delay);
+    reconnectTimer.unref?.();
+  };
+
+  const drop = (client: pg.Client) => {
+    if (listener === client) listener = undefined;
+    client.removeAllListeners('notification');
+    client.end().catch(() => undefined);
+    if (started) scheduleReconnect();
+  };
+
+  const connect = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: options.url, application_name: `${EVENT_BUS_APPLICATION_NAME} ${origin}`, keepAlive: true });
+    let failed = false;
+    const fail = (error?: unknown) => {
+      if (failed) return;
+      failed = true;
+      if (error !== undefined) onError(error);
+      drop(client);
+    };
+    client.on('notification', (message) => {
+      if (message.channel === channel) onNotification(message.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${quoteIdent(channel)}`);
+    } catch (error) {
+      failed = true;
+      client.removeAllListeners('notification');
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    if (closed) {
+      failed = true;
+      await client.end().catch(() => undefined);
+      return;
+    }
+    client.on('error', (error) => fail(error));
+    client.on('end', () => fail());
+    listener = client;
+    attempt = 0;
+  };
+
+  return {
+    origin,
+
+    publish(message) {
+      try {
+        deliver(message);
+        const state = topics.get(topicOf(message));
+        // A sequence above the watermark with a hole below it: another process's event (or a
+        // concurrent local publish) is not here yet; read storage to fill the hole.
+        if (state && state.above.size > 0) fetchTopic(topicOf(message), state);
+        if (!closed) notify(message);
+      } catch (error) {
+        onError(error); // publish MUST NOT throw to the publisher
+      }
+    },
+
+    subscribe(topic: string, listener_: BusListener) {
+      const off = local.subscribe(topic, listener_);
+      let state = topics.get(topic);
+      if (!state) topics.set(topic, (state = { subscribers: 0, watermark: undefined, above: new Set(), fetching: false, again: false }));
+      state.subscribers += 1;
+      const mine = state;
+      let active = true;
+      return () => {
+        if (!active) return;
+        active = false;
+        off();
+        mine.subscribers -= 1;
+        if (mine.subscribers === 0 && topics.get(topic) === mine) topics.delete(topic);
+      };
+    },
+
+    subscriberCount: () => local.subscriberCount(),
+
+    isListening: () => listener !== undefined,
+
+    async start() {
+      if (started) return;
+      if (closed) throw new Error('postgres event bus: start() after close()');
+      await connect();
+      started = true;
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      started = false;
+      if (reconnectTimer) clearTimeout(reconnectTimer);
+      reconnectTimer = undefined;
+      for (const timer of retryTimers) clearTimeout(timer);
+      retryTimers.clear();
+      await sending.catch(() => undefined);
+      const client = listener;
+      listener = undefined;
+      if (client) {
+        client.removeAllListeners();
+        client.on('error', () => undefined);
+        await client.end().catch(() => undefined);
+      }
+      if (ownDb) await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+// Packaging checks of every published package (core, storage-kysely, http-fastify, sdk), run on
+// the built packages (`npm run build` first; `npm test` builds):
+//
+// 1. publint --strict (package.json fields, exports, files) and @arethetypeswrong/cli on the packed
+//    tarball with `--profile esm-only` (the packages are ESM-only by choice: CommonJS consumers use
+//    `import()`), so the types resolve for Node 16+ ESM and bundlers;
+// 2. `pnpm pack` of each package into a temp folder (workspace:^ ranges become real versions), and
+//    a look at each tarball: dist, README.md and the root LICENSE, no sources or tests;
+// 3. the four tarballs installed together with npm into a scratch folder outside the repo (so
+//    nothing resolves from the workspace), then a smoke run there: every entry point imports, and a
+//    real server from the tarballs (SQLite store, Fastify plugin) answers the SDK from the tarball
+//    over loopback, serves /openapi.json and the offline /docs assets.
+//
+// Speed: the install runs with --ignore-scripts, so better-sqlite3 is not compiled from source
+// (~80 s). Its native addon is copied from the workspace's own build of the same version instead
+// (the same Node, the same machine); when that is not possible, or with
+// INBOX_KIT_PACK_FULL_INSTALL=1, it is rebuilt in the scratch folder (`npm rebuild`). Either way
+// the smoke run opens a real SQLite database through the installed package.
+//
+// Usage: node scripts/check-packages.mjs [--keep]   (--keep leaves the temp folder for a look)
+// Exits non-zero, listing every problem, when any check fails.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'sdk'];
+const keep = process.argv.includes('--keep');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+if (!env.npm_config_nodedir && existsSync('/usr/include/node/node.h')) env.npm_config_nodedir = '/usr';
+
+// The smoke run, executed in the scratch folder with only the installed tarballs on the path.
+const SMOKE = `
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const core = await import('@inbox-kit/core');
+const testing = await import('@inbox-kit/core/testing');
+const storage = await import('@inbox-kit/storage-kysely');
+const http = await import('@inbox-kit/http-fastify');
+const sdk = await import('@inbox-kit/sdk');
+for (const [name, fn] of [['core.PlatformService', core.PlatformService], ['testing.createMemoryStore', testing.createMemoryStore],
+  ['storage.openStore', storage.openStore], ['http.createServer', http.createServer], ['http.inboxKit', http.inboxKit],
+  ['sdk.createClient', sdk.createClient]]) assert.equal(typeof fn, 'function', name);
+
+const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-smoke-'));
+const opened = await storage.openStore({ sqliteFile: join(dir, 'smoke.sqlite') });
+const deps = { store: opened.store, bus: core.createLocalEventBus(), clock: core.systemClock, ids: core.createIdGenerator() };
+const platform = new core.PlatformService(deps);
+await platform.createWorkspace({ id: 'ws_smoke', name: 'Smoke' });
+await platform.createAccount({ id: 'acc_owner', name: 'Owner', workspace_ids: ['ws_smoke'] });
+const { secret } = await platform.issueApiKey({ workspace_id: 'ws_smoke', account_id: 'acc_owner' });
+const app = await http.createServer({ services: { platform, projectInbox: new core.ProjectInboxService(deps) } });
+try {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const base = 'http://127.0.0.1:' + app.server.address().port;
+  const client = sdk.createClient({ baseUrl: base, apiKey: secret });
+  const project = await client.projects.create({ name: 'Smoke' });
+  const item = await client.projects.inbox.create(project.id, { type: 'smoke.check', payload: { ok: true } });
+  const accepted = await client.projects.inbox.accept(project.id, item.id, { note: 'fine' });
+  assert.equal(accepted.status, 'accepted');
+  assert.deepEqual(accepted.payload, { ok: true });
+  await assert.rejects(client.projects.get('proj_missing'), (e) => e instanceof sdk.InboxKitApiError && e.status === 404);
+  const doc = await (await fetch(base + '/openapi.json')).json();
+  assert.equal(doc.openapi, '3.1.0');
+  assert.ok(doc.paths['/projects/{id}/inbox'].post);
+  const ui = await fetch(base + '/docs/static/swagger-ui-bundle.js');
+  assert.equal(ui.status, 200);
+  assert.ok((await ui.text()).length > 100000);
+  console.log('smoke: ok (' + Object.keys(doc.paths).length + ' documented paths)');
+} finally {
+  await app.close();
+  await opened.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+`;
+
+const problems = [];
+const log = (line) => console.log(`check-packages: ${line}`);
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024, ...opts });
+  return { status: r.status ?? 1, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+}
+
+/** The pinned pnpm: the global one when it is that version, else through npx (as scripts/pnpm.mjs does). */
+const PNPM = (() => {
+  const PNPM_VERSION = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
+  const r = spawnSync('pnpm', ['--version'], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() === PNPM_VERSION ? ['pnpm'] : ['npx', '--yes', `pnpm@${PNPM_VERSION}`];
+})();
+
+function check(label, r) {
+  if (r.status !== 0) problems.push(`${label} failed (exit ${r.status}):\n${r.out.trim()}`);
+  else log(`${label}: ok`);
+  return r.status === 0;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'inbox-kit-pack-'));
+const tarballs = join(work, 'tarballs');
+mkdirSync(tarballs);
+try {
+  // — 1 and 2: lint, pack, look inside —
+  const rootLicense = readFileSync(join(root, 'LICENSE'), 'utf8');
+  const packed = {};
+  for (const name of PUBLISHED) {
+    const dir = join(root, 'packages', name);
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    if (!existsSync(join(dir, 'dist', 'index.js'))) {
+      problems.push(`${pkg.name}: dist/index.js is missing; build first (npm run build)`);
+      continue;
+    }
+    if (!existsSync(join(dir, 'LICENSE')) || readFileSync(join(dir, 'LICENSE'), 'utf8') !== rootLicense) {
+      problems.push(`${pkg.name}: LICENSE is missing or differs from the root LICENSE (copy it: cp LICENSE packages/${name}/)`);
+    }
+    check(`${pkg.name} publint`, run(bin('publint'), ['--strict'], { cwd: dir }));
+
+    const before = new Set(readdirSync(tarballs));
+    if (!check(`${pkg.name} pnpm pack`, run(PNPM[0], [...PNPM.slice(1), 'pack', '--pack-destination', tarballs], { cwd: dir }))) continue;
+    const tgz = readdirSync(tarballs).find((f) => !before.has(f) && f.endsWith('.tgz'));
+    if (!tgz) {
+      problems.push(`${pkg.name}: pnpm pack wrote no tarball`);
+      continue;
+    }
+    packed[pkg.name] = join(tarballs, tgz);
+    check(`${pkg.name} attw (esm-only)`, run(bin('attw'), [packed[pkg.name], '--profile', 'esm-only', '--format', 'ascii']));
+
+    const list = run('tar', ['-tzf', packed[pkg.name]]).out.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
+    for (const required of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts']) {
+      if (!list.includes(required)) problems.push(`${pkg.name}: the tarball has no ${required}`);
+    }
+    const stray = list.filter((f) => /^(src|test)\//.test(f) || /\.test\.|tsconfig|tsup\.config/.test(f));
+    if (stray.length) problems.push(`${pkg.name}: the tarball ships ${stray.join(', ')}`);
+    const manifest = run('tar', ['-xzOf', packed[pkg.name], 'package/package.json']).out;
+    if (manifest.includes('workspace:')) problems.push(`${pkg.name}: the packed package.json still has a workspace: range`);
+    log(`${pkg.name}: ${list.length} files in ${tgz}`);
+  }
+
+  // — 3: install the tarballs together in a scratch folder and run the smoke —
+  if (Object.keys(packed).length === PUBLISHED.length) {
+    const scratch = join(work, 'scratch');
+    mkdirSync(scratch);
+    writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'inbox-kit-scratch', private: true, type: 'module' }, null, 2));
+    const full = process.env.INBOX_KIT_PACK_FULL_INSTALL === '1';
+    const install = run('npm', ['install', ...Object.values(packed), '--no-audit', '--no-fund', '--no-package-lock', ...(full ? [] : ['--ignore-scripts'])], { cwd: scratch });
+    if (check(`npm install of the ${PUBLISHED.length} tarballs${full ? '' : ' (--ignore-scripts)'}`, install)) {
+      if (!full) provideSqliteAddon(scratch);
+      // vitest is an optional peer of @inbox-kit/core, needed only by its `/testing` conformance
+      // suite; a stub stands in for it so the subpath's whole module graph is loaded here.
+      const stub = join(scratch, 'node_modules', 'vitest');
+      if (!existsSync(stub)) {
+        mkdirSync(stub, { recursive: true });
+        writeFileSync(join(stub, 'package.json'), JSON.stringify({ name: 'vitest', version: '0.0.0-stub', type: 'module', exports: './index.js' }));
+        writeFileSync(join(stub, 'index.js'), 'export const describe = () => {};\nexport const it = () => {};\nexport const expect = () => {};\n');
+      }
+      writeFileSync(join(scratch, 'smoke.mjs'), SMOKE);
+      check('smoke run of the installed tarballs', run(process.execPath, ['smoke.mjs'], { cwd: scratch, timeout: 120_000 }));
+    }
+  }
+} finally {
+  if (keep) log(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+}
+
+/** Puts a better-sqlite3 native addon into the scratch install: the workspace's build, else a rebuild. */
+function provideSqliteAddon(scratch) {
+  const target = join(scratch, 'node_modules', 'better-sqlite3');
+  if (!existsSync(target)) return;
+  const version = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')).version;
+  try {
+    const fromWorkspace = dirname(createRequire(join(root, 'packages', 'storage-kysely', 'package.json')).resolve('better-sqlite3/package.json'));
+    const addon = join(fromWorkspace, 'build', 'Release', 'better_sqlite3.node');
+    const workspaceVersion = JSON.parse(readFileSync(join(fromWorkspace, 'package.json'), 'utf8')).version;
+    if (workspaceVersion === version && existsSync(addon)) {
+      mkdirSync(join(target, 'build', 'Release'), { recursive: true });
+      cpSync(addon, join(target, 'build', 'Release', 'better_sqlite3.node'));
+      log(`better-sqlite3 ${version}: native addon copied from the workspace build`);
+      return;
+    }
+  } catch {
+    // no workspace build to reuse
+  }
+  check(`better-sqlite3 ${version} rebuild`, run('npm', ['rebuild', 'better-sqlite3', '--no-audit', '--no-fund'], { cwd: scratch }));
+}
+
+if (problems.length) {
+  console.error(`check-packages: ${problems.length} problem(s)\n\n${problems.join('\n\n')}`);
+  process.exit(1);
+}
+log('every published package passed');
