@@ -34,7 +34,11 @@ let skipped = 0;
 if (existsSync(report)) {
   const json = JSON.parse(readFileSync(report, 'utf8'));
   passed = json.numPassedTests ?? 0;
-  failed = (json.numFailedTests ?? 0) + (json.numFailedTestSuites ?? 0);
+  failed = json.numFailedTests ?? 0;
+  // A file that fails to load has no failing test of its own: count it once.
+  for (const file of json.testResults ?? []) {
+    if (file.status === 'failed' && !(file.assertionResults ?? []).some((t) => t.status === 'failed')) failed++;
+  }
   skipped = (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0);
 } else {
   failed = 1;

@@ -5,7 +5,8 @@
 import { InboxKitError, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
-import { validatorCompiler, serializerCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { requestIdFor } from './context.js';
 import { envelope, errorHandler } from './errors.js';
 import { registerStreamShutdown, type StreamTiming } from './sse.js';
@@ -75,7 +76,10 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
     void reply.code(404).send(envelope(404, 'not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`, [], request.requestId));
   });
 
-  app.get('/health', { config: { public: true } }, async () => ({ status: 'ok' }));
+  app.withTypeProvider<ZodTypeProvider>().get('/health', {
+    config: { public: true },
+    schema: { tags: ['meta'], summary: 'Liveness: 200 once the server serves', response: { 200: z.object({ status: z.literal('ok') }) } },
+  }, async () => ({ status: 'ok' as const }));
   registerStreamShutdown(app);
   await app.register(platformRoutes, { services, streamTiming: opts.streamTiming });
   await app.register(projectInboxRoutes, { services });
