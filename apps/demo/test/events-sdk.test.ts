@@ -79,24 +79,28 @@ describe('client.projects.events and operationLogs against the demo', () => {
     const start = (await owner.projects.events.list('proj_main', { limit: 500 })).nextAfter;
     const controller = new AbortController();
     const stream = consume(owner.projects.events.stream('proj_main', { signal: controller.signal }));
-    await waitUntil(() => stream.events.length >= start, 'the replayed history');
-    expect(sequences(stream.events)).toEqual(range(1, start));
+    try {
+      await waitUntil(() => stream.events.length >= start, 'the replayed history');
+      expect(sequences(stream.events)).toEqual(range(1, start));
 
-    await owner.projects.inbox.create('proj_main', { type: 'summary', title: 'live' });
-    await waitUntil(() => stream.events.length >= start + 1, 'the live event');
+      await owner.projects.inbox.create('proj_main', { type: 'summary', title: 'live' });
+      await waitUntil(() => stream.events.length >= start + 1, 'the live event');
 
-    // The server drops every connection (the stream's included); events written meanwhile are missed…
-    demo.app.server.closeAllConnections();
-    await owner.projects.inbox.create('proj_main', { type: 'summary', title: 'missed 1' });
-    await owner.projects.inbox.create('proj_main', { type: 'summary', title: 'missed 2' });
-    // …until the client reconnects (after the server's retry hint) with Last-Event-ID.
-    await waitUntil(() => stream.events.length >= start + 3, 'the missed events after the reconnect');
-    await owner.projects.inbox.create('proj_main', { type: 'summary', title: 'live again' });
-    await waitUntil(() => stream.events.length >= start + 4, 'a live event after the reconnect');
-    expect(sequences(stream.events)).toEqual(range(1, start + 4));
-    expect(stream.events.slice(-3).map((e) => (e.payload as { title?: string }).title)).toEqual(['missed 1', 'missed 2', 'live again']);
-
-    controller.abort();
+      // The server drops every connection (the stream's included); events written meanwhile are missed…
+      demo.app.server.closeAllConnections();
+      await waitUntil(() => openStreamCount(demo.app) === 0, 'the dropped stream to be released');
+      await new Promise((r) => setTimeout(r, 100)); // let the client's pool see its closed sockets too
+      await owner.projects.inbox.create('proj_main', { type: 'summary', title: 'missed 1' });
+      await owner.projects.inbox.create('proj_main', { type: 'summary', title: 'missed 2' });
+      // …until the client reconnects (after the server's retry hint) with Last-Event-ID.
+      await waitUntil(() => stream.events.length >= start + 3, 'the missed events after the reconnect');
+      await owner.projects.inbox.create('proj_main', { type: 'summary', title: 'live again' });
+      await waitUntil(() => stream.events.length >= start + 4, 'a live event after the reconnect');
+      expect(sequences(stream.events)).toEqual(range(1, start + 4));
+      expect(stream.events.slice(-3).map((e) => (e.payload as { title?: string }).title)).toEqual(['missed 1', 'missed 2', 'live again']);
+    } finally {
+      controller.abort();
+    }
     await stream.done; // ends without an error
     await waitUntil(() => openStreamCount(demo.app) === 0, 'the server stream to close');
     expect(demo.bus.subscriberCount()).toBe(0);

@@ -135,10 +135,7 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
     clearInterval(heartbeat);
     unsubscribe();
     registry?.delete(end);
-    raw.off('close', end);
-    raw.off('error', end);
-    request.raw.off('close', end);
-    socket?.off('end', end);
+    socket?.off('end', end); // the socket may outlive the response; `raw` keeps its (idempotent) listeners
     if (!raw.writableEnded) raw.end();
     resolveDone();
   };

@@ -317,6 +317,30 @@ describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
         for (const r of roles) streams[r].destroy();
       }
     });
+
+    it('a member demoted, promoted and removed while its stream is open sees exactly what each role may read from then on', async () => {
+      const { project_id } = await world.newProject();
+      const k = world.keys;
+      const member = (body: Record<string, string>) => server.request('POST', `/projects/${project_id}/members`, { key: k.acc_owner, body });
+      const x = await createItem(server, k.acc_deriver2, project_id); // 7
+      const s = await server.stream(streamPath(project_id), { key: k.acc_deriver2 });
+      try {
+        await s.waitForId(7);
+        expect((await member({ account_id: 'acc_deriver2', role: 'observer' })).status).toBe(201); // 8
+        await server.request('PATCH', `/projects/${project_id}/inbox/${x.id}`, { key: k.acc_owner, body: { decision: 'accept' } }); // 9: hidden
+        expect((await member({ account_id: 'acc_deriver2', role: 'deriver' })).status).toBe(201); // 10
+        const y = await createItem(server, k.acc_deriver2, project_id); // 11: its own item again
+        expect((await server.request('DELETE', `/projects/${project_id}/members/acc_deriver2`, { key: k.acc_owner })).status).toBe(204); // 12
+        await server.request('PATCH', `/projects/${project_id}/inbox/${y.id}`, { key: k.acc_owner, body: { decision: 'accept' } }); // 13: hidden
+        await server.request('POST', '/sessions', { key: k.acc_owner, body: { id: `${project_id}_c`, project_id, title: 'c' } }); // 14: hidden (not a member)
+        expect((await member({ account_id: 'acc_deriver2', role: 'deriver' })).status).toBe(201); // 15
+        await s.waitForId(15);
+        expect(s.ids()).toEqual([...range(1, 8), 10, 11, 15]);
+        expect(s.frames.find((f) => f.id === 11)!.data.payload.inbox_item_id).toBe(y.id);
+      } finally {
+        s.destroy();
+      }
+    });
   });
 
   describe('publishing after commit', () => {

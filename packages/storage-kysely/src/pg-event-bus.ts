@@ -329,13 +329,17 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
 
   const connect = async (): Promise<void> => {
     const client = new pg.Client({ connectionString: options.url, application_name: `${EVENT_BUS_APPLICATION_NAME} ${origin}`, keepAlive: true });
+    let established = false;
     let failed = false;
     const fail = (error?: unknown) => {
-      if (failed) return;
+      if (!established || failed) return; // before LISTEN succeeded, connect()/query() reject instead
       failed = true;
       if (error !== undefined) onError(error);
       drop(client);
     };
+    // Listeners first: a pg.Client that emits 'error' with no listener would crash the process.
+    client.on('error', (error) => fail(error));
+    client.on('end', () => fail());
     client.on('notification', (message) => {
       if (message.channel === channel) onNotification(message.payload);
     });
@@ -343,18 +347,16 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
       await client.connect();
       await client.query(`LISTEN ${quoteIdent(channel)}`);
     } catch (error) {
-      failed = true;
       client.removeAllListeners('notification');
       await client.end().catch(() => undefined);
       throw error;
     }
     if (closed) {
-      failed = true;
+      client.removeAllListeners('notification');
       await client.end().catch(() => undefined);
       return;
     }
-    client.on('error', (error) => fail(error));
-    client.on('end', () => fail());
+    established = true;
     listener = client;
     attempt = 0;
   };

@@ -15,6 +15,9 @@ export interface Feed<T = unknown> {
   replay(after: number, limit: number): Promise<FeedItem<T>[]>;
   /** Live items as they are published after commit. Returns an idempotent unsubscribe. */
   subscribe(push: (item: FeedItem<T>) => void): () => void;
-  /** Whether the caller may see (and asked for) an item. */
+  /**
+   * Whether the caller may see (and asked for) an item. Stream adapters call it once per item, in
+   * ascending id order, so it may keep state (the project feed follows the caller's role changes).
+   */
   visible(item: FeedItem<T>): boolean;
 }
