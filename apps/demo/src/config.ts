@@ -2,8 +2,9 @@
  * Demo configuration from the environment: PORT (default 3000), HOST (default 127.0.0.1),
  * DATA_DIR (default ./data), DATABASE_URL (PostgreSQL; SQLite file under DATA_DIR when unset),
  * BODY_LIMIT (bytes, default 1 MiB), LOG_LEVEL (default info; "silent" turns logging off),
- * DEMO_MODEL_STEP_MS (ms one scripted model step takes, default 1500) and DEMO_MODEL_STEPS (steps
- * per user message, default 3).
+ * DEMO_MODEL_STEP_MS (ms one scripted model step takes, default 1500), DEMO_MODEL_STEPS (steps
+ * per user message, default 3), RATE_LIMIT_MAX (requests per API key and window; unset or 0 = no
+ * limit) and RATE_LIMIT_WINDOW_MS (the window, default 60000).
  */
 import { resolve } from 'node:path';
 
@@ -16,6 +17,8 @@ export interface DemoConfig {
   logLevel: string;
   modelStepMs: number;
   modelSteps: number;
+  /** Per-API-key rate limit, or undefined for none (RATE_LIMIT_MAX unset or 0). */
+  rateLimit: { max: number; timeWindowMs: number } | undefined;
 }
 
 function int(name: string, value: string | undefined, fallback: number): number {
@@ -35,5 +38,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     logLevel: env.LOG_LEVEL || 'info',
     modelStepMs: int('DEMO_MODEL_STEP_MS', env.DEMO_MODEL_STEP_MS, 1500),
     modelSteps: int('DEMO_MODEL_STEPS', env.DEMO_MODEL_STEPS, 3),
+    rateLimit: rateLimitOf(env),
   };
+}
+
+function rateLimitOf(env: NodeJS.ProcessEnv): DemoConfig['rateLimit'] {
+  const max = int('RATE_LIMIT_MAX', env.RATE_LIMIT_MAX, 0);
+  const timeWindowMs = int('RATE_LIMIT_WINDOW_MS', env.RATE_LIMIT_WINDOW_MS, 60_000);
+  if (timeWindowMs < 1) throw new Error(`RATE_LIMIT_WINDOW_MS must be at least 1, got "${env.RATE_LIMIT_WINDOW_MS}"`);
+  return max === 0 ? undefined : { max, timeWindowMs };
 }

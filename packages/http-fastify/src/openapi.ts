@@ -79,7 +79,7 @@ const ERROR_RESPONSES: Array<{ status: string; name: string; description: string
   { status: '404', name: 'NotFound', description: 'Not found, or not visible to the caller (indistinguishable): `*_not_found`', when: (o) => o.auth },
   { status: '413', name: 'PayloadTooLarge', description: 'The body is over the server\'s limit (`payload_too_large`) or the payload over 256 KiB (`project_inbox_payload_too_large`)', when: (o) => o.body },
   { status: '415', name: 'UnsupportedMediaType', description: 'The body is not `application/json` (`unsupported_media_type`)', when: (o) => o.body },
-  { status: '4XX', name: 'ClientError', description: 'Any other client error in the envelope: 409 (`conflict`, `project_archived`, `project_inbox_invalid_transition`, `project_inbox_source_scope_mismatch`, `live_inbox_order_conflict`), 410 (`live_inbox_inactive`), 429 (`rate_limited`)', when: () => true },
+  { status: '4XX', name: 'ClientError', description: 'Any other client error in the envelope: 409 (`conflict`, `project_archived`, `project_inbox_invalid_transition`, `project_inbox_source_scope_mismatch`, `live_inbox_order_conflict`, `idempotency_key_reused`), 410 (`live_inbox_inactive`), 429 (`rate_limited`)', when: () => true },
   { status: '5XX', name: 'ServerError', description: 'Server error in the envelope: 500 (`internal_error`, `session_ownership_unavailable`), 503 (`overloaded`); never a stack or SQL', when: () => true },
 ];
 

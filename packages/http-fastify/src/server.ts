@@ -1,12 +1,16 @@
 /**
  * `createServer`: a Fastify instance with inbox-kit's recommended options (body limit, request
- * ids, no logging of request bodies) and the plugin registered. Embedders that own their Fastify
- * instance register `inboxKit` themselves instead.
+ * ids, no logging of request bodies, load shedding, optional rate limits, graceful close) and the
+ * plugin registered. Embedders that own their Fastify instance register `inboxKit` themselves
+ * instead.
  */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { newRequestId, requestIdFor } from './context.js';
-import { toEnvelope } from './errors.js';
+import { envelope, toEnvelope } from './errors.js';
 import { inboxKit, type InboxKitServices } from './plugin.js';
+import { registerProtection, type RateLimitOptions, type UnderPressureOptions } from './protection.js';
 import type { StreamTiming } from './sse.js';
 
 export interface CreateServerOptions {
@@ -17,6 +21,16 @@ export interface CreateServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** SSE heartbeat and retry hint. */
   streamTiming?: StreamTiming;
+  /**
+   * Load shedding: 503 `overloaded` with `Retry-After` while the process is over a threshold
+   * (default: mean event-loop delay over 1,000 ms; `Retry-After: 10`). `false` turns it off.
+   */
+  underPressure?: UnderPressureOptions | false;
+  /**
+   * Per-API-key rate limit (per client IP on public routes): 429 `rate_limited` with `Retry-After`
+   * past `max` requests in `timeWindowMs`. Default: off.
+   */
+  rateLimit?: RateLimitOptions | false;
 }
 
 /** Builds (but does not start) a Fastify server exposing every inbox-kit route. */
@@ -36,7 +50,31 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
       const { status, body } = toEnvelope(error, request_id);
       void (reply as FastifyReply).code(status).header('x-request-id', request_id).send(body);
     },
+    // Requests Node's HTTP parser refuses before Fastify sees them (a request line or headers over
+    // the header size limit, garbage on the wire, a timeout) are answered in the envelope too.
+    clientErrorHandler: answerClientError,
+    // While closing, requests on open connections get 503 in the envelope (./protection.ts).
+    return503OnClosing: false,
   });
+  await registerProtection(app, { underPressure: options.underPressure, rateLimit: options.rateLimit });
   await app.register(inboxKit, { services: options.services, streamTiming: options.streamTiming });
   return app;
+}
+
+/** Node's `clientError`: 431 (headers too large), 408 (timeout) or 400 (unparseable), in the envelope; then the socket closes. */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'request_header_too_large', 'The request line or headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'request_timeout', 'The request took too long to arrive']
+        : [400, 'validation_error', 'Malformed HTTP request'];
+  const request_id = newRequestId();
+  const body = JSON.stringify(envelope(status, code, message, [], request_id));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
+      + `x-request-id: ${request_id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -16,15 +16,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  PlatformService, ProjectInboxService, createIdGenerator, createLocalEventBus, type EventBus, type Floor, type Page,
-  type ProjectEvent, type RequestContext, type ServiceDeps, type Store, type StoreTx,
+  LiveInboxHost, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, type EventBus,
+  type Floor, type Model, type Page, type ProjectEvent, type RequestContext, type ServiceDeps, type Store, type StoreTx,
 } from '@inbox-kit/core';
 import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { expect } from 'vitest';
-import { createServer } from '../src/index.js';
+import { createServer, type CreateServerOptions } from '../src/index.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -48,6 +48,15 @@ export interface FailureSwitch {
 
 export interface HarnessOptions {
   bodyLimit?: number;
+  /**
+   * Registers the Session Runtime (the `/v1/sessions/:id/events` and Live Inbox routes) with this
+   * model; without it those routes are absent.
+   */
+  model?: Model;
+  /** Wraps the store every service uses (after the seed), e.g. to make reads fail. */
+  wrapStore?: (store: Store) => Store;
+  /** Load shedding and rate limits of `createServer` (defaults: `createServer`'s). */
+  protection?: Pick<CreateServerOptions, 'underPressure' | 'rateLimit'>;
 }
 
 export interface Response<T = any> {
@@ -84,6 +93,8 @@ export interface Harness {
   failure: FailureSwitch;
   /** Every Project Event published to the bus, in order. */
   published: ProjectEvent[];
+  /** The Session Runtime, when `model` was given. */
+  runtime?: SessionRuntimeService;
   floors: Record<'A' | 'B' | 'C' | 'S' | 'L' | 'F', Floor>;
   pages: Record<'A1' | 'A2' | 'B1' | 'C1' | 'S1' | 'L1' | 'F1', Page>;
   /** Runs raw SQL on the database and returns the rows. */
@@ -215,7 +226,12 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
   const F = await platform.commitTurn(stranger, 'sess_foreign', { content: 'foreign' });
   published.length = 0;
 
-  const app = await createServer({ services: { platform, projectInbox }, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });
+  const served: ServiceDeps = options.wrapStore ? { ...deps, store: options.wrapStore(store) } : deps;
+  const runtime = options.model ? new SessionRuntimeService({ ...served, host: new LiveInboxHost(), model: options.model }) : undefined;
+  const services = options.wrapStore
+    ? { platform: new PlatformService(served), projectInbox: new ProjectInboxService(served) }
+    : { platform, projectInbox };
+  const app = await createServer({ services: { ...services, ...(runtime ? { runtime } : {}) }, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}), ...options.protection });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address !== 'object') throw new Error('harness: no address');
@@ -266,7 +282,7 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
 
   let closed = false;
   return {
-    engine, url, app, keys, store, opened, clock, failure, published,
+    engine, url, app, keys, store, opened, clock, failure, published, ...(runtime ? { runtime } : {}),
     floors: { A: A.floor, B: B.floor, C: C.floor, S: S.floor, L: L.floor, F: F.floor },
     pages: { A1: A.page, A2, B1: B.page, C1: C.page, S1: S.page, L1: L.page, F1: F.page },
     raw,
@@ -281,6 +297,7 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
     close: async () => {
       if (closed) return;
       closed = true;
+      await runtime?.close();
       await app.close();
       await opened.close();
       await pgDb?.drop();
@@ -291,7 +308,11 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
 
 /** The `error.type` platform.md gives each status. */
 export function errorKindOf(status: number): string {
-  return ({ 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 409: 'invalid_request_error', 413: 'request_too_large', 415: 'invalid_request_error', 500: 'api_error' } as Record<number, string>)[status] ?? 'unknown';
+  return ({
+    400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 408: 'invalid_request_error',
+    409: 'invalid_request_error', 410: 'invalid_request_error', 413: 'request_too_large', 415: 'invalid_request_error',
+    431: 'invalid_request_error', 429: 'rate_limit_error', 500: 'api_error', 503: 'overloaded_error',
+  } as Record<number, string>)[status] ?? 'unknown';
 }
 
 /** The error envelope of a response body. */

@@ -21,7 +21,7 @@ export interface ClientOptions {
   accountId?: string;
   /** Extra headers sent with every request (auth and per-call headers take precedence). */
   headers?: Record<string, string>;
-  /** Retry policy of idempotent requests: `{ retries: 2, baseDelayMs: 100 }` by default. */
+  /** Retry policy of idempotent requests (and keyed inbox creates): `{ retries: 2, baseDelayMs: 100 }` by default. */
   retry?: RetryOptions;
 }
 
@@ -42,9 +42,10 @@ export interface InboxKitClient {
  * Creates a client. No request is sent until a method is called.
  *
  * Every method takes an options object with `accountId` (sent as `x-account-id`) and `signal`;
- * create calls also take `idempotencyKey` (sent as `Idempotency-Key`). GET, PUT and DELETE are
- * retried on network errors, 429, 502, 503 and 504 (exponential backoff with jitter, honouring
- * `Retry-After`); POST and PATCH never are. Errors are {@link InboxKitApiError}
+ * create calls also take `idempotencyKey` (sent as `Idempotency-Key`). GET, PUT and DELETE — and
+ * `projects.inbox.create` with an `idempotencyKey`, which the server deduplicates — are retried on
+ * network errors, 429, 502, 503 and 504 (exponential backoff with jitter, honouring
+ * `Retry-After`); other POSTs and PATCH never are. Errors are {@link InboxKitApiError}
  * ({@link LiveInboxInactiveError} for 410).
  *
  * @throws {TypeError} when `baseUrl` or `apiKey` is empty, or no `fetch` is available.

@@ -79,15 +79,18 @@ export class ProjectInbox {
   /**
    * Files an item (owner or deriver). `POST /projects/:id/inbox` `{ type, title?, payload?,
    * source_*_id? }` → 201 `{ item }`. Top-level fields go snake_case; `payload` is sent untouched.
-   * Never retried (POST); pass `idempotencyKey` to make a repeat safe.
+   * With `idempotencyKey` (sent as `Idempotency-Key`) a repeat is safe: the server answers a
+   * repeat with the item the key first created, so the call is also retried like a GET (network
+   * errors, 429, 502–504). Without a key it is never retried.
    * @returns the created item (`status: 'pending'`).
    * @throws {InboxKitApiError} 400 `validation_error` / `project_inbox_payload_invalid`, 403
    *   `project_inbox_write_denied`, 404 `project_not_found` / `session_not_found` /
    *   `floor_not_found` / `page_not_found`, 409 `project_archived` /
-   *   `project_inbox_source_scope_mismatch`, 413 `project_inbox_payload_too_large`.
+   *   `project_inbox_source_scope_mismatch` / `idempotency_key_reused` (the key was used with
+   *   another body), 413 `project_inbox_payload_too_large`.
    */
   async create(projectId: string, input: CreateInboxItemInput, opts: CreateOptions = {}): Promise<ProjectInboxItem> {
-    const body = await this.#t.request('POST', path`/projects/${projectId}/inbox`, { ...opts, body: toWire(input) });
+    const body = await this.#t.request('POST', path`/projects/${projectId}/inbox`, { ...opts, body: toWire(input), retryWithKey: true });
     return unwrap<ProjectInboxItem>(body, 'item');
   }
 

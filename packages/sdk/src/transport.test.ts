@@ -91,6 +91,24 @@ describe('retry policy', () => {
     expect(net.requests).toHaveLength(1);
   });
 
+  it('retries inbox.create when it carries an idempotencyKey (same key and body each time), and no other keyed POST', async () => {
+    const keyed = fakeFetch(new TypeError('fetch failed'), overloaded('0'), json({ item: { id: 'pinbox_1' } }, 201));
+    const client = createClient({ baseUrl: 'http://x', apiKey: 'k', fetch: keyed.fetch, retry: { retries: 2, baseDelayMs: 1 } });
+    expect(await client.projects.inbox.create('proj_1', { type: 't', payload: { n: 1 } }, { idempotencyKey: 'idem-9' })).toEqual({ id: 'pinbox_1' });
+    expect(keyed.requests).toHaveLength(3);
+    for (const r of keyed.requests) {
+      expect(r.method).toBe('POST');
+      expect(r.headers.get('idempotency-key')).toBe('idem-9');
+      expect(r.body).toEqual({ type: 't', payload: { n: 1 } });
+    }
+
+    // The server does not deduplicate the other creates, so a key does not make them retried.
+    const project = fakeFetch(overloaded('0'), json({}));
+    await expect(createClient({ baseUrl: 'http://x', apiKey: 'k', fetch: project.fetch, retry: { retries: 2, baseDelayMs: 1 } })
+      .projects.create({ name: 'P' }, { idempotencyKey: 'idem-10' })).rejects.toMatchObject({ status: 503 });
+    expect(project.requests).toHaveLength(1);
+  });
+
   it('retries PUT and DELETE on 429, 502 and 504, and a GET on a network error', async () => {
     const put = fakeFetch(new Response(null, { status: 429, headers: { 'retry-after': '0' } }), new Response('bad gateway', { status: 502 }), noContent());
     await createClient({ baseUrl: 'http://x', apiKey: 'k', fetch: put.fetch, retry: { retries: 2, baseDelayMs: 1 } }).sessions.liveInbox.reorder('sess_1', [2, 1]);

@@ -1,9 +1,9 @@
 /**
  * The HTTP layer under every SDK call: URL building (ids URL-encoded), auth and per-call headers,
- * JSON bodies, error parsing, and the retry policy — idempotent requests (GET, PUT, DELETE) are
- * retried on network errors, 429, 502, 503 and 504 with exponential backoff and jitter, honouring
- * `Retry-After`; POST and PATCH are never retried. Spec: platform.md "Identity and credentials",
- * "Errors".
+ * JSON bodies, error parsing, and the retry policy — idempotent requests (GET, PUT, DELETE, and a
+ * POST the server deduplicates by its `Idempotency-Key`) are retried on network errors, 429, 502,
+ * 503 and 504 with exponential backoff and jitter, honouring `Retry-After`; other POSTs and PATCH
+ * are never retried. Spec: platform.md "Identity and credentials", "Errors".
  */
 import { errorFromResponse, InboxKitApiError } from './errors.js';
 
@@ -42,6 +42,11 @@ export interface RequestSpec {
   body?: unknown;
   accountId?: string | undefined;
   idempotencyKey?: string | undefined;
+  /**
+   * Retry this POST like an idempotent request. Only for routes whose server deduplicates by
+   * `Idempotency-Key` (and only when a key is sent): a repeat then returns the first result.
+   */
+  retryWithKey?: boolean | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -164,7 +169,8 @@ export class Transport {
       ...(body !== undefined ? { contentType: 'application/json' } : {}),
       idempotencyKey: spec.idempotencyKey,
     });
-    const retries = IDEMPOTENT.has(method) ? Math.max(0, this.config.retries) : 0;
+    const safe = IDEMPOTENT.has(method) || (method === 'POST' && spec.retryWithKey === true && spec.idempotencyKey !== undefined);
+    const retries = safe ? Math.max(0, this.config.retries) : 0;
     const signal = spec.signal;
 
     for (let attempt = 0; ; attempt++) {

@@ -173,6 +173,18 @@ export interface SessionEventsTable {
   processed_at: number;
 }
 
+/** Primary key (workspace_id, account_id, key). Added by migration 0002. */
+export interface IdempotencyRecordsTable {
+  workspace_id: string;
+  account_id: string;
+  key: string;
+  /** Hex SHA-256 of the request that claimed the key. */
+  request_hash: string;
+  resource_type: string;
+  resource_id: string;
+  created_at: number;
+}
+
 /** Every table the migrations create, by name. */
 export interface Database {
   workspaces: WorkspacesTable;
@@ -189,6 +201,7 @@ export interface Database {
   operation_logs: OperationLogsTable;
   runs: RunsTable;
   session_events: SessionEventsTable;
+  idempotency_records: IdempotencyRecordsTable;
 }
 
 /** The two engines this package targets. */

@@ -11,6 +11,10 @@
  *   syncs the WAL at every commit, so a write that was answered 201 and whose event was
  *   published is on disk (the spec publishes events only after commit).
  *
+ * Prepared statements are kept and reused by SQL text (the {@link STATEMENT_CACHE_SIZE} most
+ * recently used): Kysely's SQLite driver prepares every query anew, and preparing costs as much as
+ * running a small query.
+ *
  * Concurrency: Kysely drives the single connection through a mutex, so transactions of this
  * process run one after another and never see `SQLITE_BUSY` from each other. Transactions start
  * with `BEGIN IMMEDIATE` (not SQLite's default deferred `BEGIN`): they take the write lock up front,
@@ -21,7 +25,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
-  CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig,
+  CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDatabase as SqliteConnection,
+  type SqliteDialectConfig, type SqliteStatement,
 } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -49,6 +54,37 @@ class ImmediateSqliteDialect extends SqliteDialect {
 /** How long a connection waits for another process's write lock, in ms. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
+/** Prepared statements kept per connection (least recently used evicted first). */
+export const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * `database` whose `prepare` returns the statement it prepared before for the same SQL text (an
+ * LRU of `max` statements). Safe with Kysely's driver: it runs one query at a time per
+ * connection, and a better-sqlite3 statement binds its parameters on each call; SQLite
+ * re-prepares a statement by itself when the schema changes.
+ */
+export function cachingStatements(database: SqliteConnection, max = STATEMENT_CACHE_SIZE): SqliteConnection {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    close: () => {
+      statements.clear();
+      database.close();
+    },
+    prepare(sql: string): SqliteStatement {
+      const cached = statements.get(sql);
+      if (cached !== undefined) {
+        statements.delete(sql); // re-inserted below: Map order is the recency order
+        statements.set(sql, cached);
+        return cached;
+      }
+      const statement = database.prepare(sql);
+      if (statements.size >= max) statements.delete(statements.keys().next().value as string);
+      statements.set(sql, statement);
+      return statement;
+    },
+  };
+}
+
 /**
  * Opens (creating it and its directory when missing) a SQLite database file.
  *
@@ -71,5 +107,5 @@ export function openSqlite(file: string): Kysely<Database> {
     sqlite.close();
     throw error;
   }
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }) });
 }

@@ -9,7 +9,8 @@
  *   bound to the transaction. An error thrown by `fn` rolls back and is rethrown as is.
  * - **Conditional updates** (`decideInboxItem`, `setProjectStatus`, `endRun`, `revokeApiKey`) are
  *   one `UPDATE … WHERE <expected state> [RETURNING …]`: the database decides the winner, there is
- *   no read-then-write in the adapter.
+ *   no read-then-write in the adapter. The conditional insert `insertIdempotencyRecord` is one
+ *   `INSERT … ON CONFLICT DO NOTHING RETURNING …` on the primary key.
  * - **Gap-free sequences**: the counter lives on the parent row (`projects.event_sequence`,
  *   `sessions.event_seq`). `UPDATE … SET n = n + 1 RETURNING n` row-locks the parent until commit,
  *   so concurrent writers of one project queue behind each other, and a rollback gives the number
@@ -21,7 +22,7 @@
  */
 import { sql, type Kysely, type Selection } from 'kysely';
 import type {
-  Account, ApiKey, Floor, InboxItemQuery, JsonValue, Membership, MemberRole, NewProjectEvent, NewSessionEvent,
+  Account, ApiKey, Floor, IdempotencyRecord, InboxItemQuery, JsonValue, Membership, MemberRole, NewProjectEvent, NewSessionEvent,
   OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, ProjectStatus, Run, Session, SessionEvent, Store, StoreTx,
   Workspace,
 } from '@inbox-kit/core';
@@ -74,11 +75,16 @@ const LOG = [
 ] as const;
 const RUN = ['id', 'session_id', 'status', 'started_at', 'ended_at', 'outcome'] as const;
 const SESSION_EVENT = ['id', 'session_id', 'seq', 'type', 'run_id', 'message_id', 'floor_id', 'page_id', 'processed_at'] as const;
+const IDEMPOTENCY = ['workspace_id', 'account_id', 'key', 'request_hash', 'resource_type', 'resource_id', 'created_at'] as const;
 
 type Row<T extends keyof Database, C extends readonly (keyof Database[T] & string)[]> = Selection<Database, T, C[number]>;
 
 // — row → record —
 
+const toIdempotencyRecord = (r: Row<'idempotency_records', typeof IDEMPOTENCY>): IdempotencyRecord => ({
+  workspace_id: r.workspace_id, account_id: r.account_id, key: r.key, request_hash: r.request_hash,
+  resource_type: r.resource_type, resource_id: r.resource_id, created_at: num(r.created_at),
+});
 const toWorkspace = (r: Row<'workspaces', typeof WORKSPACE>): Workspace => ({ id: r.id, name: r.name, created_at: num(r.created_at) });
 const toAccount = (r: { id: string; name: string; created_at: number }): Account => ({ id: r.id, name: r.name, created_at: num(r.created_at) });
 const toApiKey = (r: Row<'api_keys', typeof API_KEY>): ApiKey => ({
@@ -336,6 +342,23 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): 
         .returning([...ITEM, jsonText('payload')])
         .executeTakeFirst();
       return r && toItem(r);
+    },
+
+    // — idempotency keys —
+    async findIdempotencyRecord(scope) {
+      const r = await db.selectFrom('idempotency_records').select(IDEMPOTENCY)
+        .where('workspace_id', '=', scope.workspace_id).where('account_id', '=', scope.account_id).where('key', '=', scope.key)
+        .executeTakeFirst();
+      return r && toIdempotencyRecord(r);
+    },
+    async insertIdempotencyRecord(record) {
+      // The primary key decides: a competitor's uncommitted row makes this wait for its outcome.
+      const r = await db.insertInto('idempotency_records').values({
+        workspace_id: record.workspace_id, account_id: record.account_id, key: record.key, request_hash: record.request_hash,
+        resource_type: record.resource_type, resource_id: record.resource_id, created_at: record.created_at,
+      }).onConflict((oc) => oc.columns(['workspace_id', 'account_id', 'key']).doNothing())
+        .returning('key').executeTakeFirst();
+      return r !== undefined;
     },
 
     // — Project Events and Operation Log —

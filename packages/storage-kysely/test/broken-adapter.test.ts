@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store, StoreTx } from '@inbox-kit/core';
 import {
-  ConformanceError, checkDecideHasOneWinner, checkKeysetPaging, checkTransactionAtomicity, type StoreConformanceSubject,
+  ConformanceError, checkDecideHasOneWinner, checkIdempotencyRecords, checkKeysetPaging, checkTransactionAtomicity, type StoreConformanceSubject,
 } from '@inbox-kit/core/testing';
 import { PG_URL, postgresSubject, sqliteSubject } from './helpers.js';
 
@@ -29,6 +29,16 @@ const nonConditionalDecide = (ops: StoreTx): Partial<StoreTx> => ({
 /** Pages that drop the rows sharing the cursor's `created_at`. */
 const tieSkippingPages = (ops: StoreTx): Partial<StoreTx> => ({
   listInboxItems: (q) => ops.listInboxItems(q.after ? { ...q, after: { created_at: q.after.created_at, id: '' } } : q),
+});
+
+/** Check-then-write: looks the key up, yields, then inserts and reports success whatever happened. */
+const nonConditionalIdempotency = (ops: StoreTx): Partial<StoreTx> => ({
+  async insertIdempotencyRecord(record) {
+    if (await ops.findIdempotencyRecord(record)) return false;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    await ops.insertIdempotencyRecord(record);
+    return true;
+  },
 });
 
 const engines: Array<[string, () => Promise<StoreConformanceSubject>]> = [['sqlite', sqliteSubject]];
@@ -66,5 +76,20 @@ describe.each(engines)('broken adapters fail the kit (%s)', (_engine, factory) =
     subject = await factory();
     const broken = breakStore(subject.store, tieSkippingPages);
     await expect(checkKeysetPaging({ store: broken, raw: subject.raw })).rejects.toThrow(/neither skipped nor repeated/);
+  });
+
+});
+
+// Only PostgreSQL runs claims really concurrently (SQLite serialises every call on its one
+// connection, where a check-then-write happens to be safe).
+describe.each(engines.filter(([name]) => name === 'postgres'))('a broken idempotency insert fails the kit (%s)', (_engine, factory) => {
+  it('a check-then-write insertIdempotencyRecord fails the idempotency check', async () => {
+    const subject = await factory();
+    try {
+      const broken = breakStore(subject.store, nonConditionalIdempotency);
+      await expect(checkIdempotencyRecords({ store: broken, raw: subject.raw })).rejects.toThrow(/exactly one of 20 concurrent claims of one key must win, (?!1 did)\d+ did/);
+    } finally {
+      await subject.close();
+    }
   });
 });

@@ -53,6 +53,13 @@ function sqlRawReader(query: Query, placeholder: (n: number) => string): RawRead
     async runStatus(run_id) {
       return (await one(`select status from runs where id = ${$(1)}`, [run_id]))?.status as string | undefined;
     },
+    async idempotencyRequestHashes(scope) {
+      const rows = await query(
+        `select request_hash from idempotency_records where workspace_id = ${$(1)} and account_id = ${$(2)} and key = ${$(3)}`,
+        [scope.workspace_id, scope.account_id, scope.key],
+      );
+      return rows.map((r) => String(r.request_hash));
+    },
   };
 }
 

@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createLocalEventBus, createIdGenerator, InboxKitError, ProjectInboxService, systemClock, type RequestContext, type Store,
 } from '@inbox-kit/core';
-import { sql, type Kysely } from 'kysely';
+import { Migrator, sql, type Kysely } from 'kysely';
 import { isPostgresUrl, migrateToLatest, openPostgres, openSqlite, openStore, type Database } from '../src/index.js';
+import { initialMigration } from '../src/migrations/0001-initial.js';
 import { PG_URL, freshPostgresDatabase, postgresRawReader, sqliteRawReader, tempDir } from './helpers.js';
 
 const T0 = 1_700_000_000_000;
@@ -92,7 +93,7 @@ async function schemaOf(db: Kysely<Database>) {
 
 describe('migrations', () => {
   const EXPECTED_TABLES = [
-    'accounts', 'api_keys', 'floors', 'operation_logs', 'pages', 'project_events', 'project_inbox_items', 'project_members',
+    'accounts', 'api_keys', 'floors', 'idempotency_records', 'operation_logs', 'pages', 'project_events', 'project_inbox_items', 'project_members',
     'projects', 'runs', 'session_events', 'sessions', 'workspace_members', 'workspaces',
   ];
   let sqliteSchema: Record<string, string[]>;
@@ -101,7 +102,7 @@ describe('migrations', () => {
     const tmp = tempDir();
     const db = openSqlite(join(tmp.dir, 'm.sqlite'));
     try {
-      expect(await migrateToLatest(db)).toEqual(['0001_initial']);
+      expect(await migrateToLatest(db)).toEqual(['0001_initial', '0002_idempotency']);
       expect(await migrateToLatest(db)).toEqual([]);
       sqliteSchema = await schemaOf(db);
       expect(Object.keys(sqliteSchema)).toEqual(EXPECTED_TABLES);
@@ -116,12 +117,52 @@ describe('migrations', () => {
     }
   });
 
+  /** Migrates `db` to 0001 only (a database of the first release). */
+  const migrateTo0001 = async (db: Kysely<Database>, dialect: 'sqlite' | 'postgres') => {
+    const { error } = await new Migrator({ db, provider: { getMigrations: async () => ({ '0001_initial': initialMigration(dialect) }) } }).migrateToLatest();
+    if (error) throw error;
+  };
+  const upgradeKeepsRows = async (db: Kysely<Database>, dialect: 'sqlite' | 'postgres') => {
+    await migrateTo0001(db, dialect);
+    await db.insertInto('workspaces').values({ id: 'ws_old', name: 'before 0002', created_at: T0 }).execute();
+    expect(await migrateToLatest(db)).toEqual(['0002_idempotency']);
+    expect(await db.selectFrom('workspaces').selectAll().execute()).toEqual([{ id: 'ws_old', name: 'before 0002', created_at: T0 }]);
+    await db.insertInto('idempotency_records').values({
+      workspace_id: 'ws_old', account_id: 'acc_1', key: 'k', request_hash: 'h', resource_type: 'project_inbox_item', resource_id: 'pinbox_1', created_at: T0,
+    }).execute();
+    await expect(db.insertInto('idempotency_records').values({
+      workspace_id: 'ws_old', account_id: 'acc_1', key: 'k', request_hash: 'h2', resource_type: 'project_inbox_item', resource_id: 'pinbox_2', created_at: T0,
+    }).execute()).rejects.toThrow();
+  };
+
+  it('0002 upgrades a database of 0001 in place (rows kept; the key is unique per workspace and account)', async () => {
+    const tmp = tempDir();
+    const db = openSqlite(join(tmp.dir, 'upgrade.sqlite'));
+    try {
+      await upgradeKeepsRows(db, 'sqlite');
+    } finally {
+      await db.destroy();
+      tmp.remove();
+    }
+  });
+
+  it.runIf(PG_URL)('0002 upgrades a PostgreSQL database of 0001 in place', async () => {
+    const database = await freshPostgresDatabase(PG_URL as string);
+    const db = openPostgres(database.url);
+    try {
+      await upgradeKeepsRows(db, 'postgres');
+    } finally {
+      await db.destroy();
+      await database.drop();
+    }
+  });
+
   it.runIf(PG_URL)('are idempotent on PostgreSQL and produce the same tables, columns and nullability as on SQLite', async () => {
     const database = await freshPostgresDatabase(PG_URL as string);
     const db = openPostgres(database.url);
     try {
       const [first, concurrent] = await Promise.all([migrateToLatest(db), migrateToLatest(db)]);
-      expect([...first, ...concurrent]).toEqual(['0001_initial']);
+      expect([...first, ...concurrent]).toEqual(['0001_initial', '0002_idempotency']);
       expect(await migrateToLatest(db)).toEqual([]);
       expect(await schemaOf(db)).toEqual(sqliteSchema);
       const json = await sql<{ column_name: string; data_type: string }>`

@@ -4,7 +4,7 @@
  * fields are rejected.
  */
 import { z } from 'zod';
-import { idString, optionalText, text } from '../validation.js';
+import { idString, optionalText, queryText, text } from '../validation.js';
 import { INBOX_DECISIONS, INBOX_STATUSES } from './transition.js';
 
 const sourceId = idString.nullable().optional().transform((v) => v ?? null);
@@ -40,7 +40,7 @@ export function queryInt(min: number, max: number) {
 /** `GET /projects/:id/inbox` query. `limit` 1–200, default 50. */
 export const listInboxItemsQuery = z.strictObject({
   status: z.enum(INBOX_STATUSES).optional(),
-  type: z.string().min(1).max(512).optional(),
+  type: queryText({ min: 1, max: 512 }).optional(),
   sender_account_id: idString.optional(),
   source_session_id: idString.optional(),
   limit: queryInt(1, 200).default(50),

@@ -6,7 +6,8 @@
 import { InboxKitError } from '../errors.js';
 import type { RequestContext, ServiceDeps } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
-import type { StoreTx } from '../ports/store.js';
+import { idempotencyRequestHash, parseIdempotencyKey } from '../idempotency.js';
+import type { IdempotencyRecord, StoreTx } from '../ports/store.js';
 import type { InboxDecision, ProjectEvent, ProjectInboxItem } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { loadProjectAccess, type ProjectAccess } from './access.js';
@@ -22,6 +23,25 @@ export interface InboxItemPage {
   items: ProjectInboxItem[];
   next_cursor: string | null;
 }
+
+/** Options of {@link ProjectInboxService.create}. */
+export interface CreateInboxItemOptions {
+  /**
+   * The caller's `Idempotency-Key` (1–255 printable ASCII): a repeat with the same key and body
+   * returns the first item instead of creating another. Scoped to the workspace and acting account.
+   */
+  idempotency_key?: string;
+}
+
+/** What {@link ProjectInboxService.createWithOutcome} returns. */
+export interface CreateInboxItemOutcome {
+  item: ProjectInboxItem;
+  /** True when the item was created by an earlier request with the same `Idempotency-Key`. */
+  replayed: boolean;
+}
+
+/** `resource_type` of the idempotency records of inbox item creates. */
+const INBOX_ITEM_RESOURCE = 'project_inbox_item';
 
 const itemNotFound = () => new InboxKitError('project_inbox_item_not_found', 'Project inbox item not found');
 const mismatch = (why: string) => new InboxKitError('project_inbox_source_scope_mismatch', `Source is not in this project: ${why}`);
@@ -39,14 +59,47 @@ export class ProjectInboxService {
   /**
    * Files an item (owner or deriver). Check order: project visible (404) → may create (403) →
    * project active (409) → payload (400/413) → sources (404/409) → write.
+   *
+   * With `options.idempotency_key` (the `Idempotency-Key` header) the create is safe to repeat:
+   * see {@link createWithOutcome}.
    * @throws InboxKitError validation_error, project_not_found, project_inbox_write_denied,
    *   project_archived, project_inbox_payload_invalid, project_inbox_payload_too_large,
-   *   session_not_found, floor_not_found, page_not_found, project_inbox_source_scope_mismatch.
+   *   session_not_found, floor_not_found, page_not_found, project_inbox_source_scope_mismatch,
+   *   idempotency_key_reused.
    */
-  async create(ctx: RequestContext, project_id: string, input: CreateInboxItemInput): Promise<ProjectInboxItem> {
+  async create(ctx: RequestContext, project_id: string, input: CreateInboxItemInput, options: CreateInboxItemOptions = {}): Promise<ProjectInboxItem> {
+    return (await this.createWithOutcome(ctx, project_id, input, options)).item;
+  }
+
+  /**
+   * {@link create}, also telling whether the answer is a replay. With `options.idempotency_key`,
+   * inside the create's one transaction: the key's record of `(workspace, acting account, key)` is
+   * read first —
+   * - recorded with the same request hash (same project and same normalised body): the item it
+   *   created is returned as it is now, with `replayed: true`, and nothing is written or published;
+   * - recorded with another request hash: 409 `idempotency_key_reused`;
+   * - not recorded: the usual checks run, then the key is claimed (conditional insert) before the
+   *   item, Operation Log row and Project Event are written, all in the same transaction. A
+   *   concurrent request with the same key waits for that claim; the loser re-reads the winner's
+   *   record and answers as above, so N concurrent requests make exactly one item.
+   * A request that fails (any error) records nothing: the key stays free for a corrected retry.
+   * @throws InboxKitError as {@link create}; validation_error when the key is not 1–255 printable ASCII.
+   */
+  async createWithOutcome(
+    ctx: RequestContext, project_id: string, input: CreateInboxItemInput, options: CreateInboxItemOptions = {},
+  ): Promise<CreateInboxItemOutcome> {
     const body = parseOrThrow(createInboxItemBody, input, 'inbox item');
+    const key = options.idempotency_key === undefined ? undefined : parseIdempotencyKey(options.idempotency_key);
     const { value: payload, bytes } = measurePayload(body.payload === undefined || body.payload === null ? {} : body.payload);
-    const { events, item } = await this.deps.store.transaction(async (tx) => {
+    const idempotency = key === undefined ? undefined : {
+      scope: { workspace_id: ctx.principal.workspace_id, account_id: ctx.principal.account_id, key },
+      request_hash: await idempotencyRequestHash('POST', `/projects/${project_id}/inbox`, { ...body, payload }),
+    };
+    const { events, item, replayed } = await this.deps.store.transaction(async (tx) => {
+      if (idempotency) {
+        const seen = await tx.findIdempotencyRecord(idempotency.scope);
+        if (seen) return { item: await replayItem(tx, seen, idempotency.request_hash, project_id), events: [] as ProjectEvent[], replayed: true };
+      }
       const access = await loadProjectAccess(tx, ctx.principal, project_id);
       if (!inboxPermissions(access.role).create) {
         throw new InboxKitError('project_inbox_write_denied', 'This role may not create inbox items');
@@ -57,8 +110,20 @@ export class ProjectInboxService {
       }
       const sources = await resolveSources(tx, access, body);
       const now = this.deps.clock.now();
+      const id = this.deps.ids.next('pinbox');
+      if (idempotency) {
+        // Claim the key before writing: a concurrent request with the key waits here for our outcome.
+        const claimed = await tx.insertIdempotencyRecord({
+          ...idempotency.scope, request_hash: idempotency.request_hash, resource_type: INBOX_ITEM_RESOURCE, resource_id: id, created_at: now,
+        });
+        if (!claimed) {
+          const winner = await tx.findIdempotencyRecord(idempotency.scope);
+          if (!winner) throw new InboxKitError('conflict', 'The Idempotency-Key is in use by a concurrent request; try again');
+          return { item: await replayItem(tx, winner, idempotency.request_hash, project_id), events: [] as ProjectEvent[], replayed: true };
+        }
+      }
       const item: ProjectInboxItem = {
-        id: this.deps.ids.next('pinbox'),
+        id,
         workspace_id: access.project.workspace_id,
         project_id: access.project.id,
         account_id: access.project.account_id,
@@ -82,10 +147,10 @@ export class ProjectInboxService {
         sender_account_id: item.sender_account_id,
         ...sources,
       }, now);
-      return { item, events: [event] };
+      return { item, events: [event], replayed: false };
     });
     this.publish(events);
-    return item;
+    return { item, replayed };
   }
 
   /**
@@ -247,6 +312,19 @@ export class ProjectInboxService {
       }
     }
   }
+}
+
+/**
+ * The answer to a request whose key is already recorded: the recorded item when the request is the
+ * same, else 409 `idempotency_key_reused`.
+ */
+async function replayItem(tx: StoreTx, record: IdempotencyRecord, request_hash: string, project_id: string): Promise<ProjectInboxItem> {
+  if (record.request_hash !== request_hash || record.resource_type !== INBOX_ITEM_RESOURCE) {
+    throw new InboxKitError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request');
+  }
+  const item = await tx.getInboxItem(project_id, record.resource_id);
+  if (!item) throw new InboxKitError('conflict', 'The item this Idempotency-Key created is not available');
+  return item;
 }
 
 function assertActive(access: ProjectAccess): void {

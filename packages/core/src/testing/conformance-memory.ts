@@ -34,6 +34,11 @@ export function memoryRawReader(store: MemoryStore): RawReader {
     async runStatus(run_id) {
       return rows().runs.get(run_id)?.status;
     },
+    async idempotencyRequestHashes(scope) {
+      return [...rows().idempotency.values()]
+        .filter((r) => r.workspace_id === scope.workspace_id && r.account_id === scope.account_id && r.key === scope.key)
+        .map((r) => r.request_hash);
+    },
   };
 }
 

@@ -3,7 +3,7 @@
  * core's unit tests and as the first subject of the conformance kit. Transactions are serialised
  * by a mutex and rolled back by restoring a snapshot.
  */
-import type { InboxItemQuery, NewProjectEvent, NewSessionEvent, Store, StoreTx } from '../ports/store.js';
+import type { IdempotencyRecord, InboxItemQuery, NewProjectEvent, NewSessionEvent, Store, StoreTx } from '../ports/store.js';
 import type {
   Account, ApiKey, Floor, Membership, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run, Session,
   SessionEvent, Workspace,
@@ -24,12 +24,14 @@ interface State {
   logs: OperationLog[];
   runs: Map<string, Run>;
   sessionEvents: SessionEvent[];
+  /** Keyed by `JSON.stringify([workspace_id, account_id, key])`. */
+  idempotency: Map<string, IdempotencyRecord>;
 }
 
 const emptyState = (): State => ({
   workspaces: new Map(), accounts: new Map(), workspaceMembers: new Set(), keys: new Map(), projects: new Map(),
   memberships: new Map(), sessions: new Map(), floors: new Map(), pages: new Map(), items: new Map(), events: [],
-  logs: [], runs: new Map(), sessionEvents: [],
+  logs: [], runs: new Map(), sessionEvents: [], idempotency: new Map(),
 });
 
 const copy = <T>(v: T): T => structuredClone(v);
@@ -114,6 +116,13 @@ function operations(get: () => State): StoreTx {
       const i = get().items.get(id);
       if (!i || i.project_id !== pid || i.status !== seen) return undefined;
       Object.assign(i, patch); return copy(i);
+    },
+
+    async findIdempotencyRecord(q) { return copy(get().idempotency.get(JSON.stringify([q.workspace_id, q.account_id, q.key]))); },
+    async insertIdempotencyRecord(r) {
+      const s = get(); const key = JSON.stringify([r.workspace_id, r.account_id, r.key]);
+      if (s.idempotency.has(key)) return false;
+      s.idempotency.set(key, copy(r)); return true;
     },
 
     async appendProjectEvent(e: NewProjectEvent) {

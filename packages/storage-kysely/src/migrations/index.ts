@@ -6,10 +6,12 @@
 import type { Migration } from 'kysely';
 import type { Dialect } from '../schema.js';
 import { initialMigration } from './0001-initial.js';
+import { idempotencyMigration } from './0002-idempotency.js';
 
 /** All migrations for one engine, keyed by name (`0001_initial`, …). */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_initial': initialMigration(dialect),
+    '0002_idempotency': idempotencyMigration(dialect),
   };
 }

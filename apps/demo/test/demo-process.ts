@@ -1,0 +1,140 @@
+/**
+ * Helpers of the tests that run the built demo as a real process (`node apps/demo/dist/main.js`):
+ * start it and read its URL, stop or kill it, make and drop a fresh PostgreSQL database, raw
+ * HTTP/1.1 connections, and deadline waits. Needs the build (`pnpm exec turbo run build`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+export const PG_ADMIN_URL = process.env.INBOX_KIT_TEST_PG_URL || undefined;
+
+/** A demo process, its base URL and everything it printed. */
+export interface DemoProcess {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+  /** Resolves with the exit code and signal once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `node dist/main.js` with `env` and resolves once it prints its URL (30 s deadline). */
+export function startDemoProcess(env: Record<string, string>): Promise<DemoProcess> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the demo first (pnpm exec turbo run build; pnpm test does it)`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN], {
+      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
+      child.on('exit', (code, signal) => done({ code, signal }));
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`demo process did not start within 30 s:\n${out}`));
+    }, 30_000);
+    let started = false;
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const match = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (match && !started) {
+        started = true;
+        clearTimeout(timer);
+        resolve({ child, url: match[1]!, output: () => out, exited });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      if (!started) reject(new Error(`demo process exited with ${code} before listening:\n${out}`));
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL after 10 s; resolves once it has exited. */
+export async function stopDemoProcess(p: DemoProcess | undefined): Promise<void> {
+  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
+  p.child.kill('SIGTERM');
+  await p.exited;
+  clearTimeout(timer);
+}
+
+/** The demo's API keys, from `credentials.json` in its DATA_DIR. */
+export function credentialsOf(dataDir: string): Record<string, string> {
+  return JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')) as Record<string, string>;
+}
+
+/** Polls `check` until it holds; throws `timed out: <label>` after `timeoutMs` (a deadline, not a measurement). */
+export async function waitUntil(check: () => boolean | Promise<boolean>, label: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${label}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** True when a new TCP connection to `url` is refused. */
+export function connectionRefused(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = http.get(`${url}/health`, { agent: false }, (res) => {
+      res.resume();
+      resolve(false);
+    });
+    probe.on('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+/** A raw HTTP/1.1 connection: write bytes, read everything the server sends. */
+export async function rawConnection(url: string): Promise<{ socket: net.Socket; received(): string; ended: Promise<void> }> {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  let text = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    text += chunk;
+  });
+  const ended = new Promise<void>((resolve) => {
+    socket.on('close', () => resolve());
+    socket.on('error', () => resolve());
+  });
+  return { socket, received: () => text, ended };
+}
+
+/** A fresh database on the server of `PG_ADMIN_URL`, and how to drop it. */
+export async function freshPostgresDatabase(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!PG_ADMIN_URL) throw new Error('INBOX_KIT_TEST_PG_URL is not set');
+  const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}

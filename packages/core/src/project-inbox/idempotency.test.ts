@@ -1,0 +1,162 @@
+/**
+ * `Idempotency-Key` on Project Inbox creates (ProjectInboxService.create / createWithOutcome) over
+ * the in-memory reference store: a repeat with the same key and body returns the first item and
+ * writes nothing; another body with the key → 409; keys are scoped to workspace and acting
+ * account; failed creates record nothing; keys are 1–255 printable ASCII.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RequestContext, ServiceDeps } from '../context.js';
+import { InboxKitError } from '../errors.js';
+import { canonicalJson, idempotencyRequestHash, parseIdempotencyKey } from '../idempotency.js';
+import { PlatformService } from '../platform/service.js';
+import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
+import { createLocalEventBus, type BusMessage, type EventBus } from '../ports/event-bus.js';
+import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
+import { ProjectInboxService } from './service.js';
+
+interface World {
+  mem: MemoryStore;
+  inbox: ProjectInboxService;
+  platform: PlatformService;
+  published: BusMessage[];
+  ctx(account_id: string, workspace_id?: string): RequestContext;
+}
+
+async function makeWorld(): Promise<World> {
+  const mem = createMemoryStore();
+  const local = createLocalEventBus();
+  const published: BusMessage[] = [];
+  const bus: EventBus = {
+    publish: (m) => {
+      published.push(m);
+      local.publish(m);
+    },
+    subscribe: (topic, listener) => local.subscribe(topic, listener),
+    subscriberCount: () => local.subscriberCount(),
+  };
+  const deps: ServiceDeps = { store: mem, bus, clock: createManualClock(), ids: createSequentialIdGenerator() };
+  const platform = new PlatformService(deps);
+  const ctx = (account_id: string, workspace_id = 'ws_demo'): RequestContext => ({
+    principal: { workspace_id, account_id, key_id: `key_${account_id}`, key_kind: 'standard' },
+    request_id: 'req_idem',
+  });
+  await platform.createWorkspace({ id: 'ws_demo', name: 'Demo' });
+  for (const id of ['acc_owner', 'acc_deriver', 'acc_observer']) await platform.createAccount({ id, name: id, workspace_ids: ['ws_demo'] });
+  await platform.createProject(ctx('acc_owner'), { id: 'proj_main', name: 'Main' });
+  await platform.createProject(ctx('acc_owner'), { id: 'proj_side', name: 'Side' });
+  await platform.addMember(ctx('acc_owner'), 'proj_main', { account_id: 'acc_deriver', role: 'deriver' });
+  await platform.addMember(ctx('acc_owner'), 'proj_main', { account_id: 'acc_observer', role: 'observer' });
+  published.length = 0;
+  return { mem, inbox: new ProjectInboxService(deps), platform, published, ctx };
+}
+
+const counts = (w: World) => ({
+  items: w.mem.raw().items.size,
+  logs: w.mem.raw().logs.filter((l) => l.action === 'project_inbox_item.create').length,
+  events: w.mem.raw().events.filter((e) => e.type === 'project_inbox.item.created').length,
+  records: w.mem.raw().idempotency.size,
+  published: w.published.length,
+});
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (error) {
+    expect(error).toBeInstanceOf(InboxKitError);
+    return (error as InboxKitError).code;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('create with an Idempotency-Key', () => {
+  let w: World;
+  beforeEach(async () => {
+    w = await makeWorld();
+  });
+
+  it('the same key and body returns the first item, replayed, and writes and publishes nothing more', async () => {
+    const body = { type: 'summary', title: 'Once', payload: { a: 1, b: [1, 2] } };
+    const first = await w.inbox.createWithOutcome(w.ctx('acc_deriver'), 'proj_main', body, { idempotency_key: 'key-1' });
+    expect(first.replayed).toBe(false);
+    const after = counts(w);
+    expect(after).toEqual({ items: 1, logs: 1, events: 1, records: 1, published: 1 });
+    const again = await w.inbox.createWithOutcome(w.ctx('acc_deriver'), 'proj_main', body, { idempotency_key: 'key-1' });
+    expect(again).toEqual({ item: first.item, replayed: true });
+    // Bodies that mean the same (key order, blank-padded title, absent optionals) replay too.
+    const same = await w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { payload: { b: [1, 2], a: 1 }, title: '  Once ', type: ' summary', source_page_id: null }, { idempotency_key: 'key-1' });
+    expect(same).toEqual(first.item);
+    expect(counts(w)).toEqual(after);
+    const record = [...w.mem.raw().idempotency.values()][0];
+    expect(record).toMatchObject({ workspace_id: 'ws_demo', account_id: 'acc_deriver', key: 'key-1', resource_type: 'project_inbox_item', resource_id: first.item.id });
+    expect(record?.request_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('a replay returns the item as it is now (after a decision), even once the project is archived', async () => {
+    const item = await w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' }, { idempotency_key: 'k' });
+    const accepted = await w.inbox.accept(w.ctx('acc_owner'), 'proj_main', item.id);
+    await w.platform.archiveProject(w.ctx('acc_owner'), 'proj_main');
+    const replay = await w.inbox.createWithOutcome(w.ctx('acc_deriver'), 'proj_main', { type: 't' }, { idempotency_key: 'k' });
+    expect(replay).toEqual({ item: accepted, replayed: true });
+    // Without the key the archived project refuses the create.
+    expect(await codeOf(w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' }))).toBe('project_archived');
+  });
+
+  it('the same key with another body, title, payload or project → 409 idempotency_key_reused, nothing written', async () => {
+    await w.inbox.create(w.ctx('acc_owner'), 'proj_main', { type: 't', payload: { n: 1 } }, { idempotency_key: 'k' });
+    const before = counts(w);
+    for (const [project, body] of [
+      ['proj_main', { type: 'other', payload: { n: 1 } }],
+      ['proj_main', { type: 't', payload: { n: 2 } }],
+      ['proj_main', { type: 't', title: 'now with a title', payload: { n: 1 } }],
+      ['proj_main', { type: 't' }],
+      ['proj_side', { type: 't', payload: { n: 1 } }],
+    ] as const) {
+      expect(await codeOf(w.inbox.create(w.ctx('acc_owner'), project, body, { idempotency_key: 'k' })), JSON.stringify(body)).toBe('idempotency_key_reused');
+    }
+    expect(counts(w)).toEqual(before);
+  });
+
+  it('keys are scoped to the acting account and workspace, and compared exactly', async () => {
+    const a = await w.inbox.create(w.ctx('acc_owner'), 'proj_main', { type: 't' }, { idempotency_key: 'shared' });
+    const b = await w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' }, { idempotency_key: 'shared' });
+    const c = await w.inbox.create(w.ctx('acc_owner'), 'proj_main', { type: 't' }, { idempotency_key: 'Shared' });
+    expect(new Set([a.id, b.id, c.id]).size).toBe(3);
+    expect(counts(w)).toMatchObject({ items: 3, records: 3 });
+  });
+
+  it('a create that fails records nothing: the key stays free for a corrected retry', async () => {
+    expect(await codeOf(w.inbox.create(w.ctx('acc_observer'), 'proj_main', { type: 't' }, { idempotency_key: 'k' }))).toBe('project_inbox_write_denied');
+    expect(await codeOf(w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't', source_session_id: 'sess_missing' }, { idempotency_key: 'k' }))).toBe('session_not_found');
+    expect(await codeOf(w.inbox.create(w.ctx('acc_deriver'), 'proj_missing', { type: 't' }, { idempotency_key: 'k' }))).toBe('project_not_found');
+    expect(await codeOf(w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: '' }, { idempotency_key: 'k' }))).toBe('validation_error');
+    expect(counts(w)).toMatchObject({ items: 0, records: 0, published: 0 });
+    const ok = await w.inbox.createWithOutcome(w.ctx('acc_deriver'), 'proj_main', { type: 't' }, { idempotency_key: 'k' });
+    expect(ok.replayed).toBe(false);
+  });
+
+  it('keys must be 1–255 printable ASCII characters (400 validation_error), checked before anything else', async () => {
+    for (const key of ['', 'x'.repeat(256), 'tab\there', 'new\nline', 'ünï', '😀', '\u007f']) {
+      expect(await codeOf(w.inbox.create(w.ctx('acc_observer'), 'proj_missing', { type: 't' }, { idempotency_key: key })), JSON.stringify(key)).toBe('validation_error');
+    }
+    for (const key of ['x', 'x'.repeat(255), ' !"#$%&\'()*+,-./0123456789:;<=>?@AZ[\\]^_`az{|}~']) {
+      expect(parseIdempotencyKey(key)).toBe(key);
+    }
+    expect(counts(w)).toMatchObject({ items: 0, records: 0 });
+  });
+
+  it('10 concurrent creates with one key make one item, one log row, one event; all answer the same item', async () => {
+    const body = { type: 'race', payload: { n: 1 } };
+    const results = await Promise.all(Array.from({ length: 10 }, () => w.inbox.createWithOutcome(w.ctx('acc_deriver'), 'proj_main', body, { idempotency_key: 'race' })));
+    expect(new Set(results.map((r) => r.item.id)).size).toBe(1);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+    expect(counts(w)).toEqual({ items: 1, logs: 1, events: 1, records: 1, published: 1 });
+  });
+
+  it('the request hash is SHA-256 over method, path and the canonical body', async () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+    const h = await idempotencyRequestHash('post', '/projects/p/inbox', { b: 1, a: 2 });
+    expect(h).toBe(await idempotencyRequestHash('POST', '/projects/p/inbox', { a: 2, b: 1 }));
+    expect(h).toMatch(/^[0-9a-f]{64}$/);
+    expect(h).not.toBe(await idempotencyRequestHash('POST', '/projects/q/inbox', { a: 2, b: 1 }));
+  });
+});
