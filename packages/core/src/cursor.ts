@@ -18,7 +18,8 @@ const payloadSchema = z.strictObject({
   s: z.string(),
   f: z.string(),
   c: z.number().int().nonnegative(),
-  i: z.string().min(1).max(128),
+  // Row ids are generated or `idString`s: printable ASCII (never U+0000, which PostgreSQL refuses).
+  i: z.string().min(1).max(128).regex(/^[\x21-\x7e]+$/),
 });
 
 function toBase64Url(s: string): string {

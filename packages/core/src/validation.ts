@@ -25,14 +25,29 @@ export function hasLoneSurrogate(s: string): boolean {
   return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 }
 
+/** True when `s` holds U+0000, which PostgreSQL `text` can neither store nor compare (so no engine gets it). */
+export function hasNul(s: string): boolean {
+  return s.includes('\u0000');
+}
+
+/** A free-text query filter: `min`–`max` code points (zod counts code points), no U+0000. */
+export function queryText(opts: { min?: number; max: number }) {
+  return z
+    .string()
+    .min(opts.min ?? 0)
+    .max(opts.max)
+    .refine((s) => !hasNul(s), { message: 'must not contain U+0000' });
+}
+
 /**
- * A string schema: rejects lone surrogates, trims, then checks `min`–`max` code points.
+ * A string schema: rejects lone surrogates and U+0000, trims, then checks `min`–`max` code points.
  * With `blankToNull`, an empty or blank string (and `null`) becomes `null`.
  */
 export function text(opts: { min?: number; max: number }) {
   return z
     .string()
     .refine((s) => !hasLoneSurrogate(s), { message: 'must not contain a lone surrogate' })
+    .refine((s) => !hasNul(s), { message: 'must not contain U+0000' })
     .transform((s) => s.trim())
     .refine((s) => codePointLength(s) >= (opts.min ?? 0), { message: `must be at least ${opts.min ?? 0} characters after trimming` })
     .refine((s) => codePointLength(s) <= opts.max, { message: `must be at most ${opts.max} characters` });

@@ -1,6 +1,7 @@
 /** Live Inbox content blocks: the TypeScript shapes, their strict zod schemas and a deep copy. */
 import { z } from 'zod';
 import { InboxKitError, type ErrorDetail } from '../errors.js';
+import { hasLoneSurrogate } from '../validation.js';
 
 /** A text block: `{ type: 'text', text }`. Spec: live-inbox.md "HTTP" (`content`). */
 export interface TextBlock {
@@ -33,11 +34,14 @@ export interface ImageBlock {
 /** One block of Live Inbox content: {@link TextBlock} or {@link ImageBlock}. Spec: live-inbox.md "HTTP". */
 export type ContentBlock = TextBlock | ImageBlock;
 
-const textBlockSchema = z.strictObject({ type: z.literal('text'), text: z.string() });
+/** A string of a block: any text, but no lone surrogate (it has no UTF-8 form; the platform rejects it everywhere). */
+const blockString = () => z.string().refine((s) => !hasLoneSurrogate(s), { message: 'must not contain a lone surrogate' });
+
+const textBlockSchema = z.strictObject({ type: z.literal('text'), text: blockString() });
 
 const imageSourceSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('base64'), media_type: z.string(), data: z.string() }),
-  z.strictObject({ type: z.literal('url'), url: z.string() }),
+  z.strictObject({ type: z.literal('base64'), media_type: blockString(), data: blockString() }),
+  z.strictObject({ type: z.literal('url'), url: blockString() }),
 ]);
 
 const imageBlockSchema = z.strictObject({ type: z.literal('image'), source: imageSourceSchema });

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { queryInt } from '../project-inbox/schemas.js';
-import { idString, optionalText, text } from '../validation.js';
+import { idString, optionalText, queryText, text } from '../validation.js';
 
 export const createProjectBody = z.strictObject({
   id: idString.optional().describe('Optional id; generated (proj_…) when absent'),
@@ -38,7 +38,7 @@ export const addPageBody = z.strictObject({
 
 export const listProjectEventsQuery = z.strictObject({
   after: queryInt(0, Number.MAX_SAFE_INTEGER).default(0),
-  types: z.string().max(2048).optional().describe('Comma-separated event types'),
+  types: queryText({ max: 2048 }).optional().describe('Comma-separated event types'),
   session_id: idString.optional(),
   limit: queryInt(1, 500).default(100),
 });
@@ -51,6 +51,6 @@ export const listOperationLogsQuery = z.strictObject({
 /** `GET /projects/:id/events/stream` query; `after` may also come as the `Last-Event-ID` header. */
 export const streamProjectEventsQuery = z.strictObject({
   after: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
-  types: z.string().max(2048).optional().describe('Comma-separated event types'),
+  types: queryText({ max: 2048 }).optional().describe('Comma-separated event types'),
   session_id: idString.optional(),
 });

@@ -10,10 +10,11 @@ import type { Feed, FeedItem } from '../ports/feed.js';
 import { loadProjectAccess, projectNotFound } from '../project-inbox/access.js';
 import { canSeeEvent, roleOf, type ProjectRole } from '../project-inbox/permissions.js';
 import type {
-  Account, ApiKey, ApiKeyKind, Floor, JsonValue, Membership, OperationLog, Page, Project, ProjectEvent, Session, Workspace,
+  Account, ApiKey, ApiKeyKind, Floor, JsonValue, Membership, MemberRole, OperationLog, Page, Project, ProjectEvent, Session, Workspace,
 } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { constantTimeEqual, generateApiKeySecret, hashApiKey } from './keys.js';
+import { PrincipalCache } from './principal-cache.js';
 import {
   addMemberBody, addPageBody, commitTurnBody, createProjectBody, createSessionBody, listOperationLogsQuery,
   listProjectEventsQuery, listSessionsQuery,
@@ -29,7 +30,33 @@ export interface SessionAccess {
 }
 
 const sessionNotFound = () => new InboxKitError('session_not_found', 'Session not found');
+
+/**
+ * True for a store's unique-key violation: PostgreSQL SQLSTATE 23505, SQLite's
+ * `SQLITE_CONSTRAINT_PRIMARYKEY` / `SQLITE_CONSTRAINT_UNIQUE`, the in-memory store's `duplicate …`.
+ * Ids are unique across workspaces, so a caller-chosen id taken in another workspace passes the
+ * workspace-scoped existence check and only the insert finds it.
+ */
+function isDuplicateKey(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE'
+    || (code === undefined && typeof message === 'string' && message.startsWith('duplicate '));
+}
+
+/** Runs a create with a caller-chosen id: a duplicate key on insert is 409 `conflict`, not a 500. */
+async function idTakenIsConflict<T>(id: string | undefined, what: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (id !== undefined && isDuplicateKey(error)) throw new InboxKitError('conflict', `A ${what} with this id already exists`);
+    throw error;
+  }
+}
 const forbidden = (msg: string) => new InboxKitError('permission_denied', msg);
+
+/** Project Event types that change a member's role (their payload names `account_id`). */
+const MEMBER_EVENTS = ['project.member.added', 'project.member.removed'];
 
 /**
  * Who may use a Session (live-inbox issue "Who may steer"): a session in a project is visible to
@@ -49,7 +76,12 @@ export async function loadSessionAccess(tx: StoreTx, principal: Principal, sessi
 }
 
 export class PlatformService {
-  constructor(private readonly deps: ServiceDeps) {}
+  /** Principals by key hash: see `principal-cache.ts` (1 s lifetime; revocations here drop them at once). */
+  readonly #principals: PrincipalCache;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.#principals = new PrincipalCache(() => deps.clock.now());
+  }
 
   // — identity —
 
@@ -59,10 +91,17 @@ export class PlatformService {
    * @throws InboxKitError authentication_required (no secret), invalid_credentials (unknown or
    *   revoked), permission_denied (standard key naming another account), account_not_found
    *   (service key naming an account outside its workspace).
+   *
+   * Successful results are cached in the process for 1 s by key hash (`principal-cache.ts`):
+   * {@link revokeApiKey} takes effect at once; a key revoked in another process or directly in
+   * storage is refused within 1 s.
    */
   async authenticate(secret: string | undefined, as_account_id?: string): Promise<Principal> {
     if (!secret) throw new InboxKitError('authentication_required', 'An API key is required (Authorization: Bearer <key> or x-api-key)');
     const hash = await hashApiKey(secret);
+    const cached = this.#principals.get(hash, as_account_id);
+    if (cached) return cached;
+    const generation = this.#principals.generation;
     const key = await this.deps.store.findApiKeyByHash(hash);
     if (!key || !constantTimeEqual(key.key_hash, hash) || key.revoked_at !== null) {
       throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
@@ -74,7 +113,9 @@ export class PlatformService {
       if (!account) throw new InboxKitError('account_not_found', 'Account not found in this workspace');
       account_id = account.id;
     }
-    return { workspace_id: key.workspace_id, account_id, key_id: key.id, key_kind: key.kind };
+    const principal: Principal = { workspace_id: key.workspace_id, account_id, key_id: key.id, key_kind: key.kind };
+    this.#principals.set(hash, as_account_id, principal, generation);
+    return principal;
   }
 
   /** Creates a workspace (administration; no principal). */
@@ -110,6 +151,7 @@ export class PlatformService {
   /** Revokes a key; later requests with it get 401 invalid_credentials. */
   async revokeApiKey(key_id: string): Promise<void> {
     await this.deps.store.revokeApiKey(key_id, this.deps.clock.now());
+    this.#principals.forgetKey(key_id);
   }
 
   /** The caller's own account. */
@@ -134,13 +176,13 @@ export class PlatformService {
       created_at: now,
       updated_at: now,
     };
-    const events = await this.deps.store.transaction(async (tx) => {
+    const events = await idTakenIsConflict(body.id, 'project', () => this.deps.store.transaction(async (tx) => {
       if (body.id !== undefined && (await tx.getProject(ctx.principal.workspace_id, body.id))) {
         throw new InboxKitError('conflict', 'A project with this id already exists');
       }
       await tx.insertProject(project);
       return [await this.record(tx, ctx, project, 'project.create', 'project', project.id, {}, 'project.created', { project_id: project.id, name: project.name })];
-    });
+    }));
     this.publish(events);
     return project;
   }
@@ -230,7 +272,7 @@ export class PlatformService {
       created_by_account_id: ctx.principal.account_id,
       created_at: this.deps.clock.now(),
     };
-    const events = await this.deps.store.transaction(async (tx) => {
+    const events = await idTakenIsConflict(body.id, 'session', () => this.deps.store.transaction(async (tx) => {
       if (body.id !== undefined && (await tx.getSession(ctx.principal.workspace_id, body.id))) {
         throw new InboxKitError('conflict', 'A session with this id already exists');
       }
@@ -243,7 +285,7 @@ export class PlatformService {
       if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
       await tx.insertSession(session);
       return [await this.record(tx, ctx, access.project, 'session.create', 'session', session.id, {}, 'session.created', { session_id: session.id }, { session_id: session.id })];
-    });
+    }));
     this.publish(events);
     return session;
   }
@@ -348,22 +390,47 @@ export class PlatformService {
   /**
    * The caller's feed of a project's events, for a live stream with resume (platform.md
    * "Project Events"): replay is unfiltered so ids stay contiguous; `visible` applies the read
-   * rights (inbox events reach the owner and the item's sender only) and the requested filters.
+   * rights (inbox events reach the owner and the item's sender only) and the requested filters,
+   * following the caller's membership changes made while the feed is open.
    * @throws project_not_found.
    */
   async projectEventFeed(ctx: RequestContext, project_id: string, filter: { types?: string; session_id?: string } = {}): Promise<Feed<ProjectEvent>> {
+    const me = ctx.principal.account_id;
     const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
+    // Membership may change while the stream is open. Changes committed up to `known` are in the
+    // role read just after it; later ones reach `visible` as `project.member.*` events and update
+    // the role from then on, so a deriver demoted or removed mid-stream stops receiving its items'
+    // inbox events. (Re-applying a change the role already reflects is harmless: same role.)
+    const known = await this.lastMembershipChange(access.project.id, me);
+    let role: ProjectRole = (await loadProjectAccess(this.deps.store, ctx.principal, project_id)).role;
     const types = filter.types?.split(',').map((t) => t.trim()).filter(Boolean);
     const pid = access.project.id;
     const toItem = (e: ProjectEvent): FeedItem<ProjectEvent> => ({ id: e.sequence, type: e.type, data: e });
     return {
       replay: async (after, limit) => (await this.deps.store.listProjectEvents({ project_id: pid, after, limit })).map(toItem),
       subscribe: (push) => this.deps.bus.subscribe(`project:${pid}`, (m) => { if (m.kind === 'project_event') push(toItem(m.event)); }),
-      visible: (item) =>
-        (!types?.length || types.includes(item.type)) &&
-        (filter.session_id === undefined || item.data.session_id === filter.session_id) &&
-        canSeeEvent(access.role, ctx.principal.account_id, item.data),
+      // Called once per id in ascending order (as `sendEventStream` does), so role changes apply in order.
+      visible: (item) => {
+        const e = item.data;
+        if (e.sequence > known && MEMBER_EVENTS.includes(e.type) && e.payload['account_id'] === me && role !== 'owner') {
+          role = e.type === 'project.member.removed' ? null : (e.payload['role'] as MemberRole);
+        }
+        return (!types?.length || types.includes(item.type)) &&
+          (filter.session_id === undefined || e.session_id === filter.session_id) &&
+          canSeeEvent(role, me, e);
+      },
     };
+  }
+
+  /** The sequence of the last `project.member.*` event about `account_id` in a project (0 when none). */
+  private async lastMembershipChange(project_id: string, account_id: string): Promise<number> {
+    let last = 0;
+    for (let after = 0; ;) {
+      const page = await this.deps.store.listProjectEvents({ project_id, after, types: MEMBER_EVENTS, limit: 500 });
+      for (const e of page) if (e.payload['account_id'] === account_id) last = e.sequence;
+      if (page.length < 500) return last;
+      after = page[page.length - 1]!.sequence;
+    }
   }
 
   /** Operation Log of a project, newest first (owner only). @throws project_not_found, permission_denied, invalid_cursor. */

@@ -1,0 +1,123 @@
+/**
+ * The principal cache of `PlatformService.authenticate` (principal-cache.ts): storage is read
+ * once per key and account within the lifetime, revocations through the service apply at once,
+ * revocations elsewhere within the lifetime, failures are never cached.
+ */
+import { describe, expect, it } from 'vitest';
+import { InboxKitError } from '../errors.js';
+import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
+import { createLocalEventBus } from '../ports/event-bus.js';
+import type { Store } from '../ports/store.js';
+import { createMemoryStore } from '../testing/memory-store.js';
+import { PRINCIPAL_CACHE_TTL_MS, PrincipalCache } from './principal-cache.js';
+import { PlatformService } from './service.js';
+
+const principal = (key_id: string, account_id = 'acc_a') => ({ workspace_id: 'ws', account_id, key_id, key_kind: 'standard' as const });
+
+describe('PrincipalCache', () => {
+  it('expires entries after the lifetime and evicts the least recently used', () => {
+    let now = 0;
+    const cache = new PrincipalCache(() => now, 2, 100);
+    cache.set('h1', undefined, principal('k1'), cache.generation);
+    cache.set('h2', undefined, principal('k2'), cache.generation);
+    expect(cache.get('h1', undefined)).toEqual(principal('k1')); // h1 is now the most recent
+    cache.set('h3', undefined, principal('k3'), cache.generation); // evicts h2
+    expect(cache.get('h2', undefined)).toBeUndefined();
+    expect(cache.get('h1', undefined)).toEqual(principal('k1'));
+    now = 100;
+    expect(cache.get('h1', undefined)).toBeUndefined();
+    expect(cache.size).toBe(1);
+  });
+
+  it('keeps one entry per account a key acts as, and forgets them all with the key', () => {
+    const cache = new PrincipalCache(() => 0);
+    cache.set('h', undefined, principal('k', 'acc_a'), cache.generation);
+    cache.set('h', 'acc_b', principal('k', 'acc_b'), cache.generation);
+    expect(cache.get('h', 'acc_b')?.account_id).toBe('acc_b');
+    expect(cache.get('h', undefined)?.account_id).toBe('acc_a');
+    cache.forgetKey('k');
+    expect(cache.get('h', undefined)).toBeUndefined();
+    expect(cache.get('h', 'acc_b')).toBeUndefined();
+  });
+
+  it('does not cache a lookup that raced a revocation', () => {
+    const cache = new PrincipalCache(() => 0);
+    const before = cache.generation;
+    cache.forgetKey('k');
+    cache.set('h', undefined, principal('k'), before);
+    expect(cache.get('h', undefined)).toBeUndefined();
+  });
+
+  it('hands out copies', () => {
+    const cache = new PrincipalCache(() => 0);
+    cache.set('h', undefined, principal('k'), cache.generation);
+    const first = cache.get('h', undefined)!;
+    first.account_id = 'tampered';
+    expect(cache.get('h', undefined)?.account_id).toBe('acc_a');
+  });
+});
+
+describe('PlatformService.authenticate with the cache', () => {
+  async function world() {
+    const mem = createMemoryStore();
+    const lookups: string[] = [];
+    const store: Store = new Proxy(mem, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (prop === 'findApiKeyByHash' || prop === 'getWorkspaceAccount') {
+          return (...args: unknown[]) => {
+            lookups.push(String(prop));
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        return value;
+      },
+    });
+    const clock = createManualClock();
+    const platform = new PlatformService({ store, bus: createLocalEventBus(), clock, ids: createSequentialIdGenerator() });
+    await platform.createWorkspace({ id: 'ws', name: 'W' });
+    await platform.createAccount({ id: 'acc_a', name: 'A', workspace_ids: ['ws'] });
+    await platform.createAccount({ id: 'acc_b', name: 'B', workspace_ids: ['ws'] });
+    const standard = await platform.issueApiKey({ workspace_id: 'ws', account_id: 'acc_a' });
+    const service = await platform.issueApiKey({ workspace_id: 'ws', account_id: 'acc_a', kind: 'service' });
+    return { mem, platform, clock, lookups, standard, service };
+  }
+  const code = async (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof InboxKitError ? e.code : String(e)));
+
+  it('reads storage once per key and account within the lifetime', async () => {
+    const { platform, clock, lookups, standard, service } = await world();
+    const expected = { workspace_id: 'ws', account_id: 'acc_a', key_id: standard.key.id, key_kind: 'standard' };
+    expect(await platform.authenticate(standard.secret)).toEqual(expected);
+    expect(await platform.authenticate(standard.secret)).toEqual(expected);
+    expect((await platform.authenticate(service.secret, 'acc_b')).account_id).toBe('acc_b');
+    expect((await platform.authenticate(service.secret, 'acc_b')).account_id).toBe('acc_b');
+    expect(lookups).toEqual(['findApiKeyByHash', 'findApiKeyByHash', 'getWorkspaceAccount']);
+    clock.advance(PRINCIPAL_CACHE_TTL_MS);
+    await platform.authenticate(standard.secret);
+    expect(lookups).toHaveLength(4);
+  });
+
+  it('a revocation through the service applies to the next request', async () => {
+    const { platform, standard } = await world();
+    await platform.authenticate(standard.secret);
+    await platform.revokeApiKey(standard.key.id);
+    expect(await code(platform.authenticate(standard.secret))).toBe('invalid_credentials');
+  });
+
+  it('a revocation made directly in storage applies within the lifetime', async () => {
+    const { mem, platform, clock, standard } = await world();
+    await platform.authenticate(standard.secret);
+    await mem.revokeApiKey(standard.key.id, clock.now());
+    clock.advance(PRINCIPAL_CACHE_TTL_MS);
+    expect(await code(platform.authenticate(standard.secret))).toBe('invalid_credentials');
+  });
+
+  it('never caches a refusal', async () => {
+    const { platform, lookups, standard } = await world();
+    expect(await code(platform.authenticate('ik_unknown'))).toBe('invalid_credentials');
+    expect(await code(platform.authenticate('ik_unknown'))).toBe('invalid_credentials');
+    expect(await code(platform.authenticate(standard.secret, 'acc_b'))).toBe('permission_denied');
+    expect(await code(platform.authenticate(standard.secret, 'acc_b'))).toBe('permission_denied');
+    expect(lookups).toEqual(['findApiKeyByHash', 'findApiKeyByHash', 'findApiKeyByHash', 'findApiKeyByHash']);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * A small in-process cache of authenticated principals, by API key hash (and the account a
+ * service key acts as), so a busy key is not looked up in storage on every request. Least
+ * recently used entries are evicted beyond `max`; an entry lives `ttlMs` at most, which bounds
+ * how long a revocation made elsewhere (another process, or storage changed directly) may go
+ * unseen. Revocations through `PlatformService.revokeApiKey` drop the key's entries at once.
+ * Only successful authentications are cached.
+ */
+import type { Principal } from '../context.js';
+
+/** Entries kept at most (least recently used evicted first). */
+export const PRINCIPAL_CACHE_MAX = 1024;
+/** Lifetime of an entry in ms. */
+export const PRINCIPAL_CACHE_TTL_MS = 1_000;
+
+interface Entry {
+  principal: Principal;
+  expires: number;
+}
+
+export class PrincipalCache {
+  readonly #entries = new Map<string, Entry>();
+  #generation = 0;
+
+  /**
+   * @param now the clock, in ms (the services' `Clock`).
+   * @param max entries kept; 0 disables the cache.
+   * @param ttlMs lifetime of an entry in ms; 0 disables the cache.
+   */
+  constructor(
+    private readonly now: () => number,
+    private readonly max = PRINCIPAL_CACHE_MAX,
+    private readonly ttlMs = PRINCIPAL_CACHE_TTL_MS,
+  ) {}
+
+  static #key(key_hash: string, as_account_id: string | undefined): string {
+    return as_account_id === undefined ? key_hash : `${key_hash}\n${as_account_id}`;
+  }
+
+  /** The cached principal (a copy), or undefined when absent or expired. */
+  get(key_hash: string, as_account_id: string | undefined): Principal | undefined {
+    const key = PrincipalCache.#key(key_hash, as_account_id);
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(key);
+    if (entry.expires <= this.now()) return undefined;
+    this.#entries.set(key, entry); // most recently used last
+    return { ...entry.principal };
+  }
+
+  /**
+   * Bumped by every {@link forgetKey}. Read it before looking a key up in storage and pass it to
+   * {@link set}: a lookup that raced a revocation is then not cached.
+   */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Remembers a successful authentication read from storage when {@link generation} was `generation`. */
+  set(key_hash: string, as_account_id: string | undefined, principal: Principal, generation: number): void {
+    if (this.max <= 0 || this.ttlMs <= 0 || generation !== this.#generation) return;
+    const key = PrincipalCache.#key(key_hash, as_account_id);
+    this.#entries.delete(key);
+    while (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value as string);
+    this.#entries.set(key, { principal: { ...principal }, expires: this.now() + this.ttlMs });
+  }
+
+  /** Drops every entry of the API key `key_id` (all the accounts it acted as). */
+  forgetKey(key_id: string): void {
+    this.#generation += 1;
+    for (const [key, entry] of this.#entries) if (entry.principal.key_id === key_id) this.#entries.delete(key);
+  }
+
+  /** Number of entries (expired ones included until they are read or evicted). */
+  get size(): number {
+    return this.#entries.size;
+  }
+}
