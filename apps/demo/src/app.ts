@@ -67,6 +67,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
       services: { platform, projectInbox, runtime },
       bodyLimit: config.bodyLimit,
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+      rateLimit: config.rateLimit ?? false,
     });
     // The web page: review board + steering panel (public static files, /assets/sdk.js, /demo/accounts).
     await app.register(demoWeb, { credentials, store: opened.store });
