@@ -1,15 +1,16 @@
 /**
  * The demo's composition root: storage (SQLite file under DATA_DIR, or PostgreSQL from
  * DATABASE_URL), the event bus, the services, the Live Inbox runtime host with the scripted
- * model, the Fastify server, and first-start seed data.
+ * model, the Fastify server, and first-start seed data. On PostgreSQL with INBOX_KIT_ADVERTISE_URL
+ * and INBOX_KIT_FORWARD_SECRET, Live Inbox requests are routed between processes (see `routingOf`).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   LiveInboxHost, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, systemClock,
-  type Clock, type EventBus, type Model, type ServiceDeps, type Store,
+  type AttemptRoutingOptions, type Clock, type EventBus, type Model, type ServiceDeps, type Store,
 } from '@inbox-kit/core';
-import { createServer } from '@inbox-kit/http-fastify';
+import { createHttpAttemptForwarder, createServer } from '@inbox-kit/http-fastify';
 import { createPostgresEventBus, openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
 import type { FastifyInstance } from 'fastify';
 import { nanoid } from 'nanoid';
@@ -55,11 +56,13 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
   };
   const platform = new PlatformService(deps);
   const projectInbox = new ProjectInboxService(deps);
+  const routing = routingOf(opened, config, (error, info) => app?.log.warn({ err: error, ...info }, 'attempt routing failed; answered locally'));
   const runtime = new SessionRuntimeService({
     ...deps,
     host: new LiveInboxHost(),
     model: overrides.model ?? createScriptedModel({ stepMs: config.modelStepMs, steps: config.modelSteps }),
     onRunError: (error, run) => app?.log.error({ err: error, ...run }, 'run failed'),
+    ...(routing ? { routing } : {}),
   });
   try {
     const { credentials, created } = await seed(opened.store, platform, config.dataDir);
@@ -68,6 +71,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
       bodyLimit: config.bodyLimit,
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
       rateLimit: config.rateLimit ?? false,
+      ...(routing && config.forwardSecret ? { forwarding: { secret: config.forwardSecret } } : {}),
     });
     // The web page: review board + steering panel (public static files, /assets/sdk.js, /demo/accounts).
     await app.register(demoWeb, { credentials, store: opened.store });
@@ -88,6 +92,22 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     await opened.close();
     throw error;
   }
+}
+
+/**
+ * Attempt routing (live-inbox.md "Scale"), only on PostgreSQL with both INBOX_KIT_ADVERTISE_URL and
+ * INBOX_KIT_FORWARD_SECRET: this process records the attempts it hosts under a random host id and
+ * its advertised URL, and forwards Live Inbox requests for attempts of other processes to them
+ * (2 s timeout). Otherwise undefined: the Live Inbox stays process-local.
+ */
+function routingOf(opened: OpenedStore, config: DemoConfig, onRoutingError: AttemptRoutingOptions['onRoutingError']): AttemptRoutingOptions | undefined {
+  if (opened.dialect !== 'postgres' || !config.advertiseUrl || !config.forwardSecret) return undefined;
+  return {
+    host_id: `host_${nanoid(16)}`,
+    host_url: config.advertiseUrl,
+    forwarder: createHttpAttemptForwarder({ secret: config.forwardSecret, timeoutMs: 2_000 }),
+    onRoutingError,
+  };
 }
 
 /**

@@ -4,7 +4,10 @@
  * BODY_LIMIT (bytes, default 1 MiB), LOG_LEVEL (default info; "silent" turns logging off),
  * DEMO_MODEL_STEP_MS (ms one scripted model step takes, default 1500), DEMO_MODEL_STEPS (steps
  * per user message, default 3), RATE_LIMIT_MAX (requests per API key and window; unset or 0 = no
- * limit) and RATE_LIMIT_WINDOW_MS (the window, default 60000).
+ * limit) and RATE_LIMIT_WINDOW_MS (the window, default 60000), INBOX_KIT_ADVERTISE_URL (this
+ * process's base URL as other processes reach it) and INBOX_KIT_FORWARD_SECRET (shared by the
+ * processes): with both, on PostgreSQL, Live Inbox requests are routed to the process owning the
+ * attempt (live-inbox.md "Scale").
  */
 import { resolve } from 'node:path';
 
@@ -19,6 +22,10 @@ export interface DemoConfig {
   modelSteps: number;
   /** Per-API-key rate limit, or undefined for none (RATE_LIMIT_MAX unset or 0). */
   rateLimit: { max: number; timeWindowMs: number } | undefined;
+  /** This process's base URL for its peers (INBOX_KIT_ADVERTISE_URL), e.g. `http://127.0.0.1:3001`. */
+  advertiseUrl: string | undefined;
+  /** The secret forwarded requests carry between processes (INBOX_KIT_FORWARD_SECRET). */
+  forwardSecret: string | undefined;
 }
 
 function int(name: string, value: string | undefined, fallback: number): number {
@@ -39,7 +46,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     modelStepMs: int('DEMO_MODEL_STEP_MS', env.DEMO_MODEL_STEP_MS, 1500),
     modelSteps: int('DEMO_MODEL_STEPS', env.DEMO_MODEL_STEPS, 3),
     rateLimit: rateLimitOf(env),
+    advertiseUrl: advertiseUrlOf(env.INBOX_KIT_ADVERTISE_URL),
+    forwardSecret: env.INBOX_KIT_FORWARD_SECRET || undefined,
   };
+}
+
+function advertiseUrlOf(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`INBOX_KIT_ADVERTISE_URL must be an http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`INBOX_KIT_ADVERTISE_URL must be an http(s) URL, got "${value}"`);
+  return value.replace(/\/+$/, '');
 }
 
 function rateLimitOf(env: NodeJS.ProcessEnv): DemoConfig['rateLimit'] {

@@ -12,10 +12,14 @@ declare module 'fastify' {
     requestId: string;
     /** The authenticated caller; null on public routes. */
     principal: Principal | null;
+    /** True when another process forwarded this request to us (attempt routing); it is never forwarded again. */
+    forwarded: boolean;
   }
   interface FastifyContextConfig {
     /** Public routes skip authentication (health, OpenAPI). */
     public?: boolean;
+    /** Routes another process may forward to this one (attempt routing: Live Inbox, Session events). */
+    forwardable?: boolean;
   }
 }
 

@@ -8,6 +8,10 @@ export { UNDER_PRESSURE_DEFAULTS, type RateLimitOptions, type UnderPressureOptio
 export { inboxKitOpenApi, errorEnvelopeSchema, errorDetailSchema, ERROR_KINDS, type InboxKitOpenApiOptions } from './openapi.js';
 export { STATUS_BY_CODE, errorKind, envelope, toEnvelope, type ErrorEnvelope } from './errors.js';
 export { ctxOf, newRequestId, requestIdFor } from './context.js';
+export {
+  DEFAULT_FORWARD_TIMEOUT_MS, FORWARD_HEADERS, createHttpAttemptForwarder, forwardedPrincipal, relayForwardedReply,
+  type HttpAttemptForwarderOptions,
+} from './forwarding.js';
 export { platformRoutes } from './routes/platform.js';
 export { projectInboxRoutes } from './routes/project-inbox.js';
 export { liveInboxRoutes, type LiveInboxRoutesOptions } from './routes/live-inbox.js';

@@ -9,6 +9,7 @@ import { validatorCompiler, serializerCompiler, type ZodTypeProvider } from 'fas
 import { z } from 'zod';
 import { requestIdFor } from './context.js';
 import { envelope, errorHandler } from './errors.js';
+import { forwardedPrincipal } from './forwarding.js';
 import { registerStreamShutdown, type StreamTiming } from './sse.js';
 import { inboxKitOpenApi, type InboxKitOpenApiOptions } from './openapi.js';
 import { platformRoutes } from './routes/platform.js';
@@ -33,6 +34,13 @@ export interface InboxKitPluginOptions {
   streamTiming?: StreamTiming;
   /** The OpenAPI document (`/openapi.json`) and API reference (`/docs`); `false` serves neither. */
   openapi?: InboxKitOpenApiOptions | false;
+  /**
+   * Attempt routing (live-inbox.md "Scale"): accept requests other processes forward to this one
+   * (header `x-inbox-kit-forward: <secret>` plus the original principal, see `forwarding.ts`) on
+   * the Live Inbox and Session event routes. Without it (default), forward headers are ignored.
+   * The Runtime's `routing` option decides what this process forwards.
+   */
+  forwarding?: { secret: string };
 }
 
 const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
@@ -58,12 +66,23 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
   });
   app.decorateRequest('requestId', '');
   app.decorateRequest('principal', null);
+  app.decorateRequest('forwarded', false);
+  const forwardSecret = opts.forwarding?.secret;
+  if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
 
   app.addHook('onRequest', async (request, reply) => {
     request.requestId = requestIdFor(request.headers['x-request-id']);
     void reply.header('x-request-id', request.requestId);
     if (request.routeOptions.config?.public) return;
     if (request.is404) return;
+    if (forwardSecret !== undefined && request.routeOptions.config?.forwardable) {
+      const principal = forwardedPrincipal(request, forwardSecret);
+      if (principal !== undefined) {
+        request.principal = principal;
+        request.forwarded = true;
+        return;
+      }
+    }
     const auth = request.headers.authorization;
     const bearer = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined;
     const apiKey = typeof request.headers['x-api-key'] === 'string' ? request.headers['x-api-key'] : undefined;

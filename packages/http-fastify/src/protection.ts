@@ -119,6 +119,8 @@ export async function registerProtection(
       // Route-level onRequest hooks run after the root's, so authentication has set the principal.
       hook: 'onRequest',
       keyGenerator: (request) => (request.principal ? `key:${request.principal.key_id}` : `ip:${request.ip}`),
+      // A forwarded request was counted by the process the client called.
+      allowList: (request) => request.forwarded,
       errorResponseBuilder: (_request, context) =>
         new InboxKitError('rate_limited', `Rate limit of ${context.max} requests per ${timeWindowMs} ms exceeded; retry in ${context.after}`),
     });

@@ -31,6 +31,8 @@ export interface CreateServerOptions {
    * past `max` requests in `timeWindowMs`. Default: off.
    */
   rateLimit?: RateLimitOptions | false;
+  /** Accept requests forwarded by other processes (attempt routing); see `InboxKitPluginOptions.forwarding`. */
+  forwarding?: { secret: string };
 }
 
 /** Builds (but does not start) a Fastify server exposing every inbox-kit route. */
@@ -57,7 +59,7 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     return503OnClosing: false,
   });
   await registerProtection(app, { underPressure: options.underPressure, rateLimit: options.rateLimit });
-  await app.register(inboxKit, { services: options.services, streamTiming: options.streamTiming });
+  await app.register(inboxKit, { services: options.services, streamTiming: options.streamTiming, forwarding: options.forwarding });
   return app;
 }
 

@@ -185,6 +185,16 @@ export interface IdempotencyRecordsTable {
   created_at: number;
 }
 
+/** Primary key session_id: which process hosts the Session's active native attempt. Added by migration 0003. */
+export interface AttemptOwnersTable {
+  session_id: string;
+  run_id: string;
+  host_id: string;
+  host_url: string;
+  /** ms since epoch; the row is ignored once it is not after "now". */
+  lease_expires_at: number;
+}
+
 /** Every table the migrations create, by name. */
 export interface Database {
   workspaces: WorkspacesTable;
@@ -202,6 +212,7 @@ export interface Database {
   runs: RunsTable;
   session_events: SessionEventsTable;
   idempotency_records: IdempotencyRecordsTable;
+  attempt_owners: AttemptOwnersTable;
 }
 
 /** The two engines this package targets. */

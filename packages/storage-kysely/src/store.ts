@@ -7,10 +7,12 @@
  * - **Units of work**: `transaction(fn)` is one Kysely transaction (`BEGIN IMMEDIATE` on SQLite
  *   when opened with `openSqlite`, `READ COMMITTED` on PostgreSQL); `fn` gets the same operations
  *   bound to the transaction. An error thrown by `fn` rolls back and is rethrown as is.
- * - **Conditional updates** (`decideInboxItem`, `setProjectStatus`, `endRun`, `revokeApiKey`) are
- *   one `UPDATE … WHERE <expected state> [RETURNING …]`: the database decides the winner, there is
- *   no read-then-write in the adapter. The conditional insert `insertIdempotencyRecord` is one
- *   `INSERT … ON CONFLICT DO NOTHING RETURNING …` on the primary key.
+ * - **Conditional updates** (`decideInboxItem`, `setProjectStatus`, `endRun`, `revokeApiKey`,
+ *   `renewAttemptOwnership`, `releaseAttemptOwnership`) are one `UPDATE`/`DELETE … WHERE <expected
+ *   state> [RETURNING …]`: the database decides the winner, there is no read-then-write in the
+ *   adapter. The conditional insert `insertIdempotencyRecord` is one `INSERT … ON CONFLICT DO
+ *   NOTHING RETURNING …` on the primary key; `claimAttemptOwnership` is one `INSERT … ON CONFLICT
+ *   (session_id) DO UPDATE … WHERE <expired or same host> RETURNING …`.
  * - **Gap-free sequences**: the counter lives on the parent row (`projects.event_sequence`,
  *   `sessions.event_seq`). `UPDATE … SET n = n + 1 RETURNING n` row-locks the parent until commit,
  *   so concurrent writers of one project queue behind each other, and a rollback gives the number
@@ -22,7 +24,7 @@
  */
 import { sql, type Kysely, type Selection } from 'kysely';
 import type {
-  Account, ApiKey, Floor, IdempotencyRecord, InboxItemQuery, JsonValue, Membership, MemberRole, NewProjectEvent, NewSessionEvent,
+  Account, ApiKey, AttemptOwnership, Floor, IdempotencyRecord, InboxItemQuery, JsonValue, Membership, MemberRole, NewProjectEvent, NewSessionEvent,
   OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, ProjectStatus, Run, Session, SessionEvent, Store, StoreTx,
   Workspace,
 } from '@inbox-kit/core';
@@ -76,6 +78,7 @@ const LOG = [
 const RUN = ['id', 'session_id', 'status', 'started_at', 'ended_at', 'outcome'] as const;
 const SESSION_EVENT = ['id', 'session_id', 'seq', 'type', 'run_id', 'message_id', 'floor_id', 'page_id', 'processed_at'] as const;
 const IDEMPOTENCY = ['workspace_id', 'account_id', 'key', 'request_hash', 'resource_type', 'resource_id', 'created_at'] as const;
+const OWNER = ['session_id', 'run_id', 'host_id', 'host_url', 'lease_expires_at'] as const;
 
 type Row<T extends keyof Database, C extends readonly (keyof Database[T] & string)[]> = Selection<Database, T, C[number]>;
 
@@ -84,6 +87,9 @@ type Row<T extends keyof Database, C extends readonly (keyof Database[T] & strin
 const toIdempotencyRecord = (r: Row<'idempotency_records', typeof IDEMPOTENCY>): IdempotencyRecord => ({
   workspace_id: r.workspace_id, account_id: r.account_id, key: r.key, request_hash: r.request_hash,
   resource_type: r.resource_type, resource_id: r.resource_id, created_at: num(r.created_at),
+});
+const toOwner = (r: Row<'attempt_owners', typeof OWNER>): AttemptOwnership => ({
+  session_id: r.session_id, run_id: r.run_id, host_id: r.host_id, host_url: r.host_url, lease_expires_at: num(r.lease_expires_at),
 });
 const toWorkspace = (r: Row<'workspaces', typeof WORKSPACE>): Workspace => ({ id: r.id, name: r.name, created_at: num(r.created_at) });
 const toAccount = (r: { id: string; name: string; created_at: number }): Account => ({ id: r.id, name: r.name, created_at: num(r.created_at) });
@@ -462,6 +468,39 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): 
         .where('session_id', '=', q.session_id).where('seq', '>', q.after)
         .orderBy('seq', 'asc').limit(limitOf(q.limit)).execute();
       return rows.map(toSessionEvent);
+    },
+
+    // — attempt ownership —
+    async claimAttemptOwnership(claim, now) {
+      // The primary key decides: a competing claim waits for the first one's outcome, then finds
+      // its row live (and held by another host) and updates nothing.
+      const r = await db.insertInto('attempt_owners').values({
+        session_id: claim.session_id, run_id: claim.run_id, host_id: claim.host_id, host_url: claim.host_url,
+        lease_expires_at: claim.lease_expires_at,
+      }).onConflict((oc) => oc.column('session_id').doUpdateSet({
+        run_id: claim.run_id, host_id: claim.host_id, host_url: claim.host_url, lease_expires_at: claim.lease_expires_at,
+      }).where((eb) => eb.or([
+        eb('attempt_owners.lease_expires_at', '<=', now),
+        eb('attempt_owners.host_id', '=', claim.host_id),
+      ]))).returning('session_id').executeTakeFirst();
+      return r !== undefined;
+    },
+    async renewAttemptOwnership(key, lease_expires_at) {
+      const r = await db.updateTable('attempt_owners').set({ lease_expires_at })
+        .where('session_id', '=', key.session_id).where('run_id', '=', key.run_id).where('host_id', '=', key.host_id)
+        .executeTakeFirst();
+      return r.numUpdatedRows > 0n;
+    },
+    async releaseAttemptOwnership(key) {
+      const r = await db.deleteFrom('attempt_owners')
+        .where('session_id', '=', key.session_id).where('run_id', '=', key.run_id).where('host_id', '=', key.host_id)
+        .executeTakeFirst();
+      return r.numDeletedRows > 0n;
+    },
+    async findAttemptOwner(session_id, now) {
+      const r = await db.selectFrom('attempt_owners').select(OWNER)
+        .where('session_id', '=', session_id).where('lease_expires_at', '>', now).executeTakeFirst();
+      return r && toOwner(r);
     },
   };
 }

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store, StoreTx } from '@inbox-kit/core';
 import {
-  ConformanceError, checkDecideHasOneWinner, checkIdempotencyRecords, checkKeysetPaging, checkTransactionAtomicity, type StoreConformanceSubject,
+  ConformanceError, checkAttemptOwnership, checkDecideHasOneWinner, checkIdempotencyRecords, checkKeysetPaging, checkTransactionAtomicity, type StoreConformanceSubject,
 } from '@inbox-kit/core/testing';
 import { PG_URL, postgresSubject, sqliteSubject } from './helpers.js';
 
@@ -41,6 +41,19 @@ const nonConditionalIdempotency = (ops: StoreTx): Partial<StoreTx> => ({
   },
 });
 
+/** A claim that ignores a live lease of another host (last writer wins). */
+const unconditionalClaim = (ops: StoreTx): Partial<StoreTx> => ({
+  async claimAttemptOwnership(claim) {
+    await ops.releaseAttemptOwnership((await ops.findAttemptOwner(claim.session_id, 0)) ?? claim);
+    return ops.claimAttemptOwnership(claim, Number.MAX_SAFE_INTEGER);
+  },
+});
+
+/** An owner lookup that ignores lease expiry. */
+const expiryBlindLookup = (ops: StoreTx): Partial<StoreTx> => ({
+  findAttemptOwner: (session_id) => ops.findAttemptOwner(session_id, 0),
+});
+
 const engines: Array<[string, () => Promise<StoreConformanceSubject>]> = [['sqlite', sqliteSubject]];
 const pgUrl = PG_URL;
 if (pgUrl) engines.push(['postgres', () => postgresSubject(pgUrl)]);
@@ -76,6 +89,15 @@ describe.each(engines)('broken adapters fail the kit (%s)', (_engine, factory) =
     subject = await factory();
     const broken = breakStore(subject.store, tieSkippingPages);
     await expect(checkKeysetPaging({ store: broken, raw: subject.raw })).rejects.toThrow(/neither skipped nor repeated/);
+  });
+
+  it('the real store passes the attempt ownership check; a claim ignoring live leases or a lookup ignoring expiry fails it', async () => {
+    subject = await factory();
+    await expect(checkAttemptOwnership(subject)).resolves.toBeUndefined();
+    await expect(checkAttemptOwnership({ store: breakStore(subject.store, unconditionalClaim), raw: subject.raw }))
+      .rejects.toThrow(/a claim by another host while the lease is live must lose/);
+    await expect(checkAttemptOwnership({ store: breakStore(subject.store, expiryBlindLookup), raw: subject.raw }))
+      .rejects.toThrow(/a lease is expired at lease_expires_at/);
   });
 
 });

@@ -60,6 +60,10 @@ function sqlRawReader(query: Query, placeholder: (n: number) => string): RawRead
       );
       return rows.map((r) => String(r.request_hash));
     },
+    async attemptOwnerHosts(session_id) {
+      const rows = await query(`select host_id from attempt_owners where session_id = ${$(1)}`, [session_id]);
+      return rows.map((r) => String(r.host_id));
+    },
   };
 }
 

@@ -75,6 +75,27 @@ export interface IdempotencyRecord extends IdempotencyScope {
 }
 
 /**
+ * Which server process hosts the active native attempt of a Session, as recorded in storage so
+ * that other processes sharing the database can route Live Inbox requests to it (live-inbox.md
+ * "Scale"). At most one row per Session. A row whose `lease_expires_at` is not after "now" is
+ * expired: it names nobody, and any host may claim the Session.
+ */
+export interface AttemptOwnership {
+  session_id: string;
+  /** The Run whose attempt the host executes. */
+  run_id: string;
+  /** The owning process (unique per process instance). */
+  host_id: string;
+  /** Base URL at which the owning process is reachable by its peers, e.g. `http://10.0.0.5:3000`. */
+  host_url: string;
+  /** ms since the epoch; the lease is live while `now < lease_expires_at`. */
+  lease_expires_at: number;
+}
+
+/** Identifies one lease: the Session, the Run and the host that claimed it. */
+export type AttemptOwnershipKey = Pick<AttemptOwnership, 'session_id' | 'run_id' | 'host_id'>;
+
+/**
  * Reads and writes available inside a unit of work. Outside `transaction`, each call runs on its
  * own (autocommit).
  */
@@ -175,6 +196,33 @@ export interface StoreTx {
   appendSessionEvents(events: NewSessionEvent[]): Promise<SessionEvent[]>;
   /** Ledger entries with `seq > after`, ascending, at most `limit`. */
   listSessionEvents(query: { session_id: string; after: number; limit: number }): Promise<SessionEvent[]>;
+
+  // — attempt ownership (cross-process routing of the Live Inbox) —
+  /**
+   * Conditional claim: records `claim` as the owner of `claim.session_id` only if the Session has
+   * no ownership row, its row is expired (`lease_expires_at <= now`), or its row is held by the
+   * same `host_id` (a host re-claiming for its next Run); the written row replaces the previous
+   * one entirely. Returns `true` when `claim` was written, `false` when another host holds a live
+   * lease (the stored row is left unchanged). MUST NOT be check-then-write: of N concurrent claims
+   * by different hosts for a Session with no live owner, exactly one returns `true`.
+   */
+  claimAttemptOwnership(claim: AttemptOwnership, now: number): Promise<boolean>;
+  /**
+   * Conditional renewal: sets `lease_expires_at` only while the Session's row still names exactly
+   * `key` (same `run_id` and `host_id`), whether or not the lease has expired meanwhile. Returns
+   * whether it did; `false` means the lease was lost (released, or claimed by another host).
+   */
+  renewAttemptOwnership(key: AttemptOwnershipKey, lease_expires_at: number): Promise<boolean>;
+  /**
+   * Conditional release: removes the Session's row only while it names exactly `key`. Returns
+   * whether it did; a lease already lost to another host is never removed.
+   */
+  releaseAttemptOwnership(key: AttemptOwnershipKey): Promise<boolean>;
+  /**
+   * The live owner of `session_id`: its row only if `lease_expires_at > now`, else `undefined`
+   * (also for an expired row, which MUST be treated exactly as a missing one).
+   */
+  findAttemptOwner(session_id: string, now: number): Promise<AttemptOwnership | undefined>;
 }
 
 /** A store: the reads and writes of {@link StoreTx}, plus units of work. */

@@ -8,6 +8,16 @@ export {
   type SessionRuntimeDeps,
 } from './service.js';
 export {
+  DEFAULT_ATTEMPT_LEASE_MS,
+  type AttemptForwarder,
+  type AttemptForwardRequest,
+  type AttemptRoute,
+  type AttemptRoutingErrorInfo,
+  type AttemptRoutingOptions,
+  type ForwardedReply,
+  type LiveInboxOperation,
+} from './routing.js';
+export {
   MAX_EVENTS_PER_REQUEST,
   listSessionEventsQuery,
   liveInboxContentBody,

@@ -12,7 +12,10 @@
  * - every committed message (durable input, drained inbox input, agent output) writes its own
  *   Floor and Page in the same transaction as its Session event;
  * - Runs left `running` in storage by a previous process are ended lazily (`failed`) the next
- *   time durable input reaches the Session (see "Ownership of Runs" on the class).
+ *   time durable input reaches the Session (see "Ownership of Runs" on the class);
+ * - with `routing` (several processes on one database), each native attempt holds a lease on its
+ *   Session in storage, and Live Inbox requests and interrupts reaching another process are
+ *   forwarded to the owner (see "Attempt routing" on the class).
  */
 import type { RequestContext, ServiceDeps } from '../context.js';
 import { InboxKitError, isInboxKitError } from '../errors.js';
@@ -22,9 +25,10 @@ import type { LiveInboxHost } from '../live-inbox/registry.js';
 import { runNativeAttempt, type Model, type NativeAttemptResult, type RunLedger, type TranscriptMessage } from '../live-inbox/runtime.js';
 import { loadSessionAccess, writeTurn, type SessionAccess } from '../platform/service.js';
 import type { Feed, FeedItem } from '../ports/feed.js';
-import type { NewSessionEvent, StoreTx } from '../ports/store.js';
+import type { AttemptOwnership, NewSessionEvent, StoreTx } from '../ports/store.js';
 import type { JsonValue, Run, Session, SessionEvent } from '../records.js';
 import { parseOrThrow } from '../validation.js';
+import { DEFAULT_ATTEMPT_LEASE_MS, type AttemptRoute, type AttemptRoutingErrorInfo, type AttemptRoutingOptions, type LiveInboxOperation } from './routing.js';
 import {
   listSessionEventsQuery, liveInboxContentBody, liveInboxOrderBody, sendSessionEventsBody,
   type ListSessionEventsInput, type LiveInboxContentInput, type LiveInboxOrderInput, type SendSessionEventsInput,
@@ -41,10 +45,17 @@ export type SessionRuntimeDeps = ServiceDeps & {
   /**
    * End Runs left `running` by an earlier process (default true): a Run this instance does not
    * execute and that started at or before this instance was built is ended `failed` when durable
-   * input next reaches its Session. Set false when several processes share one database (until
-   * attempts hold leases), so one process never ends another's live Run.
+   * input next reaches its Session. With `routing`, a Run whose attempt holds a live ownership
+   * lease is never ended by another process; without it, set false when several processes share
+   * one database, so one process never ends another's live Run.
    */
   recoverStaleRuns?: boolean;
+  /**
+   * Cross-process attempt routing (live-inbox.md "Scale"), off when absent: every native attempt
+   * records its ownership of the Session in storage under a renewed lease, and
+   * {@link SessionRuntimeService.routeLiveInbox} forwards requests to the owning process.
+   */
+  routing?: AttemptRoutingOptions;
 };
 
 /** One acknowledgement of `POST /v1/sessions/{id}/events`: the committed event's id, type and time (ms). */
@@ -97,6 +108,7 @@ interface RunStart {
 }
 
 const PAGE = 1000;
+const LOCAL: AttemptRoute = Object.freeze({ route: 'local' });
 
 const sessionWriteDenied = () => new InboxKitError('permission_denied', 'Only the project owner may send events to or steer this session');
 const liveInboxInactive = () =>
@@ -145,7 +157,18 @@ const liveInboxInactive = () =>
  * durable input next reaches its Session (option `recoverStaleRuns`, default on). A Run of
  * another live process is left alone: durable input is committed and that process's follow-up
  * picks it up when its Run ends, but an interrupt cannot reach it and the Live Inbox answers 410
- * here (the attempt routing of live-inbox.md "Scale" is not implemented).
+ * here unless attempt routing is on.
+ *
+ * **Attempt routing** (option `routing`; live-inbox.md "Scale"): while a native attempt runs, its
+ * process holds a lease on the Session in storage (`claimAttemptOwnership` before the attempt,
+ * renewed every `lease_ms / 3`, released when it ends; a crashed owner's lease expires). The HTTP
+ * layer asks {@link routeLiveInbox} before answering a Live Inbox request, or durable input with a
+ * `user.interrupt`: it is answered here when this process hosts the attempt (or executes the Run),
+ * when the request was already forwarded once, or when no other host holds a live lease; otherwise
+ * it is forwarded to the owner (after the same visibility and permission checks as here) and the
+ * owner's answer is relayed unchanged. An unreachable owner is reported and the request answered
+ * here, as if no attempt were active (410 for a Live Inbox mutation; an interrupt is committed
+ * here but cannot stop the Run).
  *
  * Committed events are published on the bus (`session:<id>`) after commit; a publish failure
  * goes to `onPublishError` and never undoes the write.
@@ -192,7 +215,7 @@ export class SessionRuntimeService {
         };
 
         let running = await tx.getRunningRun(session.id);
-        if (running !== undefined && this.#isLeftover(running)) {
+        if (running !== undefined && this.#isLeftover(running) && !(await this.#leasedElsewhere(tx, running, now))) {
           // A leftover of a previous process: nobody executes it any more.
           if (await tx.endRun(running.id, 'failed', now)) {
             pending.push(this.#statusIdle(session.id, running.id, 'failed', now));
@@ -353,6 +376,54 @@ export class SessionRuntimeService {
     inbox.reorder(body.order);
   }
 
+  // — attempt routing (live-inbox.md "Scale") —
+
+  /**
+   * Where a Live Inbox request (or durable input with a `user.interrupt`) is answered. Call it
+   * before the matching method; on `local`, call that method here; on `forwarded`, relay the
+   * owner's reply unchanged.
+   *
+   * Answers `local` at once, with no storage read, when routing is off, when `options.forwarded`
+   * (a request is forwarded at most once), when this process hosts the Session's active native
+   * attempt (for `send_events`: executes its Run), or when `send_events` holds no interrupt.
+   * Otherwise it checks, exactly as the local answer would, Session visibility (404, or 500
+   * `session_ownership_unavailable` for the Live Inbox) and, except for `snapshot`, write
+   * permission (403); then reads the live owner: another host → forwarded; none, this host, a
+   * failing read or an unreachable owner → `local` (the last two reported to `onRoutingError`).
+   * @throws InboxKitError `validation_error` (400, `send_events`), `session_not_found` (404),
+   *   `session_ownership_unavailable` (500), `permission_denied` (403).
+   */
+  async routeLiveInbox(ctx: RequestContext, session_id: string, operation: LiveInboxOperation, options: { forwarded?: boolean } = {}): Promise<AttemptRoute> {
+    const routing = this.#deps.routing;
+    if (routing === undefined || options.forwarded === true) return LOCAL;
+    let sid: string;
+    if (operation.type === 'send_events') {
+      const body = parseOrThrow(sendSessionEventsBody, operation.body, 'events');
+      if (!body.events.some((e) => e.type === 'user.interrupt') || this.#active.has(session_id)) return LOCAL;
+      const access = await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
+      if (!access.canWrite) throw sessionWriteDenied();
+      sid = access.session.id;
+    } else {
+      if (this.#deps.host.liveInbox(session_id) !== undefined) return LOCAL;
+      sid = (await this.#liveAccess(ctx, session_id, operation.type !== 'snapshot')).id;
+    }
+    let owner: AttemptOwnership | undefined;
+    try {
+      owner = await this.#deps.store.findAttemptOwner(sid, this.#deps.clock.now());
+    } catch (error) {
+      this.#routingError(error, { session_id: sid, action: 'lookup' });
+      return LOCAL;
+    }
+    if (owner === undefined || owner.host_id === routing.host_id) return LOCAL;
+    try {
+      const reply = await routing.forwarder.forward({ owner, session_id: sid, operation, principal: ctx.principal, request_id: ctx.request_id });
+      return { route: 'forwarded', reply };
+    } catch (error) {
+      this.#routingError(error, { session_id: sid, action: 'forward', owner });
+      return LOCAL;
+    }
+  }
+
   // — lifecycle —
 
   /** Whether this instance is executing a Run of `session_id` right now. */
@@ -414,6 +485,73 @@ export class SessionRuntimeService {
     return (this.#deps.recoverStaleRuns ?? true) && run.started_at <= this.#bootedAt;
   }
 
+  /** With routing: whether another host holds a live ownership lease on `run` (so it is not a leftover). */
+  async #leasedElsewhere(tx: StoreTx, run: Run, now: number): Promise<boolean> {
+    const routing = this.#deps.routing;
+    if (routing === undefined) return false;
+    const owner = await tx.findAttemptOwner(run.session_id, now);
+    return owner !== undefined && owner.run_id === run.id && owner.host_id !== routing.host_id;
+  }
+
+  /**
+   * With routing: claims the Session for `run_id` on this host and renews the lease every third of
+   * it until the returned release is called (which stops renewing and releases). Never throws:
+   * failures go to `onRoutingError` and the attempt runs process-local.
+   */
+  async #holdOwnership(session_id: string, run_id: string): Promise<() => Promise<void>> {
+    const routing = this.#deps.routing;
+    if (routing === undefined) return async () => {};
+    const { store, clock } = this.#deps;
+    const leaseMs = routing.lease_ms ?? DEFAULT_ATTEMPT_LEASE_MS;
+    const key = { session_id, run_id, host_id: routing.host_id };
+    try {
+      const now = clock.now();
+      if (!(await store.claimAttemptOwnership({ ...key, host_url: routing.host_url, lease_expires_at: now + leaseMs }, now))) {
+        this.#routingError(new Error('Another host holds a live lease on this Session; the attempt is not routable'), { session_id, run_id, action: 'claim' });
+        return async () => {};
+      }
+    } catch (error) {
+      this.#routingError(error, { session_id, run_id, action: 'claim' });
+      return async () => {};
+    }
+    let renewing: Promise<void> = Promise.resolve();
+    let stopped = false;
+    const timer = setInterval(() => {
+      renewing = renewing.then(async () => {
+        if (stopped) return;
+        try {
+          if (!(await store.renewAttemptOwnership(key, clock.now() + leaseMs))) {
+            stopped = true;
+            clearInterval(timer);
+            this.#routingError(new Error('The attempt lost its ownership lease'), { session_id, run_id, action: 'renew' });
+          }
+        } catch (error) {
+          this.#routingError(error, { session_id, run_id, action: 'renew' });
+        }
+      });
+    }, Math.max(1, Math.floor(leaseMs / 3)));
+    (timer as { unref?: () => void }).unref?.();
+    return async () => {
+      stopped = true;
+      clearInterval(timer);
+      await renewing;
+      try {
+        await store.releaseAttemptOwnership(key);
+      } catch (error) {
+        // The lease expires on its own.
+        this.#routingError(error, { session_id, run_id, action: 'release' });
+      }
+    };
+  }
+
+  #routingError(error: unknown, info: AttemptRoutingErrorInfo): void {
+    try {
+      this.#deps.routing?.onRoutingError?.(error, info);
+    } catch {
+      // A failing reporter must not break routing.
+    }
+  }
+
   /** Registers and starts a Run committed by a transaction. Call under the session lock, after commit. */
   #launch(start: RunStart): void {
     const controller = new AbortController();
@@ -426,6 +564,7 @@ export class SessionRuntimeService {
   async #execute(active: ActiveRun): Promise<void> {
     const { run, session } = active;
     let result: NativeAttemptResult;
+    const release = await this.#holdOwnership(session.id, run.id);
     try {
       const transcript = await this.#transcript(session.id, active.startSeq);
       result = await runNativeAttempt({
@@ -435,6 +574,7 @@ export class SessionRuntimeService {
     } catch (error) {
       result = { status: 'failed', error, committed: [] };
     }
+    await release();
     if (result.status === 'failed') this.#runError(result.error, active);
     await this.#withSessionLock(session.id, async () => {
       try {

@@ -12,7 +12,7 @@
  * Every check creates its own workspace, accounts and projects with fresh random ids, so checks
  * also work on a store shared between them.
  */
-import type { IdempotencyRecord, IdempotencyScope, InboxItemQuery, NewProjectEvent, NewSessionEvent, Store } from '../ports/store.js';
+import type { AttemptOwnership, IdempotencyRecord, IdempotencyScope, InboxItemQuery, NewProjectEvent, NewSessionEvent, Store } from '../ports/store.js';
 import type {
   Account, ApiKey, Floor, InboxItemStatus, JsonValue, Membership, OperationLog, Page, Project, ProjectEvent,
   ProjectInboxItem, Run, Session, SessionEvent, Workspace,
@@ -45,6 +45,11 @@ export interface RawReader {
    * key (byte-exact match), duplicates included.
    */
   idempotencyRequestHashes(scope: IdempotencyScope): Promise<string[]>;
+  /**
+   * The stored `host_id` of every attempt ownership row of the session, expired ones included
+   * (at most one row is allowed; duplicates are returned so the check can see them).
+   */
+  attemptOwnerHosts(session_id: string): Promise<string[]>;
 }
 
 /** What a conformance factory returns: a fresh store, its raw reader, and how to dispose of both. */
@@ -868,6 +873,79 @@ export async function checkSessionsFloorsPages({ store }: Pick<StoreConformanceS
   assertSame(await store.listPages(`floor_${w.u}_missing`), [], 'listPages of a floor without pages');
 }
 
+/**
+ * Attempt ownership: a claim on a free Session wins and is read back exactly; a live lease of
+ * another host refuses a competing claim (the row is unchanged) but not a re-claim by its own
+ * host; an expired lease is invisible to `findAttemptOwner` and may be taken over; renew and
+ * release act only on the exact `(session_id, run_id, host_id)`; of 20 concurrent claims by
+ * different hosts (half in transactions) exactly one wins; a claim rolled back leaves nothing.
+ */
+export async function checkAttemptOwnership({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'owner');
+  const other: Session = { ...w.session, id: `${w.session.id}_other` };
+  await store.insertSession(other);
+  const sid = w.session.id;
+  const a: AttemptOwnership = { session_id: sid, run_id: `run_${w.u}_1`, host_id: `host_${w.u}_a`, host_url: 'http://127.0.0.1:3001', lease_expires_at: T0 + 1000 };
+  const b: AttemptOwnership = { session_id: sid, run_id: `run_${w.u}_2`, host_id: `host_${w.u}_b`, host_url: 'http://127.0.0.1:3002', lease_expires_at: T0 + 5000 };
+
+  assert((await store.findAttemptOwner(sid, T0)) === undefined, 'findAttemptOwner of a Session without an owner');
+  assert((await store.claimAttemptOwnership(a, T0)) === true, 'a claim on a Session without an owner must win');
+  assertSame(await store.findAttemptOwner(sid, T0), a, 'findAttemptOwner returns the claim as written');
+  assert((await store.findAttemptOwner(other.id, T0)) === undefined, 'ownership of one Session is not another\'s');
+  assert((await store.claimAttemptOwnership(b, T0 + 999)) === false, 'a claim by another host while the lease is live must lose');
+  assertSame(await store.findAttemptOwner(sid, T0 + 999), a, 'a losing claim leaves the row unchanged');
+  assertSame(await raw.attemptOwnerHosts(sid), [a.host_id], 'stored owner after a losing claim');
+
+  // Renew: only the exact (session, run, host).
+  assert((await store.renewAttemptOwnership({ session_id: sid, run_id: a.run_id, host_id: b.host_id }, T0 + 9000)) === false, 'renew by another host');
+  assert((await store.renewAttemptOwnership({ session_id: sid, run_id: b.run_id, host_id: a.host_id }, T0 + 9000)) === false, 'renew of another run');
+  assertSame(await store.findAttemptOwner(sid, T0), a, 'a refused renew leaves the row unchanged');
+  assert((await store.renewAttemptOwnership(a, T0 + 2000)) === true, 'renew by the owner');
+  assertSame(await store.findAttemptOwner(sid, T0 + 1500), { ...a, lease_expires_at: T0 + 2000 }, 'the renewed lease');
+
+  // Expiry: `lease_expires_at <= now` is no owner, and another host may take over.
+  assert((await store.findAttemptOwner(sid, T0 + 2000)) === undefined, 'a lease is expired at lease_expires_at');
+  assert((await store.claimAttemptOwnership(b, T0 + 2000)) === true, 'a claim over an expired lease must win');
+  assertSame(await store.findAttemptOwner(sid, T0 + 2000), b, 'the new owner after a take-over');
+  assertSame(await raw.attemptOwnerHosts(sid), [b.host_id], 'one stored row after a take-over');
+  assert((await store.renewAttemptOwnership(a, T0 + 99_000)) === false, 'the previous owner cannot renew a lease it lost');
+  assert((await store.releaseAttemptOwnership(a)) === false, 'the previous owner cannot release a lease it lost');
+  assertSame(await store.findAttemptOwner(sid, T0 + 2000), b, 'the lost lease is untouched by its previous owner');
+
+  // The same host re-claims for its next Run while its lease is live.
+  const b2: AttemptOwnership = { ...b, run_id: `run_${w.u}_3`, lease_expires_at: T0 + 6000 };
+  assert((await store.claimAttemptOwnership(b2, T0 + 2100)) === true, 'a re-claim by the same host must win');
+  assertSame(await store.findAttemptOwner(sid, T0 + 2100), b2, 'the re-claimed row');
+
+  // Release: only the exact key.
+  assert((await store.releaseAttemptOwnership(b)) === false, 'release of an earlier run of the same host');
+  assert((await store.releaseAttemptOwnership(b2)) === true, 'release by the owner');
+  assert((await store.findAttemptOwner(sid, T0)) === undefined, 'no owner after release');
+  assertSame(await raw.attemptOwnerHosts(sid), [], 'no stored row after release');
+  assert((await store.releaseAttemptOwnership(b2)) === false, 'a second release');
+
+  // A claim inside a rolled-back transaction leaves nothing.
+  const boom = new Error('rolled back on purpose');
+  await store.transaction(async (tx) => {
+    assert((await tx.claimAttemptOwnership(a, T0)) === true, 'a claim inside a transaction');
+    throw boom;
+  }).catch((error: unknown) => {
+    if (error !== boom) throw error;
+  });
+  assertSame(await raw.attemptOwnerHosts(sid), [], 'a rolled-back claim leaves no row');
+
+  // One winner of 20 concurrent claims by different hosts.
+  const claims = range(0, 19).map((i): AttemptOwnership => ({ ...a, run_id: `run_${w.u}_c${i}`, host_id: `host_${w.u}_c${i}`, lease_expires_at: T0 + 60_000 }));
+  const results = await concurrently(claims.map((c, i) => () => (i % 2 === 0
+    ? store.transaction((tx) => tx.claimAttemptOwnership(c, T0))
+    : store.claimAttemptOwnership(c, T0))), 'concurrent claimAttemptOwnership');
+  const winners = results.map((r, i) => (r ? i : -1)).filter((i) => i >= 0);
+  assert(winners.length === 1, `exactly one of 20 concurrent claims must win, ${winners.length} did`);
+  const winner = claims[winners[0] ?? 0];
+  assertSame(await store.findAttemptOwner(sid, T0), winner, 'the stored owner is the winning claim');
+  assertSame(await raw.attemptOwnerHosts(sid), [winner?.host_id], 'exactly one stored row after concurrent claims');
+}
+
 /** Every check of the kit, in the order the suite runs them. */
 export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { name: 'transactions are atomic (rollback after 1, 2 or 3 writes leaves nothing; commit keeps all)', run: checkTransactionAtomicity },
@@ -882,4 +960,5 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { name: 'identity, API keys and conditional project status', run: checkIdentityAndProjects },
   { name: 'sessions, floors and pages', run: checkSessionsFloorsPages },
   { name: 'idempotency records: conditional insert, exact scope, released by rollback, one winner of 20', run: checkIdempotencyRecords },
+  { name: 'attempt ownership: conditional claim, lease expiry, exact renew and release, one winner of 20', run: checkAttemptOwnership },
 ];

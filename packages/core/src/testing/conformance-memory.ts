@@ -39,6 +39,10 @@ export function memoryRawReader(store: MemoryStore): RawReader {
         .filter((r) => r.workspace_id === scope.workspace_id && r.account_id === scope.account_id && r.key === scope.key)
         .map((r) => r.request_hash);
     },
+    async attemptOwnerHosts(session_id) {
+      const row = rows().attemptOwners.get(session_id);
+      return row ? [row.host_id] : [];
+    },
   };
 }
 

@@ -3,7 +3,7 @@
  * core's unit tests and as the first subject of the conformance kit. Transactions are serialised
  * by a mutex and rolled back by restoring a snapshot.
  */
-import type { IdempotencyRecord, InboxItemQuery, NewProjectEvent, NewSessionEvent, Store, StoreTx } from '../ports/store.js';
+import type { AttemptOwnership, IdempotencyRecord, InboxItemQuery, NewProjectEvent, NewSessionEvent, Store, StoreTx } from '../ports/store.js';
 import type {
   Account, ApiKey, Floor, Membership, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run, Session,
   SessionEvent, Workspace,
@@ -26,12 +26,14 @@ interface State {
   sessionEvents: SessionEvent[];
   /** Keyed by `JSON.stringify([workspace_id, account_id, key])`. */
   idempotency: Map<string, IdempotencyRecord>;
+  /** Attempt ownership rows, by session id (expired ones included). */
+  attemptOwners: Map<string, AttemptOwnership>;
 }
 
 const emptyState = (): State => ({
   workspaces: new Map(), accounts: new Map(), workspaceMembers: new Set(), keys: new Map(), projects: new Map(),
   memberships: new Map(), sessions: new Map(), floors: new Map(), pages: new Map(), items: new Map(), events: [],
-  logs: [], runs: new Map(), sessionEvents: [], idempotency: new Map(),
+  logs: [], runs: new Map(), sessionEvents: [], idempotency: new Map(), attemptOwners: new Map(),
 });
 
 const copy = <T>(v: T): T => structuredClone(v);
@@ -163,6 +165,26 @@ function operations(get: () => State): StoreTx {
     async listSessionEvents(q) {
       return get().sessionEvents.filter((e) => e.session_id === q.session_id && e.seq > q.after)
         .sort((a, b) => a.seq - b.seq).slice(0, q.limit).map(copy);
+    },
+
+    async claimAttemptOwnership(claim, now) {
+      const s = get(); const held = s.attemptOwners.get(claim.session_id);
+      if (held && held.lease_expires_at > now && held.host_id !== claim.host_id) return false;
+      s.attemptOwners.set(claim.session_id, copy(claim)); return true;
+    },
+    async renewAttemptOwnership(key, lease_expires_at) {
+      const held = get().attemptOwners.get(key.session_id);
+      if (!held || held.run_id !== key.run_id || held.host_id !== key.host_id) return false;
+      held.lease_expires_at = lease_expires_at; return true;
+    },
+    async releaseAttemptOwnership(key) {
+      const s = get(); const held = s.attemptOwners.get(key.session_id);
+      if (!held || held.run_id !== key.run_id || held.host_id !== key.host_id) return false;
+      return s.attemptOwners.delete(key.session_id);
+    },
+    async findAttemptOwner(session_id, now) {
+      const held = get().attemptOwners.get(session_id);
+      return held && held.lease_expires_at > now ? copy(held) : undefined;
     },
   };
 }

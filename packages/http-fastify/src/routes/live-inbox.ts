@@ -4,13 +4,18 @@
  * compatibility surface. Check order (in the service): credential → Session ownership (404, or
  * 500 when it cannot be read) → write permission (403) → active native attempt (410) → the edit
  * (404 unknown id, 409 stale order). Bodies are strict (400); over the body limit → 413.
+ *
+ * Attempt routing (live-inbox.md "Scale"): each route first asks `runtime.routeLiveInbox`; when
+ * another process owns the Session's attempt, the request is forwarded there (after the local
+ * visibility and permission checks) and the owner's status and body are relayed unchanged.
  */
 import { contentSchema, liveInboxContentBody, liveInboxMessageParams, liveInboxOrderBody, sessionParams } from '@inbox-kit/core';
-import type { SessionRuntimeService } from '@inbox-kit/core';
-import type { FastifyPluginAsync } from 'fastify';
+import type { LiveInboxOperation, RequestContext, SessionRuntimeService } from '@inbox-kit/core';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ctxOf } from '../context.js';
+import { relayForwardedReply } from '../forwarding.js';
 
 // Response bodies (serialised through these schemas, and published in the OpenAPI document).
 const snapshotResponse = z
@@ -38,28 +43,39 @@ export const liveInboxRoutes: FastifyPluginAsync<LiveInboxRoutesOptions> = async
   const { runtime } = services;
   const tags = ['live-inbox'];
   const base = '/v1/awaken/sessions/:session_id/live-inbox';
+  const config = { forwardable: true };
 
-  app.get(base, { schema: { tags, summary: 'Read the editable window of the active native attempt', params: sessionParams, response: { 200: snapshotResponse } } },
-    async (request) => runtime.liveInboxSnapshot(ctxOf(request), request.params.session_id));
+  /** Answers here (`local`) or relays the owner's answer. */
+  const routed = async <T>(
+    request: FastifyRequest, session_id: string, reply: FastifyReply, operation: LiveInboxOperation,
+    local: (ctx: RequestContext) => Promise<T>,
+  ): Promise<T | FastifyReply> => {
+    const ctx = ctxOf(request);
+    const route = await runtime.routeLiveInbox(ctx, session_id, operation, { forwarded: request.forwarded });
+    return route.route === 'forwarded' ? relayForwardedReply(reply, route.reply) : local(ctx);
+  };
 
-  app.post(base, { schema: { tags, summary: 'Queue content for the active native attempt (owner only)', params: sessionParams, body: liveInboxContentBody, response: { 200: queuedResponse } } },
-    async (request) => runtime.liveInboxQueue(ctxOf(request), request.params.session_id, request.body));
+  app.get(base, { config, schema: { tags, summary: 'Read the editable window of the active native attempt', params: sessionParams, response: { 200: snapshotResponse } } },
+    async (request, reply) => routed(request, request.params.session_id, reply, { type: 'snapshot' }, (ctx) => runtime.liveInboxSnapshot(ctx, request.params.session_id)));
 
-  app.put(`${base}/order`, { schema: { tags, summary: 'Reorder the queue: every current id exactly once', params: sessionParams, body: liveInboxOrderBody, response: { 204: noContent } } },
-    async (request, reply) => {
-      await runtime.liveInboxReorder(ctxOf(request), request.params.session_id, request.body);
+  app.post(base, { config, schema: { tags, summary: 'Queue content for the active native attempt (owner only)', params: sessionParams, body: liveInboxContentBody, response: { 200: queuedResponse } } },
+    async (request, reply) => routed(request, request.params.session_id, reply, { type: 'queue', body: request.body }, (ctx) => runtime.liveInboxQueue(ctx, request.params.session_id, request.body)));
+
+  app.put(`${base}/order`, { config, schema: { tags, summary: 'Reorder the queue: every current id exactly once', params: sessionParams, body: liveInboxOrderBody, response: { 204: noContent } } },
+    async (request, reply) => routed(request, request.params.session_id, reply, { type: 'reorder', body: request.body }, async (ctx) => {
+      await runtime.liveInboxReorder(ctx, request.params.session_id, request.body);
       return reply.code(204).send();
-    });
+    }));
 
-  app.put(`${base}/:message_id`, { schema: { tags, summary: 'Replace a queued message, keeping its id and position', params: liveInboxMessageParams, body: liveInboxContentBody, response: { 204: noContent } } },
-    async (request, reply) => {
-      await runtime.liveInboxReplace(ctxOf(request), request.params.session_id, request.params.message_id, request.body);
+  app.put(`${base}/:message_id`, { config, schema: { tags, summary: 'Replace a queued message, keeping its id and position', params: liveInboxMessageParams, body: liveInboxContentBody, response: { 204: noContent } } },
+    async (request, reply) => routed(request, request.params.session_id, reply, { type: 'replace', message_id: request.params.message_id, body: request.body }, async (ctx) => {
+      await runtime.liveInboxReplace(ctx, request.params.session_id, request.params.message_id, request.body);
       return reply.code(204).send();
-    });
+    }));
 
-  app.delete(`${base}/:message_id`, { schema: { tags, summary: 'Withdraw a queued message', params: liveInboxMessageParams, response: { 204: noContent } } },
-    async (request, reply) => {
-      await runtime.liveInboxWithdraw(ctxOf(request), request.params.session_id, request.params.message_id);
+  app.delete(`${base}/:message_id`, { config, schema: { tags, summary: 'Withdraw a queued message', params: liveInboxMessageParams, response: { 204: noContent } } },
+    async (request, reply) => routed(request, request.params.session_id, reply, { type: 'withdraw', message_id: request.params.message_id }, async (ctx) => {
+      await runtime.liveInboxWithdraw(ctx, request.params.session_id, request.params.message_id);
       return reply.code(204).send();
-    });
+    }));
 };

@@ -10,6 +10,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ctxOf } from '../context.js';
+import { relayForwardedReply } from '../forwarding.js';
 import { resumeCursor, sendEventStream, type StreamTiming } from '../sse.js';
 
 // Response bodies (serialised through these schemas, and published in the OpenAPI document).
@@ -51,9 +52,17 @@ export const sessionEventRoutes: FastifyPluginAsync<SessionEventRoutesOptions> =
   const { runtime } = services;
   const tags = ['session-events'];
 
+  // Input with a `user.interrupt` is forwarded to the process running the Session's Run, if
+  // another one does (attempt routing), so the interrupt stops it.
   app.post('/v1/sessions/:session_id/events', {
+    config: { forwardable: true },
     schema: { tags, summary: 'Send durable input: user.message (starts a Run when idle) or user.interrupt', params: sessionParams, body: sendSessionEventsBody, response: { 200: receipts } },
-  }, async (request) => runtime.sendEvents(ctxOf(request), request.params.session_id, request.body));
+  }, async (request, reply) => {
+    const ctx = ctxOf(request);
+    const route = await runtime.routeLiveInbox(ctx, request.params.session_id, { type: 'send_events', body: request.body }, { forwarded: request.forwarded });
+    if (route.route === 'forwarded') return relayForwardedReply(reply, route.reply);
+    return runtime.sendEvents(ctx, request.params.session_id, request.body);
+  });
 
   app.get('/v1/sessions/:session_id/events', {
     schema: { tags, summary: 'Committed Session history, ascending by seq', params: sessionParams, querystring: listSessionEventsQuery, response: { 200: eventPage } },

@@ -7,11 +7,13 @@ import type { Migration } from 'kysely';
 import type { Dialect } from '../schema.js';
 import { initialMigration } from './0001-initial.js';
 import { idempotencyMigration } from './0002-idempotency.js';
+import { attemptOwnersMigration } from './0003-attempt-owners.js';
 
 /** All migrations for one engine, keyed by name (`0001_initial`, …). */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_initial': initialMigration(dialect),
     '0002_idempotency': idempotencyMigration(dialect),
+    '0003_attempt_owners': attemptOwnersMigration(dialect),
   };
 }
