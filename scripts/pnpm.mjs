@@ -18,12 +18,15 @@ export function pnpmEnv(extra = {}) {
   return env;
 }
 
-/** Runs pnpm synchronously with inherited stdio; returns the exit code. */
-export function runPnpm(args, extraEnv = {}) {
-  const [cmd, argv] = hasPinnedPnpm()
-    ? ['pnpm', args]
-    : ['npx', ['--yes', `pnpm@${PNPM_VERSION}`, ...args]];
-  const r = spawnSync(cmd, argv, { stdio: 'inherit', env: pnpmEnv(extraEnv) });
+/** The command and leading arguments that run the pinned pnpm. */
+export function pnpmCommand() {
+  return hasPinnedPnpm() ? ['pnpm', []] : ['npx', ['--yes', `pnpm@${PNPM_VERSION}`]];
+}
+
+/** Runs pnpm synchronously with inherited stdio and `env` (default: {@link pnpmEnv}); returns the exit code. */
+export function runPnpm(args, extraEnv = {}, env = pnpmEnv(extraEnv)) {
+  const [cmd, prefix] = pnpmCommand();
+  const r = spawnSync(cmd, [...prefix, ...args], { stdio: 'inherit', env });
   return r.status ?? 1;
 }
 

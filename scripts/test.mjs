@@ -2,9 +2,8 @@
 // The whole test suite: starts a throw-away PostgreSQL server when its binaries exist (so every
 // storage and HTTP test also runs on PostgreSQL), runs vitest over every package, and ends with a
 // plain `N passed, N failed` line (also written to test-results/summary.txt).
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { pnpmEnv } from './pnpm.mjs';
+import { pnpmEnv, runPnpm } from './pnpm.mjs';
 
 mkdirSync('test-results', { recursive: true });
 let pg = null;
@@ -23,8 +22,7 @@ if (!env.INBOX_KIT_TEST_PG_URL) {
 
 const report = 'test-results/vitest.json';
 const args = ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
-const r = spawnSync('pnpm', args, { stdio: 'inherit', env });
-const runner = r.error ? spawnSync('npx', ['--yes', 'pnpm@12.4.2', ...args], { stdio: 'inherit', env }) : r;
+const status = runPnpm(args, {}, env);
 
 if (pg) await pg.stop().catch((e) => console.error('test: stopping PostgreSQL failed:', e));
 
@@ -43,8 +41,8 @@ if (existsSync(report)) {
 } else {
   failed = 1;
 }
-if (runner.status !== 0 && failed === 0) failed = 1;
+if (status !== 0 && failed === 0) failed = 1;
 const line = `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
 writeFileSync('test-results/summary.txt', line + '\n');
 console.log(line);
-process.exit(runner.status === 0 && failed === 0 && process.exitCode !== 1 ? 0 : 1);
+process.exit(status === 0 && failed === 0 && process.exitCode !== 1 ? 0 : 1);

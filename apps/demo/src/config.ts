@@ -28,21 +28,40 @@ export interface DemoConfig {
   forwardSecret: string | undefined;
 }
 
-function int(name: string, value: string | undefined, fallback: number): number {
+/** A configuration mistake: main.ts prints its message alone (no stack) and exits 1. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+function int(name: string, value: string | undefined, fallback: number, range: { min?: number; max?: number } = {}): number {
   if (value === undefined || value === '') return fallback;
-  if (!/^\d+$/.test(value)) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  const min = range.min ?? 0;
+  const max = range.max ?? Number.MAX_SAFE_INTEGER;
+  if (!/^\d{1,15}$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
+  }
   return Number(value);
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function databaseUrlOf(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^postgres(ql)?:\/\//i.test(value)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL; leave it unset to use the SQLite file under DATA_DIR');
+  }
+  return value;
 }
 
 /** Reads the configuration; throws with a clear message on a malformed value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
   return {
-    port: int('PORT', env.PORT, 3000),
+    port: int('PORT', env.PORT, 3000, { max: 65_535 }),
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.DATA_DIR || 'data'),
-    databaseUrl: env.DATABASE_URL || undefined,
-    bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1_048_576),
-    logLevel: env.LOG_LEVEL || 'info',
+    databaseUrl: databaseUrlOf(env.DATABASE_URL),
+    bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1_048_576, { min: 1 }),
+    logLevel: logLevelOf(env.LOG_LEVEL),
     modelStepMs: int('DEMO_MODEL_STEP_MS', env.DEMO_MODEL_STEP_MS, 1500),
     modelSteps: int('DEMO_MODEL_STEPS', env.DEMO_MODEL_STEPS, 3),
     rateLimit: rateLimitOf(env),
@@ -51,21 +70,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
   };
 }
 
+function logLevelOf(value: string | undefined): string {
+  if (value === undefined || value === '') return 'info';
+  if (!LOG_LEVELS.includes(value)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  return value;
+}
+
 function advertiseUrlOf(value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new Error(`INBOX_KIT_ADVERTISE_URL must be an http(s) URL, got "${value}"`);
+    throw new ConfigError(`INBOX_KIT_ADVERTISE_URL must be an http(s) URL, got "${value}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`INBOX_KIT_ADVERTISE_URL must be an http(s) URL, got "${value}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`INBOX_KIT_ADVERTISE_URL must be an http(s) URL, got "${value}"`);
   return value.replace(/\/+$/, '');
 }
 
 function rateLimitOf(env: NodeJS.ProcessEnv): DemoConfig['rateLimit'] {
   const max = int('RATE_LIMIT_MAX', env.RATE_LIMIT_MAX, 0);
   const timeWindowMs = int('RATE_LIMIT_WINDOW_MS', env.RATE_LIMIT_WINDOW_MS, 60_000);
-  if (timeWindowMs < 1) throw new Error(`RATE_LIMIT_WINDOW_MS must be at least 1, got "${env.RATE_LIMIT_WINDOW_MS}"`);
+  if (timeWindowMs < 1) throw new ConfigError(`RATE_LIMIT_WINDOW_MS must be at least 1, got "${env.RATE_LIMIT_WINDOW_MS}"`);
   return max === 0 ? undefined : { max, timeWindowMs };
 }

@@ -4,12 +4,33 @@
  * shuts down gracefully on SIGINT/SIGTERM.
  */
 import { join } from 'node:path';
-import { buildDemo } from './app.js';
-import { loadConfig } from './config.js';
+import { buildDemo, type Demo } from './app.js';
+import { loadConfig, type DemoConfig } from './config.js';
 
-const config = loadConfig();
-const demo = await buildDemo(config);
-await demo.app.listen({ port: config.port, host: config.host });
+/** Prints a start-up failure as one line (no stack for mistakes a user can fix) and exits 1. */
+function fail(error: unknown): never {
+  const e = error as { name?: string; code?: string; message?: string };
+  const expected = e?.name === 'ConfigError' || e?.name === 'CredentialsMismatchError' ||
+    ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND', 'ENOTDIR', 'ENOENT', 'EROFS', 'ECONNREFUSED'].includes(e?.code ?? '');
+  console.error(`inbox-kit demo: could not start: ${e?.message ?? String(error)}`);
+  if (!expected) console.error(error);
+  process.exit(1);
+}
+
+let config: DemoConfig;
+let demo: Demo;
+try {
+  config = loadConfig();
+  demo = await buildDemo(config);
+} catch (error) {
+  fail(error);
+}
+try {
+  await demo.app.listen({ port: config.port, host: config.host });
+} catch (error) {
+  await demo.close().catch(() => {});
+  fail(error);
+}
 const address = demo.app.server.address();
 const port = typeof address === 'object' && address ? address.port : config.port;
 const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

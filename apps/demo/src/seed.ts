@@ -4,12 +4,17 @@
  * deriver and observer as members; session sess_001 in it; workspace ws_other with acc_stranger.
  * API keys are issued once and written to `<DATA_DIR>/credentials.json`; later starts reuse them.
  */
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PlatformService, RequestContext, Store } from '@inbox-kit/core';
 
 /** `{ "<account id>": "<key>", …, "service": "<service key of ws_demo>" }` */
 export type Credentials = Record<string, string>;
+
+/** The credentials file does not match the database the demo opened. */
+export class CredentialsMismatchError extends Error {
+  override readonly name = 'CredentialsMismatchError';
+}
 
 export const DEMO_ACCOUNTS = ['acc_owner', 'acc_deriver', 'acc_observer', 'acc_outsider'] as const;
 
@@ -17,8 +22,20 @@ export const DEMO_ACCOUNTS = ['acc_owner', 'acc_deriver', 'acc_observer', 'acc_o
 export async function seed(store: Store, platform: PlatformService, dataDir: string): Promise<{ credentials: Credentials; created: boolean }> {
   const file = join(dataDir, 'credentials.json');
   if (await store.getWorkspace('ws_demo')) {
-    if (!existsSync(file)) throw new Error(`The database is seeded but ${file} is missing; remove the database or restore the file`);
-    return { credentials: JSON.parse(readFileSync(file, 'utf8')) as Credentials, created: false };
+    if (!existsSync(file)) throw new CredentialsMismatchError(`the database is seeded but ${file} is missing; remove the database or restore the file`);
+    const credentials = JSON.parse(readFileSync(file, 'utf8')) as Credentials;
+    // The file must belong to this database (DATA_DIR is shared when DATABASE_URL changes).
+    const owner = credentials.acc_owner === undefined ? undefined : await platform.authenticate(credentials.acc_owner).catch(() => undefined);
+    if (owner?.account_id !== 'acc_owner') {
+      throw new CredentialsMismatchError(`${file} holds keys of another database (was DATABASE_URL changed?); use the DATA_DIR that was used when this database was first seeded`);
+    }
+    return { credentials, created: false };
+  }
+  if (existsSync(file)) {
+    // A fresh database next to another database's keys: keep them, never overwrite silently.
+    const kept = join(dataDir, `credentials.${Date.now()}.json`);
+    renameSync(file, kept);
+    console.warn(`inbox-kit demo: seeding a new database; the previous ${file} (keys of another database) was kept as ${kept}`);
   }
   await platform.createWorkspace({ id: 'ws_demo', name: 'Demo workspace' });
   await platform.createWorkspace({ id: 'ws_other', name: 'Another tenant' });

@@ -218,14 +218,15 @@ export class PlatformService {
 
   /**
    * Adds a member or changes its role (owner only).
-   * @throws project_not_found, permission_denied, account_not_found (not in the workspace),
-   *   conflict (the owner cannot be a member).
+   * @throws project_not_found, permission_denied, project_archived, account_not_found (not in the
+   *   workspace), conflict (the owner cannot be a member).
    */
   async addMember(ctx: RequestContext, project_id: string, input: z.input<typeof addMemberBody>): Promise<Membership> {
     const body = parseOrThrow(addMemberBody, input, 'member');
     const { membership, events } = await this.deps.store.transaction(async (tx) => {
       const access = await loadProjectAccess(tx, ctx.principal, project_id);
       if (access.role !== 'owner') throw forbidden('Only the project owner may add members');
+      if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
       if (body.account_id === access.project.account_id) throw new InboxKitError('conflict', 'The owner is not a member');
       if (!(await tx.getWorkspaceAccount(access.project.workspace_id, body.account_id))) {
         throw new InboxKitError('account_not_found', 'Account not found in this workspace');
@@ -245,11 +246,12 @@ export class PlatformService {
     return this.deps.store.listMemberships(access.project.id);
   }
 
-  /** Removes a member (owner only). @throws project_not_found, permission_denied, member_not_found. */
+  /** Removes a member (owner only). @throws project_not_found, permission_denied, project_archived, member_not_found. */
   async removeMember(ctx: RequestContext, project_id: string, account_id: string): Promise<void> {
     const events = await this.deps.store.transaction(async (tx) => {
       const access = await loadProjectAccess(tx, ctx.principal, project_id);
       if (access.role !== 'owner') throw forbidden('Only the project owner may remove members');
+      if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
       if (!(await tx.deleteMembership(access.project.id, account_id))) throw new InboxKitError('member_not_found', 'Member not found');
       return [await this.record(tx, ctx, access.project, 'project_member.remove', 'account', account_id, {}, 'project.member.removed', { account_id })];
     });
