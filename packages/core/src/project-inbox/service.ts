@@ -8,7 +8,7 @@ import type { RequestContext, ServiceDeps } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { idempotencyRequestHash, parseIdempotencyKey } from '../idempotency.js';
 import type { IdempotencyRecord, StoreTx } from '../ports/store.js';
-import type { InboxDecision, ProjectEvent, ProjectInboxItem } from '../records.js';
+import type { InboxDecision, ProjectEvent, ProjectInboxItem, Session } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { loadProjectAccess, type ProjectAccess } from './access.js';
 import { inboxPermissions } from './permissions.js';
@@ -355,14 +355,16 @@ async function resolveSources(
     floor_id = floor.id;
     session_id = floor.session_id;
   }
+  let named: Session | undefined;
   if (body.source_session_id !== null) {
-    const session = await tx.getSession(ws, body.source_session_id);
-    if (!session) throw new InboxKitError('session_not_found', 'Source session not found');
-    if (session_id !== null && session_id !== session.id) throw mismatch('the floor or page belongs to another session');
-    session_id = session.id;
+    named = await tx.getSession(ws, body.source_session_id);
+    if (!named) throw new InboxKitError('session_not_found', 'Source session not found');
+    if (session_id !== null && session_id !== named.id) throw mismatch('the floor or page belongs to another session');
+    session_id = named.id;
   }
   if (session_id !== null) {
-    const session = await tx.getSession(ws, session_id);
+    // The session named in the body was just read (same transaction); otherwise read the page's or floor's.
+    const session = named ?? (await tx.getSession(ws, session_id));
     if (!session || session.project_id !== project.id) throw mismatch('the session belongs to another project');
   }
   if (body.source_event_id !== null) {

@@ -1,0 +1,357 @@
+#!/usr/bin/env node
+/**
+ * `pnpm bench` / `npm run bench`: how fast inbox-kit is, against the ceiling, in one run.
+ *
+ * Every figure is also a ratio to references measured in the same run, because absolute numbers
+ * drift between machines and runs:
+ * - HTTP ceiling: a bare Fastify route returning a small JSON (logging off, same Node), measured
+ *   at the start and at the end of the run (the mean is the reference);
+ * - storage limit: a raw better-sqlite3 loop committing the four statements of a create, at the
+ *   synchronous level the server's SQLite adapter sets (and, on PostgreSQL, the same on a pool of
+ *   the server's size).
+ *
+ * Then, per engine (SQLite; PostgreSQL when its binaries exist and BENCH_PG is not 0), the demo
+ * server (`apps/demo/dist/main.js`) runs in a child process on a fresh database, seeded in bulk
+ * with raw SQL, and autocannon drives it from another child process: Project Inbox list (limit
+ * 50 over 10,000 items), get, decide, create; list again at 1,000,000 items (100,000 with
+ * --quick); Live Inbox queue / replace / reorder on queues of 10 and 1,000 messages (SQLite);
+ * 1,000 SSE subscribers on one project (fan-out latency, and memory per stream measured first,
+ * on the fresh server); server RSS at the end. Prints one table and writes bench-results/bench.json.
+ *
+ * Options: --quick (short runs, 100k rows: a smoke run of ~2 minutes); --cpu-prof (profile the
+ * demo server; .cpuprofile files in bench-results/profiles); --no-pg (= BENCH_PG=0).
+ * Needs the built demo: `pnpm bench` runs scripts/setup.mjs (install + build) first.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startPostgres } from '../scripts/postgres.mjs';
+import {
+  countPostgresItems, countSqliteItems, postgresEventSequence, seedPostgresItems, seedSqliteItems, seededId, sqliteEventSequence,
+} from './lib/seed.mjs';
+import { closeRequests, request, rssOf, runChild, sleep, startNode, stopChild } from './lib/util.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '..');
+const DEMO_MAIN = join(root, 'apps/demo/dist/main.js');
+const OUT_DIR = join(root, 'bench-results');
+const PROFILE_DIR = join(OUT_DIR, 'profiles');
+const lib = (name) => join(here, 'lib', name);
+
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const cpuProf = argv.includes('--cpu-prof');
+const withPg = !argv.includes('--no-pg') && process.env.BENCH_PG !== '0';
+
+const config = quick
+  ? { duration: 2, warmup: 1, limitSeconds: 2, listRows: 10_000, scaleRows: 100_000, decideRows: 30_000, subscribers: 1000, events: 20 }
+  : { duration: 5, warmup: 2, limitSeconds: 5, listRows: 10_000, scaleRows: 1_000_000, decideRows: 60_000, subscribers: 1000, events: 50 };
+const CONNECTIONS = 10;
+const LIVE_SIZES = [10, 1000];
+
+const t0 = Date.now();
+const log = (message) => console.log(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)}s] ${message}`);
+
+// — children —
+
+async function startDemo({ dataDir, databaseUrl, label }) {
+  const execArgv = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${label}-${Date.now()}.cpuprofile`] : [];
+  const { child, match } = await startNode([DEMO_MAIN], {
+    execArgv,
+    env: {
+      DATA_DIR: dataDir, DATABASE_URL: databaseUrl ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
+      // A Run's model step takes an hour: Runs stay active (and their queues undrained) for the Live Inbox runs.
+      DEMO_MODEL_STEP_MS: '3600000', DEMO_MODEL_STEPS: '3', NODE_ENV: 'production',
+    },
+    ready: /listening on (http:\/\/\S+)/,
+  });
+  return { child, url: match[1], pid: child.pid };
+}
+
+/** One autocannon scenario from the driver process. */
+function drive(scenario, url, params = {}, overrides = {}) {
+  return runChild(lib('drive.mjs'), {
+    scenario, url, connections: CONNECTIONS, duration: config.duration, warmup: config.warmup, params, ...overrides,
+  });
+}
+
+async function measureCeiling() {
+  const { child, match } = await startNode([lib('ceiling.mjs')], { ready: /listening on (http:\/\/\S+)/ });
+  try {
+    return await drive('ceiling', match[1]);
+  } finally {
+    await stopChild(child);
+  }
+}
+
+// — Live Inbox —
+
+async function liveInbox(url, owner) {
+  const results = {};
+  for (const size of LIVE_SIZES) {
+    const { body: { session } } = await request(url, 'POST', '/sessions', {
+      key: owner, expect: 201, body: { project_id: 'proj_main', title: `Live Inbox bench, queue of ${size}` },
+    });
+    const base = `/v1/awaken/sessions/${session.id}/live-inbox`;
+    const started = await request(url, 'POST', `/v1/sessions/${session.id}/events`, {
+      key: owner, body: { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Summarise the repository.' }] }] },
+    });
+    if (started.status >= 300) throw new Error(`starting a Run: HTTP ${started.status} ${JSON.stringify(started.body)}`);
+    for (let i = 0; ; i++) {
+      const { body } = await request(url, 'GET', base, { key: owner, expect: 200 });
+      if (body.active) break;
+      if (i > 100) throw new Error('the Run never became active');
+      await sleep(50);
+    }
+    for (let i = 0; i < size; i++) {
+      await request(url, 'POST', base, { key: owner, expect: 200, body: { content: [{ type: 'text', text: `Queued note ${i}: mind the edge cases.` }] } });
+    }
+    const ids = async () => (await request(url, 'GET', base, { key: owner, expect: 200 })).body.messages.map((m) => m.id);
+    const params = { session: session.id, key: owner };
+    const entry = {};
+    log(`live inbox, queue of ${size}: replace`);
+    entry.replace = await drive('live-replace', url, { ...params, ids: await ids() });
+    log(`live inbox, queue of ${size}: reorder`);
+    entry.reorder = await drive('live-reorder', url, { ...params, ids: await ids() });
+    log(`live inbox, queue of ${size}: queue (+ withdraw)`);
+    entry.queue = await drive('live-queue', url, params);
+    entry.size_after = (await ids()).length;
+    results[size] = entry;
+  }
+  return results;
+}
+
+// — one engine —
+
+async function engineSuite(engine, pgServer) {
+  const dataDir = mkdtempSync(join(os.tmpdir(), `inbox-kit-bench-${engine}-`));
+  const databaseUrl = engine === 'postgres' ? pgServer.url : undefined;
+  const file = join(dataDir, 'inbox-kit.sqlite');
+  const label = engine;
+  const out = { engine };
+  let server;
+  try {
+    log(`${engine}: first start (migrate + seed)`);
+    server = await startDemo({ dataDir, databaseUrl, label: `${label}-seed` });
+    const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
+    await request(server.url, 'POST', '/projects', { key: credentials.acc_owner, expect: 201, body: { id: 'proj_decide', name: 'Decide targets' } });
+    closeRequests();
+    await stopChild(server.child);
+    server = undefined;
+
+    // Rows older than anything the server writes: created 10 ms apart, ending a day ago.
+    const end = Date.now() - 86_400_000;
+    const listBase = end - config.listRows * 10;
+    log(`${engine}: bulk insert ${config.listRows.toLocaleString('en')} items (proj_main) + ${config.decideRows.toLocaleString('en')} decide targets`);
+    const seed = engine === 'postgres' ? (opts) => seedPostgresItems(databaseUrl, opts) : async (opts) => seedSqliteItems(file, opts);
+    await seed({ project: 'proj_main', tag: 'm', to: config.listRows, base: listBase, session: 'sess_001' });
+    await seed({ project: 'proj_decide', tag: 'd', to: config.decideRows, base: listBase, pendingOnly: true });
+
+    if (engine === 'postgres') {
+      log('postgres: storage limit (raw pg, 10 clients)');
+      out.storage_limit = await runChild(lib('storage-limit.mjs'), { engine, url: databaseUrl, duration: config.limitSeconds, warmup: 1, connections: 10 });
+    }
+
+    server = await startDemo({ dataDir, databaseUrl, label });
+    const { url } = server;
+    const owner = credentials.acc_owner;
+    const deriver = credentials.acc_deriver;
+    out.rss_start_bytes = rssOf(server.pid);
+
+    // First, on the fresh server (so the RSS delta is the streams', not the heap growth of earlier
+    // load): streams on proj_decide, whose new items stay out of the list and decide runs.
+    log(`${engine}: events stream, ${config.subscribers} subscribers`);
+    const after = engine === 'postgres' ? await postgresEventSequence(databaseUrl, 'proj_decide') : sqliteEventSequence(file, 'proj_decide');
+    out.events = await runChild(lib('streams.mjs'), {
+      url, project: 'proj_decide', key: owner, after, subscribers: config.subscribers, events: config.events, serverPid: server.pid,
+    });
+
+    log(`${engine}: list (limit 50, ${config.listRows.toLocaleString('en')} items)`);
+    out.list = await drive('list', url, { project: 'proj_main', key: owner, limit: 50 });
+    log(`${engine}: get`);
+    const getIds = Array.from({ length: 2000 }, (_, i) => seededId('m', Math.floor((i * config.listRows) / 2000)));
+    out.get = await drive('get', url, { project: 'proj_main', key: owner, ids: getIds });
+    log(`${engine}: decide`);
+    const decideIds = Array.from({ length: config.decideRows }, (_, i) => seededId('d', i));
+    out.decide = await drive('decide', url, { project: 'proj_decide', key: owner, ids: decideIds });
+    log(`${engine}: create`);
+    out.create = await drive('create', url, { project: 'proj_main', key: deriver });
+
+    if (engine === 'sqlite') out.live_inbox = await liveInbox(url, owner);
+
+    // Scale: fill proj_main up to scaleRows with older items, the server idle but running.
+    const count = engine === 'postgres' ? await countPostgresItems(databaseUrl, 'proj_main') : countSqliteItems(file, 'proj_main');
+    const extra = Math.max(0, config.scaleRows - count);
+    log(`${engine}: bulk insert ${extra.toLocaleString('en')} more items (proj_main → ${config.scaleRows.toLocaleString('en')})`);
+    const seedStarted = Date.now();
+    await seed({ project: 'proj_main', tag: 'n', to: extra, base: listBase - extra * 10, session: 'sess_001' });
+    out.scale_seed_s = Math.round((Date.now() - seedStarted) / 100) / 10;
+    out.scale_rows = count + extra;
+    log(`${engine}: list (limit 50, ${out.scale_rows.toLocaleString('en')} items)`);
+    out.list_scale = await drive('list', url, { project: 'proj_main', key: owner, limit: 50 });
+
+    await sleep(2000);
+    out.rss_end_bytes = rssOf(server.pid);
+    return out;
+  } finally {
+    closeRequests();
+    if (server) await stopChild(server.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+// — report —
+
+const int = (n) => (n === null || n === undefined || Number.isNaN(n) ? '–' : Math.round(n).toLocaleString('en'));
+const ms = (n) => (n === null || n === undefined ? '–' : n.toFixed(3));
+const ratio = (n) => (n === null || n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(2));
+const mib = (bytes) => (bytes === null || bytes === undefined ? '–' : `${(bytes / 1_048_576).toFixed(1)} MiB`);
+const kib = (bytes) => (bytes === null || bytes === undefined ? '–' : `${(bytes / 1024).toFixed(1)} KiB`);
+
+function table(rows, headers) {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function report(results) {
+  const ceiling = results.references.ceiling.requests_per_s;
+  const sqliteLimit = results.references.storage_limit.sqlite.transactions_per_s;
+  const rows = [];
+  const targets = [];
+  const target = (name, value, limit, op = '>=', unit = '') => {
+    const ok = value === null || value === undefined || !Number.isFinite(value) ? null : op === '>=' ? value >= limit : value <= limit;
+    targets.push({ target: name, value: Number.isFinite(value) ? Math.round(value * 1000) / 1000 : null, limit, op, unit, met: ok });
+    return ok === null ? '–' : ok ? 'met' : 'MISSED';
+  };
+  const mark = (name, value, limit, op = '>=') => target(name, value, limit, op);
+
+  for (const engine of ['sqlite', 'postgres']) {
+    const e = results[engine];
+    if (!e) continue;
+    const limit = engine === 'sqlite' ? sqliteLimit : e.storage_limit?.transactions_per_s;
+    const tag = engine === 'sqlite' ? '' : ' (pg)';
+    const row = (name, r, storage, t) => {
+      const k = Object.values(r.kinds)[0];
+      const errors = r.non_2xx + r.errors + r.timeouts;
+      rows.push([`${name}`, engine, int(r.requests_per_s), ms(k.latency_ms.p50), ms(k.latency_ms.p99), ratio(r.requests_per_s / ceiling),
+        storage ? ratio(r.requests_per_s / limit) : '', t ?? '', errors ? `${errors} non-2xx/err` : '']);
+    };
+    row('create', e.create, true, mark(`create ≥ 0.6 × storage limit${tag}`, e.create.requests_per_s / limit, 0.6));
+    row(`list (50 of ${int(config.listRows)})`, e.list, false, mark(`list ≥ 0.12 × ceiling${tag}`, e.list.requests_per_s / ceiling, 0.12));
+    row('get', e.get, false, mark(`get ≥ 0.25 × ceiling${tag}`, e.get.requests_per_s / ceiling, 0.25));
+    row('decide', e.decide, true, mark(`decide ≥ 0.5 × storage limit${tag}`, e.decide.requests_per_s / limit, 0.5));
+    const p99 = (r) => r.kinds.list.latency_ms.p99;
+    row(`list (50 of ${int(e.scale_rows)})`, e.list_scale, false,
+      mark(`list p99 at ${int(e.scale_rows)} ≤ 1.5 × at ${int(config.listRows)}${tag}`, p99(e.list_scale) / p99(e.list), 1.5, '<='));
+    if (e.live_inbox) {
+      for (const [size, entry] of Object.entries(e.live_inbox)) {
+        const q = entry.queue;
+        rows.push([`live queue (+withdraw), ${size} msgs`, engine, int(q.requests_per_s), ms(q.kinds.queue.latency_ms.p50), ms(q.kinds.queue.latency_ms.p99),
+          ratio(q.requests_per_s / ceiling), '', mark(`live-inbox queue ≥ 0.5 × ceiling (queue of ${size})`, q.requests_per_s / ceiling, 0.5),
+          q.non_2xx + q.errors ? `${q.non_2xx + q.errors} non-2xx/err` : '']);
+        for (const op of ['replace', 'reorder']) {
+          const r = entry[op];
+          rows.push([`live ${op}, ${size} msgs`, engine, int(r.requests_per_s), ms(r.kinds[op].latency_ms.p50), ms(r.kinds[op].latency_ms.p99),
+            ratio(r.requests_per_s / ceiling), '', '', r.non_2xx + r.errors ? `${r.non_2xx + r.errors} non-2xx/err` : '']);
+        }
+      }
+    }
+    const ev = e.events;
+    rows.push([`fan-out to ${ev.subscribers} streams (last)`, engine, '', ms(ev.fanout_last_ms.p50), ms(ev.fanout_last_ms.p99), '', '',
+      mark(`${ev.subscribers}-subscriber fan-out p99 ≤ 100 ms${tag}`, ev.fanout_last_ms.p99, 100, '<='), `${ev.events} events`]);
+    rows.push(['memory per idle stream', engine, '', '', '', '', '', mark(`≤ 64 KiB per idle stream${tag}`, ev.bytes_per_stream / 1024, 64, '<='),
+      kib(ev.bytes_per_stream)]);
+    rows.push(['server RSS after the runs', engine, '', '', '', '', '', mark(`RSS ≤ 128 MiB after the runs${tag}`, e.rss_end_bytes / 1_048_576, 128, '<='),
+      mib(e.rss_end_bytes)]);
+  }
+  const refs = results.references;
+  const header = [
+    `inbox-kit bench${quick ? ' --quick' : ''} · ${results.meta.date} · node ${process.version} · ${os.cpus().length} CPUs · ${results.meta.commit}`,
+    `references: HTTP ceiling ${int(ceiling)} req/s (start ${int(refs.ceiling.start.requests_per_s)}, end ${int(refs.ceiling.end.requests_per_s)}; p50 ${ms(refs.ceiling.start.kinds.get.latency_ms.p50)} ms)`,
+    `            SQLite storage limit ${int(sqliteLimit)} tx/s (start ${int(refs.storage_limit.sqlite.start.transactions_per_s)}, end ${int(refs.storage_limit.sqlite.end.transactions_per_s)}; 4 statements, journal_mode=${refs.storage_limit.sqlite.journal_mode}, synchronous=${refs.storage_limit.sqlite.synchronous}; p50 ${ms(refs.storage_limit.sqlite.start.latency_ms.p50)} ms)`,
+    results.postgres?.storage_limit
+      ? `            PostgreSQL storage limit ${int(results.postgres.storage_limit.transactions_per_s)} tx/s (10 clients, fsync=${results.postgres.storage_limit.fsync}, synchronous_commit=${results.postgres.storage_limit.synchronous_commit}: the throw-away test server is not durable)`
+      : `            PostgreSQL: ${results.meta.postgres}`,
+    `each run: autocannon, ${CONNECTIONS} connections, ${config.warmup} s warm-up + ${config.duration} s; latency in ms; ×ceiling / ×storage = req/s ÷ reference`,
+  ].join('\n');
+  const text = `${header}\n\n${table(rows, ['benchmark', 'engine', 'req/s', 'p50', 'p99', '×ceiling', '×storage', 'target', 'note'])}`;
+  return { text, targets };
+}
+
+// — main —
+
+if (!existsSync(DEMO_MAIN)) {
+  console.error(`bench: ${DEMO_MAIN} is missing; build first (pnpm bench runs install + build)`);
+  process.exit(1);
+}
+mkdirSync(OUT_DIR, { recursive: true });
+if (cpuProf) mkdirSync(PROFILE_DIR, { recursive: true });
+
+const git = (args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout?.trim() ?? '';
+const results = {
+  meta: {
+    date: new Date().toISOString(), mode: quick ? 'quick' : 'default', node: process.version, cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model, total_memory_bytes: os.totalmem(),
+    commit: `${git(['rev-parse', '--short', 'HEAD'])}${git(['status', '--porcelain']) ? '+dirty' : ''}`,
+    config: { ...config, connections: CONNECTIONS, live_sizes: LIVE_SIZES }, postgres: 'skipped (BENCH_PG=0)',
+  },
+  references: { ceiling: {}, storage_limit: {} },
+};
+
+log('HTTP ceiling (bare Fastify)');
+results.references.ceiling.start = await measureCeiling();
+const measureSqliteLimit = () => runChild(lib('storage-limit.mjs'), { engine: 'sqlite', duration: config.limitSeconds, warmup: 1 });
+log('SQLite storage limit (raw better-sqlite3)');
+const limitStart = await measureSqliteLimit();
+
+results.sqlite = await engineSuite('sqlite');
+
+if (withPg) {
+  const pgServer = await startPostgres().catch((error) => {
+    results.meta.postgres = `skipped: the PostgreSQL server did not start (${String(error.message).split('\n')[0]})`;
+    log(results.meta.postgres);
+    return undefined;
+  });
+  if (pgServer === undefined) {
+    // reported above
+  } else if (!pgServer) {
+    results.meta.postgres = 'skipped (no PostgreSQL binaries; set INBOX_KIT_PG_BIN)';
+    log(results.meta.postgres);
+  } else {
+    try {
+      results.meta.postgres = 'throw-away server from scripts/postgres.mjs (fsync=off)';
+      results.postgres = await engineSuite('postgres', pgServer);
+    } finally {
+      await pgServer.stop();
+    }
+  }
+}
+
+log('SQLite storage limit again');
+const limitEnd = await measureSqliteLimit();
+results.references.storage_limit.sqlite = {
+  ...limitStart,
+  transactions_per_s: Math.round((limitStart.transactions_per_s + limitEnd.transactions_per_s) / 2),
+  start: limitStart,
+  end: limitEnd,
+};
+
+log('HTTP ceiling again');
+results.references.ceiling.end = await measureCeiling();
+results.references.ceiling.requests_per_s = Math.round(
+  (results.references.ceiling.start.requests_per_s + results.references.ceiling.end.requests_per_s) / 2,
+);
+
+const { text, targets } = report(results);
+results.targets = targets;
+results.total_s = Math.round((Date.now() - t0) / 1000);
+const file = join(OUT_DIR, 'bench.json');
+writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+console.log(`\n${text}\n`);
+const missed = targets.filter((t) => t.met === false);
+console.log(`targets: ${targets.filter((t) => t.met).length} met, ${missed.length} missed${missed.length ? `: ${missed.map((t) => t.target).join('; ')}` : ''}`);
+console.log(`results: ${file} (${results.total_s} s)`);
+if (cpuProf) console.log(`profiles: ${PROFILE_DIR}`);
