@@ -4,6 +4,7 @@
  * model, the Fastify server, and first-start seed data. On PostgreSQL with INBOX_KIT_ADVERTISE_URL
  * and INBOX_KIT_FORWARD_SECRET, Live Inbox requests are routed between processes (see `routingOf`).
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -53,6 +54,8 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     clock: overrides.clock ?? systemClock,
     ids: createIdGenerator(() => nanoid(21)),
     onPublishError: (error) => app?.log.error({ err: error }, 'event publish failed after commit'),
+    // Synchronous SHA-256: the same digest as the core's Web Crypto default, without an async hop per request.
+    hashApiKey: (secret) => createHash('sha256').update(secret, 'utf8').digest('hex'),
   };
   const platform = new PlatformService(deps);
   const projectInbox = new ProjectInboxService(deps);

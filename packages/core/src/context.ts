@@ -25,4 +25,10 @@ export interface ServiceDeps {
   ids: import('./ports/clock.js').IdGenerator;
   /** Called when publishing after commit fails; the write stays committed. */
   onPublishError?: (error: unknown) => void;
+  /**
+   * Hex SHA-256 of an API key secret. Defaults to Web Crypto (asynchronous); a server may pass a
+   * synchronous one (e.g. `node:crypto` `createHash`) to keep hashing off the microtask queue.
+   * MUST return exactly the lowercase hex SHA-256 digest.
+   */
+  hashApiKey?: (secret: string) => string | Promise<string>;
 }

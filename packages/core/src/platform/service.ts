@@ -98,7 +98,7 @@ export class PlatformService {
    */
   async authenticate(secret: string | undefined, as_account_id?: string): Promise<Principal> {
     if (!secret) throw new InboxKitError('authentication_required', 'An API key is required (Authorization: Bearer <key> or x-api-key)');
-    const hash = await hashApiKey(secret);
+    const hash = await (this.deps.hashApiKey ?? hashApiKey)(secret);
     const cached = this.#principals.get(hash, as_account_id);
     if (cached) return cached;
     const generation = this.#principals.generation;
@@ -140,7 +140,7 @@ export class PlatformService {
       workspace_id: input.workspace_id,
       account_id: input.account_id,
       kind: input.kind ?? 'standard',
-      key_hash: await hashApiKey(secret),
+      key_hash: await (this.deps.hashApiKey ?? hashApiKey)(secret),
       created_at: this.deps.clock.now(),
       revoked_at: null,
     };
