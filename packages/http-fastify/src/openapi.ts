@@ -72,13 +72,15 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 const errorRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
 /** Error responses by status: the component name and when an operation gets it. */
-const ERROR_RESPONSES: Array<{ status: string; name: string; description: string; when: (op: { auth: boolean; body: boolean }) => boolean }> = [
+const ERROR_RESPONSES: Array<{ status: string; name: string; description: string; when: (op: { auth: boolean; body: boolean; method: string; path: string }) => boolean }> = [
   { status: '400', name: 'BadRequest', description: 'Invalid request: `validation_error` (with one detail per problem), `invalid_cursor`, `project_inbox_payload_invalid`', when: (o) => o.auth || o.body },
   { status: '401', name: 'Unauthorized', description: 'No API key (`authentication_required`) or an unknown or revoked one (`invalid_credentials`)', when: (o) => o.auth },
   { status: '403', name: 'Forbidden', description: 'The caller\'s role does not allow this (`permission_denied`, `project_inbox_*_denied`)', when: (o) => o.auth },
   { status: '404', name: 'NotFound', description: 'Not found, or not visible to the caller (indistinguishable): `*_not_found`', when: (o) => o.auth },
   { status: '413', name: 'PayloadTooLarge', description: 'The body is over the server\'s limit (`payload_too_large`) or the payload over 256 KiB (`project_inbox_payload_too_large`)', when: (o) => o.body },
   { status: '415', name: 'UnsupportedMediaType', description: 'The body is not `application/json` (`unsupported_media_type`)', when: (o) => o.body },
+  { status: '409', name: 'LiveInboxOrderConflict', description: 'The order is not an exact permutation of the current ids (`live_inbox_order_conflict`); nothing changed: read a fresh snapshot and retry once', when: (o) => o.method === 'put' && o.path.endsWith('/live-inbox/order') },
+  { status: '410', name: 'LiveInboxInactive', description: 'No native attempt accepts live input (`live_inbox_inactive`): send the content as a durable Session event instead', when: (o) => o.method !== 'get' && o.path.includes('/live-inbox') },
   { status: '4XX', name: 'ClientError', description: 'Any other client error in the envelope: 409 (`conflict`, `project_archived`, `project_inbox_invalid_transition`, `project_inbox_source_scope_mismatch`, `live_inbox_order_conflict`, `idempotency_key_reused`), 410 (`live_inbox_inactive`), 429 (`rate_limited`)', when: () => true },
   { status: '5XX', name: 'ServerError', description: 'Server error in the envelope: 500 (`internal_error`, `session_ownership_unavailable`), 503 (`overloaded`); never a stack or SQL', when: () => true },
 ];
@@ -181,7 +183,7 @@ const transformObject: SwaggerTransformObject = (input) => {
         if (!('$ref' in response)) response['headers'] = { 'x-request-id': { $ref: '#/components/headers/RequestId' }, ...(response['headers'] as Json | undefined) };
       }
       for (const e of ERROR_RESPONSES) {
-        if (e.when({ auth, body }) && opResponses[e.status] === undefined) opResponses[e.status] = errorRef(e.name);
+        if (e.when({ auth, body, method, path }) && opResponses[e.status] === undefined) opResponses[e.status] = errorRef(e.name);
       }
       const parameters = (op.parameters ??= []);
       if (auth) parameters.push({ $ref: '#/components/parameters/AccountId' });
