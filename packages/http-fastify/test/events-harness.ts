@@ -19,9 +19,8 @@ import {
 import { createPostgresEventBus, openStore, type OpenedStore, type PostgresEventBus } from '@inbox-kit/storage-kysely';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { createServer, type StreamTiming } from '../src/index.js';
-import { PG_ADMIN_URL, type Engine } from './harness.js';
+import { createPgDatabase, type Engine } from './harness.js';
 
 export { PG_ADMIN_URL, engines, type Engine } from './harness.js';
 
@@ -219,31 +218,6 @@ export interface EventsWorld {
   close(): Promise<void>;
 }
 
-async function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `inbox_kit_ev_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(PG_ADMIN_URL!);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
-}
-
 /** A store whose transactions make `failure.method` throw after it ran (so the transaction rolls back). */
 function failingStore(inner: Store, failure: FailureSwitch): Store {
   return new Proxy(inner, {
@@ -268,7 +242,7 @@ function failingStore(inner: Store, failure: FailureSwitch): Store {
 /** Creates and seeds the world's database. Call `close()` in `afterAll`. */
 export async function startEventsWorld(engine: Engine): Promise<EventsWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-events-'));
-  const pgDb = engine === 'postgres' ? await createPgDatabase() : undefined;
+  const pgDb = engine === 'postgres' ? await createPgDatabase('inbox_kit_ev') : undefined;
   const sqliteFile = join(dir, 'events.sqlite');
   const open = () => openStore(pgDb ? { databaseUrl: pgDb.url } : { sqliteFile });
   const seedStore = await open();

@@ -115,9 +115,10 @@ export interface Harness {
 /** Quotes a string literal for raw SQL in tests (ids we made ourselves). */
 export const lit = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
-async function createPgDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A fresh PostgreSQL database on the test server (`INBOX_KIT_TEST_PG_URL`), dropped by `drop()`. */
+export async function createPgDatabase(prefix = 'inbox_kit_t'): Promise<{ url: string; drop: () => Promise<void> }> {
   const admin = new URL(PG_ADMIN_URL!);
-  const name = `inbox_kit_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const client = new pg.Client({ connectionString: PG_ADMIN_URL });
   await client.connect();
   try {
