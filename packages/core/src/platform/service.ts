@@ -27,6 +27,8 @@ export interface SessionAccess {
   /** Owner of the session's project, or any workspace account for a session outside projects. */
   canWrite: boolean;
   role: ProjectRole | 'workspace';
+  /** True when the session's project is archived (it then accepts no new input). */
+  archived: boolean;
 }
 
 const sessionNotFound = () => new InboxKitError('session_not_found', 'Session not found');
@@ -66,13 +68,13 @@ const MEMBER_EVENTS = ['project.member.added', 'project.member.removed'];
 export async function loadSessionAccess(tx: StoreTx, principal: Principal, session_id: string): Promise<SessionAccess> {
   const session = await tx.getSession(principal.workspace_id, session_id);
   if (!session) throw sessionNotFound();
-  if (session.project_id === null) return { session, canWrite: true, role: 'workspace' };
+  if (session.project_id === null) return { session, canWrite: true, role: 'workspace', archived: false };
   const project = await tx.getProject(principal.workspace_id, session.project_id);
   if (!project) throw sessionNotFound();
   const membership = project.account_id === principal.account_id ? undefined : await tx.getMembership(project.id, principal.account_id);
   const role = roleOf(project, principal.account_id, membership?.role);
   if (role === null) throw sessionNotFound();
-  return { session, canWrite: role === 'owner', role };
+  return { session, canWrite: role === 'owner', role, archived: project.status === 'archived' };
 }
 
 export class PlatformService {

@@ -343,6 +343,18 @@ describe('SessionRuntimeService — durable events and Runs', () => {
     expect(runtime.isRunning('sess_x')).toBe(false);
   });
 
+  it('a Session of an archived Project refuses new user.message input (409) and writes nothing', async () => {
+    const f = await fixture();
+    await new PlatformService({ store: f.store, bus: createLocalEventBus(), clock: createManualClock(), ids: createSequentialIdGenerator() })
+      .archiveProject(owner, 'proj_1');
+    const before = await f.events();
+    await expect(f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: [{ type: 'text', text: 'hi' }] }] }))
+      .rejects.toMatchObject({ code: 'project_archived' });
+    expect(await f.events()).toEqual(before);
+    // A session outside any project is unaffected.
+    await expect(f.runtime.sendEvents(owner, 'sess_free', { events: [{ type: 'user.interrupt' }] })).resolves.toBeDefined();
+  });
+
   it('close() aborts running Runs, ends them cancelled and refuses new input', async () => {
     const f = await fixture();
     await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('task') }] });

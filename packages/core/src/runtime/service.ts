@@ -197,7 +197,8 @@ export class SessionRuntimeService {
    * @param input `{ events: [{ type: 'user.message', content } | { type: 'user.interrupt' }] }`, 1–50 events.
    * @returns `{ data: [{ id, type, processed_at }] }`, `processed_at` in ms.
    * @throws InboxKitError `validation_error` (400), `session_not_found` (404), `permission_denied`
-   *   (403: a deriver or observer of the Session's Project), `overloaded` (503: the runtime is closing).
+   *   (403: a deriver or observer of the Session's Project), `project_archived` (409: a
+   *   `user.message` to a Session of an archived Project), `overloaded` (503: the runtime is closing).
    */
   async sendEvents(ctx: RequestContext, session_id: string, input: SendSessionEventsInput): Promise<{ data: SessionEventReceipt[] }> {
     const body = parseOrThrow(sendSessionEventsBody, input, 'events');
@@ -206,6 +207,10 @@ export class SessionRuntimeService {
       const { events, start, interruptRunId } = await this.#deps.store.transaction(async (tx) => {
         const access = await loadSessionAccess(tx, ctx.principal, session_id);
         if (!access.canWrite) throw sessionWriteDenied();
+        // An archived project takes no new input; an interrupt may still stop a running Run.
+        if (access.archived && body.events.some((e) => e.type === 'user.message')) {
+          throw new InboxKitError('project_archived', 'Project is archived');
+        }
         const session = access.session;
         const now = this.#deps.clock.now();
         const pending: NewSessionEvent[] = [];
