@@ -29,6 +29,11 @@ export interface Demo {
   credentials: Credentials;
   /** True when this start seeded a fresh database. */
   seeded: boolean;
+  /**
+   * How many Runs left `running` by a dead process this start ended (`failed`, with
+   * `session.status_idle`), before listening; 0 when config `recoverStaleRuns` is off.
+   */
+  recovered: number;
   dialect: 'sqlite' | 'postgres';
   close(): Promise<void>;
 }
@@ -65,6 +70,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     host: new LiveInboxHost(),
     model: overrides.model ?? createScriptedModel({ stepMs: config.modelStepMs, steps: config.modelSteps }),
     onRunError: (error, run) => app?.log.error({ err: error, ...run }, 'run failed'),
+    recoverStaleRuns: config.recoverStaleRuns,
     ...(routing ? { routing } : {}),
   });
   try {
@@ -78,9 +84,12 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     });
     // The web page: review board + steering panel (public static files, /assets/sdk.js, /demo/accounts).
     await app.register(demoWeb, { credentials, store: opened.store });
+    // Runs a killed process left `running` end now (not when input next reaches their Session), so
+    // history and `GET …/live-inbox` are right from the first request. A no-op when turned off.
+    const recovered = await runtime.recoverStaleRuns();
     const server = app;
     return {
-      app: server, store: opened.store, bus, runtime, credentials, seeded: created, dialect: opened.dialect,
+      app: server, store: opened.store, bus, runtime, credentials, seeded: created, recovered, dialect: opened.dialect,
       close: async () => {
         // Runs first (each ends `cancelled` in storage), then the HTTP server, the event bus, storage.
         await runtime.close();

@@ -7,7 +7,9 @@
  * limit) and RATE_LIMIT_WINDOW_MS (the window, default 60000), INBOX_KIT_ADVERTISE_URL (this
  * process's base URL as other processes reach it) and INBOX_KIT_FORWARD_SECRET (shared by the
  * processes): with both, on PostgreSQL, Live Inbox requests are routed to the process owning the
- * attempt (live-inbox.md "Scale").
+ * attempt (live-inbox.md "Scale"), and INBOX_KIT_RECOVER_STALE_RUNS (default true; "false" or "0"
+ * turns off ending Runs left running by a dead process — at start-up and when input arrives; do
+ * so when several processes share one PostgreSQL database without attempt routing).
  */
 import { resolve } from 'node:path';
 
@@ -26,6 +28,11 @@ export interface DemoConfig {
   advertiseUrl: string | undefined;
   /** The secret forwarded requests carry between processes (INBOX_KIT_FORWARD_SECRET). */
   forwardSecret: string | undefined;
+  /**
+   * End Runs left `running` by a dead process (INBOX_KIT_RECOVER_STALE_RUNS, default true): all of
+   * them once at start-up, before listening, and any left later when durable input reaches its Session.
+   */
+  recoverStaleRuns: boolean;
 }
 
 /** A configuration mistake: main.ts prints its message alone (no stack) and exits 1. */
@@ -67,7 +74,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     rateLimit: rateLimitOf(env),
     advertiseUrl: advertiseUrlOf(env.INBOX_KIT_ADVERTISE_URL),
     forwardSecret: env.INBOX_KIT_FORWARD_SECRET || undefined,
+    recoverStaleRuns: booleanOf('INBOX_KIT_RECOVER_STALE_RUNS', env.INBOX_KIT_RECOVER_STALE_RUNS, true),
   };
+}
+
+function booleanOf(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  const v = value.toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw new ConfigError(`${name} must be true, false, 1 or 0, got "${value}"`);
 }
 
 function logLevelOf(value: string | undefined): string {

@@ -34,6 +34,10 @@ try {
 const address = demo.app.server.address();
 const port = typeof address === 'object' && address ? address.port : config.port;
 const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+// Printed before the listening line, so whoever waits for that line has read it already.
+if (demo.recovered > 0) {
+  console.log(`Ended ${demo.recovered} Run${demo.recovered === 1 ? '' : 's'} left running by a previous process (outcome failed)`);
+}
 console.log(`inbox-kit demo listening on ${base} (${demo.dialect}${demo.seeded ? ', freshly seeded' : ''})`);
 console.log(`Web page: ${base}/  ·  API reference: ${base}/docs`);
 console.log(`API keys (also in ${join(config.dataDir, 'credentials.json')}):`);

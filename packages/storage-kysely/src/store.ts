@@ -428,6 +428,12 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): 
         .orderBy('started_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
       return r && toRun(r);
     },
+    async listRunningRuns(limit) {
+      // Served by the partial index `runs_running_idx` (migration 0004).
+      const rows = await db.selectFrom('runs').select(RUN).where('status', '=', 'running')
+        .orderBy('started_at', 'asc').orderBy('id', 'asc').limit(limitOf(limit)).execute();
+      return rows.map(toRun);
+    },
     async endRun(run_id, outcome, at) {
       const r = await db.updateTable('runs').set({ status: 'idle', outcome, ended_at: at })
         .where('id', '=', run_id).where('status', '=', 'running').executeTakeFirst();

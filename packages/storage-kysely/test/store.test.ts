@@ -102,14 +102,14 @@ describe('migrations', () => {
     const tmp = tempDir();
     const db = openSqlite(join(tmp.dir, 'm.sqlite'));
     try {
-      expect(await migrateToLatest(db)).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners']);
+      expect(await migrateToLatest(db)).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index']);
       expect(await migrateToLatest(db)).toEqual([]);
       sqliteSchema = await schemaOf(db);
       expect(Object.keys(sqliteSchema)).toEqual(EXPECTED_TABLES);
       const indexes = (await sql<{ name: string }>`select name from sqlite_master where type = 'index' and name not like 'sqlite_%'`.execute(db)).rows.map((r) => r.name);
       expect(indexes).toEqual(expect.arrayContaining([
         'project_inbox_items_page_idx', 'project_inbox_items_status_page_idx', 'project_inbox_items_sender_page_idx',
-        'project_inbox_items_source_session_page_idx', 'operation_logs_page_idx',
+        'project_inbox_items_source_session_page_idx', 'operation_logs_page_idx', 'runs_running_idx',
       ]));
     } finally {
       await db.destroy();
@@ -125,7 +125,7 @@ describe('migrations', () => {
   const upgradeKeepsRows = async (db: Kysely<Database>, dialect: 'sqlite' | 'postgres') => {
     await migrateTo0001(db, dialect);
     await db.insertInto('workspaces').values({ id: 'ws_old', name: 'before 0002', created_at: T0 }).execute();
-    expect(await migrateToLatest(db)).toEqual(['0002_idempotency', '0003_attempt_owners']);
+    expect(await migrateToLatest(db)).toEqual(['0002_idempotency', '0003_attempt_owners', '0004_running_runs_index']);
     expect(await db.selectFrom('workspaces').selectAll().execute()).toEqual([{ id: 'ws_old', name: 'before 0002', created_at: T0 }]);
     await db.insertInto('idempotency_records').values({
       workspace_id: 'ws_old', account_id: 'acc_1', key: 'k', request_hash: 'h', resource_type: 'project_inbox_item', resource_id: 'pinbox_1', created_at: T0,
@@ -162,7 +162,7 @@ describe('migrations', () => {
     const db = openPostgres(database.url);
     try {
       const [first, concurrent] = await Promise.all([migrateToLatest(db), migrateToLatest(db)]);
-      expect([...first, ...concurrent]).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners']);
+      expect([...first, ...concurrent]).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index']);
       expect(await migrateToLatest(db)).toEqual([]);
       expect(await schemaOf(db)).toEqual(sqliteSchema);
       const json = await sql<{ column_name: string; data_type: string }>`

@@ -190,6 +190,12 @@ export interface StoreTx {
   insertRun(run: Run): Promise<void>;
   /** The session's running Run, if any. */
   getRunningRun(session_id: string): Promise<Run | undefined>;
+  /**
+   * Every Run with status `running`, of every Session, oldest first (`started_at` ascending, then
+   * `id` ascending in byte order), at most `limit` (a non-negative integer; 0 returns none). MUST
+   * NOT return an ended Run. Used at start-up to end Runs left running by a dead process.
+   */
+  listRunningRuns(limit: number): Promise<Run[]>;
   /** Conditional: ends the Run only while it is `running`; returns whether it did. */
   endRun(run_id: string, outcome: string, at: number): Promise<boolean>;
   /** Appends ledger entries with the session's next `seq` values, in order, atomically. */

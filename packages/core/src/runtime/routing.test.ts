@@ -197,6 +197,20 @@ describe('attempt routing — ownership leases', () => {
     expect(w.a.host.liveInbox('sess_p')).toBeDefined();
   });
 
+  it('recoverStaleRuns() on another process leaves a Run whose attempt holds a live lease, and ends it once the lease expired', async () => {
+    const w = await world({ lease_ms: 10_000 });
+    await w.startOnA();
+    const run = (await w.store.getRunningRun('sess_p'))!;
+    // B was built at the same (manual) time the Run started: without the lease it would take the Run for a leftover.
+    expect(await w.b.runtime.recoverStaleRuns()).toBe(0);
+    expect(await w.a.runtime.recoverStaleRuns()).toBe(0);
+    expect(w.store.raw().runs.get(run.id)).toMatchObject({ status: 'running' });
+    expect(w.a.host.liveInbox('sess_p')).toBeDefined();
+    w.clock.advance(10_000);
+    expect(await w.b.runtime.recoverStaleRuns()).toBe(1);
+    expect(w.store.raw().runs.get(run.id)).toMatchObject({ status: 'idle', outcome: 'failed' });
+  });
+
   it('once the lease has expired (the owner is gone), the Run is a leftover again', async () => {
     const w = await world({ lease_ms: 10_000 });
     await w.startOnA();

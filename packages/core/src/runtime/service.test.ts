@@ -326,6 +326,55 @@ describe('SessionRuntimeService — durable events and Runs', () => {
     expect(f.runtime.isRunning('sess_p')).toBe(false);
   });
 
+  it('recoverStaleRuns() ends a leftover at once, without input: Run failed, status_idle appended and published', async () => {
+    const f = await fixture();
+    // This instance executes a Run of sess_free; "another process" left run_old running on sess_p.
+    await f.runtime.sendEvents(owner, 'sess_free', { events: [{ type: 'user.message', content: text('mine') }] });
+    const mine = await f.model.next();
+    const ownRun = (await f.store.getRunningRun('sess_free'))!;
+    await f.store.insertRun({ id: 'run_old', session_id: 'sess_p', status: 'running', started_at: 1, ended_at: null, outcome: null });
+    // A live peer's Run, started after this instance was built, is no leftover either.
+    const later = f.store.raw().sessions.get('sess_b')!.created_at + 1;
+    await f.store.insertRun({ id: 'run_peer', session_id: 'sess_b', status: 'running', started_at: later, ended_at: null, outcome: null });
+
+    expect(await f.runtime.recoverStaleRuns()).toBe(1);
+    expect(f.store.raw().runs.get('run_old')).toMatchObject({ status: 'idle', outcome: 'failed', ended_at: expect.any(Number) });
+    const events = await f.events();
+    expect(events).toEqual([expect.objectContaining({ type: 'session.status_idle', run_id: 'run_old', content: { outcome: 'failed' } })]);
+    expect(f.published).toEqual([{ kind: 'session_event', event: events[0] }]);
+    expect(f.store.raw().runs.get(ownRun.id)).toMatchObject({ status: 'running' });
+    expect(f.runtime.isRunning('sess_free')).toBe(true);
+    expect(f.store.raw().runs.get('run_peer')).toMatchObject({ status: 'running' });
+    expect(await f.runtime.recoverStaleRuns()).toBe(0);
+
+    // The Session takes new durable input normally.
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('hello') }] });
+    const step = await f.model.next();
+    expect(brief(await f.events())).toEqual(['session.status_idle', 'user.message', 'session.status_running']);
+    step.reply('ok');
+    mine.reply('done');
+    await f.runtime.whenIdle('sess_p');
+    await f.runtime.whenIdle('sess_free');
+    expect(brief(await f.events('sess_free')).at(-1)).toBe('session.status_idle');
+  });
+
+  it('recoverStaleRuns() racing durable input ends the leftover exactly once', async () => {
+    const f = await fixture();
+    await f.store.insertRun({ id: 'run_old', session_id: 'sess_p', status: 'running', started_at: 1, ended_at: null, outcome: null });
+    const [ended] = await Promise.all([
+      f.runtime.recoverStaleRuns(),
+      f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('hello') }] }),
+    ]);
+    const step = await f.model.next();
+    const idles = (await f.events()).filter((e) => e.run_id === 'run_old');
+    expect(idles).toEqual([expect.objectContaining({ type: 'session.status_idle', content: { outcome: 'failed' } })]);
+    expect(ended).toBeLessThanOrEqual(1);
+    expect((await f.store.getRunningRun('sess_p'))?.id).not.toBe('run_old');
+    expect(f.runtime.isRunning('sess_p')).toBe(true);
+    step.reply('ok');
+    await f.runtime.whenIdle('sess_p');
+  });
+
   it('with recoverStaleRuns: false, never ends a Run it does not execute', async () => {
     const store = createMemoryStore();
     const runtime = new SessionRuntimeService({
@@ -338,6 +387,7 @@ describe('SessionRuntimeService — durable events and Runs', () => {
     await platform.createAccount({ id: 'acc_owner', name: 'o', workspace_ids: ['ws_a'] });
     await platform.createSession(owner, { id: 'sess_x' });
     await store.insertRun({ id: 'run_old', session_id: 'sess_x', status: 'running', started_at: 1, ended_at: null, outcome: null });
+    expect(await runtime.recoverStaleRuns()).toBe(0);
     await runtime.sendEvents(owner, 'sess_x', { events: [{ type: 'user.message', content: text('hi') }] });
     expect(store.raw().runs.get('run_old')).toMatchObject({ status: 'running' });
     expect(runtime.isRunning('sess_x')).toBe(false);

@@ -11,8 +11,9 @@
  *   includes them), unless a `user.interrupt` came after the message;
  * - every committed message (durable input, drained inbox input, agent output) writes its own
  *   Floor and Page in the same transaction as its Session event;
- * - Runs left `running` in storage by a previous process are ended lazily (`failed`) the next
- *   time durable input reaches the Session (see "Ownership of Runs" on the class);
+ * - Runs left `running` in storage by a previous process are ended (`failed`) the next time
+ *   durable input reaches the Session, or at once by {@link SessionRuntimeService.recoverStaleRuns}
+ *   (call it at start-up; see "Ownership of Runs" on the class);
  * - with `routing` (several processes on one database), each native attempt holds a lease on its
  *   Session in storage, and Live Inbox requests and interrupts reaching another process are
  *   forwarded to the owner (see "Attempt routing" on the class).
@@ -45,7 +46,8 @@ export type SessionRuntimeDeps = ServiceDeps & {
   /**
    * End Runs left `running` by an earlier process (default true): a Run this instance does not
    * execute and that started at or before this instance was built is ended `failed` when durable
-   * input next reaches its Session. With `routing`, a Run whose attempt holds a live ownership
+   * input next reaches its Session, or when {@link SessionRuntimeService.recoverStaleRuns} is
+   * called (false makes that call a no-op). With `routing`, a Run whose attempt holds a live ownership
    * lease is never ended by another process; without it, set false when several processes share
    * one database, so one process never ends another's live Run.
    */
@@ -154,7 +156,8 @@ const liveInboxInactive = () =>
  * **Ownership of Runs**: one process owns the Runs it starts. A Run found `running` in storage
  * that this instance does not execute and that started before this instance was built is taken
  * for a leftover of a previous process and ended `failed` (with `session.status_idle`) when
- * durable input next reaches its Session (option `recoverStaleRuns`, default on). A Run of
+ * durable input next reaches its Session (option `recoverStaleRuns`, default on), or at once by
+ * {@link recoverStaleRuns} (one call at start-up, before serving, ends them all). A Run of
  * another live process is left alone: durable input is committed and that process's follow-up
  * picks it up when its Run ends, but an interrupt cannot reach it and the Live Inbox answers 410
  * here unless attempt routing is on.
@@ -220,12 +223,12 @@ export class SessionRuntimeService {
         };
 
         let running = await tx.getRunningRun(session.id);
-        if (running !== undefined && this.#isLeftover(running) && !(await this.#leasedElsewhere(tx, running, now))) {
-          // A leftover of a previous process: nobody executes it any more.
-          if (await tx.endRun(running.id, 'failed', now)) {
-            pending.push(this.#statusIdle(session.id, running.id, 'failed', now));
+        if (running !== undefined) {
+          const recovered = await this.#endLeftover(tx, running, now);
+          if (recovered !== false) {
+            pending.push(...recovered);
+            running = undefined;
           }
-          running = undefined;
         }
         let start: RunStart | undefined;
         let interruptRunId: string | undefined;
@@ -431,6 +434,46 @@ export class SessionRuntimeService {
 
   // — lifecycle —
 
+  /**
+   * Start-up recovery: ends every Run left `running` in storage by a process that is gone, instead
+   * of waiting for durable input to reach its Session (the lazy path of {@link sendEvents}; both
+   * apply exactly the same rule). A Run is ended `failed`, with `session.status_idle`
+   * (`content: { outcome: 'failed' }`) appended and published, when this instance does not execute
+   * it, it started at or before this instance was built, and — with `routing` — no other host
+   * holds a live ownership lease on its attempt. Each Session is handled under its own lock, in its
+   * own transaction, so it is safe while durable input arrives (a Run is never ended twice).
+   * Does nothing (returns 0) when option `recoverStaleRuns` is false.
+   *
+   * Call it once after building the instance, before serving. Without `routing`, do not call it
+   * while another live process shares the database (it cannot tell that process's Runs from a
+   * dead one's).
+   * @returns how many Runs it ended.
+   * @throws the store's error when a read or a transaction fails (Runs already ended stay ended).
+   */
+  async recoverStaleRuns(): Promise<number> {
+    if (!(this.#deps.recoverStaleRuns ?? true)) return 0;
+    const seen = new Set<string>();
+    let ended = 0;
+    for (let limit = PAGE; ; limit += PAGE) {
+      // Runs this call keeps (ours, leased elsewhere) stay listed; a growing limit pages past them.
+      const rows = await this.#deps.store.listRunningRuns(limit);
+      for (const run of rows) {
+        // Oldest first: from here on every Run started after this instance was built.
+        if (run.started_at > this.#bootedAt) return ended;
+        if (seen.has(run.id)) continue;
+        seen.add(run.id);
+        const events = await this.#withSessionLock(run.session_id, () =>
+          this.#deps.store.transaction(async (tx) => {
+            const recovered = await this.#endLeftover(tx, run, this.#deps.clock.now());
+            return recovered === false || recovered.length === 0 ? [] : tx.appendSessionEvents(recovered);
+          }));
+        if (events.length > 0) ended++;
+        this.#publish(events);
+      }
+      if (rows.length < limit) return ended;
+    }
+  }
+
   /** Whether this instance is executing a Run of `session_id` right now. */
   isRunning(session_id: string): boolean {
     return this.#active.has(session_id);
@@ -482,6 +525,21 @@ export class SessionRuntimeService {
     const inbox = this.#deps.host.liveInbox(session.id);
     if (inbox === undefined) throw liveInboxInactive();
     return inbox;
+  }
+
+  /**
+   * The one rule of Run recovery (lazy in {@link sendEvents}, eager in {@link recoverStaleRuns}):
+   * inside `tx`, ends `run` `failed` when it is a leftover of a previous process
+   * ({@link #isLeftover}) whose attempt no other host holds a live lease on. Returns `false` when
+   * the Run is not a leftover (it is left alone), else the events to append: the
+   * `session.status_idle` `{ outcome: 'failed' }`, or none when another writer ended it first.
+   * Call under the Run's session lock.
+   */
+  async #endLeftover(tx: StoreTx, run: Run, now: number): Promise<false | NewSessionEvent[]> {
+    if (!this.#isLeftover(run) || (await this.#leasedElsewhere(tx, run, now))) return false;
+    // A leftover of a previous process: nobody executes it any more.
+    if (!(await tx.endRun(run.id, 'failed', now))) return [];
+    return [this.#statusIdle(run.session_id, run.id, 'failed', now)];
   }
 
   /** A running Run nobody executes any more: not ours, and started before this instance existed. */

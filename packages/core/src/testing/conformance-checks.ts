@@ -758,6 +758,46 @@ export async function checkEndRunConditional({ store, raw }: Pick<StoreConforman
 }
 
 /**
+ * Running Runs: `listRunningRuns(limit)` returns every `running` Run of every Session (the subject's
+ * store is isolated, so only this check's Runs), oldest first — `started_at` ascending, then `id`
+ * in byte order (`B` before `a`, whatever the database collation) — at most `limit`; never an
+ * ended Run (inserted ended, or ended by `endRun`); inside a transaction it sees the transaction's
+ * own insert.
+ */
+export async function checkListRunningRuns({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'running');
+  const sessions: Session[] = [w.session];
+  for (const n of [2, 3, 4]) {
+    const s: Session = { ...w.session, id: `${w.session.id}_${n}`, created_at: T0 + n };
+    await store.insertSession(s);
+    sessions.push(s);
+  }
+  const [s1, s2, s3, s4] = sessions as [Session, Session, Session, Session];
+  const run = (session: Session, suffix: string, started_at: number, over: Partial<Run> = {}): Run => ({
+    id: `run_${w.u}_${suffix}`, session_id: session.id, status: 'running', started_at, ended_at: null, outcome: null, ...over,
+  });
+  assertSame(await store.listRunningRuns(10), [], 'listRunningRuns of a store without Runs');
+  const ended = run(s1, 'ended', T0, { status: 'idle', ended_at: T0 + 1, outcome: 'completed' });
+  const lower = run(s1, 'a', T0 + 10);
+  const upper = run(s2, 'B', T0 + 10);
+  const oldest = run(s3, 'z', T0 + 5);
+  for (const r of [lower, ended, upper, oldest]) await store.insertRun(r);
+  assertSame(await store.listRunningRuns(10), [oldest, upper, lower], 'listRunningRuns: running Runs only, oldest first, ties by id in byte order');
+  assertSame(await store.listRunningRuns(2), [oldest, upper], 'listRunningRuns(2) returns the two oldest');
+  assertSame(await store.listRunningRuns(0), [], 'listRunningRuns(0) returns none');
+  assert(await store.endRun(upper.id, 'failed', T0 + 20), 'endRun of a running Run');
+  assert((await raw.runStatus(upper.id)) === 'idle', 'stored status of the ended Run');
+  assertSame(await store.listRunningRuns(10), [oldest, lower], 'listRunningRuns after endRun leaves the ended Run out');
+  const newest = run(s4, 'new', T0 + 30);
+  const seen = await store.transaction(async (tx) => {
+    await tx.insertRun(newest);
+    return tx.listRunningRuns(10);
+  });
+  assertSame(seen, [oldest, lower, newest], 'listRunningRuns inside a transaction sees its own insert');
+  assertSame(await store.listRunningRuns(10), [oldest, lower, newest], 'listRunningRuns after the commit');
+}
+
+/**
  * Session ledger: `appendSessionEvents` hands out gap-free per-session `seq` values, consecutive
  * within one call, under 40 concurrent calls (half in transactions) plus 5 that roll back;
  * `listSessionEvents` pages ascending by `seq`.
@@ -956,6 +996,7 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { name: 'JSON round trip: what was written is what is read', run: checkJsonRoundTrip },
   { name: 'memberships: upsert and delete', run: checkMemberships },
   { name: 'runs: endRun is conditional', run: checkEndRunConditional },
+  { name: 'runs: listRunningRuns lists running Runs oldest first, at most limit', run: checkListRunningRuns },
   { name: 'session ledger: gap-free seq under concurrent appends', run: checkGapFreeSessionSeq },
   { name: 'identity, API keys and conditional project status', run: checkIdentityAndProjects },
   { name: 'sessions, floors and pages', run: checkSessionsFloorsPages },

@@ -147,6 +147,11 @@ function operations(get: () => State): StoreTx {
 
     async insertRun(r) { const s = get(); unique(s.runs, r.id, 'run'); s.runs.set(r.id, copy(r)); },
     async getRunningRun(sid) { return copy([...get().runs.values()].find((r) => r.session_id === sid && r.status === 'running')); },
+    async listRunningRuns(limit) {
+      return [...get().runs.values()].filter((r) => r.status === 'running')
+        .sort((a, b) => a.started_at - b.started_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, Math.max(0, Math.floor(limit))).map(copy);
+    },
     async endRun(id, outcome, at) {
       const r = get().runs.get(id);
       if (!r || r.status !== 'running') return false;

@@ -8,6 +8,7 @@ import type { Dialect } from '../schema.js';
 import { initialMigration } from './0001-initial.js';
 import { idempotencyMigration } from './0002-idempotency.js';
 import { attemptOwnersMigration } from './0003-attempt-owners.js';
+import { runningRunsIndexMigration } from './0004-running-runs-index.js';
 
 /** All migrations for one engine, keyed by name (`0001_initial`, …). */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -15,5 +16,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0001_initial': initialMigration(dialect),
     '0002_idempotency': idempotencyMigration(dialect),
     '0003_attempt_owners': attemptOwnersMigration(dialect),
+    '0004_running_runs_index': runningRunsIndexMigration(dialect),
   };
 }
