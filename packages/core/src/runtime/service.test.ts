@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RequestContext } from '../context.js';
-import { InboxKitError } from '../errors.js';
-import { LiveInboxHost, type ContentBlock, type Model, type ModelStepResult, type TranscriptMessage } from '../live-inbox/index.js';
+import { LiveInboxHost, type Model, type ModelStepResult, type TranscriptMessage } from '../live-inbox/index.js';
 import { PlatformService } from '../platform/service.js';
 import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
 import { createLocalEventBus, type BusMessage } from '../ports/event-bus.js';
@@ -9,8 +7,8 @@ import type { Store } from '../ports/store.js';
 import type { SessionEvent } from '../records.js';
 import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
 import { SessionRuntimeService } from './service.js';
+import { ctxOf, rejection, text, waitFor } from './test-support.js';
 
-const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
 const textOf = (content: unknown): string =>
   Array.isArray(content) ? content.map((b: { type: string; text?: string }) => (b.type === 'text' ? b.text : '<image>')).join('') : '';
 
@@ -55,30 +53,6 @@ function gatedModel(): Model & { next(): Promise<PendingStep>; calls: PendingSte
   };
 }
 
-async function waitFor<T>(probe: () => T | Promise<T>, what = 'condition', ms = 5_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<InboxKitError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof InboxKitError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
-
-const ctxOf = (workspace_id: string, account_id: string): RequestContext => ({
-  principal: { workspace_id, account_id, key_id: `key_${account_id}`, key_kind: 'standard' },
-  request_id: `req_${account_id}`,
-});
 
 const owner = ctxOf('ws_a', 'acc_owner');
 const deriver = ctxOf('ws_a', 'acc_deriver');
