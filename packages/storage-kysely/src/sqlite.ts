@@ -62,6 +62,12 @@ export const STATEMENT_CACHE_SIZE = 256;
  * LRU of `max` statements). Safe with Kysely's driver: it runs one query at a time per
  * connection, and a better-sqlite3 statement binds its parameters on each call; SQLite
  * re-prepares a statement by itself when the schema changes.
+ *
+ * Reads whose SQL names its columns (no `*`) run in better-sqlite3's raw mode and the rows are
+ * built here from the column names read once: better-sqlite3 builds row objects property by
+ * property, which costs more than the query for wide rows (a page of 50 inbox items: about 160 µs
+ * as objects, 95 µs raw). A `*` may expand to other columns after a schema change, so those reads
+ * keep the object rows.
  */
 export function cachingStatements(database: SqliteConnection, max = STATEMENT_CACHE_SIZE): SqliteConnection {
   const statements = new Map<string, SqliteStatement>();
@@ -77,10 +83,39 @@ export function cachingStatements(database: SqliteConnection, max = STATEMENT_CA
         statements.set(sql, cached);
         return cached;
       }
-      const statement = database.prepare(sql);
+      const statement = withRowBuilder(database.prepare(sql), sql);
       if (statements.size >= max) statements.delete(statements.keys().next().value as string);
       statements.set(sql, statement);
       return statement;
+    },
+  };
+}
+
+/** The parts of a better-sqlite3 statement raw mode needs (absent from Kysely's interface). */
+interface RawCapable {
+  raw(toggle?: boolean): unknown;
+  columns(): { name: string }[];
+}
+
+/** `statement`, reading raw arrays and building the rows itself when that is safe (see above). */
+function withRowBuilder(statement: SqliteStatement, sql: string): SqliteStatement {
+  const candidate = statement as SqliteStatement & Partial<RawCapable>;
+  if (!statement.reader || sql.includes('*') || typeof candidate.raw !== 'function' || typeof candidate.columns !== 'function') {
+    return statement;
+  }
+  candidate.raw(true);
+  const names = candidate.columns().map((column) => column.name);
+  const row = (values: unknown[]): Record<string, unknown> => {
+    const record: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) record[names[i] as string] = values[i];
+    return record;
+  };
+  return {
+    reader: true,
+    all: (parameters) => (statement.all(parameters) as unknown[][]).map(row),
+    run: (parameters) => statement.run(parameters),
+    iterate: function* (parameters) {
+      for (const values of statement.iterate(parameters) as IterableIterator<unknown[]>) yield row(values);
     },
   };
 }

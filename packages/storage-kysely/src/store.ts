@@ -4,9 +4,12 @@
  * This file only runs the queries the port promises, atomically; it holds no business rule (no
  * permission, transition or validation logic). How each guarantee of the port is kept:
  *
- * - **Units of work**: `transaction(fn)` is one Kysely transaction (`BEGIN IMMEDIATE` on SQLite
- *   when opened with `openSqlite`, `READ COMMITTED` on PostgreSQL); `fn` gets the same operations
- *   bound to the transaction. An error thrown by `fn` rolls back and is rethrown as is.
+ * - **Units of work**: `transaction(fn)` is one Kysely transaction on PostgreSQL (`READ
+ *   COMMITTED`). On SQLite it is a unit of work of a group commit (`group-commit.ts`): units asked
+ *   for while the single connection is busy share one `BEGIN IMMEDIATE … COMMIT`, each in its own
+ *   savepoint, and resolve after that commit. `fn` gets the same operations bound to the
+ *   transaction. An error thrown by `fn` rolls back its own writes and is rethrown as is.
+ * - **Hot queries are compiled once** per store (`compiledQueries`) and run with new values.
  * - **Conditional updates** (`decideInboxItem`, `setProjectStatus`, `endRun`, `revokeApiKey`,
  *   `renewAttemptOwnership`, `releaseAttemptOwnership`) are one `UPDATE`/`DELETE … WHERE <expected
  *   state> [RETURNING …]`: the database decides the winner, there is no read-then-write in the
@@ -22,13 +25,14 @@
  * - **JSON** is written as `JSON.stringify` text and read back as text (`::text` on PostgreSQL,
  *   whatever the pool's JSON parser), then parsed here: a read returns what was written.
  */
-import { sql, type Kysely, type Selection } from 'kysely';
+import { createQueryId, sql, type Compilable, type CompiledQuery, type Kysely, type QueryResult, type Selection } from 'kysely';
 import type {
   Account, ApiKey, AttemptOwnership, Floor, IdempotencyRecord, InboxItemQuery, JsonValue, Membership, MemberRole, NewProjectEvent, NewSessionEvent,
   OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, ProjectStatus, Run, Session, SessionEvent, Store, StoreTx,
   Workspace,
 } from '@inbox-kit/core';
 import type { ApiKeyKind, InboxItemStatus, RunStatus } from '@inbox-kit/core';
+import { createGroupCommit } from './group-commit.js';
 import type { Database, Dialect } from './schema.js';
 
 /** Options of {@link createKyselyStore}. */
@@ -52,6 +56,9 @@ const fromJson = <T = JsonValue>(text: unknown): T => {
   return JSON.parse(text) as T;
 };
 const limitOf = (limit: number): number => Math.max(0, Math.floor(limit));
+
+/** The equality filters of `listInboxItems`, in the order their values follow the project id. */
+const INBOX_FILTERS = ['status', 'type', 'sender_account_id', 'source_session_id'] as const;
 
 // — column lists (records never include the counters `event_sequence` / `event_seq`) —
 
@@ -143,18 +150,60 @@ const toSessionEvent = (r: Row<'session_events', typeof SESSION_EVENT> & { conte
   content: fromJson(r.content), floor_id: r.floor_id, page_id: r.page_id, processed_at: num(r.processed_at),
 });
 
+// — queries compiled once —
+
+/** Where the i-th argument goes in a query compiled once (a value Kysely passes through as a parameter). */
+class Slot {
+  constructor(readonly index: number) {}
+}
+
+const SLOTS = Array.from({ length: 24 }, (_, i) => new Slot(i));
+
+/** The placeholder of a query compiled once for its i-th argument (typed `never`: fits any value position). */
+const $ = (i: number): never => (SLOTS[i] ?? new Slot(i)) as never;
+
+/**
+ * Runs the query compiled under `name` (compiling `build()` the first time) on `executor`, with
+ * `args` in its {@link Slot}s. Kysely builds an operation tree and compiles it to SQL on every call,
+ * about 4 µs, as long as a small SQLite read; the queries of the hot paths are compiled once per
+ * store. `name` must identify the query's shape (which filters it has), never its values.
+ */
+type RunCompiled = <R>(executor: Kysely<Database>, name: string, build: () => Compilable<R>, args: readonly unknown[]) => Promise<QueryResult<R>>;
+
+function compiledQueries(): RunCompiled {
+  const cache = new Map<string, CompiledQuery>();
+  return <R>(executor: Kysely<Database>, name: string, build: () => Compilable<R>, args: readonly unknown[]) => {
+    let query = cache.get(name);
+    if (query === undefined) {
+      query = build().compile();
+      cache.set(name, query);
+    }
+    const parameters = query.parameters.map((p) => (p instanceof Slot ? args[p.index] : p));
+    return executor.executeQuery<R>({ ...query, parameters, queryId: createQueryId() } as CompiledQuery<R>);
+  };
+}
+
+/** Runs `fn` in a new transaction of the store (group-committed on SQLite). */
+type Transact = <T>(fn: (trx: Kysely<Database>) => Promise<T>) => Promise<T>;
+
 /**
  * The operations of the port bound to one executor: the root `db` (autocommit) or a transaction.
  * `inTransaction` tells multi-statement writes whether they must open their own transaction.
  */
-function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): StoreTx {
+function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, transact: Transact, compiled: RunCompiled): StoreTx {
   /** A JSON column read back as its stored text. */
   const jsonText = <C extends 'payload' | 'content' | 'metadata'>(column: C) =>
     (dialect === 'postgres' ? sql<string>`${sql.ref(column)}::text` : sql<string>`${sql.ref(column)}`).as(column);
 
   /** Runs `fn` atomically: on this transaction, or in a new one when running autocommit. */
-  const atomically = <T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> =>
-    inTransaction ? fn(db) : beginTransaction(db, dialect).execute((trx) => fn(trx));
+  const atomically = <T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> => (inTransaction ? fn(db) : transact(fn));
+  /** The first row of the query compiled once under `name` (see {@link compiledQueries}). */
+  const first = async <R>(name: string, build: () => Compilable<R>, ...args: unknown[]): Promise<R | undefined> =>
+    (await compiled(db, name, build, args)).rows[0];
+  const all = async <R>(name: string, build: () => Compilable<R>, ...args: unknown[]): Promise<R[]> =>
+    (await compiled(db, name, build, args)).rows;
+  const affected = async (name: string, build: () => Compilable<unknown>, ...args: unknown[]): Promise<bigint> =>
+    (await compiled(db, name, build, args)).numAffectedRows ?? 0n;
 
   return {
     // — identity —
@@ -190,7 +239,7 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): 
       }).execute();
     },
     async findApiKeyByHash(key_hash) {
-      const r = await db.selectFrom('api_keys').select(API_KEY).where('key_hash', '=', key_hash).executeTakeFirst();
+      const r = await first('findApiKeyByHash', () => db.selectFrom('api_keys').select(API_KEY).where('key_hash', '=', $(0)), key_hash);
       return r && toApiKey(r);
     },
     async revokeApiKey(id, at) {
@@ -205,8 +254,8 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): 
       }).execute();
     },
     async getProject(workspace_id, project_id) {
-      const r = await db.selectFrom('projects').select(PROJECT)
-        .where('id', '=', project_id).where('workspace_id', '=', workspace_id).executeTakeFirst();
+      const r = await first('getProject', () => db.selectFrom('projects').select(PROJECT)
+        .where('id', '=', $(0)).where('workspace_id', '=', $(1)), project_id, workspace_id);
       return r && toProject(r);
     },
     async listProjectsForAccount(workspace_id, account_id) {
@@ -229,8 +278,8 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): 
       return r && toProject(r);
     },
     async getMembership(project_id, account_id) {
-      const r = await db.selectFrom('project_members').select(MEMBER)
-        .where('project_id', '=', project_id).where('account_id', '=', account_id).executeTakeFirst();
+      const r = await first('getMembership', () => db.selectFrom('project_members').select(MEMBER)
+        .where('project_id', '=', $(0)).where('account_id', '=', $(1)), project_id, account_id);
       return r && toMembership(r);
     },
     async upsertMembership(m) {
@@ -259,8 +308,8 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): 
       }).execute();
     },
     async getSession(workspace_id, session_id) {
-      const r = await db.selectFrom('sessions').select(SESSION)
-        .where('id', '=', session_id).where('workspace_id', '=', workspace_id).executeTakeFirst();
+      const r = await first('getSession', () => db.selectFrom('sessions').select(SESSION)
+        .where('id', '=', $(0)).where('workspace_id', '=', $(1)), session_id, workspace_id);
       return r && toSession(r);
     },
     async listSessions(workspace_id, filter) {
@@ -311,70 +360,74 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): 
 
     // — Project Inbox —
     async insertInboxItem(i) {
-      await db.insertInto('project_inbox_items').values({
-        id: i.id, workspace_id: i.workspace_id, project_id: i.project_id, account_id: i.account_id,
-        sender_account_id: i.sender_account_id, type: i.type, title: i.title, payload: toJson(i.payload),
-        source_event_id: i.source_event_id, source_session_id: i.source_session_id, source_floor_id: i.source_floor_id,
-        source_page_id: i.source_page_id, status: i.status, decided_by_account_id: i.decided_by_account_id,
-        decided_at: i.decided_at, created_at: i.created_at, updated_at: i.updated_at,
-      }).execute();
+      await compiled(db, 'insertInboxItem', () => db.insertInto('project_inbox_items').values({
+        id: $(0), workspace_id: $(1), project_id: $(2), account_id: $(3), sender_account_id: $(4), type: $(5), title: $(6),
+        payload: $(7), source_event_id: $(8), source_session_id: $(9), source_floor_id: $(10), source_page_id: $(11),
+        status: $(12), decided_by_account_id: $(13), decided_at: $(14), created_at: $(15), updated_at: $(16),
+      }), [
+        i.id, i.workspace_id, i.project_id, i.account_id, i.sender_account_id, i.type, i.title, toJson(i.payload),
+        i.source_event_id, i.source_session_id, i.source_floor_id, i.source_page_id, i.status, i.decided_by_account_id,
+        i.decided_at, i.created_at, i.updated_at,
+      ]);
     },
     async getInboxItem(project_id, item_id) {
-      const r = await db.selectFrom('project_inbox_items').select([...ITEM, jsonText('payload')])
-        .where('id', '=', item_id).where('project_id', '=', project_id).executeTakeFirst();
+      const r = await first('getInboxItem', () => db.selectFrom('project_inbox_items').select([...ITEM, jsonText('payload')])
+        .where('id', '=', $(0)).where('project_id', '=', $(1)), item_id, project_id);
       return r && toItem(r);
     },
     async listInboxItems(q: InboxItemQuery) {
-      let query = db.selectFrom('project_inbox_items').select([...ITEM, jsonText('payload')])
-        .where('project_id', '=', q.project_id);
-      if (q.status !== undefined) query = query.where('status', '=', q.status);
-      if (q.type !== undefined) query = query.where('type', '=', q.type);
-      if (q.sender_account_id !== undefined) query = query.where('sender_account_id', '=', q.sender_account_id);
-      if (q.source_session_id !== undefined) query = query.where('source_session_id', '=', q.source_session_id);
+      const filters = INBOX_FILTERS.filter((column) => q[column] !== undefined);
       const after = q.after;
-      if (after) {
-        query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(after.created_at, after.id)));
-      }
-      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limitOf(q.limit)).execute();
+      const args: unknown[] = [q.project_id, ...filters.map((column) => q[column])];
+      if (after) args.push(after.created_at, after.id);
+      args.push(limitOf(q.limit));
+      const rows = await all(`listInboxItems(${filters.join(',')}${after ? ';after' : ''})`, () => {
+        let query = db.selectFrom('project_inbox_items').select([...ITEM, jsonText('payload')]).where('project_id', '=', $(0));
+        filters.forEach((column, i) => {
+          query = query.where(column, '=', $(i + 1));
+        });
+        let next = filters.length + 1;
+        if (after) {
+          const [created_at, id] = [$(next), $(next + 1)];
+          next += 2;
+          query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(created_at, id)));
+        }
+        return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit($(next));
+      }, ...args);
       return rows.map(toItem);
     },
     async decideInboxItem(project_id, item_id, seen_status, patch) {
-      const r = await db.updateTable('project_inbox_items')
-        .set({
-          status: patch.status, decided_by_account_id: patch.decided_by_account_id, decided_at: patch.decided_at,
-          updated_at: patch.updated_at,
-        })
-        .where('project_id', '=', project_id).where('id', '=', item_id).where('status', '=', seen_status)
-        .returning([...ITEM, jsonText('payload')])
-        .executeTakeFirst();
+      const r = await first('decideInboxItem', () => db.updateTable('project_inbox_items')
+        .set({ status: $(0), decided_by_account_id: $(1), decided_at: $(2), updated_at: $(3) })
+        .where('project_id', '=', $(4)).where('id', '=', $(5)).where('status', '=', $(6))
+        .returning([...ITEM, jsonText('payload')]),
+      patch.status, patch.decided_by_account_id, patch.decided_at, patch.updated_at, project_id, item_id, seen_status);
       return r && toItem(r);
     },
 
     // — idempotency keys —
     async findIdempotencyRecord(scope) {
-      const r = await db.selectFrom('idempotency_records').select(IDEMPOTENCY)
-        .where('workspace_id', '=', scope.workspace_id).where('account_id', '=', scope.account_id).where('key', '=', scope.key)
-        .executeTakeFirst();
+      const r = await first('findIdempotencyRecord', () => db.selectFrom('idempotency_records').select(IDEMPOTENCY)
+        .where('workspace_id', '=', $(0)).where('account_id', '=', $(1)).where('key', '=', $(2)),
+      scope.workspace_id, scope.account_id, scope.key);
       return r && toIdempotencyRecord(r);
     },
     async insertIdempotencyRecord(record) {
       // The primary key decides: a competitor's uncommitted row makes this wait for its outcome.
-      const r = await db.insertInto('idempotency_records').values({
-        workspace_id: record.workspace_id, account_id: record.account_id, key: record.key, request_hash: record.request_hash,
-        resource_type: record.resource_type, resource_id: record.resource_id, created_at: record.created_at,
-      }).onConflict((oc) => oc.columns(['workspace_id', 'account_id', 'key']).doNothing())
-        .returning('key').executeTakeFirst();
+      const r = await first('insertIdempotencyRecord', () => db.insertInto('idempotency_records').values({
+        workspace_id: $(0), account_id: $(1), key: $(2), request_hash: $(3), resource_type: $(4), resource_id: $(5), created_at: $(6),
+      }).onConflict((oc) => oc.columns(['workspace_id', 'account_id', 'key']).doNothing()).returning('key'),
+      record.workspace_id, record.account_id, record.key, record.request_hash, record.resource_type, record.resource_id, record.created_at);
       return r !== undefined;
     },
 
     // — Project Events and Operation Log —
     async appendProjectEvent(e: NewProjectEvent) {
       return atomically(async (trx) => {
-        const counter = await trx.updateTable('projects')
+        const counter = (await compiled(trx, 'nextProjectEventSequence', () => trx.updateTable('projects')
           .set((eb) => ({ event_sequence: eb('event_sequence', '+', 1) }))
-          .where('id', '=', e.project_id)
-          .returning('event_sequence')
-          .executeTakeFirst();
+          .where('id', '=', $(0))
+          .returning('event_sequence'), [e.project_id])).rows[0];
         if (!counter) throw new Error(`@inbox-kit/storage-kysely: appendProjectEvent: project ${e.project_id} does not exist`);
         const stored: ProjectEvent = {
           id: e.id, workspace_id: e.workspace_id, project_id: e.project_id, sequence: num(counter.event_sequence),
@@ -382,7 +435,15 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): 
           page_id: e.page_id, operation_log_id: e.operation_log_id, correlation_id: e.correlation_id,
           causation_event_id: e.causation_event_id, payload: fromJson(toJson(e.payload)), created_at: e.created_at,
         };
-        await trx.insertInto('project_events').values({ ...stored, payload: toJson(stored.payload) }).execute();
+        await compiled(trx, 'insertProjectEvent', () => trx.insertInto('project_events').values({
+          id: $(0), workspace_id: $(1), project_id: $(2), sequence: $(3), type: $(4), actor_account_id: $(5), session_id: $(6),
+          floor_id: $(7), page_id: $(8), operation_log_id: $(9), correlation_id: $(10), causation_event_id: $(11), payload: $(12),
+          created_at: $(13),
+        }), [
+          stored.id, stored.workspace_id, stored.project_id, stored.sequence, stored.type, stored.actor_account_id, stored.session_id,
+          stored.floor_id, stored.page_id, stored.operation_log_id, stored.correlation_id, stored.causation_event_id,
+          toJson(stored.payload), stored.created_at,
+        ]);
         return stored;
       });
     },
@@ -401,11 +462,10 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): 
       return rows.map(toEvent);
     },
     async appendOperationLog(l) {
-      await db.insertInto('operation_logs').values({
-        id: l.id, workspace_id: l.workspace_id, project_id: l.project_id, actor_account_id: l.actor_account_id,
-        action: l.action, target_type: l.target_type, target_id: l.target_id, request_id: l.request_id,
-        metadata: toJson(l.metadata), created_at: l.created_at,
-      }).execute();
+      await compiled(db, 'appendOperationLog', () => db.insertInto('operation_logs').values({
+        id: $(0), workspace_id: $(1), project_id: $(2), actor_account_id: $(3), action: $(4), target_type: $(5), target_id: $(6),
+        request_id: $(7), metadata: $(8), created_at: $(9),
+      }), [l.id, l.workspace_id, l.project_id, l.actor_account_id, l.action, l.target_type, l.target_id, l.request_id, toJson(l.metadata), l.created_at]);
     },
     async listOperationLogs(q) {
       let query = db.selectFrom('operation_logs').select([...LOG, jsonText('metadata')]).where('project_id', '=', q.project_id);
@@ -424,8 +484,8 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): 
       }).execute();
     },
     async getRunningRun(session_id) {
-      const r = await db.selectFrom('runs').select(RUN).where('session_id', '=', session_id).where('status', '=', 'running')
-        .orderBy('started_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+      const r = await first('getRunningRun', () => db.selectFrom('runs').select(RUN).where('session_id', '=', $(0)).where('status', '=', 'running')
+        .orderBy('started_at', 'desc').orderBy('id', 'desc').limit(1), session_id);
       return r && toRun(r);
     },
     async listRunningRuns(limit) {
@@ -504,8 +564,8 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean): 
       return r.numDeletedRows > 0n;
     },
     async findAttemptOwner(session_id, now) {
-      const r = await db.selectFrom('attempt_owners').select(OWNER)
-        .where('session_id', '=', session_id).where('lease_expires_at', '>', now).executeTakeFirst();
+      const r = await first('findAttemptOwner', () => db.selectFrom('attempt_owners').select(OWNER)
+        .where('session_id', '=', $(0)).where('lease_expires_at', '>', $(1)), session_id, now);
       return r && toOwner(r);
     },
   };
@@ -533,9 +593,11 @@ function beginTransaction(db: Kysely<Database>, dialect: Dialect) {
  */
 export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions): Store {
   const { dialect } = opts;
+  const compiled = compiledQueries();
+  const transact: Transact = dialect === 'sqlite' ? createGroupCommit(db) : (fn) => beginTransaction(db, dialect).execute(fn);
   return {
-    ...opsOn(db, dialect, false),
-    transaction: (fn) => beginTransaction(db, dialect).execute((trx) => fn(opsOn(trx, dialect, true))),
+    ...opsOn(db, dialect, false, transact, compiled),
+    transaction: (fn) => transact((trx) => fn(opsOn(trx, dialect, true, transact, compiled))),
     close: () => db.destroy(),
   };
 }

@@ -65,4 +65,26 @@ describe('cachingStatements', () => {
       await db.destroy();
     }
   });
+
+  it('reads that name their columns build the same rows from raw arrays (all, iterate, duplicates, nulls)', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const db = openSqlite(join(dir, 'raw.sqlite'));
+    try {
+      await sql`create table t (id integer primary key, name text, note text, n real)`.execute(db);
+      await sql`insert into t (name, note, n) values ('a', null, 1.5), ('候选', 'x', null)`.execute(db);
+      const rows = (await sql`select id, name, note, n from t order by id`.execute(db)).rows;
+      expect(rows).toEqual([{ id: 1, name: 'a', note: null, n: 1.5 }, { id: 2, name: '候选', note: 'x', n: null }]);
+      // A repeated name keeps the last value, as better-sqlite3's own rows do.
+      expect((await sql`select id, name as x, note as x from t where id = 2`.execute(db)).rows).toEqual([{ id: 2, x: 'x' }]);
+      const streamed: unknown[] = [];
+      for await (const row of db.selectFrom('t' as never).select(['id', 'name'] as never).orderBy('id' as never).stream()) streamed.push(row);
+      expect(streamed).toEqual([{ id: 1, name: 'a' }, { id: 2, name: '候选' }]);
+      // Writes with RETURNING are reads too.
+      expect((await sql`update t set n = 2 where id = 1 returning id, n`.execute(db)).rows).toEqual([{ id: 1, n: 2 }]);
+      expect((await sql`insert into t (name) values ('c')`.execute(db)).numAffectedRows).toBe(1n);
+    } finally {
+      await db.destroy();
+    }
+  });
 });
