@@ -56,8 +56,23 @@ const log = (message) => console.log(`[bench ${((Date.now() - t0) / 1000).toFixe
 
 // — children —
 
+/**
+ * The Node flags of the demo's `start` script (`node <flags> dist/main.js`, e.g. the young
+ * generation's size), so the server runs here as `pnpm start` runs it.
+ */
+function demoNodeFlags() {
+  const start = JSON.parse(readFileSync(join(root, 'apps/demo/package.json'), 'utf8')).scripts?.start ?? '';
+  const words = start.trim().split(/\s+/);
+  const main = words.indexOf('dist/main.js');
+  if (words[0] !== 'node' || main < 1) throw new Error(`bench: apps/demo's start script is not "node [flags] dist/main.js": ${start}`);
+  return words.slice(1, main);
+}
+
 async function startDemo({ dataDir, databaseUrl, label }) {
-  const execArgv = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${label}-${Date.now()}.cpuprofile`] : [];
+  const execArgv = [
+    ...demoNodeFlags(),
+    ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${label}-${Date.now()}.cpuprofile`] : []),
+  ];
   const { child, match } = await startNode([DEMO_MAIN], {
     execArgv,
     env: {
@@ -296,7 +311,7 @@ const results = {
     date: new Date().toISOString(), mode: quick ? 'quick' : 'default', node: process.version, cpus: os.cpus().length,
     cpu_model: os.cpus()[0]?.model, total_memory_bytes: os.totalmem(),
     commit: `${git(['rev-parse', '--short', 'HEAD'])}${git(['status', '--porcelain']) ? '+dirty' : ''}`,
-    config: { ...config, connections: CONNECTIONS, live_sizes: LIVE_SIZES }, postgres: 'skipped (BENCH_PG=0)',
+    config: { ...config, connections: CONNECTIONS, live_sizes: LIVE_SIZES }, demo_node_flags: demoNodeFlags(), postgres: 'skipped (BENCH_PG=0)',
   },
   references: { ceiling: {}, storage_limit: {} },
 };

@@ -19,7 +19,7 @@ import { createKyselyStore } from './store.js';
 import type { Database, Dialect } from './schema.js';
 
 export { createKyselyStore, type KyselyStoreOptions } from './store.js';
-export { openSqlite, SQLITE_BUSY_TIMEOUT_MS } from './sqlite.js';
+export { openSqlite, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB } from './sqlite.js';
 export { openPostgres, type PostgresOptions } from './postgres.js';
 export {
   createPostgresEventBus, EVENT_BUS_APPLICATION_NAME, EVENT_BUS_CHANNEL, type EventNotification, type PostgresEventBus,

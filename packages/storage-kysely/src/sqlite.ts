@@ -10,6 +10,10 @@
  * - `synchronous = FULL` — in WAL mode `NORMAL` may lose the last commits on power loss; `FULL`
  *   syncs the WAL at every commit, so a write that was answered 201 and whose event was
  *   published is on disk (the spec publishes events only after commit).
+ * - `cache_size = -4096` (option `cacheSizeKiB`, default 4 MiB) — the page cache of the
+ *   connection. better-sqlite3's build defaults to 16 MiB; pages beyond the cache are read from
+ *   the operating system's file cache, which measured no slower on the benchmark and keeps the
+ *   server's resident memory down.
  *
  * Prepared statements are kept and reused by SQL text (the {@link STATEMENT_CACHE_SIZE} most
  * recently used): Kysely's SQLite driver prepares every query anew, and preparing costs as much as
@@ -53,6 +57,9 @@ class ImmediateSqliteDialect extends SqliteDialect {
 
 /** How long a connection waits for another process's write lock, in ms. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/** The default page cache of a connection, in KiB (see `openSqlite`). */
+export const SQLITE_CACHE_SIZE_KIB = 4096;
 
 /** Prepared statements kept per connection (least recently used evicted first). */
 export const STATEMENT_CACHE_SIZE = 256;
@@ -125,11 +132,14 @@ function withRowBuilder(statement: SqliteStatement, sql: string): SqliteStatemen
  *
  * @param file a file path, or `:memory:` for a private in-memory database (tests; WAL does not
  *   apply there).
+ * @param opts.cacheSizeKiB the connection's page cache in KiB (default {@link SQLITE_CACHE_SIZE_KIB}).
  * @returns a Kysely instance over one better-sqlite3 connection; not migrated yet (see
  *   `migrateToLatest`). `destroy()` closes the file.
  * @throws the driver's error when the file cannot be opened or is not a SQLite database.
  */
-export function openSqlite(file: string): Kysely<Database> {
+export function openSqlite(file: string, opts: { cacheSizeKiB?: number } = {}): Kysely<Database> {
+  const cacheSizeKiB = opts.cacheSizeKiB ?? SQLITE_CACHE_SIZE_KIB;
+  if (!Number.isInteger(cacheSizeKiB) || cacheSizeKiB < 0) throw new TypeError(`cacheSizeKiB must be an integer ≥ 0, got ${cacheSizeKiB}`);
   const inMemory = file === ':memory:' || file === '';
   if (!inMemory) mkdirSync(dirname(resolve(file)), { recursive: true });
   const sqlite = new SqliteDatabase(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
@@ -138,6 +148,7 @@ export function openSqlite(file: string): Kysely<Database> {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     sqlite.pragma('synchronous = FULL');
+    sqlite.pragma(`cache_size = -${cacheSizeKiB}`);
   } catch (error) {
     sqlite.close();
     throw error;
