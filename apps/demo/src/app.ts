@@ -44,7 +44,11 @@ export interface Demo {
  */
 export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; model?: Model } = {}): Promise<Demo> {
   mkdirSync(config.dataDir, { recursive: true });
-  const opened = await openStore({ databaseUrl: config.databaseUrl, sqliteFile: join(config.dataDir, 'inbox-kit.sqlite') });
+  const opened = await openStore({
+    databaseUrl: config.databaseUrl,
+    sqliteFile: join(config.dataDir, 'inbox-kit.sqlite'),
+    postgres: { preparedStatements: config.preparedStatements },
+  });
   let app: FastifyInstance | undefined;
   let bus: EventBus & { close?(): Promise<void> };
   try {

@@ -9,7 +9,9 @@
  * processes): with both, on PostgreSQL, Live Inbox requests are routed to the process owning the
  * attempt (live-inbox.md "Scale"), and INBOX_KIT_RECOVER_STALE_RUNS (default true; "false" or "0"
  * turns off ending Runs left running by a dead process — at start-up and when input arrives; do
- * so when several processes share one PostgreSQL database without attempt routing).
+ * so when several processes share one PostgreSQL database without attempt routing), and
+ * DATABASE_PREPARED_STATEMENTS (default true; "false" or "0" behind a transaction-mode pooler such
+ * as PgBouncer before 1.21, which cannot keep named prepared statements).
  */
 import { resolve } from 'node:path';
 
@@ -33,6 +35,8 @@ export interface DemoConfig {
    * them once at start-up, before listening, and any left later when durable input reaches its Session.
    */
   recoverStaleRuns: boolean;
+  /** PostgreSQL: run the store's hot queries as named prepared statements (DATABASE_PREPARED_STATEMENTS, default true). */
+  preparedStatements: boolean;
 }
 
 /** A configuration mistake: main.ts prints its message alone (no stack) and exits 1. */
@@ -75,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     advertiseUrl: advertiseUrlOf(env.INBOX_KIT_ADVERTISE_URL),
     forwardSecret: env.INBOX_KIT_FORWARD_SECRET || undefined,
     recoverStaleRuns: booleanOf('INBOX_KIT_RECOVER_STALE_RUNS', env.INBOX_KIT_RECOVER_STALE_RUNS, true),
+    preparedStatements: booleanOf('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS, true),
   };
 }
 

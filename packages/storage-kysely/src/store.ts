@@ -25,7 +25,7 @@
  * - **JSON** is written as `JSON.stringify` text and read back as text (`::text` on PostgreSQL,
  *   whatever the pool's JSON parser), then parsed here: a read returns what was written.
  */
-import { createQueryId, sql, type Compilable, type CompiledQuery, type Kysely, type QueryResult, type Selection } from 'kysely';
+import { createQueryId, sql, type Compilable, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder, type Selection } from 'kysely';
 import type {
   Account, ApiKey, AttemptOwnership, Floor, IdempotencyRecord, InboxItemQuery, JsonValue, Membership, MemberRole, NewProjectEvent, NewSessionEvent,
   OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, ProjectStatus, Run, Session, SessionEvent, Store, StoreTx,
@@ -33,6 +33,7 @@ import type {
 } from '@inbox-kit/core';
 import type { ApiKeyKind, InboxItemStatus, RunStatus } from '@inbox-kit/core';
 import { createGroupCommit } from './group-commit.js';
+import { prepareStatement } from './postgres.js';
 import type { Database, Dialect } from './schema.js';
 
 /** Options of {@link createKyselyStore}. */
@@ -168,14 +169,16 @@ const $ = (i: number): never => (SLOTS[i] ?? new Slot(i)) as never;
  * about 4 µs, as long as a small SQLite read; the queries of the hot paths are compiled once per
  * store. `name` must identify the query's shape (which filters it has), never its values.
  */
-type RunCompiled = <R>(executor: Kysely<Database>, name: string, build: () => Compilable<R>, args: readonly unknown[]) => Promise<QueryResult<R>>;
+type RunCompiled = <R>(executor: Kysely<Database>, name: string, build: () => Compilable<R> | RawBuilder<R>, args: readonly unknown[]) => Promise<QueryResult<R>>;
 
-function compiledQueries(): RunCompiled {
+function compiledQueries(onCompile?: (sql: string) => void): RunCompiled {
   const cache = new Map<string, CompiledQuery>();
-  return <R>(executor: Kysely<Database>, name: string, build: () => Compilable<R>, args: readonly unknown[]) => {
+  return <R>(executor: Kysely<Database>, name: string, build: () => Compilable<R> | RawBuilder<R>, args: readonly unknown[]) => {
     let query = cache.get(name);
     if (query === undefined) {
-      query = build().compile();
+      const built = build();
+      query = 'isRawBuilder' in built ? built.compile(executor) : built.compile();
+      onCompile?.(query.sql);
       cache.set(name, query);
     }
     const parameters = query.parameters.map((p) => (p instanceof Slot ? args[p.index] : p));
@@ -423,18 +426,39 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
 
     // — Project Events and Operation Log —
     async appendProjectEvent(e: NewProjectEvent) {
+      const values = (sequence: number): ProjectEvent => ({
+        id: e.id, workspace_id: e.workspace_id, project_id: e.project_id, sequence,
+        type: e.type, actor_account_id: e.actor_account_id, session_id: e.session_id, floor_id: e.floor_id,
+        page_id: e.page_id, operation_log_id: e.operation_log_id, correlation_id: e.correlation_id,
+        causation_event_id: e.causation_event_id, payload: fromJson(toJson(e.payload)), created_at: e.created_at,
+      });
+      const missing = () => new Error(`@inbox-kit/storage-kysely: appendProjectEvent: project ${e.project_id} does not exist`);
+      if (dialect === 'postgres') {
+        // One statement: the project row stays locked (from the counter bump to the commit) one
+        // round trip less, which is what bounds concurrent writers of one project.
+        const row = (await compiled(db, 'appendProjectEvent', () => sql<{ sequence: number }>`
+          with counter as (
+            update projects set event_sequence = event_sequence + 1 where id = ${$(2)} returning event_sequence
+          )
+          insert into project_events (id, workspace_id, project_id, sequence, type, actor_account_id, session_id, floor_id,
+            page_id, operation_log_id, correlation_id, causation_event_id, payload, created_at)
+          select ${$(0)}, ${$(1)}, ${$(2)}, counter.event_sequence, ${$(3)}, ${$(4)}, ${$(5)}, ${$(6)}, ${$(7)}, ${$(8)}, ${$(9)},
+            ${$(10)}, cast(${$(11)} as json), cast(${$(12)} as bigint)
+          from counter
+          returning sequence`, [
+          e.id, e.workspace_id, e.project_id, e.type, e.actor_account_id, e.session_id, e.floor_id, e.page_id,
+          e.operation_log_id, e.correlation_id, e.causation_event_id, toJson(e.payload), e.created_at,
+        ])).rows[0];
+        if (!row) throw missing();
+        return values(num(row.sequence));
+      }
       return atomically(async (trx) => {
         const counter = (await compiled(trx, 'nextProjectEventSequence', () => trx.updateTable('projects')
           .set((eb) => ({ event_sequence: eb('event_sequence', '+', 1) }))
           .where('id', '=', $(0))
           .returning('event_sequence'), [e.project_id])).rows[0];
-        if (!counter) throw new Error(`@inbox-kit/storage-kysely: appendProjectEvent: project ${e.project_id} does not exist`);
-        const stored: ProjectEvent = {
-          id: e.id, workspace_id: e.workspace_id, project_id: e.project_id, sequence: num(counter.event_sequence),
-          type: e.type, actor_account_id: e.actor_account_id, session_id: e.session_id, floor_id: e.floor_id,
-          page_id: e.page_id, operation_log_id: e.operation_log_id, correlation_id: e.correlation_id,
-          causation_event_id: e.causation_event_id, payload: fromJson(toJson(e.payload)), created_at: e.created_at,
-        };
+        if (!counter) throw missing();
+        const stored = values(num(counter.event_sequence));
         await compiled(trx, 'insertProjectEvent', () => trx.insertInto('project_events').values({
           id: $(0), workspace_id: $(1), project_id: $(2), sequence: $(3), type: $(4), actor_account_id: $(5), session_id: $(6),
           floor_id: $(7), page_id: $(8), operation_log_id: $(9), correlation_id: $(10), causation_event_id: $(11), payload: $(12),
@@ -593,7 +617,8 @@ function beginTransaction(db: Kysely<Database>, dialect: Dialect) {
  */
 export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions): Store {
   const { dialect } = opts;
-  const compiled = compiledQueries();
+  // On PostgreSQL the compiled texts become named prepared statements (pools of `openPostgres`).
+  const compiled = compiledQueries(dialect === 'postgres' ? prepareStatement : undefined);
   const transact: Transact = dialect === 'sqlite' ? createGroupCommit(db) : (fn) => beginTransaction(db, dialect).execute(fn);
   return {
     ...opsOn(db, dialect, false, transact, compiled),

@@ -2,13 +2,13 @@
 // failing unit of work is undone alone, a failing group writes nothing, order is kept.
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type LogEvent } from 'kysely';
+import { Kysely, SqliteDialect, sql, type Generated, type LogEvent } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGroupCommit } from '../src/group-commit.js';
 import { tempDir } from './helpers.js';
 
 interface Db {
-  t: { id: number; name: string; parent: number | null };
+  t: { id: Generated<number>; name: string; parent: number | null };
 }
 
 describe('createGroupCommit', () => {
