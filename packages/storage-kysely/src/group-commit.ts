@@ -12,19 +12,40 @@
  *   others of the group are not affected;
  * - every unit of work's promise settles after the `COMMIT` (or its failure): a caller that got a
  *   value knows its writes are on disk, as with one commit each;
- * - when the group as a whole fails (`BEGIN` refused after `busy_timeout`, a failed `COMMIT`, or a
- *   savepoint that cannot be restored because SQLite already rolled the transaction back), nothing
- *   of the group is written and each unit of work that had succeeded is rejected with that error;
+ * - when the group as a whole fails (`BEGIN` refused after `busy_timeout`, or a failed `COMMIT`),
+ *   nothing of the group is written and every unit of work is rejected with that error (or its own);
+ * - when a unit's error made SQLite roll back the whole transaction (disk full, I/O error,
+ *   `RAISE(ROLLBACK)`, `ON CONFLICT ROLLBACK`), its savepoint cannot be restored: that unit is
+ *   rejected with its own error, the units that had already run lose their writes and are rejected
+ *   with a {@link GroupCommitAbortedError} naming the cause, and the units that had not run yet
+ *   go back to the head of the queue (they never ran, so nothing of theirs is repeated);
  * - units of work run one after another, in the order they were asked for, each seeing the
  *   writes of those before it (the same serial order as one transaction each).
  *
  * A group starts on `setImmediate`, after the requests read in the same turn of the event loop
  * have queued their transactions. A lone transaction pays that hop and no savepoint.
+ *
+ * A unit of work must not wait for another transaction's promise (it settles after the commit of
+ * its group, which may be the group that is waiting for this unit): that waits forever, as does
+ * calling the store instead of the unit's own connection.
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 
 /** The most units of work one group commit holds (the rest wait for the next group). */
 export const MAX_GROUP_SIZE = 64;
+
+/**
+ * The rejection of a unit of work whose writes were lost because another unit of its group made
+ * SQLite roll back the whole transaction; `cause` is that unit's error. Nothing of the unit was
+ * committed; running it again is safe if the caller's own logic allows it.
+ */
+export class GroupCommitAbortedError extends Error {
+  override readonly name = 'GroupCommitAbortedError';
+
+  constructor(cause: unknown) {
+    super(`SQLite rolled back the group commit's transaction (${cause instanceof Error ? cause.message : String(cause)}); this unit of work was not committed`, { cause });
+  }
+}
 
 /** Runs `fn` as a unit of work of a group commit; resolves with its value after the commit. */
 export type GroupTransaction<DB> = <T>(fn: (connection: Kysely<DB>) => Promise<T>) => Promise<T>;
@@ -67,7 +88,7 @@ export function createGroupCommit<DB>(db: Kysely<DB>, opts: { maxGroupSize?: num
     busy = true;
     setImmediate(() => {
       const group = queue.splice(0, maxGroupSize);
-      void runGroup(db, group).finally(() => {
+      void runGroup(db, group, (unrun) => queue.unshift(...unrun)).finally(() => {
         busy = false;
         if (queue.length > 0) schedule();
       });
@@ -81,9 +102,13 @@ export function createGroupCommit<DB>(db: Kysely<DB>, opts: { maxGroupSize?: num
     });
 }
 
-/** Runs one group and settles every promise of it; never rejects. */
-async function runGroup<DB>(db: Kysely<DB>, group: Waiting<DB>[]): Promise<void> {
+/**
+ * Runs one group and settles every promise of it (or hands the units that never ran to `requeue`,
+ * see the module comment); never rejects.
+ */
+async function runGroup<DB>(db: Kysely<DB>, group: Waiting<DB>[], requeue: (unrun: Waiting<DB>[]) => void): Promise<void> {
   const outcomes: Outcome[] = [];
+  let abortedBy: { error: unknown } | undefined;
   try {
     await db.connection().execute(async (connection) => {
       await connection.executeQuery(BEGIN);
@@ -98,9 +123,14 @@ async function runGroup<DB>(db: Kysely<DB>, group: Waiting<DB>[]): Promise<void>
           } catch (error) {
             outcomes.push({ ok: false, error });
             if (!savepoints) throw new UnitFailed();
-            // Throws when SQLite already rolled the whole transaction back (then the group fails).
-            await connection.executeQuery(UNDO);
-            await connection.executeQuery(RELEASE);
+            try {
+              await connection.executeQuery(UNDO);
+              await connection.executeQuery(RELEASE);
+            } catch {
+              // SQLite already rolled the whole transaction back (the savepoint is gone).
+              abortedBy = { error };
+              throw new UnitFailed();
+            }
           }
         }
         await connection.executeQuery(COMMIT);
@@ -110,10 +140,12 @@ async function runGroup<DB>(db: Kysely<DB>, group: Waiting<DB>[]): Promise<void>
       }
     });
   } catch (error) {
-    group.forEach((unit, i) => {
+    if (abortedBy !== undefined) requeue(group.slice(outcomes.length));
+    const ran = abortedBy === undefined ? group : group.slice(0, outcomes.length);
+    const lost = abortedBy === undefined ? error : new GroupCommitAbortedError(abortedBy.error);
+    ran.forEach((unit, i) => {
       const outcome = outcomes[i];
-      if (outcome !== undefined && !outcome.ok) unit.reject(outcome.error);
-      else unit.reject(error);
+      unit.reject(outcome !== undefined && !outcome.ok ? outcome.error : lost);
     });
     return;
   }

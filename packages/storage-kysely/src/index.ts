@@ -19,6 +19,7 @@ import { createKyselyStore } from './store.js';
 import type { Database, Dialect } from './schema.js';
 
 export { createKyselyStore, type KyselyStoreOptions } from './store.js';
+export { GroupCommitAbortedError } from './group-commit.js';
 export { openSqlite, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB } from './sqlite.js';
 export { openPostgres, type PostgresOptions } from './postgres.js';
 export {

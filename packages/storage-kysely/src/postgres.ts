@@ -12,7 +12,10 @@
  * (get, create and decide about a quarter faster on the benchmark). Every other statement stays
  * unnamed. A connection pooler in transaction mode that does not track prepared statements
  * (PgBouncer before 1.21, or without `max_prepared_statements`) cannot serve named statements:
- * pass `preparedStatements: false` there.
+ * pass `preparedStatements: false` there. When a statement a connection prepared goes stale — a
+ * migration changed a column type it returns (`cached plan must not change result type`), or the
+ * statement was deallocated (`DISCARD ALL`, `DEALLOCATE`) — that statement fails once and its
+ * connection is closed instead of going back to the pool; the next connection prepares afresh.
  */
 import pg from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
@@ -58,18 +61,30 @@ export function prepareStatement(text: string): void {
   if (!statementNames.has(text)) statementNames.set(text, `inbox_kit_${statementNames.size + 1}`);
 }
 
+/**
+ * SQLSTATEs of a named statement gone stale on its connection: `0A000` (cached plan must not
+ * change result type) and `26000` (prepared statement does not exist).
+ */
+const STALE_STATEMENT_CODES = new Set(['0A000', '26000']);
+
 /** `pool`, whose clients run registered texts as named prepared statements. */
 function preparingPool(pool: pg.Pool): PostgresPool {
   return {
     connect: async () => {
       const client = await pool.connect();
+      // node-postgres remembers what it prepared per connection and would keep sending the stale
+      // name: such a connection is closed on release rather than reused.
+      let stale = false;
       const wrapped = {
         query(text: unknown, values?: ReadonlyArray<unknown>) {
           const name = typeof text === 'string' ? statementNames.get(text) : undefined;
           if (name === undefined) return (client.query as (...args: unknown[]) => unknown)(text, values);
-          return client.query({ name, text: text as string, values: values as unknown[] });
+          return client.query({ name, text: text as string, values: values as unknown[] }).catch((error: unknown) => {
+            if (STALE_STATEMENT_CODES.has((error as { code?: string } | null)?.code ?? '')) stale = true;
+            throw error;
+          });
         },
-        release: (destroy?: boolean) => client.release(destroy),
+        release: (destroy?: boolean) => client.release(destroy === true || stale),
       };
       return wrapped as unknown as PostgresPoolClient;
     },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Generated, type LogEvent } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGroupCommit } from '../src/group-commit.js';
+import { createGroupCommit, GroupCommitAbortedError } from '../src/group-commit.js';
 import { tempDir } from './helpers.js';
 
 interface Db {
@@ -127,6 +127,29 @@ describe('createGroupCommit', () => {
     expect(await names()).toEqual([]);
     await transaction(insert('after'));
     expect(await names()).toEqual(['after']);
+  });
+
+  it('a unit whose error rolls back the whole transaction: it gets its error, earlier units a GroupCommitAbortedError, later ones run again', async () => {
+    const { logged, names } = await subject();
+    // RAISE(ROLLBACK) ends the whole transaction, as SQLITE_FULL or an I/O error would.
+    await sql`create trigger boom before insert on t when new.name = 'boom' begin select raise(rollback, 'boom refused'); end`.execute(logged);
+    const transaction = createGroupCommit(logged);
+    const ran: string[] = [];
+    const unit = (name: string) => async (trx: Kysely<Db>) => {
+      ran.push(name);
+      await trx.insertInto('t').values({ name }).execute();
+      return name;
+    };
+    const outcomes = await Promise.allSettled(['a', 'b', 'boom', 'c', 'd'].map((name) => transaction(unit(name))));
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);
+    const [a, , boom] = outcomes as PromiseRejectedResult[];
+    expect(String(boom?.reason)).toMatch(/boom refused/);
+    expect(a?.reason).toBeInstanceOf(GroupCommitAbortedError);
+    expect((a?.reason as Error).message).toMatch(/boom refused/);
+    expect((a?.reason as Error).cause).toBe(boom?.reason);
+    // c and d had not run when the transaction ended: they ran once, in the next group.
+    expect(ran).toEqual(['a', 'b', 'boom', 'c', 'd']);
+    expect(await names()).toEqual(['c', 'd']);
   });
 
   it('maxGroupSize caps a group; the rest run in the next ones', async () => {

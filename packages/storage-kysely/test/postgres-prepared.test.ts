@@ -25,7 +25,7 @@ describe('PostgreSQL prepared statements', () => {
     const store = createKyselyStore(db, { dialect: 'postgres' });
     const prepared = async () => (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements order by name`.execute(db)).rows;
     return {
-      store, prepared,
+      store, prepared, db, url: database.url,
       close: async () => {
         await db.destroy();
         await database.drop();
@@ -64,6 +64,36 @@ describe('PostgreSQL prepared statements', () => {
       expect(new Set(names.map((p) => p.statement)).size).toBe(names.length);
       expect(names.some((p) => /from "project_events"/.test(p.statement))).toBe(false);
       await expect(store.appendProjectEvent(event('evt_x', 'proj_missing'))).rejects.toThrow(/proj_missing does not exist/);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a statement gone stale (column type changed, or deallocated) fails once; its connection is replaced', async () => {
+    const { store, db, url, close } = await subject();
+    try {
+      await seedProject(store);
+      const item = {
+        id: 'pinbox_p1', workspace_id: 'ws_p', project_id: 'proj_p', account_id: 'acc_p', sender_account_id: 'acc_p',
+        type: 'x.y', title: 'T', payload: { a: 1 }, source_event_id: null, source_session_id: null, source_floor_id: null,
+        source_page_id: null, status: 'pending' as const, decided_by_account_id: null, decided_at: null, created_at: 1, updated_at: 1,
+      };
+      await store.insertInboxItem(item);
+      expect((await store.getInboxItem('proj_p', 'pinbox_p1'))?.title).toBe('T');
+      // Another connection changes a returned column's type: the prepared plan is stale.
+      const other = openPostgres(url, { max: 1, preparedStatements: false });
+      try {
+        await sql`alter table project_inbox_items alter column title type varchar(500)`.execute(other);
+      } finally {
+        await other.destroy();
+      }
+      await expect(store.getInboxItem('proj_p', 'pinbox_p1')).rejects.toThrow(/cached plan must not change result type/);
+      expect((await store.getInboxItem('proj_p', 'pinbox_p1'))?.title).toBe('T');
+      // A pooler's DISCARD ALL / DEALLOCATE drops the statements behind node-postgres's back.
+      expect((await store.getProject('ws_p', 'proj_p'))?.id).toBe('proj_p');
+      await sql`deallocate all`.execute(db);
+      await expect(store.getProject('ws_p', 'proj_p')).rejects.toThrow(/does not exist/);
+      expect((await store.getProject('ws_p', 'proj_p'))?.id).toBe('proj_p');
     } finally {
       await close();
     }
