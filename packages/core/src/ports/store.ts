@@ -238,6 +238,10 @@ export interface Store extends StoreTx {
    * (a thrown error rolls back and is rethrown unchanged). Conditional updates inside see rows
    * committed by concurrent transactions (READ COMMITTED or stronger). Inside `fn`, use only
    * `tx`: calling the store's own methods there may wait for the transaction itself (deadlock).
+   * Nor may `fn` wait for another `transaction()` promise: an adapter may commit several units of
+   * work in one database transaction (group commit), each settling after that commit, and the
+   * promise awaited may be one of them. The resolved value is returned only once the writes are
+   * committed.
    */
   transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   /** Releases connections. */
