@@ -18,7 +18,7 @@
  * 1,000 SSE subscribers on one project (fan-out latency, and memory per stream measured first,
  * on the fresh server); server RSS at the end. Prints one table and writes bench-results/bench.json.
  *
- * Options: --quick (short runs, 100k rows: a smoke run of ~2 minutes); --cpu-prof (profile the
+ * Options: --quick (short runs, 100k rows: a smoke run of ~1.5 minutes); --cpu-prof (profile the
  * demo server; .cpuprofile files in bench-results/profiles); --no-pg (= BENCH_PG=0).
  * Needs the built demo: `pnpm bench` runs scripts/setup.mjs (install + build) first.
  */
@@ -77,6 +77,9 @@ async function startDemo({ dataDir, databaseUrl, label }) {
     execArgv,
     env: {
       DATA_DIR: dataDir, DATABASE_URL: databaseUrl ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent',
+      // The demo's defaults, whatever the caller's shell sets: these change what a request does.
+      BODY_LIMIT: '', RATE_LIMIT_MAX: '', RATE_LIMIT_WINDOW_MS: '', DATABASE_PREPARED_STATEMENTS: '',
+      INBOX_KIT_ADVERTISE_URL: '', INBOX_KIT_FORWARD_SECRET: '', INBOX_KIT_RECOVER_STALE_RUNS: '',
       // A Run's model step takes an hour: Runs stay active (and their queues undrained) for the Live Inbox runs.
       DEMO_MODEL_STEP_MS: '3600000', DEMO_MODEL_STEPS: '3', NODE_ENV: 'production',
     },
@@ -337,7 +340,7 @@ if (withPg) {
     log(results.meta.postgres);
   } else {
     try {
-      results.meta.postgres = 'throw-away server from scripts/postgres.mjs (fsync=off)';
+      results.meta.postgres = 'throw-away server from scripts/postgres.mjs (fsync=off, synchronous_commit=off, full_page_writes=off)';
       results.postgres = await engineSuite('postgres', pgServer);
     } finally {
       await pgServer.stop();
