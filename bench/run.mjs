@@ -60,17 +60,18 @@ const log = (message) => console.log(`[bench ${((Date.now() - t0) / 1000).toFixe
  * The Node flags of the demo's `start` script (`node <flags> dist/main.js`, e.g. the young
  * generation's size), so the server runs here as `pnpm start` runs it.
  */
-function demoNodeFlags() {
+function readDemoNodeFlags() {
   const start = JSON.parse(readFileSync(join(root, 'apps/demo/package.json'), 'utf8')).scripts?.start ?? '';
   const words = start.trim().split(/\s+/);
   const main = words.indexOf('dist/main.js');
   if (words[0] !== 'node' || main < 1) throw new Error(`bench: apps/demo's start script is not "node [flags] dist/main.js": ${start}`);
   return words.slice(1, main);
 }
+const DEMO_NODE_FLAGS = readDemoNodeFlags();
 
 async function startDemo({ dataDir, databaseUrl, label }) {
   const execArgv = [
-    ...demoNodeFlags(),
+    ...DEMO_NODE_FLAGS,
     ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${label}-${Date.now()}.cpuprofile`] : []),
   ];
   const { child, match } = await startNode([DEMO_MAIN], {
@@ -314,7 +315,7 @@ const results = {
     date: new Date().toISOString(), mode: quick ? 'quick' : 'default', node: process.version, cpus: os.cpus().length,
     cpu_model: os.cpus()[0]?.model, total_memory_bytes: os.totalmem(),
     commit: `${git(['rev-parse', '--short', 'HEAD'])}${git(['status', '--porcelain']) ? '+dirty' : ''}`,
-    config: { ...config, connections: CONNECTIONS, live_sizes: LIVE_SIZES }, demo_node_flags: demoNodeFlags(), postgres: 'skipped (BENCH_PG=0)',
+    config: { ...config, connections: CONNECTIONS, live_sizes: LIVE_SIZES }, demo_node_flags: DEMO_NODE_FLAGS, postgres: 'skipped (BENCH_PG=0)',
   },
   references: { ceiling: {}, storage_limit: {} },
 };

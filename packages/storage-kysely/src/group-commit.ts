@@ -122,14 +122,14 @@ async function runGroup<DB>(db: Kysely<DB>, group: Waiting<DB>[], requeue: (unru
             outcomes.push({ ok: true, value });
           } catch (error) {
             outcomes.push({ ok: false, error });
-            if (!savepoints) throw new UnitFailed();
+            if (!savepoints) throw error;
             try {
               await connection.executeQuery(UNDO);
               await connection.executeQuery(RELEASE);
             } catch {
               // SQLite already rolled the whole transaction back (the savepoint is gone).
               abortedBy = { error };
-              throw new UnitFailed();
+              throw error;
             }
           }
         }
@@ -155,6 +155,3 @@ async function runGroup<DB>(db: Kysely<DB>, group: Waiting<DB>[], requeue: (unru
     else unit.reject(outcome.error);
   });
 }
-
-/** Marks the rollback of a lone unit of work whose own error is already recorded. */
-class UnitFailed extends Error {}

@@ -205,8 +205,6 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
     (await compiled(db, name, build, args)).rows[0];
   const all = async <R>(name: string, build: () => Compilable<R>, ...args: unknown[]): Promise<R[]> =>
     (await compiled(db, name, build, args)).rows;
-  const affected = async (name: string, build: () => Compilable<unknown>, ...args: unknown[]): Promise<bigint> =>
-    (await compiled(db, name, build, args)).numAffectedRows ?? 0n;
 
   return {
     // — identity —
