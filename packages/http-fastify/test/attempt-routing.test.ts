@@ -11,6 +11,7 @@ import {
 import { createMemoryStore, type MemoryStore } from '@inbox-kit/core/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from './wait.js';
 import { FORWARD_HEADERS, createHttpAttemptForwarder, createServer } from '../src/index.js';
 
 const SECRET = 'test-forward-secret';
@@ -31,16 +32,6 @@ function heldModel(): Model & { release(): void } {
       });
     },
   };
-}
-
-async function waitFor<T>(probe: () => T | Promise<T>, what: string, ms = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 interface Proc {

@@ -14,13 +14,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   PlatformService, ProjectInboxService, createIdGenerator, createLocalEventBus, type BusMessage, type EventBus,
-  type RequestContext, type ServiceDeps, type Store, type StoreTx,
+  type RequestContext, type ServiceDeps,
 } from '@inbox-kit/core';
 import { createPostgresEventBus, openStore, type OpenedStore, type PostgresEventBus } from '@inbox-kit/storage-kysely';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { createServer, type StreamTiming } from '../src/index.js';
-import { createPgDatabase, type Engine } from './harness.js';
+import { createPgDatabase, failingStore, type Engine, type FailureSwitch } from './harness.js';
 
 export { PG_ADMIN_URL, engines, type Engine } from './harness.js';
 
@@ -175,11 +175,6 @@ export function openStream(baseUrl: string, path: string, opts: OpenStreamOption
 
 // — servers over one database —
 
-/** A switch that makes one store method fail inside transactions (after it ran: the write is rolled back). */
-export interface FailureSwitch {
-  method: keyof StoreTx | null;
-}
-
 export interface EventsServer {
   url: string;
   app: FastifyInstance;
@@ -216,27 +211,6 @@ export interface EventsWorld {
   /** Runs raw SQL on the world's database. */
   raw<T = Record<string, unknown>>(text: string): Promise<T[]>;
   close(): Promise<void>;
-}
-
-/** A store whose transactions make `failure.method` throw after it ran (so the transaction rolls back). */
-function failingStore(inner: Store, failure: FailureSwitch): Store {
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
-      return <T>(fn: (tx: StoreTx) => Promise<T>) =>
-        target.transaction((tx) =>
-          fn(new Proxy(tx, {
-            get(t, p, r) {
-              const real = Reflect.get(t, p, r) as unknown;
-              if (p !== failure.method || typeof real !== 'function') return real;
-              return async (...args: unknown[]) => {
-                await (real as (...a: unknown[]) => Promise<unknown>).apply(t, args);
-                throw new Error(`injected failure after ${String(p)}`);
-              };
-            },
-          })));
-    },
-  });
 }
 
 /** Creates and seeds the world's database. Call `close()` in `afterAll`. */
@@ -280,7 +254,10 @@ export async function startEventsWorld(engine: Engine): Promise<EventsWorld> {
       subscribe: (topic, listener) => inner.subscribe(topic, listener),
       subscriberCount: () => inner.subscriberCount(),
     };
-    const deps: ServiceDeps = { store: failingStore(opened.store, failure), bus, clock: { now: () => Date.now() }, ids: createIdGenerator() };
+    const deps: ServiceDeps = { store: failingStore(opened.store, failure, async (call, method) => {
+      await call();
+      throw new Error(`injected failure after ${method}`); // after it ran: the write is rolled back
+    }), bus, clock: { now: () => Date.now() }, ids: createIdGenerator() };
     const app = await createServer({
       services: { platform: new PlatformService(deps), projectInbox: new ProjectInboxService(deps) },
       ...(options.streamTiming ? { streamTiming: options.streamTiming } : {}),

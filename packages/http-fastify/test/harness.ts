@@ -41,7 +41,7 @@ export interface TestClock {
   unfreeze(): void;
 }
 
-/** Makes one method of the transaction fail with a real database error (it runs twice: a duplicate key). */
+/** Makes one store method misbehave inside transactions (see {@link failingStore}); `null`: none. */
 export interface FailureSwitch {
   method: keyof StoreTx | null;
 }
@@ -142,8 +142,13 @@ export async function createPgDatabase(prefix = 'inbox_kit_t'): Promise<{ url: s
   };
 }
 
-/** A store whose transactions can make one method fail with a real duplicate-key error. */
-function failingStore(inner: Store, failure: FailureSwitch): Store {
+/**
+ * A store whose transactions run `failure.method` through `misbehave` (given the real call and the
+ * method's name), e.g. to call it twice (a real duplicate-key error) or to throw after it ran.
+ */
+export function failingStore(
+  inner: Store, failure: FailureSwitch, misbehave: (call: () => Promise<unknown>, method: string) => Promise<unknown>,
+): Store {
   return new Proxy(inner, {
     get(target, prop, receiver) {
       if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
@@ -153,11 +158,7 @@ function failingStore(inner: Store, failure: FailureSwitch): Store {
             get(t, p, r) {
               const real = Reflect.get(t, p, r) as unknown;
               if (p !== failure.method || typeof real !== 'function') return real;
-              return async (...args: unknown[]) => {
-                const call = () => (real as (...a: unknown[]) => Promise<unknown>).apply(t, args);
-                await call();
-                return call(); // the same row again: the database refuses it (primary key)
-              };
+              return (...args: unknown[]) => misbehave(() => (real as (...a: unknown[]) => Promise<unknown>).apply(t, args), String(p));
             },
           })));
     },
@@ -174,7 +175,10 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
   let frozen: number | undefined;
   const clock: TestClock = { now: () => frozen ?? Date.now(), freeze: (ms) => { frozen = ms; }, unfreeze: () => { frozen = undefined; } };
   const failure: FailureSwitch = { method: null };
-  const store = failingStore(opened.store, failure);
+  const store = failingStore(opened.store, failure, async (call) => {
+    await call();
+    return call(); // the same row again: the database refuses it (primary key)
+  });
   const local = createLocalEventBus();
   const published: ProjectEvent[] = [];
   const bus: EventBus = {

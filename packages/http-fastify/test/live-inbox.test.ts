@@ -9,6 +9,7 @@ import {
 import { createMemoryStore, type MemoryStore } from '@inbox-kit/core/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from './wait.js';
 import { createServer, openStreamCount } from '../src/index.js';
 
 const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
@@ -38,16 +39,6 @@ function gatedModel(): Model & { next(): Promise<PendingStep> } {
       return calls[taken++] as PendingStep;
     },
   };
-}
-
-async function waitFor<T>(probe: () => T | Promise<T>, what: string, ms = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 interface Harness {

@@ -6,11 +6,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import type { RawReader, StoreConformanceSubject } from '@inbox-kit/core/testing';
 import { createKyselyStore, migrateToLatest, openPostgres, openSqlite } from '../src/index.js';
 
 /** The PostgreSQL URL tests may use (a database the user can CREATE DATABASE from), if any. */
 export const PG_URL = process.env.INBOX_KIT_TEST_PG_URL;
+
+/**
+ * Without PG_URL, a PostgreSQL suite is not silently skipped: registers one test, named after
+ * `suite`, that says so (and fails in CI).
+ */
+export function postgresUnavailable(suite: string): void {
+  describe(suite, () => {
+    it(`PostgreSQL is available for the ${suite} suite`, () => {
+      const why = `INBOX_KIT_TEST_PG_URL is not set: the ${suite} suite did not run. `
+        + 'Start a server with `node scripts/postgres.mjs` and export the URL it prints.';
+      if (process.env.CI) expect.fail(why);
+      console.warn(`[storage-kysely] ${why}`);
+    });
+  });
+}
 
 /** A fresh temp directory, removed by the returned function. */
 export function tempDir(): { dir: string; remove(): void } {

@@ -9,7 +9,7 @@ import type { BusMessage, ProjectEvent, SessionEvent } from '@inbox-kit/core';
 import {
   EVENT_BUS_APPLICATION_NAME, EVENT_BUS_CHANNEL, createPostgresEventBus, openStore, type OpenedStore, type PostgresEventBus,
 } from '../src/index.js';
-import { PG_URL, freshPostgresDatabase } from './helpers.js';
+import { PG_URL, freshPostgresDatabase, postgresUnavailable } from './helpers.js';
 
 /** Polls `check` until it returns true; fails with `label` after `timeoutMs` (a deadline, not a measurement). */
 async function waitUntil(check: () => boolean | Promise<boolean>, label: string, timeoutMs = 5_000): Promise<void> {
@@ -22,14 +22,7 @@ async function waitUntil(check: () => boolean | Promise<boolean>, label: string,
 
 const pgUrl = PG_URL;
 if (!pgUrl) {
-  describe('postgres event bus', () => {
-    it('PostgreSQL is available for the event bus suite', () => {
-      const why = 'INBOX_KIT_TEST_PG_URL is not set: the PostgreSQL event bus suite did not run. '
-        + 'Start a server with `node scripts/postgres.mjs` and export the URL it prints.';
-      if (process.env.CI) expect.fail(why);
-      console.warn(`[storage-kysely] ${why}`);
-    });
-  });
+  postgresUnavailable('PostgreSQL event bus');
 } else {
   describe('postgres event bus', () => {
     let database: { url: string; drop(): Promise<void> };

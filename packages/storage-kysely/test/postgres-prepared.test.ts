@@ -4,19 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createKyselyStore, migrateToLatest, openPostgres } from '../src/index.js';
-import { PG_URL, freshPostgresDatabase } from './helpers.js';
+import { PG_URL, freshPostgresDatabase, postgresUnavailable } from './helpers.js';
 
 const pgUrl = PG_URL;
 
-describe('PostgreSQL prepared statements', () => {
-  if (!pgUrl) {
-    it('PostgreSQL is available', () => {
-      if (process.env.CI) expect.fail('INBOX_KIT_TEST_PG_URL is not set');
-      console.warn('[storage-kysely] INBOX_KIT_TEST_PG_URL is not set: the prepared statement tests did not run');
-    });
-    return;
-  }
-
+if (!pgUrl) postgresUnavailable('PostgreSQL prepared statements');
+else describe('PostgreSQL prepared statements', () => {
   /** A migrated store on a fresh database over a pool of ONE connection (so the session is known). */
   async function subject(preparedStatements?: boolean) {
     const database = await freshPostgresDatabase(pgUrl as string);
