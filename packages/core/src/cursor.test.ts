@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor, filterFingerprint } from './cursor.js';
-import { InboxKitError } from './errors.js';
+import { codeOf } from './test-support.js';
 
 const b64url = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-    return undefined;
-  } catch (error) {
-    expect(error).toBeInstanceOf(InboxKitError);
-    return (error as InboxKitError).code;
-  }
-}
 
 const FP = filterFingerprint({ status: 'pending' });
 const POS = { created_at: 1_735_689_600_000, id: 'pinbox_abcDEF123-_xyz0123456' };

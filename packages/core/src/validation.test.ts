@@ -6,18 +6,9 @@ import {
   MAX_PAYLOAD_BYTES, codePointLength, hasLoneSurrogate, idString, issuesToDetails, measurePayload, optionalText,
   parseOrThrow, text,
 } from './validation.js';
+import { codeOf } from './test-support.js';
 
 /** The code of the InboxKitError `fn` throws (fails the test when it throws anything else). */
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-    return undefined;
-  } catch (error) {
-    expect(error).toBeInstanceOf(InboxKitError);
-    return (error as InboxKitError).code;
-  }
-}
-
 const bytesOf = (s: string) => new TextEncoder().encode(s).length;
 
 describe('codePointLength', () => {

@@ -1,19 +1,10 @@
 import { describe, it, expect } from 'vitest';
 import { InboxKitError } from '../errors.js';
 import { LiveInboxQueue, type ContentBlock } from './index.js';
+import { codeOf } from '../test-support.js';
 
 const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
 const textOf = (content: ContentBlock[]): string => content.map((b) => (b.type === 'text' ? b.text : '<image>')).join('');
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-    return undefined;
-  } catch (error) {
-    expect(error).toBeInstanceOf(InboxKitError);
-    return (error as InboxKitError).code;
-  }
-}
 
 /** Yields `n` microtask turns, so concurrent async tasks interleave deterministically. */
 async function ticks(n: number): Promise<void> {

@@ -6,13 +6,13 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RequestContext, ServiceDeps } from '../context.js';
-import { InboxKitError } from '../errors.js';
 import { canonicalJson, idempotencyRequestHash, parseIdempotencyKey } from '../idempotency.js';
 import { PlatformService } from '../platform/service.js';
 import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
 import { createLocalEventBus, type BusMessage, type EventBus } from '../ports/event-bus.js';
 import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
 import { ProjectInboxService } from './service.js';
+import { rejection } from '../test-support.js';
 
 interface World {
   mem: MemoryStore;
@@ -58,15 +58,8 @@ const counts = (w: World) => ({
   published: w.published.length,
 });
 
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (error) {
-    expect(error).toBeInstanceOf(InboxKitError);
-    return (error as InboxKitError).code;
-  }
-  throw new Error('expected a rejection');
-}
+/** The InboxKitError code `p` rejects with (see `rejection`). */
+const codeOf = async (p: Promise<unknown>): Promise<string> => (await rejection(p)).code;
 
 describe('create with an Idempotency-Key', () => {
   let w: World;

@@ -12,7 +12,7 @@ import type { Store } from '../ports/store.js';
 import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
 import type { AttemptForwardRequest, AttemptForwarder, AttemptRoutingErrorInfo, ForwardedReply, LiveInboxOperation } from './routing.js';
 import { SessionRuntimeService } from './service.js';
-import { ctxOf, rejection, text, waitFor } from './test-support.js';
+import { ctxOf, rejection, text, waitFor } from '../test-support.js';
 
 const owner = ctxOf('ws_a', 'acc_owner');
 const deriver = ctxOf('ws_a', 'acc_deriver');

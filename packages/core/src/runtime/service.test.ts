@@ -7,7 +7,7 @@ import type { Store } from '../ports/store.js';
 import type { SessionEvent } from '../records.js';
 import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
 import { SessionRuntimeService } from './service.js';
-import { ctxOf, rejection, text, waitFor } from './test-support.js';
+import { ctxOf, rejection, text, waitFor } from '../test-support.js';
 
 const textOf = (content: unknown): string =>
   Array.isArray(content) ? content.map((b: { type: string; text?: string }) => (b.type === 'text' ? b.text : '<image>')).join('') : '';

@@ -1,10 +1,11 @@
 /**
- * Helpers shared by the runtime's unit tests (not exported from the package): content and
- * request-context builders, a condition poller with a deadline, and a rejection catcher.
+ * Helpers shared by the core's unit tests (not exported from the package): content and
+ * request-context builders, a condition poller with a deadline, and catchers of the error code a
+ * call throws or a promise rejects with.
  */
-import type { RequestContext } from '../context.js';
-import { InboxKitError } from '../errors.js';
-import type { ContentBlock } from '../live-inbox/index.js';
+import type { RequestContext } from './context.js';
+import { InboxKitError } from './errors.js';
+import type { ContentBlock } from './live-inbox/index.js';
 
 /** One text block. */
 export const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
@@ -35,4 +36,15 @@ export async function rejection(promise: Promise<unknown>): Promise<InboxKitErro
     throw error;
   }
   throw new Error('expected a rejection');
+}
+
+/** The InboxKitError code `fn` throws, or undefined when it returns; any other error is rethrown. */
+export function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (error) {
+    if (error instanceof InboxKitError) return error.code;
+    throw error;
+  }
 }
