@@ -1,7 +1,7 @@
 /**
  * Helpers of the tests that run the built demo as a real process (`node apps/demo/dist/main.js`):
  * start it and read its URL, stop or kill it, make and drop a fresh PostgreSQL database, raw
- * HTTP/1.1 connections, and deadline waits. Needs the build (`pnpm exec turbo run build`).
+ * HTTP/1.1 connections, SSE streams read with `fetch`, and deadline waits. Needs the build (`pnpm exec turbo run build`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createParser } from 'eventsource-parser';
 import pg from 'pg';
 
 export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -136,5 +137,58 @@ export async function freshPostgresDatabase(prefix: string): Promise<{ url: stri
         await c.end();
       }
     },
+  };
+}
+
+/** A live SSE stream read with `fetch`: its raw text, its frames (parsed by eventsource-parser), whether it ended. */
+export interface EventStream {
+  events: Array<{ id: number; type: string; data: any }>;
+  ids(): number[];
+  /** Resolves once an event with an id ≥ `id` has arrived (5 s deadline by default). */
+  waitForId(id: number, timeoutMs?: number): Promise<void>;
+  text(): string;
+  /** True once the server ended the stream (or the read failed). */
+  ended(): boolean;
+  close(): void;
+}
+
+/** Opens `url` as an SSE stream with `key`; throws unless the answer is 200 with a body. */
+export async function openEventStream(url: string, key: string): Promise<EventStream> {
+  const controller = new AbortController();
+  const res = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, signal: controller.signal });
+  if (res.status !== 200 || !res.body) throw new Error(`stream: ${res.status} ${await res.text()}`);
+  const events: EventStream['events'] = [];
+  const parser = createParser({ onEvent: (e) => events.push({ id: Number(e.id), type: e.event ?? 'message', data: JSON.parse(e.data) }) });
+  let text = '';
+  let ended = false;
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  void (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        const chunk = decoder.decode(value, { stream: true });
+        text += chunk;
+        parser.feed(chunk);
+      }
+    } catch {
+      // aborted or reset
+    }
+    ended = true;
+  })();
+  return {
+    events,
+    ids: () => events.map((e) => e.id),
+    async waitForId(id, timeoutMs = 5_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!events.some((e) => e.id >= id)) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for event ${id}; have ${JSON.stringify(events.map((e) => e.id))}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    text: () => text,
+    ended: () => ended,
+    close: () => controller.abort(),
   };
 }

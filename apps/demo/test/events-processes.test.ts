@@ -9,106 +9,14 @@
  * Needs the built demo (`pnpm exec turbo run build`; `pnpm test` builds first) and
  * INBOX_KIT_TEST_PG_URL (without it one test says so and fails in CI — never a silent skip).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createParser } from 'eventsource-parser';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const PG_ADMIN_URL = process.env.INBOX_KIT_TEST_PG_URL || undefined;
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-
-/** A demo process and its base URL. */
-interface DemoProcess {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
-
-/** Starts `node dist/main.js` and resolves once it prints its URL. */
-function startDemoProcess(env: Record<string, string>): Promise<DemoProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN], {
-      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`demo process did not start within 30 s:\n${out}`));
-    }, 30_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const match = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]!, output: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`demo process exited with ${code} before listening:\n${out}`));
-    });
-  });
-}
-
-function stopDemoProcess(p: DemoProcess | undefined): Promise<void> {
-  if (!p || p.child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
-    p.child.on('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    p.child.kill('SIGTERM');
-  });
-}
-
-/** A live SSE stream read with `fetch`, frames parsed by eventsource-parser. */
-interface LiveStream {
-  events: Array<{ id: number; type: string; data: any }>;
-  ids(): number[];
-  waitForId(id: number, timeoutMs?: number): Promise<void>;
-  close(): void;
-}
-
-async function openStream(url: string, key: string): Promise<LiveStream> {
-  const controller = new AbortController();
-  const res = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, signal: controller.signal });
-  if (res.status !== 200 || !res.body) throw new Error(`stream: ${res.status} ${await res.text()}`);
-  const events: LiveStream['events'] = [];
-  const parser = createParser({ onEvent: (e) => events.push({ id: Number(e.id), type: e.event ?? 'message', data: JSON.parse(e.data) }) });
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  void (async () => {
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
-    } catch {
-      // aborted
-    }
-  })();
-  return {
-    events,
-    ids: () => events.map((e) => e.id),
-    async waitForId(id, timeoutMs = 5_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!events.some((e) => e.id >= id)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for event ${id}; have ${JSON.stringify(events.map((e) => e.id))}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    },
-    close: () => controller.abort(),
-  };
-}
+import {
+  PG_ADMIN_URL, credentialsOf, freshPostgresDatabase, openEventStream, startDemoProcess, stopDemoProcess, type DemoProcess,
+} from './demo-process.js';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -124,25 +32,15 @@ if (!PG_ADMIN_URL) {
 } else {
   describe('two demo processes on one PostgreSQL', () => {
     const dirs: string[] = [];
-    let dbName: string;
+    let database: { url: string; drop(): Promise<void> } | undefined;
     let dbUrl: string;
     let p1: DemoProcess | undefined;
     let p2: DemoProcess | undefined;
     let keys: Record<string, string>;
 
     beforeAll(async () => {
-      if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the demo first (pnpm exec turbo run build; pnpm test does it)`);
-      dbName = `inbox_kit_proc_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-      const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
-      try {
-        await admin.query(`CREATE DATABASE ${dbName}`);
-      } finally {
-        await admin.end();
-      }
-      const url = new URL(PG_ADMIN_URL);
-      url.pathname = `/${dbName}`;
-      dbUrl = url.toString();
+      database = await freshPostgresDatabase('inbox_kit_proc');
+      dbUrl = database.url;
       const dir1 = mkdtempSync(join(tmpdir(), 'inbox-kit-proc1-'));
       const dir2 = mkdtempSync(join(tmpdir(), 'inbox-kit-proc2-'));
       dirs.push(dir1, dir2);
@@ -153,20 +51,12 @@ if (!PG_ADMIN_URL) {
       copyFileSync(join(dir1, 'credentials.json'), join(dir2, 'credentials.json'));
       p2 = await startDemoProcess({ DATABASE_URL: dbUrl, DATA_DIR: dir2 });
       expect(p2.output()).not.toContain('freshly seeded');
-      keys = JSON.parse(readFileSync(join(dir1, 'credentials.json'), 'utf8')) as Record<string, string>;
+      keys = credentialsOf(dir1);
     });
 
     afterAll(async () => {
       await Promise.all([stopDemoProcess(p1), stopDemoProcess(p2)]);
-      if (dbName) {
-        const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-        await admin.connect();
-        try {
-          await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-        } finally {
-          await admin.end();
-        }
-      }
+      await database?.drop();
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     });
 
@@ -189,8 +79,8 @@ if (!PG_ADMIN_URL) {
     };
 
     it('each process streams the other\'s events, in order, with no gap or duplicate', async () => {
-      const s1 = await openStream(`${p1!.url}/projects/proj_main/events/stream`, keys.acc_owner!);
-      const s2 = await openStream(`${p2!.url}/projects/proj_main/events/stream`, keys.acc_owner!);
+      const s1 = await openEventStream(`${p1!.url}/projects/proj_main/events/stream`, keys.acc_owner!);
+      const s2 = await openEventStream(`${p2!.url}/projects/proj_main/events/stream`, keys.acc_owner!);
       try {
         const start = await lastSequence(p1!.url);
         await s1.waitForId(start);
@@ -219,9 +109,9 @@ if (!PG_ADMIN_URL) {
 
     it('visibility holds across processes: the deriver on process 2 sees only its own items\' events from process 1; the observer none', async () => {
       const start = await lastSequence(p1!.url);
-      const deriver = await openStream(`${p2!.url}/projects/proj_main/events/stream?after=${start}`, keys.acc_deriver!);
-      const observer = await openStream(`${p2!.url}/projects/proj_main/events/stream?after=${start}`, keys.acc_observer!);
-      const owner = await openStream(`${p2!.url}/projects/proj_main/events/stream?after=${start}`, keys.acc_owner!);
+      const deriver = await openEventStream(`${p2!.url}/projects/proj_main/events/stream?after=${start}`, keys.acc_deriver!);
+      const observer = await openEventStream(`${p2!.url}/projects/proj_main/events/stream?after=${start}`, keys.acc_observer!);
+      const owner = await openEventStream(`${p2!.url}/projects/proj_main/events/stream?after=${start}`, keys.acc_owner!);
       try {
         const mine = await createItem(p1!.url, keys.acc_deriver!);
         const ownerItem = await createItem(p1!.url, keys.acc_owner!);
@@ -251,8 +141,8 @@ if (!PG_ADMIN_URL) {
 
     it('after both LISTEN connections are killed, the streams still get every event', async () => {
       const start = await lastSequence(p1!.url);
-      const s1 = await openStream(`${p1!.url}/projects/proj_main/events/stream?after=${start}`, keys.acc_owner!);
-      const s2 = await openStream(`${p2!.url}/projects/proj_main/events/stream?after=${start}`, keys.acc_owner!);
+      const s1 = await openEventStream(`${p1!.url}/projects/proj_main/events/stream?after=${start}`, keys.acc_owner!);
+      const s2 = await openEventStream(`${p2!.url}/projects/proj_main/events/stream?after=${start}`, keys.acc_owner!);
       try {
         await createItem(p1!.url, keys.acc_owner!);
         await s2.waitForId(start + 1);

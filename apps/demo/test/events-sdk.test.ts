@@ -13,6 +13,7 @@ import { openStreamCount } from '@inbox-kit/http-fastify';
 import { createClient, InboxKitApiError, type InboxKitClient, type ProjectEvent } from '@inbox-kit/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
+import { closeDemo, listen } from './listen.js';
 
 let dataDir: string;
 let demo: Demo;
@@ -43,17 +44,11 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'inbox-kit-events-sdk-'));
   demo = await buildDemo(loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' }));
-  await demo.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = demo.app.server.address();
-  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  base = await listen(demo);
 });
 
 afterAll(async () => {
-  if (demo) {
-    const closing = demo.close();
-    demo.app.server.closeAllConnections();
-    await closing;
-  }
+  await closeDemo(demo);
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
+import { closeDemo, listen } from './listen.js';
 
 type Json = any;
 interface Reply {
@@ -29,19 +30,12 @@ let keys: Record<string, string>;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'inbox-kit-live-inbox-'));
   demo = await buildDemo(loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', DEMO_MODEL_STEP_MS: '300', DEMO_MODEL_STEPS: '3' }));
-  await demo.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = demo.app.server.address();
-  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  base = await listen(demo);
   keys = demo.credentials;
 });
 
 afterAll(async () => {
-  if (demo) {
-    const closing = demo.close();
-    // An aborted SSE socket can linger in keep-alive until the client's timeout; do not wait for it.
-    demo.app.server.closeAllConnections();
-    await closing;
-  }
+  await closeDemo(demo);
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createClient, InboxKitApiError } from '@inbox-kit/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
+import { closeDemo, listen } from './listen.js';
 
 // The seed page's curl bodies, verbatim.
 const CURL_CREATE_BODY = `{
@@ -32,16 +33,11 @@ let base: string;
 
 async function start(): Promise<void> {
   demo = await buildDemo(loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' }));
-  await demo.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = demo.app.server.address();
-  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  base = await listen(demo);
 }
 
 async function stop(): Promise<void> {
-  if (!demo) return;
-  const closing = demo.close();
-  demo.app.server.closeAllConnections();
-  await closing;
+  await closeDemo(demo);
 }
 
 /** What `curl -X <method> <url> -H 'Content-Type: application/json' -d '<body>'` sends, plus the key. */

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig } from '../src/index.js';
+import { listen } from './listen.js';
 
 describe('RATE_LIMIT_MAX / RATE_LIMIT_WINDOW_MS', () => {
   it('are parsed strictly; unset or 0 means no limit; the window defaults to 60 s', () => {
@@ -25,9 +26,7 @@ describe('RATE_LIMIT_MAX / RATE_LIMIT_WINDOW_MS', () => {
     const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-ratelimit-'));
     const demo = await buildDemo(loadConfig({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' }));
     try {
-      await demo.app.listen({ port: 0, host: '127.0.0.1' });
-      const address = demo.app.server.address();
-      const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/projects/proj_main/inbox`;
+      const url = `${await listen(demo)}/projects/proj_main/inbox`;
       const list = (key: string) => fetch(url, { headers: { authorization: `Bearer ${key}` } });
       expect((await list(demo.credentials.acc_owner!)).status).toBe(200);
       expect((await list(demo.credentials.acc_owner!)).status).toBe(200);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createClient, type FetchLike } from '@inbox-kit/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
+import { listen } from './listen.js';
 
 let demo: Demo;
 let dataDir: string;
@@ -18,9 +19,7 @@ let baseUrl: string;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'inbox-kit-retries-'));
   demo = await buildDemo(loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' }));
-  await demo.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = demo.app.server.address();
-  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  baseUrl = await listen(demo);
 });
 
 afterAll(async () => {

@@ -12,32 +12,9 @@ import { openStreamCount } from '@inbox-kit/http-fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig } from '../src/index.js';
 import {
-  connectionRefused, credentialsOf, rawConnection, startDemoProcess, stopDemoProcess, waitUntil, type DemoProcess,
+  connectionRefused, credentialsOf, openEventStream, rawConnection, startDemoProcess, stopDemoProcess, waitUntil, type DemoProcess,
 } from './demo-process.js';
-
-/** An SSE stream read with `fetch`; `ended` turns true when the server ends it. */
-async function openStream(url: string, key: string): Promise<{ text(): string; ended(): boolean; close(): void }> {
-  const controller = new AbortController();
-  const res = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, signal: controller.signal });
-  if (res.status !== 200 || !res.body) throw new Error(`stream: ${res.status} ${await res.text()}`);
-  let text = '';
-  let ended = false;
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  void (async () => {
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += decoder.decode(value, { stream: true });
-      }
-    } catch {
-      // aborted or reset
-    }
-    ended = true;
-  })();
-  return { text: () => text, ended: () => ended, close: () => controller.abort() };
-}
+import { listen } from './listen.js';
 
 /** Sends the head of a create with `Expect: 100-continue` and half its body; returns the rest to send later. */
 async function startSlowCreate(url: string, key: string, title: string) {
@@ -76,7 +53,7 @@ describe('SIGTERM to the demo process', () => {
     processes.push(p);
     const keys = credentialsOf(dir);
 
-    const stream = await openStream(`${p.url}/projects/proj_main/events/stream`, keys.acc_owner!);
+    const stream = await openEventStream(`${p.url}/projects/proj_main/events/stream`, keys.acc_owner!);
     await waitUntil(() => stream.text().includes('retry:'), 'the stream to open');
     const slow = await startSlowCreate(p.url, keys.acc_deriver!, 'in flight at SIGTERM');
 
@@ -108,12 +85,10 @@ describe('demo.close() in process', () => {
     const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-close-'));
     const demo = await buildDemo(loadConfig({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent' }));
     try {
-      await demo.app.listen({ port: 0, host: '127.0.0.1' });
-      const address = demo.app.server.address();
-      const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      const url = await listen(demo);
       const key = demo.credentials.acc_owner!;
-      const events = await openStream(`${url}/projects/proj_main/events/stream`, key);
-      const ledger = await openStream(`${url}/v1/sessions/sess_001/events/stream`, key);
+      const events = await openEventStream(`${url}/projects/proj_main/events/stream`, key);
+      const ledger = await openEventStream(`${url}/v1/sessions/sess_001/events/stream`, key);
       await waitUntil(() => openStreamCount(demo.app) === 2, 'both streams to open');
       const slow = await startSlowCreate(url, demo.credentials.acc_deriver!, 'in flight at close');
 

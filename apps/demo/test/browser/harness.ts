@@ -17,6 +17,7 @@ import type { Model } from '@inbox-kit/core';
 import { buildDemo, loadConfig, type Demo, type DemoConfig } from '../../src/index.js';
 import { createScriptedModel } from '../../src/model.js';
 import { resolveSdkFile } from '../../src/web.js';
+import { listen } from '../listen.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
@@ -164,13 +165,11 @@ export async function startDemo(env: Record<string, string> = {}, options: { gat
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', DEMO_MODEL_STEP_MS: '400', DEMO_MODEL_STEPS: '3', ...env });
   const gate = options.gate ? gatedScriptedModel(config) : undefined;
   const demo = await buildDemo(config, gate ? { model: gate.model } : {});
-  await demo.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = demo.app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const baseUrl = await listen(demo);
   return {
     demo,
     gate,
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
     keys: demo.credentials,
     close: async () => {
       await demo.close();
