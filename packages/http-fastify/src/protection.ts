@@ -86,9 +86,9 @@ export async function registerProtection(
   });
   // A request in flight when closing began is answered normally, but its connection is not kept
   // alive: otherwise the idle socket would hold `close()` until the keep-alive timeout.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) void reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
 
   if (options.underPressure !== false) {
