@@ -43,7 +43,8 @@ export interface Demo {
  * (DEMO_MODEL_STEP_MS per step, DEMO_MODEL_STEPS steps per user message).
  */
 export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; model?: Model } = {}): Promise<Demo> {
-  mkdirSync(config.dataDir, { recursive: true });
+  // Owner-only when created here: it holds the database and credentials.json.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const opened = await openStore({
     databaseUrl: config.databaseUrl,
     sqliteFile: join(config.dataDir, 'inbox-kit.sqlite'),
