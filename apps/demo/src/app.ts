@@ -83,6 +83,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     app = await createServer({
       services: { platform, projectInbox, runtime },
       bodyLimit: config.bodyLimit,
+      bodyTimeoutMs: config.bodyTimeoutMs,
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
       rateLimit: config.rateLimit ?? false,
       ...(routing && config.forwardSecret ? { forwarding: { secret: config.forwardSecret } } : {}),

@@ -55,8 +55,8 @@ export interface HarnessOptions {
   model?: Model;
   /** Wraps the store every service uses (after the seed), e.g. to make reads fail. */
   wrapStore?: (store: Store) => Store;
-  /** Load shedding and rate limits of `createServer` (defaults: `createServer`'s). */
-  protection?: Pick<CreateServerOptions, 'underPressure' | 'rateLimit'>;
+  /** Load shedding, rate limits and body deadline of `createServer` (defaults: `createServer`'s). */
+  protection?: Pick<CreateServerOptions, 'underPressure' | 'rateLimit' | 'bodyTimeoutMs'>;
 }
 
 export interface Response<T = any> {
