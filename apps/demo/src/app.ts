@@ -72,7 +72,10 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
   const routing = routingOf(opened, config, (error, info) => app?.log.warn({ err: error, ...info }, 'attempt routing failed; answered locally'));
   const runtime = new SessionRuntimeService({
     ...deps,
-    host: new LiveInboxHost(),
+    host: new LiveInboxHost({
+      limits: config.liveInbox,
+      onCarryOverDropped: (info) => app?.log.warn(info, 'Live Inbox carry-over over the limits: newest messages dropped'),
+    }),
     model: overrides.model ?? createScriptedModel({ stepMs: config.modelStepMs, steps: config.modelSteps }),
     onRunError: (error, run) => app?.log.error({ err: error, ...run }, 'run failed'),
     recoverStaleRuns: config.recoverStaleRuns,

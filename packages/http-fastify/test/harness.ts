@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  LiveInboxHost, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, type EventBus,
+  LiveInboxHost, PlatformService, type LiveInboxLimits, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, type EventBus,
   type Floor, type Model, type Page, type ProjectEvent, type RequestContext, type ServiceDeps, type Store, type StoreTx,
 } from '@inbox-kit/core';
 import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
@@ -53,6 +53,8 @@ export interface HarnessOptions {
    * model; without it those routes are absent.
    */
   model?: Model;
+  /** Bounds of the Live Inbox host (with `model`); default: the host's defaults. */
+  liveInboxLimits?: Partial<LiveInboxLimits>;
   /** Wraps the store every service uses (after the seed), e.g. to make reads fail. */
   wrapStore?: (store: Store) => Store;
   /** Load shedding, rate limits and body deadline of `createServer` (defaults: `createServer`'s). */
@@ -232,7 +234,7 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
   published.length = 0;
 
   const served: ServiceDeps = options.wrapStore ? { ...deps, store: options.wrapStore(store) } : deps;
-  const runtime = options.model ? new SessionRuntimeService({ ...served, host: new LiveInboxHost(), model: options.model }) : undefined;
+  const runtime = options.model ? new SessionRuntimeService({ ...served, host: new LiveInboxHost({ limits: options.liveInboxLimits }), model: options.model }) : undefined;
   const services = options.wrapStore
     ? { platform: new PlatformService(served), projectInbox: new ProjectInboxService(served) }
     : { platform, projectInbox };
