@@ -87,6 +87,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
       services: { platform, projectInbox, runtime },
       bodyLimit: config.bodyLimit,
       bodyTimeoutMs: config.bodyTimeoutMs,
+      streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller },
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
       rateLimit: config.rateLimit ?? false,
       ...(routing && config.forwardSecret ? { forwarding: { secret: config.forwardSecret } } : {}),

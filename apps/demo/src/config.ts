@@ -3,7 +3,8 @@
  * DATA_DIR (default ./data), DATABASE_URL (PostgreSQL; SQLite file under DATA_DIR when unset),
  * BODY_LIMIT (bytes, default 1 MiB), BODY_TIMEOUT_MS (ms a request body has to arrive, default
  * 30000; 0 = no deadline), LIVE_INBOX_MAX_MESSAGES and LIVE_INBOX_MAX_BYTES (per-inbox bounds,
- * default 100 and 4 MiB), LOG_LEVEL (default info; "silent" turns logging off),
+ * default 100 and 4 MiB), MAX_STREAMS_PER_CALLER (event streams one API key and account may hold
+ * open, default 16), LOG_LEVEL (default info; "silent" turns logging off),
  * DEMO_MODEL_STEP_MS (ms one scripted model step takes, default 1500), DEMO_MODEL_STEPS (steps
  * per user message, default 3), RATE_LIMIT_MAX (requests per API key and window; unset or 0 = no
  * limit) and RATE_LIMIT_WINDOW_MS (the window, default 60000), INBOX_KIT_ADVERTISE_URL (this
@@ -27,6 +28,8 @@ export interface DemoConfig {
   bodyTimeoutMs: number;
   /** Per-inbox bounds of the Live Inbox (LIVE_INBOX_MAX_MESSAGES, default 100; LIVE_INBOX_MAX_BYTES, default 4 MiB). */
   liveInbox: { maxMessages: number; maxBytes: number };
+  /** Event streams one API key (per acting account) may hold open at once (MAX_STREAMS_PER_CALLER, default 16). */
+  maxStreamsPerCaller: number;
   logLevel: string;
   modelStepMs: number;
   modelSteps: number;
@@ -83,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
       maxMessages: int('LIVE_INBOX_MAX_MESSAGES', env.LIVE_INBOX_MAX_MESSAGES, 100, { min: 1 }),
       maxBytes: int('LIVE_INBOX_MAX_BYTES', env.LIVE_INBOX_MAX_BYTES, 4_194_304, { min: 1 }),
     },
+    maxStreamsPerCaller: int('MAX_STREAMS_PER_CALLER', env.MAX_STREAMS_PER_CALLER, 16, { min: 1 }),
     logLevel: logLevelOf(env.LOG_LEVEL),
     modelStepMs: int('DEMO_MODEL_STEP_MS', env.DEMO_MODEL_STEP_MS, 1500),
     modelSteps: int('DEMO_MODEL_STEPS', env.DEMO_MODEL_STEPS, 3),
