@@ -277,14 +277,12 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
       if (r.status !== status) throw new Error(`harness: expected ${status}, got ${r.status}: ${r.text}`);
       return r.body;
     };
-    const project_id = `proj_t${++projects}_${Math.random().toString(36).slice(2, 8)}`;
-    await must(request('POST', '/projects', { as: 'acc_owner', body: { id: project_id, name: `Test ${projects}` } }), 201);
+    const { project: { id: project_id } } = await must(request('POST', '/projects', { as: 'acc_owner', body: { name: `Test ${++projects}` } }), 201);
     for (const [account_id, role] of [['acc_deriver', 'deriver'], ['acc_deriver2', 'deriver'], ['acc_observer', 'observer']]) {
       await must(request('POST', `/projects/${project_id}/members`, { as: 'acc_owner', body: { account_id, role } }), 201);
     }
-    const session_id = `sess_${project_id}`;
-    await must(request('POST', '/sessions', { as: 'acc_owner', body: { id: session_id, project_id, title: 'test session' } }), 201);
-    return { project_id, session_id };
+    const { session: { id: session_id } } = await must(request('POST', '/sessions', { as: 'acc_owner', body: { project_id, title: 'test session' } }), 201);
+    return { project_id: project_id as string, session_id: session_id as string };
   };
 
   let closed = false;
