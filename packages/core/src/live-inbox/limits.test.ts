@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { rejection } from '../test-support.js';
 import {
-  DEFAULT_LIVE_INBOX_LIMITS, LiveInboxHost, LiveInboxQueue, contentBytes, liveInboxLimits, type ContentBlock,
+  DEFAULT_LIVE_INBOX_LIMITS, DEFAULT_MAX_CARRY_OVER_BYTES, LiveInboxHost, LiveInboxQueue, contentBytes, liveInboxLimits, type ContentBlock,
 } from './index.js';
 
 const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
@@ -124,5 +124,31 @@ describe('LiveInboxHost carry-over bounds', () => {
     host.closeAttempt(stale, { undelivered: [text('u1'), text('u2'), text('u3')] });
     expect(current.inbox!.size).toBe(2);
     expect(host.pendingCarryOver('s').map((c) => (c[0] as { text: string }).text)).toEqual(['u2', 'u3']);
+  });
+
+  it('all Sessions together keep at most maxCarryOverBytes of carry-over; opening an attempt gives the room back', () => {
+    expect(DEFAULT_MAX_CARRY_OVER_BYTES).toBe(64 * 1024 * 1024);
+    expect(() => new LiveInboxHost({ maxCarryOverBytes: 0 })).toThrow(TypeError);
+    const dropped: Array<{ session_id: string; dropped: number }> = [];
+    const host = new LiveInboxHost({ limits: { maxBytes: 1_000 }, maxCarryOverBytes: 500, onCarryOverDropped: (info) => dropped.push(info) });
+    const abandon = (session_id: string, sizes: number[]) => {
+      const handle = host.openAttempt({ session_id, run_id: `run_${session_id}`, executor: 'native' });
+      for (const size of sizes) handle.inbox!.queue(sized(size));
+      host.closeAttempt(handle);
+    };
+    abandon('a', [200, 100]);
+    abandon('b', [150, 100]);
+    expect(host.carryOverBytes).toBe(450);
+    expect(host.pendingCarryOver('b').map(contentBytes)).toEqual([150]);
+    abandon('c', [100]);
+    expect(host.pendingCarryOver('c')).toEqual([]);
+    expect(dropped).toEqual([{ session_id: 'b', dropped: 1 }, { session_id: 'c', dropped: 1 }]);
+    expect(host.carryOverBytes).toBe(450);
+    // Session a's next attempt takes its carry-over: the room comes back.
+    expect(host.openAttempt({ session_id: 'a', run_id: 'run_a2', executor: 'native' }).inbox!.size).toBe(2);
+    expect(host.carryOverBytes).toBe(150);
+    abandon('c', [300]);
+    expect(host.pendingCarryOver('c').map(contentBytes)).toEqual([300]);
+    expect(host.carryOverBytes).toBe(450);
   });
 });

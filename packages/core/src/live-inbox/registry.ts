@@ -51,11 +51,22 @@ export interface LiveInboxHostOptions {
    * log it. Default: nothing.
    */
   onCarryOverDropped?: (info: { session_id: string; dropped: number }) => void;
+  /**
+   * Content bytes the pending carry-over of all Sessions together may hold (integer ≥ 1; default
+   * {@link DEFAULT_MAX_CARRY_OVER_BYTES}: 64 MiB), so many abandoned Sessions cannot add up
+   * without bound. Past it, a closing attempt's carry-over is dropped (newest first, reported).
+   */
+  maxCarryOverBytes?: number;
 }
+
+/** Default {@link LiveInboxHostOptions.maxCarryOverBytes}: 64 MiB across all Sessions of a host. */
+export const DEFAULT_MAX_CARRY_OVER_BYTES = 64 * 1024 * 1024;
 
 interface SessionSlot {
   active: AttemptHandle | undefined;
   pending: ContentBlock[][];
+  /** Content bytes of `pending`. */
+  pendingBytes: number;
 }
 
 /**
@@ -72,7 +83,8 @@ interface SessionSlot {
  * - Bounded (spec "Limits"): every inbox holds at most `limits.maxMessages` messages and
  *   `limits.maxBytes` of content, and a Session's pending carry-over keeps at most as much: past
  *   it, the newest carried messages are dropped (reported to `onCarryOverDropped`), so the
- *   carry-over always fits the next inbox and an abandoned Session holds at most one inbox's worth.
+ *   carry-over always fits the next inbox and an abandoned Session holds at most one inbox's worth;
+ *   all Sessions' carry-over together holds at most `maxCarryOverBytes`.
  *
  * All methods are synchronous, hence atomic with respect to one another and to queue operations.
  */
@@ -81,12 +93,24 @@ export class LiveInboxHost {
   readonly #hostId: string;
   readonly #limits: LiveInboxLimits;
   readonly #onDropped: LiveInboxHostOptions['onCarryOverDropped'];
+  readonly #maxCarryOverBytes: number;
+  /** Content bytes of every Session's pending carry-over. */
+  #carryOverBytes = 0;
   #generation = 0;
 
   constructor(options: LiveInboxHostOptions = {}) {
     this.#hostId = options.hostId ?? randomTag();
     this.#limits = liveInboxLimits(options.limits);
     this.#onDropped = options.onCarryOverDropped;
+    this.#maxCarryOverBytes = options.maxCarryOverBytes ?? DEFAULT_MAX_CARRY_OVER_BYTES;
+    if (!Number.isSafeInteger(this.#maxCarryOverBytes) || this.#maxCarryOverBytes < 1) {
+      throw new TypeError(`maxCarryOverBytes must be an integer ≥ 1, got ${String(options.maxCarryOverBytes)}`);
+    }
+  }
+
+  /** Content bytes held by the pending carry-over of all Sessions (at most `maxCarryOverBytes`). */
+  get carryOverBytes(): number {
+    return this.#carryOverBytes;
   }
 
   /** The bounds of this host's inboxes and carry-over. */
@@ -112,6 +136,8 @@ export class LiveInboxHost {
       // Fits: the pending carry-over is kept within the same limits (#bound).
       for (const content of slot.pending) inbox.queue(content);
       slot.pending = [];
+      this.#carryOverBytes -= slot.pendingBytes;
+      slot.pendingBytes = 0;
     }
     const generation = ++this.#generation;
     const handle: AttemptHandle = Object.freeze({
@@ -194,16 +220,22 @@ export class LiveInboxHost {
     this.#bound(session_id, slot);
   }
 
-  /** Keeps the oldest pending messages that fit the limits; drops (and reports) the rest. */
+  /**
+   * Keeps the oldest pending messages of `slot` that fit the per-inbox limits and the host's
+   * carry-over budget (what the other Sessions do not hold); drops (and reports) the rest.
+   */
   #bound(session_id: string, slot: SessionSlot): void {
+    const budget = Math.min(this.#limits.maxBytes, this.#maxCarryOverBytes - (this.#carryOverBytes - slot.pendingBytes));
     let bytes = 0;
     let kept = 0;
     for (const content of slot.pending) {
       const size = contentBytes(content);
-      if (kept >= this.#limits.maxMessages || bytes + size > this.#limits.maxBytes) break;
+      if (kept >= this.#limits.maxMessages || bytes + size > budget) break;
       bytes += size;
       kept++;
     }
+    this.#carryOverBytes += bytes - slot.pendingBytes;
+    slot.pendingBytes = bytes;
     const dropped = slot.pending.length - kept;
     if (dropped === 0) return;
     slot.pending.length = kept;
@@ -213,7 +245,7 @@ export class LiveInboxHost {
   #slot(session_id: string): SessionSlot {
     let slot = this.#sessions.get(session_id);
     if (slot === undefined) {
-      slot = { active: undefined, pending: [] };
+      slot = { active: undefined, pending: [], pendingBytes: 0 };
       this.#sessions.set(session_id, slot);
     }
     return slot;
