@@ -23,30 +23,7 @@ declare module 'fastify' {
   }
 }
 
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
-/** Random bytes drawn 128 ids at a time: one `getRandomValues` call per request cost ~5% of a small GET. */
-const POOL_BYTES = 21 * 128;
-let pool = new Uint8Array(0);
-let offset = 0;
-
-/** A new request id: `req_` + 21 URL-safe random characters. */
-export function newRequestId(): string {
-  if (offset + 21 > pool.length) {
-    pool = globalThis.crypto.getRandomValues(new Uint8Array(POOL_BYTES));
-    offset = 0;
-  }
-  let s = 'req_';
-  for (let i = offset; i < offset + 21; i++) s += ALPHABET[pool[i]! & 63];
-  offset += 21;
-  return s;
-}
-
-/** The request id to use: the caller's `x-request-id` when safe, else a new one. */
-export function requestIdFor(header: string | string[] | undefined): string {
-  return typeof header === 'string' && SAFE_REQUEST_ID.test(header) ? header : newRequestId();
-}
+export { newRequestId, requestIdFor } from '@inbox-kit/core/http';
 
 /**
  * The use-case context of an authenticated request.

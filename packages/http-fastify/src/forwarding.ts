@@ -10,21 +10,11 @@
  * authenticated as any other. A request accepted as forwarded is answered where it lands (never
  * forwarded again).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { AttemptForwarder, ForwardedReply, LiveInboxOperation, Principal } from '@inbox-kit/core';
+import type { AttemptForwarder, ForwardedReply, Principal } from '@inbox-kit/core';
+import { DEFAULT_FORWARD_TIMEOUT_MS, forwardHeadersFor, forwardRequestOf, forwardedPrincipal as principalFromHeaders } from '@inbox-kit/core/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** Header names of a forwarded request. */
-export const FORWARD_HEADERS = {
-  secret: 'x-inbox-kit-forward',
-  workspaceId: 'x-inbox-kit-forward-workspace-id',
-  accountId: 'x-inbox-kit-forward-account-id',
-  keyId: 'x-inbox-kit-forward-key-id',
-  keyKind: 'x-inbox-kit-forward-key-kind',
-} as const;
-
-/** Default time the owner has to answer a forwarded request: 2 s. */
-export const DEFAULT_FORWARD_TIMEOUT_MS = 2_000;
+export { DEFAULT_FORWARD_TIMEOUT_MS, FORWARD_HEADERS } from '@inbox-kit/core/http';
 
 /** Options of {@link createHttpAttemptForwarder}. */
 export interface HttpAttemptForwarderOptions {
@@ -34,19 +24,6 @@ export interface HttpAttemptForwarderOptions {
   timeoutMs?: number;
   /** The `fetch` to use (default: Node's global `fetch`). */
   fetch?: typeof fetch;
-}
-
-/** Method, path (under the owner's base URL) and JSON body of an operation. */
-function requestOf(session_id: string, op: LiveInboxOperation): { method: string; path: string; body?: unknown } {
-  const base = `/v1/awaken/sessions/${encodeURIComponent(session_id)}/live-inbox`;
-  switch (op.type) {
-    case 'snapshot': return { method: 'GET', path: base };
-    case 'queue': return { method: 'POST', path: base, body: op.body };
-    case 'replace': return { method: 'PUT', path: `${base}/${String(op.message_id)}`, body: op.body };
-    case 'withdraw': return { method: 'DELETE', path: `${base}/${String(op.message_id)}` };
-    case 'reorder': return { method: 'PUT', path: `${base}/order`, body: op.body };
-    case 'send_events': return { method: 'POST', path: `/v1/sessions/${encodeURIComponent(session_id)}/events`, body: op.body };
-  }
 }
 
 /**
@@ -61,13 +38,9 @@ export function createHttpAttemptForwarder(options: HttpAttemptForwarderOptions)
   const doFetch = options.fetch ?? globalThis.fetch;
   return {
     async forward({ owner, session_id, operation, principal, request_id }): Promise<ForwardedReply> {
-      const { method, path, body } = requestOf(session_id, operation);
+      const { method, path, body } = forwardRequestOf(session_id, operation);
       const headers: Record<string, string> = {
-        [FORWARD_HEADERS.secret]: options.secret,
-        [FORWARD_HEADERS.workspaceId]: principal.workspace_id,
-        [FORWARD_HEADERS.accountId]: principal.account_id,
-        [FORWARD_HEADERS.keyId]: principal.key_id,
-        [FORWARD_HEADERS.keyKind]: principal.key_kind,
+        ...forwardHeadersFor(options.secret, principal),
         'x-request-id': request_id,
         accept: 'application/json',
       };
@@ -81,23 +54,12 @@ export function createHttpAttemptForwarder(options: HttpAttemptForwarderOptions)
   };
 }
 
-const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
-const SAFE_ID = /^[A-Za-z0-9._:-]{1,256}$/;
-
 /**
  * The principal a forwarded request carries, or `undefined` when the request does not carry the
  * right `secret` (or its principal headers are malformed): such a request is an ordinary one.
  */
 export function forwardedPrincipal(request: FastifyRequest, secret: string): Principal | undefined {
-  const h = request.headers;
-  const given = h[FORWARD_HEADERS.secret];
-  if (typeof given !== 'string' || !timingSafeEqual(digest(given), digest(secret))) return undefined;
-  const [workspace_id, account_id, key_id, key_kind] = [h[FORWARD_HEADERS.workspaceId], h[FORWARD_HEADERS.accountId], h[FORWARD_HEADERS.keyId], h[FORWARD_HEADERS.keyKind]];
-  if (typeof workspace_id !== 'string' || !SAFE_ID.test(workspace_id)) return undefined;
-  if (typeof account_id !== 'string' || !SAFE_ID.test(account_id)) return undefined;
-  if (typeof key_id !== 'string' || !SAFE_ID.test(key_id)) return undefined;
-  if (key_kind !== 'standard' && key_kind !== 'service') return undefined;
-  return { workspace_id, account_id, key_id, key_kind };
+  return principalFromHeaders(request.headers, secret);
 }
 
 /** Sends the owner's answer unchanged (status, `Content-Type`, body); this process's `x-request-id` stays. */

@@ -14,8 +14,5 @@ export {
   DEFAULT_FORWARD_TIMEOUT_MS, FORWARD_HEADERS, createHttpAttemptForwarder, forwardedPrincipal, relayForwardedReply,
   type HttpAttemptForwarderOptions,
 } from './forwarding.js';
-export { platformRoutes } from './routes/platform.js';
-export { projectInboxRoutes } from './routes/project-inbox.js';
-export { liveInboxRoutes, type LiveInboxRoutesOptions } from './routes/live-inbox.js';
-export { sessionEventRoutes, type SessionEventRoutesOptions } from './routes/session-events.js';
+export { registerRoutes } from './routes.js';
 export { sendEventStream, resumeCursor, openStreamCount, type EventStreamSource, type StreamTiming, type EventStreamOptions } from './sse.js';

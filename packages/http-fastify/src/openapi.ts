@@ -17,40 +17,12 @@ import { createRequire } from 'node:module';
 import fastifySwagger from '@fastify/swagger';
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import { ERROR_CODES } from '@inbox-kit/core';
+import { errorEnvelopeSchema } from '@inbox-kit/core/http';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
 
-/** One problem of a request, as listed in `error.details`. */
-export const errorDetailSchema = z.object({
-  path: z.string().describe('The field, as a dot path (`body.title`, `querystring.limit`)'),
-  message: z.string(),
-  code: z.string().optional().describe('A machine-readable reason, when there is one'),
-});
-
-/** The `error.type` values (by HTTP status; see `errorKind`). */
-export const ERROR_KINDS = [
-  'invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'request_too_large',
-  'rate_limit_error', 'overloaded_error', 'api_error',
-] as const;
-
-/**
- * The error envelope every route answers every error with (platform.md "Errors"):
- * `{ "type": "error", "error": { type, code, message, details, request_id } }`.
- */
-export const errorEnvelopeSchema = z
-  .object({
-    type: z.literal('error'),
-    error: z.object({
-      type: z.enum(ERROR_KINDS).describe('The error family, chosen by the HTTP status'),
-      code: z.enum(ERROR_CODES).describe('The precise reason; the HTTP status follows from it'),
-      message: z.string().describe('Safe to show; never a stack, SQL or another tenant\'s id'),
-      details: z.array(errorDetailSchema),
-      request_id: z.string().describe('Also sent as the `x-request-id` header'),
-    }),
-  })
-  .describe('The error envelope');
+export { ERROR_KINDS, errorDetailSchema, errorEnvelopeSchema } from '@inbox-kit/core/http';
 
 /** Options of {@link inboxKitOpenApi}. */
 export interface InboxKitOpenApiOptions {

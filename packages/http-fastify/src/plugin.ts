@@ -5,17 +5,13 @@
 import { InboxKitError, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { validatorCompiler, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { requestIdFor } from './context.js';
-import { envelope, errorHandler } from './errors.js';
+import { validatorCompiler, serializerCompiler } from 'fastify-type-provider-zod';
+import { readCredentials, requestIdFor, routeNotFound } from '@inbox-kit/core/http';
+import { errorHandler } from './errors.js';
 import { forwardedPrincipal } from './forwarding.js';
 import { registerStreamShutdown, type StreamTiming } from './sse.js';
 import { inboxKitOpenApi, type InboxKitOpenApiOptions } from './openapi.js';
-import { platformRoutes } from './routes/platform.js';
-import { projectInboxRoutes } from './routes/project-inbox.js';
-import { liveInboxRoutes } from './routes/live-inbox.js';
-import { sessionEventRoutes } from './routes/session-events.js';
+import { registerRoutes } from './routes.js';
 
 /** The services the routes call. */
 export interface InboxKitServices {
@@ -45,7 +41,7 @@ export interface InboxKitPluginOptions {
 
 /** 404 `not_found` for a route that does not exist. */
 async function notFound(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  await reply.code(404).send(envelope(404, 'not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`, [], request.requestId));
+  await reply.code(404).send(routeNotFound(request.method, request.url, request.requestId));
 }
 
 const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
@@ -92,28 +88,15 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
         return;
       }
     }
-    const auth = request.headers.authorization;
-    const bearer = typeof auth === 'string' ? /^Bearer\s+(.*)$/is.exec(auth)?.[1]?.trim() : undefined;
-    const apiKey = typeof request.headers['x-api-key'] === 'string' ? request.headers['x-api-key'] : undefined;
-    const asAccount = request.headers['x-account-id'];
-    request.principal = await services.platform.authenticate(bearer || apiKey || undefined, typeof asAccount === 'string' && asAccount !== '' ? asAccount : undefined);
+    const { apiKey, actingAccountId } = readCredentials(request.headers);
+    request.principal = await services.platform.authenticate(apiKey, actingAccountId);
   });
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFound);
 
-  app.withTypeProvider<ZodTypeProvider>().get('/health', {
-    config: { public: true },
-    schema: { tags: ['meta'], summary: 'Liveness: 200 once the server serves', response: { 200: z.object({ status: z.literal('ok') }) } },
-  }, async () => ({ status: 'ok' as const }));
   registerStreamShutdown(app);
-  await app.register(platformRoutes, { services, streamTiming: opts.streamTiming });
-  await app.register(projectInboxRoutes, { services });
-  if (services.runtime !== undefined) {
-    const runtimeServices = { runtime: services.runtime };
-    await app.register(sessionEventRoutes, { services: runtimeServices, streamTiming: opts.streamTiming });
-    await app.register(liveInboxRoutes, { services: runtimeServices });
-  }
+  registerRoutes(app, services, opts.streamTiming);
 };
 
 /**

@@ -5,6 +5,7 @@
  * subscription and timer released when the client goes away or the server closes.
  */
 import type { Feed, FeedItem } from '@inbox-kit/core';
+import { eventFrame, heartbeatFrame, resumeCursor as resumeCursorOf, retryFrame, SSE_DEFAULTS, SSE_HEADERS } from '@inbox-kit/core/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { claimStreamSlot, DEFAULT_MAX_STREAMS_PER_CALLER } from './stream-limits.js';
 
@@ -32,7 +33,7 @@ export interface EventStreamOptions extends StreamTiming {
 const openStreams = new WeakMap<object, Set<() => void>>();
 
 /** Bytes a stream may have waiting for a client that does not read before it is ended (1 MiB). */
-const MAX_BUFFERED_BYTES = 1_048_576;
+const MAX_BUFFERED_BYTES = SSE_DEFAULTS.maxBufferedBytes;
 
 /** Number of streams open on a server (for leak checks). */
 export function openStreamCount(app: FastifyInstance): number {
@@ -53,38 +54,28 @@ export function registerStreamShutdown(app: FastifyInstance): void {
 
 /** The resume cursor of a request: `?after=` wins over `Last-Event-ID`; invalid values → undefined. */
 export function resumeCursor(request: FastifyRequest, queryAfter: number | undefined): number {
-  if (queryAfter !== undefined) return queryAfter;
-  const header = request.headers['last-event-id'];
-  if (typeof header === 'string' && /^\d{1,15}$/.test(header)) return Number(header);
-  return 0;
+  return resumeCursorOf(queryAfter, request.headers['last-event-id']);
 }
 
 /** Streams `source` to the client until it disconnects or the server closes. */
 export async function sendEventStream(request: FastifyRequest, reply: FastifyReply, source: EventStreamSource, options: EventStreamOptions): Promise<void> {
   const raw = reply.raw;
-  const heartbeatMs = options.heartbeatMs ?? 15_000;
-  const pageSize = options.pageSize ?? 500;
+  const heartbeatMs = options.heartbeatMs ?? SSE_DEFAULTS.heartbeatMs;
+  const pageSize = options.pageSize ?? SSE_DEFAULTS.pageSize;
   const registry = openStreams.get(request.server.server);
 
   const releaseSlot = claimStreamSlot(request, options.maxStreamsPerCaller ?? DEFAULT_MAX_STREAMS_PER_CALLER);
   let lastSent = options.after;
   let closed = false;
   reply.hijack();
-  raw.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    // The socket is not reused after a stream: closing it lets server.close() finish promptly.
-    connection: 'close',
-    'x-accel-buffering': 'no',
-    'x-request-id': request.requestId,
-  });
-  raw.write(`retry: ${options.retryMs ?? 2_000}\n\n`);
+  raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': request.requestId });
+  raw.write(retryFrame(options.retryMs ?? SSE_DEFAULTS.retryMs));
 
   const write = (frame: SseFrame) => {
     if (closed || frame.id <= lastSent) return;
     lastSent = frame.id;
     if (!source.visible(frame)) return;
-    raw.write(`id: ${frame.id}\nevent: ${frame.type}\ndata: ${JSON.stringify(frame.data)}\n\n`);
+    raw.write(eventFrame(frame));
   };
 
   // Every write goes through one chain: the initial replay first, then live frames in arrival
@@ -127,7 +118,7 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
     });
   });
   const heartbeat = setInterval(() => {
-    if (!closed) raw.write(`: heartbeat ${Date.now()}\n\n`);
+    if (!closed) raw.write(heartbeatFrame(Date.now()));
   }, heartbeatMs);
   heartbeat.unref?.();
 

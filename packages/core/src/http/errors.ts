@@ -1,0 +1,147 @@
+/**
+ * The one HTTP error table and envelope (platform.md "Errors"): every domain error code has one
+ * HTTP status, every status one Anthropic-style `error.type`, and every error leaves as
+ * `{ "type": "error", "error": { "type", "code", "message", "details", "request_id" } }`.
+ * Adapters map whatever they catch through {@link envelopeOf}; they keep no table of their own.
+ */
+import { z } from 'zod';
+import { ERROR_CODES, isInboxKitError, type ErrorCode, type ErrorDetail } from '../errors.js';
+
+/** HTTP status of every domain error code. */
+export const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  validation_error: 400,
+  invalid_cursor: 400,
+  project_inbox_payload_invalid: 400,
+  authentication_required: 401,
+  invalid_credentials: 401,
+  permission_denied: 403,
+  project_inbox_read_denied: 403,
+  project_inbox_write_denied: 403,
+  project_inbox_decide_denied: 403,
+  not_found: 404,
+  project_not_found: 404,
+  project_inbox_item_not_found: 404,
+  session_not_found: 404,
+  floor_not_found: 404,
+  page_not_found: 404,
+  account_not_found: 404,
+  member_not_found: 404,
+  live_inbox_message_not_found: 404,
+  conflict: 409,
+  project_archived: 409,
+  project_inbox_invalid_transition: 409,
+  project_inbox_source_scope_mismatch: 409,
+  live_inbox_order_conflict: 409,
+  idempotency_key_reused: 409,
+  live_inbox_full: 409,
+  live_inbox_inactive: 410,
+  payload_too_large: 413,
+  project_inbox_payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  too_many_streams: 429,
+  internal_error: 500,
+  session_ownership_unavailable: 500,
+  overloaded: 503,
+};
+
+/** The `error.type` values (by HTTP status; see {@link errorKind}). */
+export const ERROR_KINDS = [
+  'invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'request_too_large',
+  'rate_limit_error', 'overloaded_error', 'api_error',
+] as const;
+
+/** One of {@link ERROR_KINDS}. */
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/** The Anthropic-style `error.type` of an HTTP status (what Managed-Agents clients read). */
+export function errorKind(status: number): ErrorKind {
+  switch (status) {
+    case 400: case 409: case 410: case 415: return 'invalid_request_error';
+    case 401: return 'authentication_error';
+    case 403: return 'permission_error';
+    case 404: return 'not_found_error';
+    case 413: return 'request_too_large';
+    case 429: return 'rate_limit_error';
+    case 503: return 'overloaded_error';
+    default: return status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}
+
+/** The error envelope body. */
+export interface ErrorEnvelope {
+  type: 'error';
+  error: { type: string; code: string; message: string; details: ErrorDetail[]; request_id: string };
+}
+
+/** Builds the envelope for a status and code. */
+export function envelope(status: number, code: string, message: string, details: ErrorDetail[], request_id: string): ErrorEnvelope {
+  return { type: 'error', error: { type: errorKind(status), code, message, details, request_id } };
+}
+
+/** What an adapter sends for an error: the status, the envelope, and whether it was unexpected (log it, never show it). */
+export interface ErrorAnswer {
+  status: number;
+  body: ErrorEnvelope;
+  unexpected: boolean;
+}
+
+/**
+ * The answer for a thrown value: an `InboxKitError` gets its code's status (a 5xx never shows its
+ * message or details); anything else is a bare 500 `internal_error` marked `unexpected`.
+ */
+export function envelopeOf(error: unknown, request_id: string): ErrorAnswer {
+  if (isInboxKitError(error)) {
+    const status = STATUS_BY_CODE[error.code] ?? 500;
+    const message = status >= 500 ? 'Internal server error' : error.message;
+    return { status, body: envelope(status, error.code, message, status >= 500 ? [] : error.details, request_id), unexpected: false };
+  }
+  return { status: 500, body: envelope(500, 'internal_error', 'Internal server error', [], request_id), unexpected: true };
+}
+
+/**
+ * The answer for a status an HTTP framework raised itself (not a domain error): 413, 414 (as 400),
+ * 415, 429, 503 and other 4xx keep their meaning in the envelope; anything else is a 500.
+ * `message` is the framework's own, used for other 4xx when short (< 300 characters).
+ */
+export function envelopeForStatus(status: number, request_id: string, message?: string): ErrorAnswer {
+  if (status === 414) return { status: 400, body: envelope(400, 'validation_error', 'A path parameter is too long', [], request_id), unexpected: false };
+  if (status === 413) return { status, body: envelope(413, 'payload_too_large', 'Request body is too large', [], request_id), unexpected: false };
+  if (status === 415) return { status, body: envelope(415, 'unsupported_media_type', 'Unsupported Content-Type; send application/json', [], request_id), unexpected: false };
+  if (status === 429) return { status, body: envelope(429, 'rate_limited', 'Too many requests', [], request_id), unexpected: false };
+  if (status === 503) return { status, body: envelope(503, 'overloaded', 'Server is overloaded; retry later', [], request_id), unexpected: false };
+  if (status >= 400 && status < 500) {
+    const text = typeof message === 'string' && message.length < 300 ? message : 'Malformed request';
+    return { status, body: envelope(status, status === 404 ? 'not_found' : 'validation_error', text, [], request_id), unexpected: false };
+  }
+  return { status: 500, body: envelope(500, 'internal_error', 'Internal server error', [], request_id), unexpected: true };
+}
+
+/** The 404 `not_found` answer for a route that does not exist (`path` without its query). */
+export function routeNotFound(method: string, path: string, request_id: string): ErrorEnvelope {
+  return envelope(404, 'not_found', `Route ${method} ${path.split('?')[0]} not found`, [], request_id);
+}
+
+/** One problem of a request, as listed in `error.details`. */
+export const errorDetailSchema = z.object({
+  path: z.string().describe('The field, as a dot path (`body.title`, `querystring.limit`)'),
+  message: z.string(),
+  code: z.string().optional().describe('A machine-readable reason, when there is one'),
+});
+
+/**
+ * The error envelope every route answers every error with (platform.md "Errors"):
+ * `{ "type": "error", "error": { type, code, message, details, request_id } }`.
+ */
+export const errorEnvelopeSchema = z
+  .object({
+    type: z.literal('error'),
+    error: z.object({
+      type: z.enum(ERROR_KINDS).describe('The error family, chosen by the HTTP status'),
+      code: z.enum(ERROR_CODES).describe('The precise reason; the HTTP status follows from it'),
+      message: z.string().describe('Safe to show; never a stack, SQL or another tenant\'s id'),
+      details: z.array(errorDetailSchema),
+      request_id: z.string().describe('Also sent as the `x-request-id` header'),
+    }),
+  })
+  .describe('The error envelope');

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ERROR_CODES, InboxKitError } from '../errors.js';
+import {
+  ERROR_KINDS, HTTP_ROUTES, STATUS_BY_CODE, envelopeForStatus, envelopeOf, errorEnvelopeSchema, errorKind, eventFrame, forwardHeadersFor,
+  forwardRequestOf, forwardedPrincipal, httpRoutesFor, readCredentials, requestIdFor, resumeCursor, routeNotFound,
+} from './index.js';
+
+describe('the error table', () => {
+  it('gives every code a status and every status an error.type from ERROR_KINDS', () => {
+    for (const code of ERROR_CODES) {
+      const status = STATUS_BY_CODE[code];
+      expect(status, code).toBeGreaterThanOrEqual(400);
+      expect(ERROR_KINDS).toContain(errorKind(status));
+    }
+    expect(errorKind(404)).toBe('not_found_error');
+    expect(errorKind(410)).toBe('invalid_request_error');
+    expect(errorKind(502)).toBe('api_error');
+  });
+
+  it('maps a domain error to its status, hides 5xx messages, and makes anything else a bare 500', () => {
+    const missing = envelopeOf(new InboxKitError('project_not_found', 'Project not found', [{ path: 'params.id', message: 'x' }]), 'req_1');
+    expect(missing).toEqual({
+      status: 404, unexpected: false,
+      body: { type: 'error', error: { type: 'not_found_error', code: 'project_not_found', message: 'Project not found', details: [{ path: 'params.id', message: 'x' }], request_id: 'req_1' } },
+    });
+    const ownership = envelopeOf(new InboxKitError('session_ownership_unavailable', 'SELECT secret FROM x'), 'req_2');
+    expect(ownership.status).toBe(500);
+    expect(ownership.body.error.message).toBe('Internal server error');
+    const unknown = envelopeOf(new Error('boom at /srv/app.js:1'), 'req_3');
+    expect(unknown).toMatchObject({ status: 500, unexpected: true, body: { error: { code: 'internal_error', message: 'Internal server error' } } });
+    for (const answer of [missing, ownership, unknown]) expect(errorEnvelopeSchema.safeParse(answer.body).success).toBe(true);
+  });
+
+  it('keeps a framework status in the envelope', () => {
+    expect(envelopeForStatus(414, 'r').status).toBe(400);
+    expect(envelopeForStatus(413, 'r').body.error.code).toBe('payload_too_large');
+    expect(envelopeForStatus(415, 'r').body.error.code).toBe('unsupported_media_type');
+    expect(envelopeForStatus(400, 'r', 'Body is not valid JSON').body.error.message).toBe('Body is not valid JSON');
+    expect(envelopeForStatus(400, 'r', 'x'.repeat(400)).body.error.message).toBe('Malformed request');
+    expect(envelopeForStatus(502, 'r')).toMatchObject({ status: 500, unexpected: true });
+    expect(routeNotFound('GET', '/nope?x=1', 'r').error).toMatchObject({ code: 'not_found', message: 'Route GET /nope not found' });
+  });
+});
+
+describe('request ids and credentials', () => {
+  it('keeps a safe caller id and replaces anything else', () => {
+    expect(requestIdFor('abc-1.2:3_x')).toBe('abc-1.2:3_x');
+    for (const bad of [undefined, '', 'a b', 'x'.repeat(129), ['a', 'b']]) expect(requestIdFor(bad)).toMatch(/^req_[A-Za-z0-9_-]{21}$/);
+  });
+
+  it('prefers a Bearer token over x-api-key and reads the acting account', () => {
+    expect(readCredentials({ authorization: 'Bearer  k1 ', 'x-api-key': 'k2', 'x-account-id': 'acc_1' })).toEqual({ apiKey: 'k1', actingAccountId: 'acc_1' });
+    expect(readCredentials({ authorization: 'Basic xyz', 'x-api-key': 'k2', 'x-account-id': '' })).toEqual({ apiKey: 'k2', actingAccountId: undefined });
+    expect(readCredentials({ authorization: 'Bearer ' })).toEqual({ apiKey: undefined, actingAccountId: undefined });
+    expect(readCredentials({ 'x-api-key': ['a', 'b'] })).toEqual({ apiKey: undefined, actingAccountId: undefined });
+  });
+});
+
+describe('SSE framing and resume', () => {
+  it('frames an event on one data line', () => {
+    expect(eventFrame({ id: 7, type: 'inbox.created', data: { a: 'x\ny' } })).toBe('id: 7\nevent: inbox.created\ndata: {"a":"x\\ny"}\n\n');
+  });
+
+  it('resumes from ?after= first, then a numeric Last-Event-ID, else 0', () => {
+    expect(resumeCursor(3, '9')).toBe(3);
+    expect(resumeCursor(undefined, '9')).toBe(9);
+    for (const bad of ['-1', '1e3', '9'.repeat(16), '', undefined]) expect(resumeCursor(undefined, bad)).toBe(0);
+  });
+});
+
+describe('forwarding headers', () => {
+  const principal = { workspace_id: 'ws_1', account_id: 'acc_1', key_id: 'key_1', key_kind: 'standard' as const };
+
+  it('round-trips the principal only with the right secret and well-formed headers', () => {
+    const headers = forwardHeadersFor('s3cret', principal);
+    expect(forwardedPrincipal(headers, 's3cret')).toEqual(principal);
+    expect(forwardedPrincipal(headers, 's3cre')).toBeUndefined();
+    expect(forwardedPrincipal({ ...headers, 'x-inbox-kit-forward-key-kind': 'root' }, 's3cret')).toBeUndefined();
+    expect(forwardedPrincipal({ ...headers, 'x-inbox-kit-forward-account-id': 'a b' }, 's3cret')).toBeUndefined();
+  });
+
+  it('replays each operation on the route it came in on', () => {
+    expect(forwardRequestOf('ses/1', { type: 'withdraw', message_id: 4 })).toEqual({ method: 'DELETE', path: '/v1/awaken/sessions/ses%2F1/live-inbox/4' });
+    expect(forwardRequestOf('s', { type: 'reorder', body: { order: [1] } } as never)).toMatchObject({ method: 'PUT', path: '/v1/awaken/sessions/s/live-inbox/order' });
+    const routes = new Set(HTTP_ROUTES.filter((r) => r.forwardable).map((r) => `${r.method} ${r.path}`));
+    for (const op of [{ type: 'snapshot' }, { type: 'queue', body: {} }, { type: 'send_events', body: {} }] as const) {
+      const { method, path } = forwardRequestOf('s', op as never);
+      const pattern = [...routes].find((r) => new RegExp(`^${r.replace(/:[a-z_]+/g, '[^/]+')}$`).test(`${method} ${path}`));
+      expect(pattern, `${method} ${path}`).toBeDefined();
+    }
+  });
+});
+
+describe('the route table', () => {
+  it('has one entry per method and path, each with a response schema and matching path parameters', () => {
+    const seen = new Set<string>();
+    for (const route of HTTP_ROUTES) {
+      const key = `${route.method} ${route.path}`;
+      expect(seen.has(key), key).toBe(false);
+      seen.add(key);
+      expect(route.response).toBeInstanceOf(z.ZodType);
+      const names = [...route.path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]).sort();
+      const declared = route.params ? Object.keys((route.params as z.ZodObject).shape).sort() : [];
+      expect(declared, key).toEqual(names);
+      if (route.status === 204) expect(route.response.safeParse(undefined).success, key).toBe(true);
+    }
+    expect(new Set(HTTP_ROUTES.map((r) => r.operationId)).size).toBe(HTTP_ROUTES.length);
+  });
+
+  it('serves the runtime routes only with a runtime', () => {
+    const without = httpRoutesFor({} as never);
+    expect(without.some((r) => r.path.startsWith('/v1/'))).toBe(false);
+    expect(httpRoutesFor({ runtime: {} } as never)).toHaveLength(HTTP_ROUTES.length);
+    expect(HTTP_ROUTES.filter((r) => r.public).map((r) => r.path)).toEqual(['/health']);
+  });
+});

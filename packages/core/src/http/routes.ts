@@ -1,0 +1,401 @@
+/**
+ * The route table of inbox-kit's HTTP API (platform.md, project-inbox.md "Endpoints",
+ * live-inbox.md "HTTP"): for every route its method, path (`:name` parameters), request schemas
+ * (params, query, headers, body), success status and response schema, summary and tags, whether
+ * it is public or may be forwarded (attempt routing), and which service call answers it.
+ *
+ * An adapter iterates {@link HTTP_ROUTES}: it registers each route, validates the request parts
+ * with the schemas (400 `validation_error` on failure), authenticates non-public routes
+ * ({@link readCredentials} → `PlatformService.authenticate`), calls {@link HttpRoute.handle}
+ * and sends the {@link HttpOutcome}: JSON serialised through `response`, no body for 204, the
+ * owner's answer relayed unchanged for `forwarded`, or an SSE stream for `stream`. Errors it
+ * catches go through {@link envelopeOf}.
+ */
+import { z } from 'zod';
+import type { RequestContext } from '../context.js';
+import { InboxKitError } from '../errors.js';
+import type { Feed } from '../ports/feed.js';
+import {
+  accountSchema, apiKeyKindSchema, floorSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectInboxItemSchema,
+  projectRoleSchema, projectSchema, sessionEventSchema, sessionSchema,
+} from '../schemas/records.js';
+import { idString } from '../validation.js';
+import { createInboxItemBody, decideInboxItemBody, listInboxItemsQuery } from '../project-inbox/schemas.js';
+import { idempotencyKeySchema } from '../idempotency.js';
+import type { ProjectInboxService } from '../project-inbox/service.js';
+import {
+  addMemberBody, addPageBody, commitTurnBody, createProjectRequest, createSessionRequest, listOperationLogsQuery, listProjectEventsQuery,
+  listSessionsQuery, streamProjectEventsQuery,
+} from '../platform/schemas.js';
+import type { PlatformService } from '../platform/service.js';
+import { contentSchema } from '../live-inbox/content.js';
+import {
+  listSessionEventsQuery, liveInboxContentBody, liveInboxMessageParams, liveInboxOrderBody, sendSessionEventsBody, sessionParams,
+  streamSessionEventsQuery, type SessionRuntimeService, type ForwardedReply, type LiveInboxOperation,
+} from '../runtime/index.js';
+import type { HeaderValue } from './request.js';
+import { resumeCursor } from './sse.js';
+
+/** The services the routes call. Without `runtime`, the Session event and Live Inbox routes are not served. */
+export interface HttpServices {
+  platform: PlatformService;
+  projectInbox: ProjectInboxService;
+  runtime?: SessionRuntimeService;
+}
+
+/** What an adapter hands a route's `handle`: the validated request parts and the caller. */
+export interface HttpCall<P = any, Q = any, B = any, H = any> {
+  /**
+   * The use-case context of the authenticated caller.
+   * @throws InboxKitError `authentication_required` on a request that was not authenticated.
+   */
+  ctx(): RequestContext;
+  params: P;
+  query: Q;
+  body: B;
+  headers: H;
+  /** True when another process forwarded this request (it is never forwarded again). */
+  forwarded: boolean;
+  /** The raw `Last-Event-ID` header (stream routes resume from it when `?after=` is absent). */
+  lastEventId: HeaderValue;
+}
+
+/** How a route answers. */
+export type HttpOutcome =
+  /** JSON body (serialised through the route's `response` schema), with extra response headers. */
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  /** No body (204). */
+  | { kind: 'empty'; status: number }
+  /** The owning process's answer, relayed unchanged (status, `Content-Type`, body). */
+  | { kind: 'forwarded'; reply: ForwardedReply }
+  /** An SSE stream of `feed` from the cursor `after` (see `./sse`). */
+  | { kind: 'stream'; feed: Feed; after: number };
+
+/** One route of the table. */
+export interface HttpRoute {
+  /** Stable operation id (the OpenAPI `operationId`). */
+  operationId: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path with `:name` parameters, e.g. `/projects/:id/inbox/:item_id`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  params?: z.ZodType;
+  query?: z.ZodType;
+  /** Checks (and documents) the headers named in it; other headers pass through. */
+  headers?: z.ZodType;
+  body?: z.ZodType;
+  /** Success status. */
+  status: number;
+  /** Success body (a `z.undefined()` for 204; the frame data for `text/event-stream`). */
+  response: z.ZodType;
+  /** `text/event-stream` route (answers with a `stream` outcome). */
+  stream?: boolean;
+  /** No authentication. */
+  public?: boolean;
+  /** Another process may forward it here (attempt routing, with the internal credential). */
+  forwardable?: boolean;
+  /** Served only when `services.runtime` is given. */
+  requiresRuntime?: boolean;
+  /** Calls the service. Throws `InboxKitError` for every expected failure. */
+  handle(services: HttpServices, call: HttpCall): Promise<HttpOutcome>;
+}
+
+// — response bodies —
+const list = <T extends z.ZodType>(item: T, what: string) => z.object({ items: z.array(item) }).describe(what);
+const noContent = z.undefined().describe('No content');
+const idParams = z.object({ id: idString });
+const floorParams = z.object({ id: idString, floor_id: idString });
+const itemParams = z.object({ id: idString, item_id: idString });
+// Other headers pass through untouched (the schema only documents and checks this one).
+const createItemHeaders = z.looseObject({ 'idempotency-key': idempotencyKeySchema.optional() });
+
+/** `GET /health` body. */
+export const healthResponse = z.object({ status: z.literal('ok') });
+/** `GET /me` body. */
+export const meResponse = z.object({ account: accountSchema, workspace_id: z.string(), key_kind: apiKeyKindSchema }).describe('The caller');
+const projectResponse = (what: string) => z.object({ project: projectSchema }).describe(what);
+/** `GET /projects/:id` body. */
+export const projectWithRoleResponse = z.object({ project: projectSchema, role: projectRoleSchema }).describe("The project and the caller's role in it");
+const memberResponse = z.object({ member: membershipSchema }).describe('The membership');
+/** `GET /projects/:id/events` body. */
+export const projectEventPageResponse = z
+  .object({
+    items: z.array(projectEventSchema).describe('Events the caller may see, ascending by sequence'),
+    next_after: z.number().int().describe('The last sequence examined; pass it as `after` for the next page'),
+    has_more: z.boolean(),
+  })
+  .describe('A page of Project Events');
+const projectEventFrame = projectEventSchema.describe(
+  'A `text/event-stream`: a `retry:` hint, then one frame per event (`id: <sequence>`, `event: <type>`, `data: <this ProjectEvent as JSON>`) '
+  + 'and comment heartbeats. Resume with `?after=` or the `Last-Event-ID` header.',
+);
+/** `GET /projects/:id/operation-logs` body. */
+export const operationLogPageResponse = z
+  .object({ items: z.array(operationLogSchema), next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page') })
+  .describe('A page of the Operation Log, newest first');
+const sessionResponse = (what: string) => z.object({ session: sessionSchema }).describe(what);
+const committedTurn = z.object({ floor: floorSchema, page: pageSchema }).describe('The new Floor and its first Page');
+const pageResponse = z.object({ page: pageSchema }).describe('The new Page');
+const itemResponse = (what: string) => z.object({ item: projectInboxItemSchema }).describe(what);
+/** `GET /projects/:id/inbox` body. */
+export const inboxItemPageResponse = z
+  .object({
+    items: z.array(projectInboxItemSchema).describe('Newest first (`created_at DESC, id DESC`); a deriver sees only the items it sent'),
+    next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page'),
+  })
+  .describe('A page of inbox items');
+/** `POST /v1/sessions/:session_id/events` body. */
+export const sessionEventReceiptsResponse = z
+  .object({
+    data: z.array(z.object({
+      id: z.string().describe('The committed Session event'),
+      type: z.string(),
+      processed_at: z.number().int().describe('ms since the epoch'),
+    })).describe('One receipt per event sent, in order'),
+  })
+  .describe('Receipts of the committed events');
+/** `GET /v1/sessions/:session_id/events` body. */
+export const sessionEventPageResponse = z
+  .object({
+    data: z.array(sessionEventSchema).describe('Committed events, ascending by seq'),
+    next_page: z.string().nullable().describe('Pass as `after` for the next page; null on the last page'),
+    has_more: z.boolean(),
+  })
+  .describe('A page of committed Session history');
+const sessionEventFrame = sessionEventSchema.describe(
+  'A `text/event-stream`: a `retry:` hint, then one frame per committed event (`id: <seq>`, `event: <type>`, `data: <this SessionEvent as JSON>`) '
+  + 'and comment heartbeats. Stored events first, then live ones. Resume with `?after=` or the `Last-Event-ID` header.',
+);
+/** `GET /v1/awaken/sessions/:session_id/live-inbox` body. */
+export const liveInboxSnapshotResponse = z
+  .object({
+    active: z.boolean().describe('Whether a native attempt accepts live input now'),
+    version: z.number().int().describe('Edit counter of the queue (0 when inactive)'),
+    messages: z.array(z.object({ id: z.number().int().describe('Queue-local id, never reused'), content: contentSchema })).describe('Queue order'),
+  })
+  .describe('The editable window');
+const queuedResponse = z.object({ id: z.number().int().describe('Queue-local id of the new message') }).describe('The queued message');
+
+const CREATE_ITEM_DESCRIPTION = [
+  'Writes the item, one Operation Log row and one Project Event in one transaction, then publishes the event.',
+  '',
+  '**Safe retries.** Send `Idempotency-Key` (1–255 printable ASCII characters; per workspace and acting account) to make a',
+  'repeat safe: a request with a key already used for the same project and the same body (compared after',
+  'normalisation) answers `201` with the item that first request created, as it is now, and the header',
+  '`Idempotent-Replayed: true`; nothing is written or published again. The same key with another body or',
+  'project answers `409 idempotency_key_reused`. A request that fails records nothing, so a corrected retry',
+  'may reuse its key. Concurrent requests with one key create one item.',
+].join('\n');
+
+const json = (status: number, body: unknown, headers?: Record<string, string>): HttpOutcome => (headers ? { kind: 'json', status, body, headers } : { kind: 'json', status, body });
+const empty: HttpOutcome = { kind: 'empty', status: 204 };
+const runtimeOf = (services: HttpServices): SessionRuntimeService => {
+  if (services.runtime === undefined) throw new InboxKitError('not_found', 'The Session Runtime is not served here');
+  return services.runtime;
+};
+
+/**
+ * A Live Inbox (or durable input) operation: answered here by `local`, or — when another process
+ * owns the Session's attempt — forwarded there, after the local visibility and permission checks.
+ */
+async function routed(services: HttpServices, call: HttpCall, operation: LiveInboxOperation, local: (ctx: RequestContext) => Promise<HttpOutcome>): Promise<HttpOutcome> {
+  const runtime = runtimeOf(services);
+  const ctx = call.ctx();
+  const route = await runtime.routeLiveInbox(ctx, call.params.session_id, operation, { forwarded: call.forwarded });
+  return route.route === 'forwarded' ? { kind: 'forwarded', reply: route.reply } : local(ctx);
+}
+
+const liveInboxBase = '/v1/awaken/sessions/:session_id/live-inbox';
+
+/** Every route, in registration order. */
+export const HTTP_ROUTES: readonly HttpRoute[] = [
+  {
+    operationId: 'health', method: 'GET', path: '/health', public: true, tags: ['meta'], summary: 'Liveness: 200 once the server serves',
+    status: 200, response: healthResponse, handle: async () => json(200, { status: 'ok' }),
+  },
+  // — identity —
+  {
+    operationId: 'getMe', method: 'GET', path: '/me', tags: ['identity'], summary: 'The calling account', status: 200, response: meResponse,
+    handle: async (s, c) => json(200, await s.platform.whoami(c.ctx())),
+  },
+  // — projects —
+  {
+    operationId: 'createProject', method: 'POST', path: '/projects', tags: ['projects'], summary: 'Create a project owned by the caller (its id is generated)',
+    body: createProjectRequest, status: 201, response: projectResponse('The new project'),
+    handle: async (s, c) => json(201, { project: await s.platform.createProject(c.ctx(), c.body) }),
+  },
+  {
+    operationId: 'listProjects', method: 'GET', path: '/projects', tags: ['projects'], summary: 'Projects the caller owns or is a member of',
+    status: 200, response: list(projectSchema, 'Projects, newest first'),
+    handle: async (s, c) => json(200, { items: await s.platform.listProjects(c.ctx()) }),
+  },
+  {
+    operationId: 'getProject', method: 'GET', path: '/projects/:id', tags: ['projects'], summary: 'A project and the caller\'s role', params: idParams,
+    status: 200, response: projectWithRoleResponse, handle: async (s, c) => json(200, await s.platform.getProject(c.ctx(), c.params.id)),
+  },
+  {
+    operationId: 'archiveProject', method: 'POST', path: '/projects/:id/archive', tags: ['projects'], summary: 'Archive a project (owner only)', params: idParams,
+    status: 200, response: projectResponse('The archived project'),
+    handle: async (s, c) => json(200, { project: await s.platform.archiveProject(c.ctx(), c.params.id) }),
+  },
+  // — members —
+  {
+    operationId: 'addMember', method: 'POST', path: '/projects/:id/members', tags: ['members'], summary: 'Add a member or change its role (owner only)',
+    params: idParams, body: addMemberBody, status: 201, response: memberResponse,
+    handle: async (s, c) => json(201, { member: await s.platform.addMember(c.ctx(), c.params.id, c.body) }),
+  },
+  {
+    operationId: 'listMembers', method: 'GET', path: '/projects/:id/members', tags: ['members'], summary: 'List members', params: idParams,
+    status: 200, response: list(membershipSchema, 'The members'),
+    handle: async (s, c) => json(200, { items: await s.platform.listMembers(c.ctx(), c.params.id) }),
+  },
+  {
+    operationId: 'removeMember', method: 'DELETE', path: '/projects/:id/members/:account_id', tags: ['members'], summary: 'Remove a member (owner only)',
+    params: z.object({ id: idString, account_id: idString }), status: 204, response: noContent,
+    handle: async (s, c) => {
+      await s.platform.removeMember(c.ctx(), c.params.id, c.params.account_id);
+      return empty;
+    },
+  },
+  // — events and logs —
+  {
+    operationId: 'listProjectEvents', method: 'GET', path: '/projects/:id/events', tags: ['events'], summary: 'Project Events after a sequence, ascending',
+    params: idParams, query: listProjectEventsQuery, status: 200, response: projectEventPageResponse,
+    handle: async (s, c) => json(200, await s.platform.listProjectEvents(c.ctx(), c.params.id, c.query)),
+  },
+  {
+    operationId: 'streamProjectEvents', method: 'GET', path: '/projects/:id/events/stream', tags: ['events'],
+    summary: 'Live stream of Project Events (SSE); resume with ?after= or Last-Event-ID', params: idParams, query: streamProjectEventsQuery,
+    status: 200, response: projectEventFrame, stream: true,
+    handle: async (s, c) => ({ kind: 'stream', feed: await s.platform.projectEventFeed(c.ctx(), c.params.id, c.query), after: resumeCursor(c.query.after, c.lastEventId) }),
+  },
+  {
+    operationId: 'listOperationLogs', method: 'GET', path: '/projects/:id/operation-logs', tags: ['events'], summary: 'Operation Log, newest first (owner only)',
+    params: idParams, query: listOperationLogsQuery, status: 200, response: operationLogPageResponse,
+    handle: async (s, c) => json(200, await s.platform.listOperationLogs(c.ctx(), c.params.id, c.query)),
+  },
+  // — sessions, floors, pages —
+  {
+    operationId: 'createSession', method: 'POST', path: '/sessions', tags: ['sessions'], summary: 'Create a session (its id is generated)',
+    body: createSessionRequest, status: 201, response: sessionResponse('The new session'),
+    handle: async (s, c) => json(201, { session: await s.platform.createSession(c.ctx(), c.body) }),
+  },
+  {
+    operationId: 'listSessions', method: 'GET', path: '/sessions', tags: ['sessions'], summary: 'Sessions the caller may see', query: listSessionsQuery,
+    status: 200, response: list(sessionSchema, 'Sessions, newest first'),
+    handle: async (s, c) => json(200, { items: await s.platform.listSessions(c.ctx(), c.query) }),
+  },
+  {
+    operationId: 'getSession', method: 'GET', path: '/sessions/:id', tags: ['sessions'], summary: 'One session', params: idParams,
+    status: 200, response: sessionResponse('The session'),
+    handle: async (s, c) => json(200, { session: await s.platform.getSession(c.ctx(), c.params.id) }),
+  },
+  {
+    operationId: 'listFloors', method: 'GET', path: '/sessions/:id/floors', tags: ['sessions'], summary: 'Floors (committed turns) of a session', params: idParams,
+    status: 200, response: list(floorSchema, 'Floors, ascending'),
+    handle: async (s, c) => json(200, { items: await s.platform.listFloors(c.ctx(), c.params.id) }),
+  },
+  {
+    operationId: 'commitTurn', method: 'POST', path: '/sessions/:id/floors', tags: ['sessions'], summary: 'Commit a turn: a new Floor and its first Page',
+    params: idParams, body: commitTurnBody, status: 201, response: committedTurn,
+    handle: async (s, c) => json(201, await s.platform.commitTurn(c.ctx(), c.params.id, c.body)),
+  },
+  {
+    operationId: 'listPages', method: 'GET', path: '/sessions/:id/floors/:floor_id/pages', tags: ['sessions'], summary: 'Pages (versions) of a floor',
+    params: floorParams, status: 200, response: list(pageSchema, 'Pages, ascending by version'),
+    handle: async (s, c) => json(200, { items: await s.platform.listPages(c.ctx(), c.params.id, c.params.floor_id) }),
+  },
+  {
+    operationId: 'addPage', method: 'POST', path: '/sessions/:id/floors/:floor_id/pages', tags: ['sessions'], summary: 'Add a Page (regeneration) to a floor',
+    params: floorParams, body: addPageBody, status: 201, response: pageResponse,
+    handle: async (s, c) => json(201, { page: await s.platform.addPage(c.ctx(), c.params.id, c.params.floor_id, c.body) }),
+  },
+  // — Project Inbox —
+  {
+    operationId: 'createInboxItem', method: 'POST', path: '/projects/:id/inbox', tags: ['project-inbox'], summary: 'File an inbox item (owner or deriver)',
+    description: CREATE_ITEM_DESCRIPTION, params: idParams, headers: createItemHeaders, body: createInboxItemBody, status: 201,
+    response: itemResponse('The new item (`status: pending`), or on a replay the item the key created (with `Idempotent-Replayed: true`)'),
+    handle: async (s, c) => {
+      const key = c.headers['idempotency-key'] as string | undefined;
+      const { item, replayed } = await s.projectInbox.createWithOutcome(c.ctx(), c.params.id, c.body, key === undefined ? {} : { idempotency_key: key });
+      return json(201, { item }, replayed ? { 'idempotent-replayed': 'true' } : undefined);
+    },
+  },
+  {
+    operationId: 'listInboxItems', method: 'GET', path: '/projects/:id/inbox', tags: ['project-inbox'], summary: 'List inbox items, newest first',
+    params: idParams, query: listInboxItemsQuery, status: 200, response: inboxItemPageResponse,
+    handle: async (s, c) => json(200, await s.projectInbox.list(c.ctx(), c.params.id, c.query)),
+  },
+  {
+    operationId: 'getInboxItem', method: 'GET', path: '/projects/:id/inbox/:item_id', tags: ['project-inbox'], summary: 'Get one inbox item',
+    params: itemParams, status: 200, response: itemResponse('The item'),
+    handle: async (s, c) => json(200, { item: await s.projectInbox.get(c.ctx(), c.params.id, c.params.item_id) }),
+  },
+  {
+    operationId: 'decideInboxItem', method: 'PATCH', path: '/projects/:id/inbox/:item_id', tags: ['project-inbox'], summary: 'Decide an inbox item (owner only)',
+    params: itemParams, body: decideInboxItemBody, status: 200, response: itemResponse('The decided item'),
+    handle: async (s, c) => json(200, { item: await s.projectInbox.decide(c.ctx(), c.params.id, c.params.item_id, c.body) }),
+  },
+  // — durable Session events —
+  {
+    // Input with a `user.interrupt` is forwarded to the process running the Session's Run, if another one does.
+    operationId: 'sendSessionEvents', method: 'POST', path: '/v1/sessions/:session_id/events', tags: ['session-events'], requiresRuntime: true, forwardable: true,
+    summary: 'Send durable input: user.message (starts a Run when idle) or user.interrupt', params: sessionParams, body: sendSessionEventsBody,
+    status: 200, response: sessionEventReceiptsResponse,
+    handle: (s, c) => routed(s, c, { type: 'send_events', body: c.body }, async (ctx) => json(200, await runtimeOf(s).sendEvents(ctx, c.params.session_id, c.body))),
+  },
+  {
+    operationId: 'listSessionEvents', method: 'GET', path: '/v1/sessions/:session_id/events', tags: ['session-events'], requiresRuntime: true,
+    summary: 'Committed Session history, ascending by seq', params: sessionParams, query: listSessionEventsQuery, status: 200, response: sessionEventPageResponse,
+    handle: async (s, c) => json(200, await runtimeOf(s).listEvents(c.ctx(), c.params.session_id, c.query)),
+  },
+  {
+    operationId: 'streamSessionEvents', method: 'GET', path: '/v1/sessions/:session_id/events/stream', tags: ['session-events'], requiresRuntime: true,
+    summary: 'Committed Session history as SSE: stored events, then live', params: sessionParams, query: streamSessionEventsQuery,
+    status: 200, response: sessionEventFrame, stream: true,
+    handle: async (s, c) => ({ kind: 'stream', feed: await runtimeOf(s).eventFeed(c.ctx(), c.params.session_id), after: resumeCursor(c.query.after, c.lastEventId) }),
+  },
+  // — Live Inbox —
+  {
+    operationId: 'getLiveInbox', method: 'GET', path: liveInboxBase, tags: ['live-inbox'], requiresRuntime: true, forwardable: true,
+    summary: 'Read the editable window of the active native attempt', params: sessionParams, status: 200, response: liveInboxSnapshotResponse,
+    handle: (s, c) => routed(s, c, { type: 'snapshot' }, async (ctx) => json(200, await runtimeOf(s).liveInboxSnapshot(ctx, c.params.session_id))),
+  },
+  {
+    operationId: 'queueLiveInboxMessage', method: 'POST', path: liveInboxBase, tags: ['live-inbox'], requiresRuntime: true, forwardable: true,
+    summary: 'Queue content for the active native attempt (owner only)', params: sessionParams, body: liveInboxContentBody, status: 200, response: queuedResponse,
+    handle: (s, c) => routed(s, c, { type: 'queue', body: c.body }, async (ctx) => json(200, await runtimeOf(s).liveInboxQueue(ctx, c.params.session_id, c.body))),
+  },
+  {
+    // `/order` is a static segment, so it always wins over `/:message_id`.
+    operationId: 'reorderLiveInbox', method: 'PUT', path: `${liveInboxBase}/order`, tags: ['live-inbox'], requiresRuntime: true, forwardable: true,
+    summary: 'Reorder the queue: every current id exactly once', params: sessionParams, body: liveInboxOrderBody, status: 204, response: noContent,
+    handle: (s, c) => routed(s, c, { type: 'reorder', body: c.body }, async (ctx) => {
+      await runtimeOf(s).liveInboxReorder(ctx, c.params.session_id, c.body);
+      return empty;
+    }),
+  },
+  {
+    operationId: 'replaceLiveInboxMessage', method: 'PUT', path: `${liveInboxBase}/:message_id`, tags: ['live-inbox'], requiresRuntime: true, forwardable: true,
+    summary: 'Replace a queued message, keeping its id and position', params: liveInboxMessageParams, body: liveInboxContentBody, status: 204, response: noContent,
+    handle: (s, c) => routed(s, c, { type: 'replace', message_id: c.params.message_id, body: c.body }, async (ctx) => {
+      await runtimeOf(s).liveInboxReplace(ctx, c.params.session_id, c.params.message_id, c.body);
+      return empty;
+    }),
+  },
+  {
+    operationId: 'withdrawLiveInboxMessage', method: 'DELETE', path: `${liveInboxBase}/:message_id`, tags: ['live-inbox'], requiresRuntime: true, forwardable: true,
+    summary: 'Withdraw a queued message', params: liveInboxMessageParams, status: 204, response: noContent,
+    handle: (s, c) => routed(s, c, { type: 'withdraw', message_id: c.params.message_id }, async (ctx) => {
+      await runtimeOf(s).liveInboxWithdraw(ctx, c.params.session_id, c.params.message_id);
+      return empty;
+    }),
+  },
+];
+
+/** The routes served for `services`: all of them, minus the runtime routes when `services.runtime` is absent. */
+export function httpRoutesFor(services: HttpServices): HttpRoute[] {
+  return HTTP_ROUTES.filter((r) => !r.requiresRuntime || services.runtime !== undefined);
+}
