@@ -1,10 +1,11 @@
 /**
- * The root plugin: request ids, authentication, the error envelope, the zod validator, and every
- * route plugin. Register it once on a Fastify instance (or use `createServer`).
+ * The routes plugin: every route of the contract's table with request ids, authentication, the
+ * error envelope, the zod validator and the UTF-8 JSON parser — all inside its own encapsulated
+ * scope. It is not wrapped in `fastify-plugin`, so `prefix` works and the host's other routes,
+ * parsers, 404 and error handlers stay exactly as they were. `createServer` is the one-call preset.
  */
 import { InboxKitError, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import fp from 'fastify-plugin';
 import { validatorCompiler, serializerCompiler } from 'fastify-type-provider-zod';
 import { readCredentials, requestIdFor, routeNotFound } from '@inbox-kit/core/http';
 import { errorHandler } from './errors.js';
@@ -39,12 +40,20 @@ export interface InboxKitPluginOptions {
   forwarding?: { secret: string };
 }
 
-/** 404 `not_found` for a route that does not exist. */
-async function notFound(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+/** 404 `not_found` in the envelope for a route that does not exist (`request.requestId` must be set). */
+export async function notFound(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   await reply.code(404).send(routeNotFound(request.method, request.url, request.requestId));
 }
 
-const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
+/**
+ * The inbox-kit routes plugin. Options: {@link InboxKitPluginOptions}. Register it on any Fastify 5
+ * instance, optionally under a `prefix` (`app.register(inboxKit, { prefix: '/inbox', services })`).
+ * Everything it sets (hooks, parsers, compilers, error handler) applies to its own routes only;
+ * under a prefix it also answers unknown paths below the prefix with 404 `not_found` in the
+ * envelope, while the host keeps its own 404 everywhere else.
+ * @throws TypeError when `forwarding.secret` is empty.
+ */
+export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
   const { services } = opts;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -65,14 +74,12 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
     }
     parseJson(request, text, done);
   });
-  app.decorateRequest('requestId', '');
-  app.decorateRequest('principal', null);
-  app.decorateRequest('forwarded', false);
+  decorateRequests(app);
   const forwardSecret = opts.forwarding?.secret;
   if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
 
   app.addHook('onRequest', async (request, reply) => {
-    request.requestId = requestIdFor(request.headers['x-request-id']);
+    if (request.requestId === '') request.requestId = requestIdFor(request.headers['x-request-id']);
     void reply.header('x-request-id', request.requestId);
     if (request.routeOptions.config?.public) return;
     if (request.is404) {
@@ -93,16 +100,18 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
   });
 
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFound);
+  // Under a prefix, unknown paths below it are ours to answer; without one, 404s stay the host's.
+  if (app.prefix !== '') app.setNotFoundHandler(notFound);
 
   registerStreamShutdown(app);
   registerRoutes(app, services, opts.streamTiming);
 };
 
-/**
- * The inbox-kit plugin (decorators, hooks, error handler and routes on the root scope).
- * Options: `{ services }`.
- */
-export const inboxKit = fp(inboxKitPlugin, { name: '@inbox-kit/http-fastify', fastify: '5.x' });
+/** The request decorations (`requestId`, `principal`, `forwarded`), unless the host or `createServer` already added them. */
+export function decorateRequests(app: FastifyInstance): void {
+  if (!app.hasRequestDecorator('requestId')) app.decorateRequest('requestId', '');
+  if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null);
+  if (!app.hasRequestDecorator('forwarded')) app.decorateRequest('forwarded', false);
+}
 
 export type { FastifyInstance };

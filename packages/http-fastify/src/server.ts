@@ -1,16 +1,17 @@
 /**
  * `createServer`: a Fastify instance with inbox-kit's recommended options (body limit, request
  * ids, no logging of request bodies, load shedding, optional rate limits, graceful close) and the
- * plugin registered. Embedders that own their Fastify instance register `inboxKit` themselves
- * instead.
+ * routes plugin registered at the root, plus the envelope for 404s and errors outside the routes.
+ * Embedders that own their Fastify instance register `inboxKit` themselves instead (it changes
+ * nothing of the host).
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { newRequestId, requestIdFor } from './context.js';
 import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
-import { envelope, toEnvelope } from './errors.js';
-import { inboxKit, type InboxKitServices } from './plugin.js';
+import { envelope, errorHandler, toEnvelope } from './errors.js';
+import { decorateRequests, inboxKit, notFound, type InboxKitServices } from './plugin.js';
 import { registerProtection, type RateLimitOptions, type UnderPressureOptions } from './protection.js';
 import type { StreamTiming } from './sse.js';
 
@@ -65,6 +66,16 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     // While closing, requests on open connections get 503 in the envelope (./protection.ts).
     return503OnClosing: false,
   });
+  // The preset owns the whole server: request ids, 404 and errors in the envelope at the root too.
+  decorateRequests(app);
+  app.addHook('onRequest', async (request, reply) => {
+    request.requestId = requestIdFor(request.headers['x-request-id']);
+    void reply.header('x-request-id', request.requestId);
+    // An unknown route is answered before its body is read when it has not all arrived (the socket then closes).
+    if (request.is404 && !request.raw.complete) return notFound(request, reply);
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFound);
   registerBodyDeadline(app, options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
   await registerProtection(app, { underPressure: options.underPressure, rateLimit: options.rateLimit });
   await app.register(inboxKit, { services: options.services, streamTiming: options.streamTiming, forwarding: options.forwarding });
