@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
 const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const alias = {
   '@inbox-kit/core/http': src('./packages/core/src/http/index.ts'),
+  '@inbox-kit/core/testing/memory': src('./packages/core/src/testing/memory.ts'),
   '@inbox-kit/core/testing': src('./packages/core/src/testing/index.ts'),
   '@inbox-kit/core': src('./packages/core/src/index.ts'),
   '@inbox-kit/storage-kysely': src('./packages/storage-kysely/src/index.ts'),

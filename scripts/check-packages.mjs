@@ -43,10 +43,14 @@ import { join } from 'node:path';
 
 const core = await import('@inbox-kit/core');
 const testing = await import('@inbox-kit/core/testing');
+const contract = await import('@inbox-kit/core/http');
+const memory = await import('@inbox-kit/core/testing/memory');
+assert.ok(Array.isArray(contract.HTTP_ROUTES) && contract.HTTP_ROUTES.length > 0, 'core/http.HTTP_ROUTES');
 const storage = await import('@inbox-kit/storage-kysely');
 const http = await import('@inbox-kit/http-fastify');
 const sdk = await import('@inbox-kit/sdk');
 for (const [name, fn] of [['core.PlatformService', core.PlatformService], ['testing.createMemoryStore', testing.createMemoryStore],
+  ['testing.runHttpConformance', testing.runHttpConformance], ['memory.createMemoryStore', memory.createMemoryStore], ['http.envelopeOf', contract.envelopeOf],
   ['storage.openStore', storage.openStore], ['http.createServer', http.createServer], ['http.inboxKit', http.inboxKit],
   ['sdk.createClient', sdk.createClient]]) assert.equal(typeof fn, 'function', name);
 

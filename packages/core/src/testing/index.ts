@@ -3,3 +3,4 @@
  */
 export { createMemoryStore, type MemoryStore } from './memory-store.js';
 export * from './conformance.js';
+export * from './http-conformance.js';

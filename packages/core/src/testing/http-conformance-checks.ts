@@ -1,0 +1,436 @@
+/**
+ * The checks of the HTTP conformance kit, as plain async functions (no test framework): each gets
+ * a fresh subject — an adapter serving the contract (`@inbox-kit/core/http`) over a real socket,
+ * on services over a freshly seeded store — drives it with `fetch` only (black box), and throws an
+ * `HttpConformanceError` naming what broke. `http-conformance.ts` registers them as a vitest suite.
+ *
+ * Success bodies are checked against the route table's own response schemas, errors against the
+ * one envelope and the code → status → `error.type` table, so the kit follows the contract.
+ */
+import type { ContentBlock } from '../live-inbox/content.js';
+import { LiveInboxHost } from '../live-inbox/registry.js';
+import type { Model, ModelStepResult } from '../live-inbox/runtime.js';
+import { createIdGenerator, systemClock } from '../ports/clock.js';
+import { createLocalEventBus } from '../ports/event-bus.js';
+import type { Store } from '../ports/store.js';
+import { PlatformService } from '../platform/service.js';
+import { ProjectInboxService } from '../project-inbox/service.js';
+import { SessionRuntimeService } from '../runtime/service.js';
+import { HTTP_ROUTES, type HttpRoute, type HttpServices } from '../http/routes.js';
+import { STATUS_BY_CODE, errorEnvelopeSchema, errorKind } from '../http/errors.js';
+import type { ErrorCode } from '../errors.js';
+import { createMemoryStore } from './memory-store.js';
+
+/** A check failed: `message` says which request and what differed. */
+export class HttpConformanceError extends Error {
+  override readonly name = 'HttpConformanceError';
+}
+
+/** What an adapter author's `start` returns: the base URL it listens on (no trailing slash) and how to stop it. */
+export interface HttpConformanceServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Options of the kit. */
+export interface HttpConformanceOptions {
+  /** Starts the adapter on `services`, listening on a real socket (e.g. 127.0.0.1, port 0). */
+  start(services: HttpServices): Promise<HttpConformanceServer>;
+  /** A fresh, migrated store per check (default: the in-memory reference store). */
+  openStore?: () => Promise<{ store: Store; close(): Promise<void> }>;
+}
+
+/** A model whose steps the check answers by hand (no timers). */
+export interface GatedModel extends Model {
+  /** Resolves with the next pending step; `reply(text)` ends it (the Run ends unless `more`). */
+  next(): Promise<{ reply(text: string, more?: boolean): void }>;
+}
+
+/** The seeded world a check runs against. */
+export interface HttpConformanceSubject {
+  url: string;
+  /** Secrets: `acc_owner`, `acc_deriver`, `acc_observer`, `acc_outsider` (ws_kit), `acc_stranger` (ws_other), `service` (ws_kit, acting as anyone there), `revoked`. */
+  keys: Record<string, string>;
+  /** `proj_kit`: owner acc_owner, deriver acc_deriver, observer acc_observer; session `sess_kit` in it. */
+  project_id: string;
+  session_id: string;
+  model: GatedModel;
+}
+
+function gatedModel(): GatedModel {
+  const pending: Array<{ reply(text: string, more?: boolean): void }> = [];
+  let taken = 0;
+  let wake: (() => void) | undefined;
+  return {
+    step(_transcript, signal) {
+      return new Promise<ModelStepResult>((resolve, reject) => {
+        if (signal.aborted) return reject(signal.reason);
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        pending.push({ reply: (text, more = false) => resolve({ content: [{ type: 'text', text }], continue: more }) });
+        wake?.();
+      });
+    },
+    async next() {
+      while (pending.length <= taken) await new Promise<void>((r) => (wake = r));
+      return pending[taken++]!;
+    },
+  };
+}
+
+/**
+ * Builds the services on a fresh store, seeds the world, starts the adapter, runs `check`, and
+ * stops everything whatever happened.
+ */
+export async function withHttpSubject(options: HttpConformanceOptions, check: (subject: HttpConformanceSubject) => Promise<void>): Promise<void> {
+  const opened = options.openStore ? await options.openStore() : { store: createMemoryStore() as Store, close: async () => {} };
+  const deps = { store: opened.store, bus: createLocalEventBus(), clock: systemClock, ids: createIdGenerator() };
+  const platform = new PlatformService(deps);
+  const model = gatedModel();
+  const runtime = new SessionRuntimeService({ ...deps, host: new LiveInboxHost(), model });
+  try {
+    await platform.createWorkspace({ id: 'ws_kit', name: 'Kit' });
+    await platform.createWorkspace({ id: 'ws_other', name: 'Other' });
+    const keys: Record<string, string> = {};
+    for (const id of ['acc_owner', 'acc_deriver', 'acc_observer', 'acc_outsider']) {
+      await platform.createAccount({ id, name: id, workspace_ids: ['ws_kit'] });
+      keys[id] = (await platform.issueApiKey({ workspace_id: 'ws_kit', account_id: id })).secret;
+    }
+    await platform.createAccount({ id: 'acc_stranger', name: 'stranger', workspace_ids: ['ws_other'] });
+    keys.acc_stranger = (await platform.issueApiKey({ workspace_id: 'ws_other', account_id: 'acc_stranger' })).secret;
+    keys.service = (await platform.issueApiKey({ workspace_id: 'ws_kit', account_id: 'acc_owner', kind: 'service' })).secret;
+    const revoked = await platform.issueApiKey({ workspace_id: 'ws_kit', account_id: 'acc_owner' });
+    await platform.revokeApiKey(revoked.key.id);
+    keys.revoked = revoked.secret;
+    const owner = { principal: await platform.authenticate(keys.acc_owner), request_id: 'req_seed' };
+    await platform.createProject(owner, { id: 'proj_kit', name: 'Kit project' });
+    await platform.addMember(owner, 'proj_kit', { account_id: 'acc_deriver', role: 'deriver' });
+    await platform.addMember(owner, 'proj_kit', { account_id: 'acc_observer', role: 'observer' });
+    await platform.createSession(owner, { id: 'sess_kit', project_id: 'proj_kit', title: 'Kit session' });
+    const server = await options.start({ platform, projectInbox: new ProjectInboxService(deps), runtime });
+    try {
+      await check({ url: server.url.replace(/\/+$/, ''), keys, project_id: 'proj_kit', session_id: 'sess_kit', model });
+    } finally {
+      await server.close();
+    }
+  } finally {
+    await runtime.close();
+    await opened.close();
+  }
+}
+
+// — the client and the assertions —
+
+interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: any;
+}
+
+interface Send {
+  key?: string;
+  body?: unknown;
+  /** Sent as is (string or bytes) with `content-type: application/json` unless headers say otherwise. */
+  raw?: string | Uint8Array;
+  headers?: Record<string, string>;
+}
+
+async function send(subject: HttpConformanceSubject, method: string, path: string, options: Send = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...(options.key ? { authorization: `Bearer ${options.key}` } : {}) };
+  let body: string | Uint8Array | undefined;
+  if (options.raw !== undefined) body = options.raw;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  Object.assign(headers, options.headers);
+  const res = await fetch(`${subject.url}${path}`, { method, headers, body: body as BodyInit | undefined });
+  const text = await res.text();
+  let parsed: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
+  return { status: res.status, headers: res.headers, text, body: parsed };
+}
+
+function fail(what: string, res: Reply | undefined, message: string): never {
+  throw new HttpConformanceError(`${what}: ${message}${res ? ` (status ${res.status}, body ${res.text.slice(0, 500)})` : ''}`);
+}
+
+const matches = (route: HttpRoute, method: string, path: string) =>
+  route.method === method && new RegExp(`^${route.path.replace(/:[a-z_]+/g, '[^/]+')}$`).test(path.split('?')[0]!);
+
+/** The route of the table that `method path` reaches (a static segment wins over a parameter). */
+function routeOf(method: string, path: string): HttpRoute {
+  const params = (r: HttpRoute) => r.path.split(':').length;
+  const route = HTTP_ROUTES.filter((r) => matches(r, method, path)).sort((a, b) => params(a) - params(b))[0];
+  if (route === undefined) throw new HttpConformanceError(`no route of the table matches ${method} ${path}`);
+  return route;
+}
+
+/** Calls a route and checks the documented status and that the body parses with the route's response schema. */
+async function expectSuccess(subject: HttpConformanceSubject, covered: Set<string>, method: string, path: string, options: Send = {}): Promise<Reply> {
+  const route = routeOf(method, path);
+  const res = await send(subject, method, path, options);
+  const what = `${method} ${path}`;
+  if (res.status !== route.status) fail(what, res, `expected ${route.status}`);
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(res.headers.get('x-request-id') ?? '')) fail(what, res, 'no x-request-id header');
+  if (route.status === 204) {
+    if (res.text !== '') fail(what, res, 'a 204 must have no body');
+  } else {
+    if (!(res.headers.get('content-type') ?? '').startsWith('application/json')) fail(what, res, 'expected a JSON body');
+    const parsed = route.response.safeParse(res.body);
+    if (!parsed.success) fail(what, res, `the body does not match the route's response schema: ${parsed.error.message}`);
+  }
+  covered.add(`${route.method} ${route.path}`);
+  return res;
+}
+
+/** Checks an error answer: the envelope, `code` (when given) and its status, `error.type`, and the request id header. */
+function expectError(what: string, res: Reply, status: number, code?: ErrorCode): void {
+  if (res.status !== status) fail(what, res, `expected ${status}${code ? ` ${code}` : ''}`);
+  const parsed = errorEnvelopeSchema.safeParse(res.body);
+  if (!parsed.success) fail(what, res, `not the error envelope: ${parsed.error.message}`);
+  const error = parsed.data.error;
+  if (code !== undefined && error.code !== code) fail(what, res, `expected code ${code}`);
+  if (STATUS_BY_CODE[error.code] !== status && !(status === 400 && error.code === 'validation_error')) fail(what, res, `code ${error.code} belongs to status ${STATUS_BY_CODE[error.code]}`);
+  if (error.type !== errorKind(status)) fail(what, res, `error.type must be ${errorKind(status)}`);
+  if (res.headers.get('x-request-id') !== error.request_id) fail(what, res, 'x-request-id differs from error.request_id');
+  if (/\bat .*\.[jt]s:\d+|SELECT |INSERT /.test(res.text)) fail(what, res, 'an error body shows a stack or SQL');
+}
+
+const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
+
+/** Reads SSE frames until `count` event frames arrived; returns them and the response headers. */
+async function readFrames(subject: HttpConformanceSubject, path: string, key: string, count: number, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; frames: Array<{ id: number; event: string; data: any }>; preamble: string }> {
+  const abort = new AbortController();
+  const res = await fetch(`${subject.url}${path}`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...headers }, signal: abort.signal });
+  if (res.status !== 200 || res.body === null) {
+    const body = await res.text();
+    abort.abort();
+    throw new HttpConformanceError(`GET ${path}: expected a 200 stream (status ${res.status}, body ${body.slice(0, 300)})`);
+  }
+  const frames: Array<{ id: number; event: string; data: any }> = [];
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  let preamble = '';
+  try {
+    while (frames.length < count) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let cut: number;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trimStart()]));
+        if (fields.id !== undefined) frames.push({ id: Number(fields.id), event: fields.event ?? '', data: JSON.parse(fields.data ?? 'null') });
+        else if (frames.length === 0) preamble += `${block}\n\n`;
+      }
+    }
+  } finally {
+    abort.abort();
+    await reader.cancel().catch(() => {});
+  }
+  return { status: res.status, headers: res.headers, frames, preamble };
+}
+
+/** One check: a name and its body. */
+export interface HttpConformanceCheck {
+  name: string;
+  run(subject: HttpConformanceSubject): Promise<void>;
+}
+
+const P = (s: HttpConformanceSubject) => `/projects/${s.project_id}`;
+const LI = (s: HttpConformanceSubject) => `/v1/awaken/sessions/${s.session_id}/live-inbox`;
+
+/** Every check of the kit, in order. */
+export const httpConformanceChecks: HttpConformanceCheck[] = [
+  {
+    name: 'every route answers its documented status with a body its response schema accepts',
+    async run(s) {
+      const covered = new Set<string>();
+      const { acc_owner: owner, acc_deriver: deriver } = s.keys as Record<string, string>;
+      await expectSuccess(s, covered, 'GET', '/health');
+      await expectSuccess(s, covered, 'GET', '/me', { key: owner });
+      const created = await expectSuccess(s, covered, 'POST', '/projects', { key: owner, body: { name: 'Second' } });
+      const second = created.body.project.id as string;
+      await expectSuccess(s, covered, 'GET', '/projects', { key: owner });
+      await expectSuccess(s, covered, 'GET', `/projects/${second}`, { key: owner });
+      await expectSuccess(s, covered, 'POST', `/projects/${second}/members`, { key: owner, body: { account_id: 'acc_outsider', role: 'observer' } });
+      await expectSuccess(s, covered, 'GET', `/projects/${second}/members`, { key: owner });
+      await expectSuccess(s, covered, 'DELETE', `/projects/${second}/members/acc_outsider`, { key: owner });
+      const item = await expectSuccess(s, covered, 'POST', `${P(s)}/inbox`, { key: deriver, body: { type: 'derived_output.review', title: 'Check', payload: { n: 1 } } });
+      const item_id = item.body.item.id as string;
+      await expectSuccess(s, covered, 'GET', `${P(s)}/inbox`, { key: owner });
+      await expectSuccess(s, covered, 'GET', `${P(s)}/inbox/${item_id}`, { key: owner });
+      await expectSuccess(s, covered, 'PATCH', `${P(s)}/inbox/${item_id}`, { key: owner, body: { decision: 'accept', note: 'ok' } });
+      await expectSuccess(s, covered, 'GET', `${P(s)}/events`, { key: owner });
+      await expectSuccess(s, covered, 'GET', `${P(s)}/operation-logs`, { key: owner });
+      const session = await expectSuccess(s, covered, 'POST', '/sessions', { key: owner, body: { project_id: s.project_id, title: 'Turns' } });
+      const session_id = session.body.session.id as string;
+      await expectSuccess(s, covered, 'GET', '/sessions', { key: owner });
+      await expectSuccess(s, covered, 'GET', `/sessions/${session_id}`, { key: owner });
+      const turn = await expectSuccess(s, covered, 'POST', `/sessions/${session_id}/floors`, { key: owner, body: { content: { text: 'hello' } } });
+      const floor_id = turn.body.floor.id as string;
+      await expectSuccess(s, covered, 'GET', `/sessions/${session_id}/floors`, { key: owner });
+      await expectSuccess(s, covered, 'POST', `/sessions/${session_id}/floors/${floor_id}/pages`, { key: owner, body: { content: { text: 'again' } } });
+      await expectSuccess(s, covered, 'GET', `/sessions/${session_id}/floors/${floor_id}/pages`, { key: owner });
+      await expectSuccess(s, covered, 'POST', `/projects/${second}/archive`, { key: owner });
+      // The Session Runtime: input starts a Run; the Live Inbox is edited while the model thinks.
+      await expectSuccess(s, covered, 'GET', LI(s), { key: owner });
+      await expectSuccess(s, covered, 'POST', `/v1/sessions/${s.session_id}/events`, { key: owner, body: { events: [{ type: 'user.message', content: text('start') }] } });
+      const step = await s.model.next();
+      const queued = await expectSuccess(s, covered, 'POST', LI(s), { key: owner, body: { content: text('first') } });
+      const second_id = (await expectSuccess(s, covered, 'POST', LI(s), { key: owner, body: { content: text('second') } })).body.id as number;
+      await expectSuccess(s, covered, 'PUT', `${LI(s)}/${queued.body.id}`, { key: owner, body: { content: text('first, edited') } });
+      await expectSuccess(s, covered, 'PUT', `${LI(s)}/order`, { key: owner, body: { order: [second_id, queued.body.id] } });
+      await expectSuccess(s, covered, 'DELETE', `${LI(s)}/${second_id}`, { key: owner });
+      const window = await expectSuccess(s, covered, 'GET', LI(s), { key: owner });
+      if (window.body.active !== true || window.body.messages.length !== 1 || window.body.messages[0].content[0].text !== 'first, edited') {
+        fail(`GET ${LI(s)}`, window, 'the editable window does not show the edits made during the Run');
+      }
+      step.reply('thinking', true);
+      (await s.model.next()).reply('done');
+      await expectSuccess(s, covered, 'GET', `/v1/sessions/${s.session_id}/events`, { key: owner });
+      const missing = HTTP_ROUTES.filter((r) => !r.stream && !covered.has(`${r.method} ${r.path}`)).map((r) => `${r.method} ${r.path}`);
+      if (missing.length > 0) throw new HttpConformanceError(`routes not served as documented: ${missing.join(', ')}`);
+    },
+  },
+  {
+    name: 'authentication: Bearer or x-api-key; missing, unknown and revoked keys get 401; a service key acts as another account',
+    async run(s) {
+      const k = s.keys as Record<string, string>;
+      const bearer = await send(s, 'GET', '/me', { key: k.acc_owner });
+      const header = await send(s, 'GET', '/me', { headers: { 'x-api-key': k.acc_owner! } });
+      if (bearer.status !== 200 || header.status !== 200 || header.body.account.id !== 'acc_owner') fail('GET /me', header, 'Bearer and x-api-key must both authenticate');
+      expectError('no key', await send(s, 'GET', '/me'), 401, 'authentication_required');
+      expectError('unknown key', await send(s, 'GET', '/me', { key: 'ik_not_a_key' }), 401, 'invalid_credentials');
+      expectError('revoked key', await send(s, 'GET', '/me', { key: k.revoked }), 401, 'invalid_credentials');
+      expectError('no key on a write', await send(s, 'POST', `${P(s)}/inbox`, { body: { type: 't' } }), 401, 'authentication_required');
+      const acting = await send(s, 'GET', '/me', { key: k.service, headers: { 'x-account-id': 'acc_deriver' } });
+      if (acting.status !== 200 || acting.body.account.id !== 'acc_deriver') fail('service key acting as acc_deriver', acting, 'expected acc_deriver');
+      expectError('standard key acting as another account', await send(s, 'GET', '/me', { key: k.acc_owner, headers: { 'x-account-id': 'acc_deriver' } }), 403);
+    },
+  },
+  {
+    name: 'roles: owners decide, derivers file, observers see the project but not the inbox, outsiders and other tenants see nothing',
+    async run(s) {
+      const k = s.keys as Record<string, string>;
+      const item = await send(s, 'POST', `${P(s)}/inbox`, { key: k.acc_deriver, body: { type: 'review' } });
+      if (item.status !== 201) fail('deriver files an item', item, 'expected 201');
+      const path = `${P(s)}/inbox/${item.body.item.id}`;
+      expectError('observer files an item', await send(s, 'POST', `${P(s)}/inbox`, { key: k.acc_observer, body: { type: 'review' } }), 403);
+      expectError('deriver decides', await send(s, 'PATCH', path, { key: k.acc_deriver, body: { decision: 'accept' } }), 403);
+      expectError('observer decides', await send(s, 'PATCH', path, { key: k.acc_observer, body: { decision: 'accept' } }), 403);
+      expectError('observer lists the inbox', await send(s, 'GET', `${P(s)}/inbox`, { key: k.acc_observer }), 403, 'project_inbox_read_denied');
+      const project = await send(s, 'GET', P(s), { key: k.acc_observer });
+      if (project.status !== 200 || project.body.role !== 'observer') fail('observer reads the project', project, 'expected 200 with role observer');
+      for (const who of ['acc_outsider', 'acc_stranger']) {
+        expectError(`${who} reads the project`, await send(s, 'GET', P(s), { key: k[who] }), 404);
+        expectError(`${who} reads the item`, await send(s, 'GET', path, { key: k[who] }), 404);
+        expectError(`${who} reads the Live Inbox`, await send(s, 'GET', LI(s), { key: k[who] }), 404);
+      }
+      expectError('member removal by a non-owner', await send(s, 'DELETE', `${P(s)}/members/acc_observer`, { key: k.acc_deriver }), 403);
+      const decided = await send(s, 'PATCH', path, { key: k.acc_owner, body: { decision: 'reject' } });
+      if (decided.status !== 200) fail('owner decides', decided, 'expected 200');
+      expectError('deciding twice', await send(s, 'PATCH', path, { key: k.acc_owner, body: { decision: 'accept' } }), 409, 'project_inbox_invalid_transition');
+    },
+  },
+  {
+    name: 'hostile input is refused with 400 in the envelope and nothing is written',
+    async run(s) {
+      const owner = s.keys.acc_owner!;
+      const inbox = `${P(s)}/inbox`;
+      expectError('malformed JSON', await send(s, 'POST', inbox, { key: owner, raw: '{"type":' }), 400);
+      expectError('invalid UTF-8', await send(s, 'POST', inbox, { key: owner, raw: new Uint8Array([0x7b, 0x22, 0x74, 0x79, 0x70, 0x65, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) }), 400);
+      expectError('prototype poisoning', await send(s, 'POST', inbox, { key: owner, raw: '{"type":"x","__proto__":{"admin":true}}' }), 400);
+      expectError('unknown field', await send(s, 'POST', inbox, { key: owner, body: { type: 'x', sneaky: 1 } }), 400, 'validation_error');
+      expectError('wrong type', await send(s, 'POST', inbox, { key: owner, body: { type: 42 } }), 400, 'validation_error');
+      expectError('an id chosen by the caller', await send(s, 'POST', '/projects', { key: owner, body: { id: 'proj_mine', name: 'x' } }), 400, 'validation_error');
+      expectError('bad query', await send(s, 'GET', `${inbox}?limit=0`, { key: owner }), 400, 'validation_error');
+      expectError('bad cursor', await send(s, 'GET', `${inbox}?cursor=not-a-cursor`, { key: owner }), 400);
+      expectError('non-integer message id', await send(s, 'DELETE', `${LI(s)}/abc`, { key: owner }), 400, 'validation_error');
+      expectError('unknown route', await send(s, 'GET', '/no/such/route', { key: owner }), 404, 'not_found');
+      const after = await send(s, 'GET', inbox, { key: owner });
+      if (after.status !== 200 || after.body.items.length !== 0) fail('inbox after hostile input', after, 'nothing may have been written');
+    },
+  },
+  {
+    name: "request ids: a safe caller id is echoed, anything else is replaced; errors carry the same id",
+    async run(s) {
+      const mine = await send(s, 'GET', '/me', { key: s.keys.acc_owner, headers: { 'x-request-id': 'trace-42.a:b' } });
+      if (mine.headers.get('x-request-id') !== 'trace-42.a:b') fail('a safe x-request-id', mine, 'must be echoed');
+      const unsafe = await send(s, 'GET', '/me', { key: s.keys.acc_owner, headers: { 'x-request-id': 'x'.repeat(200) } });
+      if (!/^req_/.test(unsafe.headers.get('x-request-id') ?? '')) fail('an unsafe x-request-id', unsafe, 'must be replaced by req_…');
+      const error = await send(s, 'GET', '/projects/proj_none', { key: s.keys.acc_owner, headers: { 'x-request-id': 'trace-43' } });
+      expectError('error with a caller id', error, 404, 'project_not_found');
+      if (error.body.error.request_id !== 'trace-43') fail('error with a caller id', error, 'error.request_id must be the caller id');
+    },
+  },
+  {
+    name: 'idempotency: a repeat with the same key answers the first item with Idempotent-Replayed; another body gets 409',
+    async run(s) {
+      const key = s.keys.acc_deriver!;
+      const body = { type: 'review', title: 'Once' };
+      const headers = { 'idempotency-key': 'kit-key-1' };
+      const first = await send(s, 'POST', `${P(s)}/inbox`, { key, body, headers });
+      const again = await send(s, 'POST', `${P(s)}/inbox`, { key, body, headers });
+      if (first.status !== 201 || again.status !== 201 || again.body.item.id !== first.body.item.id) fail('replay', again, 'expected 201 with the first item');
+      if (again.headers.get('idempotent-replayed') !== 'true' || first.headers.get('idempotent-replayed') !== null) fail('replay', again, 'only the replay carries Idempotent-Replayed: true');
+      expectError('same key, other body', await send(s, 'POST', `${P(s)}/inbox`, { key, body: { type: 'other' }, headers }), 409, 'idempotency_key_reused');
+      const list = await send(s, 'GET', `${P(s)}/inbox`, { key: s.keys.acc_owner });
+      if (list.body.items.length !== 1) fail('inbox after replays', list, 'exactly one item');
+    },
+  },
+  {
+    name: 'SSE: retry hint, frames with id/event/data, resume after ?after= or Last-Event-ID, only what the caller may see',
+    async run(s) {
+      const k = s.keys as Record<string, string>;
+      const before = await send(s, 'GET', `${P(s)}/events?limit=500`, { key: k.acc_owner });
+      if (before.status !== 200) fail('list events', before, 'expected 200');
+      const base = String(before.body.next_after);
+      for (const title of ['a', 'b', 'c']) {
+        const res = await send(s, 'POST', `${P(s)}/inbox`, { key: k.acc_deriver, body: { type: 'review', title } });
+        if (res.status !== 201) fail('seeding events', res, 'expected 201');
+      }
+      const path = `${P(s)}/events/stream`;
+      const all = await readFrames(s, `${path}?after=${base}`, k.acc_owner!, 3);
+      if (!(all.headers.get('content-type') ?? '').startsWith('text/event-stream')) fail(`GET ${path}`, undefined, 'content-type must be text/event-stream');
+      if (!/^retry: \d+/m.test(all.preamble)) fail(`GET ${path}`, undefined, 'the stream must open with a retry: hint');
+      const ids = all.frames.map((f) => f.id);
+      if (ids.length !== 3 || !ids.every((id, i) => i === 0 || id > ids[i - 1]!)) fail(`GET ${path}`, undefined, `expected 3 ascending frames, got ${ids.join(',')}`);
+      const route = routeOf('GET', path);
+      for (const frame of all.frames) {
+        if (!route.response.safeParse(frame.data).success || frame.event !== frame.data.type || frame.id !== frame.data.sequence) fail(`GET ${path}`, undefined, `frame ${frame.id} does not match the ProjectEvent schema`);
+      }
+      const resumed = await readFrames(s, path, k.acc_owner!, 1, { 'last-event-id': String(ids[0]) });
+      if (resumed.frames[0]?.id !== ids[1]) fail('resume with Last-Event-ID', undefined, `expected ${ids[1]} first, got ${resumed.frames[0]?.id}`);
+      const query = await readFrames(s, `${path}?after=${ids[1]}`, k.acc_owner!, 1, { 'last-event-id': String(ids[0]) });
+      if (query.frames[0]?.id !== ids[2]) fail('?after= wins over Last-Event-ID', undefined, `expected ${ids[2]}, got ${query.frames[0]?.id}`);
+      const outsider = await send(s, 'GET', path, { key: k.acc_outsider });
+      expectError('an outsider streams', outsider, 404);
+      // Visibility: an observer may not read the inbox, so its stream skips the inbox events.
+      const added = await send(s, 'POST', `${P(s)}/members`, { key: k.acc_owner, body: { account_id: 'acc_outsider', role: 'observer' } });
+      if (added.status !== 201) fail('add a member', added, 'expected 201');
+      const observed = await readFrames(s, `${path}?after=${base}`, k.acc_observer!, 1);
+      const first = observed.frames[0];
+      if (first === undefined || first.id <= ids[2]! || first.event.startsWith('project_inbox.')) fail('an observer streams', undefined, `inbox events must be skipped, got ${JSON.stringify(first)}`);
+      const sessionPath = `/v1/sessions/${s.session_id}/events/stream`;
+      await send(s, 'POST', `/v1/sessions/${s.session_id}/events`, { key: k.acc_owner, body: { events: [{ type: 'user.message', content: text('hi') }] } });
+      (await s.model.next()).reply('hello');
+      const session = await readFrames(s, sessionPath, k.acc_owner!, 1);
+      if (!routeOf('GET', sessionPath).response.safeParse(session.frames[0]?.data).success) fail(`GET ${sessionPath}`, undefined, 'frame does not match the SessionEvent schema');
+    },
+  },
+  {
+    name: 'the Live Inbox refuses edits without an active native attempt (410) and from non-owners (403)',
+    async run(s) {
+      const k = s.keys as Record<string, string>;
+      expectError('queue without a Run', await send(s, 'POST', LI(s), { key: k.acc_owner, body: { content: text('x') } }), 410, 'live_inbox_inactive');
+      await send(s, 'POST', `/v1/sessions/${s.session_id}/events`, { key: k.acc_owner, body: { events: [{ type: 'user.message', content: text('go') }] } });
+      const step = await s.model.next();
+      expectError('observer queues', await send(s, 'POST', LI(s), { key: k.acc_observer, body: { content: text('x') } }), 403);
+      expectError('unknown message', await send(s, 'DELETE', `${LI(s)}/999`, { key: k.acc_owner }), 404, 'live_inbox_message_not_found');
+      expectError('stale order', await send(s, 'PUT', `${LI(s)}/order`, { key: k.acc_owner, body: { order: [999] } }), 409, 'live_inbox_order_conflict');
+      expectError('empty content', await send(s, 'POST', LI(s), { key: k.acc_owner, body: { content: [] } }), 400, 'validation_error');
+      step.reply('done');
+    },
+  },
+];

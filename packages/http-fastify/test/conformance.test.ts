@@ -1,0 +1,48 @@
+/**
+ * The HTTP conformance kit of `@inbox-kit/core/testing` against this adapter (`createServer`),
+ * over real sockets: on the in-memory store, and on a SQLite file (and PostgreSQL when configured).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { HttpServices } from '@inbox-kit/core/http';
+import { runHttpConformance } from '@inbox-kit/core/testing';
+import { openStore } from '@inbox-kit/storage-kysely';
+import { createServer } from '../src/index.js';
+import { createPgDatabase, engines } from './harness.js';
+
+async function start(services: HttpServices) {
+  const app = await createServer({ services, underPressure: false, streamTiming: { heartbeatMs: 60_000 } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no address');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: async () => {
+      const closing = app.close();
+      app.server.closeAllConnections();
+      await closing;
+    },
+  };
+}
+
+runHttpConformance('http-fastify on the in-memory store', { start });
+
+for (const engine of engines) {
+  runHttpConformance(`http-fastify on ${engine}`, {
+    start,
+    async openStore() {
+      const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-kit-'));
+      const pgDb = engine === 'postgres' ? await createPgDatabase() : undefined;
+      const opened = await openStore(pgDb ? { databaseUrl: pgDb.url } : { sqliteFile: join(dir, 'kit.sqlite') });
+      return {
+        store: opened.store,
+        close: async () => {
+          await opened.close();
+          await pgDb?.drop();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  });
+}
