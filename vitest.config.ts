@@ -11,6 +11,7 @@ const alias = {
   '@inbox-kit/core': src('./packages/core/src/index.ts'),
   '@inbox-kit/storage-kysely': src('./packages/storage-kysely/src/index.ts'),
   '@inbox-kit/http-fastify': src('./packages/http-fastify/src/index.ts'),
+  '@inbox-kit/http-hono': src('./packages/http-hono/src/index.ts'),
   '@inbox-kit/sdk': src('./packages/sdk/src/index.ts'),
 };
 
@@ -25,6 +26,7 @@ export default defineConfig({
       project('core', './packages/core'),
       project('storage-kysely', './packages/storage-kysely', { testTimeout: 30_000, hookTimeout: 60_000 }),
       project('http-fastify', './packages/http-fastify', { testTimeout: 30_000 }),
+      project('http-hono', './packages/http-hono', { testTimeout: 30_000 }),
       project('sdk', './packages/sdk', { testTimeout: 30_000 }),
       project('demo', './apps/demo', { testTimeout: 60_000, hookTimeout: 120_000 }),
     ],

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Packaging checks of every published package (core, storage-kysely, http-fastify, sdk), run on
+// Packaging checks of every published package (core, storage-kysely, http-fastify, http-hono, sdk), run on
 // the built packages (`npm run build` first; `npm test` builds):
 //
 // 1. publint --strict (package.json fields, exports, files) and @arethetypeswrong/cli on the packed
@@ -7,7 +7,7 @@
 //    `import()`), so the types resolve for Node 16+ ESM and bundlers;
 // 2. `pnpm pack` of each package into a temp folder (workspace:^ ranges become real versions), and
 //    a look at each tarball: dist, README.md and the root LICENSE, no sources or tests;
-// 3. the four tarballs installed together with npm into a scratch folder outside the repo (so
+// 3. the tarballs installed together with npm into a scratch folder outside the repo (so
 //    nothing resolves from the workspace), then a smoke run there: every entry point imports, and a
 //    real server from the tarballs (SQLite store, Fastify plugin) answers the SDK from the tarball
 //    over loopback, serves /openapi.json and the offline /docs assets.
@@ -28,7 +28,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'sdk'];
+const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk'];
 const keep = process.argv.includes('--keep');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
@@ -48,10 +48,11 @@ const memory = await import('@inbox-kit/core/testing/memory');
 assert.ok(Array.isArray(contract.HTTP_ROUTES) && contract.HTTP_ROUTES.length > 0, 'core/http.HTTP_ROUTES');
 const storage = await import('@inbox-kit/storage-kysely');
 const http = await import('@inbox-kit/http-fastify');
+const hono = await import('@inbox-kit/http-hono');
 const sdk = await import('@inbox-kit/sdk');
 for (const [name, fn] of [['core.PlatformService', core.PlatformService], ['testing.createMemoryStore', testing.createMemoryStore],
   ['testing.runHttpConformance', testing.runHttpConformance], ['memory.createMemoryStore', memory.createMemoryStore], ['http.envelopeOf', contract.envelopeOf],
-  ['storage.openStore', storage.openStore], ['http.createServer', http.createServer], ['http.inboxKit', http.inboxKit],
+  ['storage.openStore', storage.openStore], ['http.createServer', http.createServer], ['http.inboxKit', http.inboxKit], ['hono.serveInboxKit', hono.serveInboxKit],
   ['sdk.createClient', sdk.createClient]]) assert.equal(typeof fn, 'function', name);
 
 const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-smoke-'));
@@ -78,7 +79,14 @@ try {
   const ui = await fetch(base + '/docs/static/swagger-ui-bundle.js');
   assert.equal(ui.status, 200);
   assert.ok((await ui.text()).length > 100000);
-  console.log('smoke: ok (' + Object.keys(doc.paths).length + ' documented paths)');
+  const honoServer = await hono.serveInboxKit({ services: { platform, projectInbox: new core.ProjectInboxService(deps) } });
+  try {
+    const viaHono = await sdk.createClient({ baseUrl: honoServer.url, apiKey: secret }).projects.get(project.id);
+    assert.equal(viaHono.project.id, project.id);
+  } finally {
+    await honoServer.close();
+  }
+  console.log('smoke: ok (' + Object.keys(doc.paths).length + ' documented paths; http-hono answers the SDK)');
 } finally {
   await app.close();
   await opened.close();

@@ -115,3 +115,42 @@ describe('the route table', () => {
     expect(HTTP_ROUTES.filter((r) => r.public).map((r) => r.path)).toEqual(['/health']);
   });
 });
+
+describe('reading request parts', () => {
+  it('prefixes validation details with the part', async () => {
+    const { parseRequestPart } = await import('./parse.js');
+    let caught: unknown;
+    try {
+      parseRequestPart('body', z.strictObject({ title: z.string() }), { title: 1 });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ code: 'validation_error', message: 'Invalid body', details: [{ path: 'body.title', code: 'invalid_type' }] });
+  });
+
+  it('keeps repeated query keys as arrays', async () => {
+    const { queryObject } = await import('./parse.js');
+    expect(queryObject(new URLSearchParams('a=1&b=2&a=3'))).toEqual({ a: ['1', '3'], b: '2' });
+  });
+
+  it('accepts JSON only, as valid UTF-8, without prototype keys', async () => {
+    const { parseJsonBody } = await import('./parse.js');
+    const bytes = (s: string) => new TextEncoder().encode(s);
+    expect(parseJsonBody(bytes('{"a":[1]}'), 'application/json; charset=utf-8')).toEqual({ a: [1] });
+    expect(parseJsonBody(new Uint8Array(0), undefined)).toBeUndefined();
+    const codeOf = (f: () => unknown) => {
+      try {
+        f();
+      } catch (error) {
+        return (error as InboxKitError).code;
+      }
+      return 'none';
+    };
+    expect(codeOf(() => parseJsonBody(bytes('{}'), 'text/plain'))).toBe('unsupported_media_type');
+    expect(codeOf(() => parseJsonBody(new Uint8Array([0x22, 0xff, 0x22]), 'application/json'))).toBe('validation_error');
+    expect(codeOf(() => parseJsonBody(bytes('{"a":'), 'application/json'))).toBe('validation_error');
+    expect(codeOf(() => parseJsonBody(bytes('{"__proto__":{"x":1}}'), 'application/json'))).toBe('validation_error');
+    expect(codeOf(() => parseJsonBody(bytes('{"constructor":{"prototype":{}}}'), 'application/json'))).toBe('validation_error');
+    expect(parseJsonBody(bytes('{"constructor":"fine"}'), 'application/json')).toEqual({ constructor: 'fine' });
+  });
+});

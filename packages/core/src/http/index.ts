@@ -9,3 +9,4 @@ export * from './request.js';
 export * from './sse.js';
 export * from './forwarding.js';
 export * from './routes.js';
+export * from './parse.js';

@@ -1,0 +1,68 @@
+/**
+ * Reading request parts the way every adapter must (platform.md "Errors", "Connections and request
+ * bodies"): each part is checked with its route schema (400 `validation_error`, one detail per
+ * problem, `path` prefixed with the part: `body.title`, `querystring.limit`), and a JSON body must
+ * be `application/json`, valid UTF-8, valid JSON and free of prototype-poisoning keys.
+ */
+import type { z } from 'zod';
+import { InboxKitError } from '../errors.js';
+
+/** The request parts a route may declare a schema for. */
+export type RequestPart = 'params' | 'querystring' | 'headers' | 'body';
+
+/**
+ * Parses one part with its schema.
+ * @returns the parsed (defaulted, coerced) value.
+ * @throws InboxKitError `validation_error` (400) `Invalid <part>` with one detail per issue.
+ */
+export function parseRequestPart<S extends z.ZodType>(part: RequestPart, schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new InboxKitError('validation_error', `Invalid ${part}`, result.error.issues.map((issue) => ({
+    path: [part, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+    code: issue.code,
+  })));
+}
+
+/** A query string as an object: a key given once is a string, a repeated key an array of strings. */
+export function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of params) {
+    const seen = out[key];
+    out[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return out;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Decodes a JSON request body. An empty body is `undefined` (the route's body schema then decides).
+ * @param contentType the `Content-Type` header (must be `application/json`, parameters allowed).
+ * @throws InboxKitError `unsupported_media_type` (415) for another type; `validation_error` (400)
+ *   for invalid UTF-8, invalid JSON, or a `__proto__` / `constructor.prototype` key.
+ */
+export function parseJsonBody(bytes: Uint8Array, contentType: string | undefined): unknown {
+  if (bytes.byteLength === 0) return undefined;
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new InboxKitError('unsupported_media_type', 'Unsupported Content-Type; send application/json');
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new InboxKitError('validation_error', 'Request body is not valid UTF-8');
+  }
+  try {
+    return JSON.parse(text, function reviver(key, value: unknown) {
+      if (key === '__proto__') throw new SyntaxError('Object contains forbidden prototype property');
+      if (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype')) {
+        throw new SyntaxError('Object contains forbidden prototype property');
+      }
+      return value;
+    });
+  } catch (error) {
+    const message = error instanceof SyntaxError && /prototype/.test(error.message) ? error.message : 'Body is not valid JSON';
+    throw new InboxKitError('validation_error', message);
+  }
+}

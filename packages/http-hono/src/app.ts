@@ -1,0 +1,128 @@
+/**
+ * inbox-kit on Hono: one Hono route per entry of the contract's table (`@inbox-kit/core/http`).
+ * Each request gets its id, is authenticated unless public, has its parts parsed with the
+ * route's schemas, calls the route's service, and leaves as JSON (through the response schema),
+ * no body, the relayed owner's answer, or an SSE stream. Every error leaves in the one envelope.
+ */
+import { InboxKitError, type Principal } from '@inbox-kit/core';
+import {
+  envelopeOf, forwardedPrincipal, httpRoutesFor, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
+  type HttpOutcome, type HttpRoute, type HttpServices,
+} from '@inbox-kit/core/http';
+import { Hono, type Context } from 'hono';
+import { eventStream, type StreamOptions, type StreamRegistry } from './sse.js';
+
+/** Options of {@link inboxKitHono}. */
+export interface InboxKitHonoOptions {
+  services: HttpServices;
+  /** Maximum request body in bytes (default 1 MiB = 1,048,576); larger bodies get 413. */
+  bodyLimit?: number;
+  /** SSE heartbeat, retry hint, replay page size and per-caller stream cap. */
+  streamTiming?: StreamOptions;
+  /** Accept requests other processes forward here (attempt routing); see `@inbox-kit/core/http` `forwardedPrincipal`. */
+  forwarding?: { secret: string };
+}
+
+type Env = { Variables: { requestId: string } };
+
+/** Request headers as a plain object with lower-case names. */
+function headerRecord(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The Hono app plus the open event streams (end them with `closeStreams()` before closing the server). */
+export interface InboxKitHonoApp {
+  app: Hono<Env>;
+  /** Ends every open event stream (clients resume with `Last-Event-ID`). */
+  closeStreams(): void;
+}
+
+/**
+ * Builds a Hono app serving every route of the contract for `services`.
+ * @throws TypeError when `forwarding.secret` is empty.
+ */
+export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
+  const { services } = options;
+  const bodyLimit = options.bodyLimit ?? 1_048_576;
+  const secret = options.forwarding?.secret;
+  if (secret === '') throw new TypeError('inboxKitHono: forwarding.secret must not be empty');
+  const streams: StreamRegistry = { open: new Set(), perCaller: new Map() };
+  const app = new Hono<Env>();
+
+  app.use('*', async (c, next) => {
+    c.set('requestId', requestIdFor(c.req.header('x-request-id')));
+    await next();
+    c.header('x-request-id', c.get('requestId'));
+  });
+  app.onError((error, c) => {
+    const { status, body, unexpected } = envelopeOf(error, c.get('requestId'));
+    if (unexpected) console.error('inbox-kit: unexpected error', error);
+    return c.body(JSON.stringify(body), status as 500, { 'content-type': JSON_TYPE, 'x-request-id': c.get('requestId') });
+  });
+  app.notFound((c) => c.body(JSON.stringify(routeNotFound(c.req.method, new URL(c.req.url).pathname, c.get('requestId'))), 404, { 'content-type': JSON_TYPE }));
+
+  const authenticate = async (c: Context<Env>, route: HttpRoute): Promise<{ principal: Principal | null; forwarded: boolean }> => {
+    if (route.public) return { principal: null, forwarded: false };
+    const headers = headerRecord(c.req.raw.headers);
+    if (secret !== undefined && route.forwardable) {
+      const principal = forwardedPrincipal(headers, secret);
+      if (principal !== undefined) return { principal, forwarded: true };
+    }
+    const { apiKey, actingAccountId } = readCredentials(headers);
+    return { principal: await services.platform.authenticate(apiKey, actingAccountId), forwarded: false };
+  };
+
+  const readBody = async (c: Context<Env>): Promise<unknown> => {
+    const length = Number(c.req.header('content-length') ?? 0);
+    if (length > bodyLimit) throw new InboxKitError('payload_too_large', 'Request body is too large');
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    if (bytes.byteLength > bodyLimit) throw new InboxKitError('payload_too_large', 'Request body is too large');
+    return parseJsonBody(bytes, c.req.header('content-type'));
+  };
+
+  const answer = (c: Context<Env>, route: HttpRoute, outcome: HttpOutcome, principal: Principal | null): Response => {
+    const request_id = c.get('requestId');
+    switch (outcome.kind) {
+      case 'json':
+        return c.body(JSON.stringify(route.response.parse(outcome.body)), outcome.status as 200, { 'content-type': JSON_TYPE, ...outcome.headers });
+      case 'empty':
+        return c.body(null, outcome.status as 204);
+      case 'forwarded': {
+        const { status, content_type, body } = outcome.reply;
+        return new Response(body === '' ? null : body, { status, headers: { ...(content_type === null ? {} : { 'content-type': content_type }), 'x-request-id': request_id } });
+      }
+      case 'stream':
+        return eventStream(c.req.raw.signal, outcome.feed, outcome.after, principal, request_id, streams, options.streamTiming);
+    }
+  };
+
+  for (const route of httpRoutesFor(services)) {
+    app.on(route.method, route.path, async (c) => {
+      const { principal, forwarded } = await authenticate(c, route);
+      const params = route.params ? parseRequestPart('params', route.params, c.req.param()) : {};
+      const query = route.query ? parseRequestPart('querystring', route.query, queryObject(new URL(c.req.url).searchParams)) : {};
+      const headers = route.headers ? parseRequestPart('headers', route.headers, headerRecord(c.req.raw.headers)) : headerRecord(c.req.raw.headers);
+      const body = route.body ? parseRequestPart('body', route.body, await readBody(c)) : undefined;
+      const outcome = await route.handle(services, {
+        ctx: () => {
+          if (principal === null) throw new InboxKitError('authentication_required', 'An API key is required');
+          return { principal, request_id: c.get('requestId') };
+        },
+        params, query, body, headers, forwarded, lastEventId: c.req.header('last-event-id'),
+      });
+      return answer(c, route, outcome, principal);
+    });
+  }
+
+  return {
+    app,
+    closeStreams: () => {
+      for (const end of [...streams.open]) end();
+    },
+  };
+}

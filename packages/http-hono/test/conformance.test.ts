@@ -1,0 +1,29 @@
+/**
+ * The HTTP conformance kit of `@inbox-kit/core/testing` against the Hono adapter, over real
+ * sockets: on the in-memory store and on a SQLite file.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runHttpConformance } from '@inbox-kit/core/testing';
+import { openStore } from '@inbox-kit/storage-kysely';
+import { serveInboxKit } from '../src/index.js';
+
+const start = async (services: Parameters<typeof serveInboxKit>[0]['services']) => serveInboxKit({ services, streamTiming: { heartbeatMs: 60_000 } });
+
+runHttpConformance('http-hono on the in-memory store', { start });
+
+runHttpConformance('http-hono on sqlite', {
+  start,
+  async openStore() {
+    const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-hono-'));
+    const opened = await openStore({ sqliteFile: join(dir, 'kit.sqlite') });
+    return {
+      store: opened.store,
+      close: async () => {
+        await opened.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+});
