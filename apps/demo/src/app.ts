@@ -11,7 +11,7 @@ import {
   LiveInboxHost, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, systemClock,
   type AttemptRoutingOptions, type Clock, type EventBus, type Model, type ServiceDeps, type Store,
 } from '@inbox-kit/core';
-import { createHttpAttemptForwarder, createServer } from '@inbox-kit/http-fastify';
+import { createHttpAttemptForwarder, createServer, type InboxKitServices } from '@inbox-kit/http-fastify';
 import { createPostgresEventBus, openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
 import type { FastifyInstance } from 'fastify';
 import { nanoid } from 'nanoid';
@@ -22,6 +22,8 @@ import { demoWeb } from './web.js';
 
 export interface Demo {
   app: FastifyInstance;
+  /** What any HTTP adapter needs to serve the same API (HTTP_ADAPTER=hono serves it with these). */
+  http: { services: InboxKitServices; forwarding?: { secret: string } };
   store: Store;
   bus: EventBus;
   /** The Session Runtime (durable Session events, Runs, Live Inbox). */
@@ -83,8 +85,10 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
   });
   try {
     const { credentials, created } = await seed(opened.store, platform, config.dataDir);
+    const services: InboxKitServices = { platform, projectInbox, runtime };
+    const forwarding = routing && config.forwardSecret ? { secret: config.forwardSecret } : undefined;
     app = await createServer({
-      services: { platform, projectInbox, runtime },
+      services,
       bodyLimit: config.bodyLimit,
       bodyTimeoutMs: config.bodyTimeoutMs,
       streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller },
@@ -99,7 +103,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     const recovered = await runtime.recoverStaleRuns();
     const server = app;
     return {
-      app: server, store: opened.store, bus, runtime, credentials, seeded: created, recovered, dialect: opened.dialect,
+      app: server, http: { services, ...(forwarding ? { forwarding } : {}) }, store: opened.store, bus, runtime, credentials, seeded: created, recovered, dialect: opened.dialect,
       close: async () => {
         // Runs first (each ends `cancelled` in storage), then the HTTP server, the event bus, storage.
         await runtime.close();

@@ -46,6 +46,11 @@ export interface DemoConfig {
   recoverStaleRuns: boolean;
   /** PostgreSQL: run the store's hot queries as named prepared statements (DATABASE_PREPARED_STATEMENTS, default true). */
   preparedStatements: boolean;
+  /**
+   * The HTTP adapter (HTTP_ADAPTER): `fastify` (default: the API, the web page and /docs) or
+   * `hono` (`@inbox-kit/http-hono`: the same API on Hono, without the web page and /docs).
+   */
+  httpAdapter: 'fastify' | 'hono';
 }
 
 /** A configuration mistake: main.ts prints its message alone (no stack) and exits 1. */
@@ -95,7 +100,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     forwardSecret: env.INBOX_KIT_FORWARD_SECRET || undefined,
     recoverStaleRuns: booleanOf('INBOX_KIT_RECOVER_STALE_RUNS', env.INBOX_KIT_RECOVER_STALE_RUNS, true),
     preparedStatements: booleanOf('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS, true),
+    httpAdapter: httpAdapterOf(env.HTTP_ADAPTER),
   };
+}
+
+function httpAdapterOf(value: string | undefined): 'fastify' | 'hono' {
+  if (value === undefined || value === '' || value === 'fastify') return 'fastify';
+  if (value === 'hono') return 'hono';
+  throw new ConfigError(`HTTP_ADAPTER must be fastify or hono, got "${value}"`);
 }
 
 function booleanOf(name: string, value: string | undefined, fallback: boolean): boolean {

@@ -5,6 +5,7 @@
  * shuts down gracefully on SIGINT/SIGTERM.
  */
 import { join } from 'node:path';
+import { serveInboxKit, type InboxKitHonoServer } from '@inbox-kit/http-hono';
 import { buildDemo, type Demo } from './app.js';
 import { loadConfig, type DemoConfig } from './config.js';
 import { keyLines } from './startup-output.js';
@@ -27,21 +28,31 @@ try {
 } catch (error) {
   fail(error);
 }
+// HTTP_ADAPTER=hono: the same API on @inbox-kit/http-hono (the Fastify instance is built but never listens).
+let hono: InboxKitHonoServer | undefined;
 try {
-  await demo.app.listen({ port: config.port, host: config.host });
+  if (config.httpAdapter === 'hono') {
+    hono = await serveInboxKit({
+      ...demo.http, hostname: config.host, port: config.port, bodyLimit: config.bodyLimit,
+      streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller },
+    });
+  } else {
+    await demo.app.listen({ port: config.port, host: config.host });
+  }
 } catch (error) {
   await demo.close().catch(() => {});
   fail(error);
 }
 const address = demo.app.server.address();
-const port = typeof address === 'object' && address ? address.port : config.port;
+const port = hono ? hono.port : typeof address === 'object' && address ? address.port : config.port;
 const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 // Printed before the listening line, so whoever waits for that line has read it already.
 if (demo.recovered > 0) {
   console.log(`Ended ${demo.recovered} Run${demo.recovered === 1 ? '' : 's'} left running by a previous process (outcome failed)`);
 }
+if (hono) console.log('HTTP adapter: hono (the API only; the web page and /docs need HTTP_ADAPTER=fastify)');
 console.log(`inbox-kit demo listening on ${base} (${demo.dialect}${demo.seeded ? ', freshly seeded' : ''})`);
-console.log(`Web page: ${base}/  ·  API reference: ${base}/docs`);
+if (!hono) console.log(`Web page: ${base}/  ·  API reference: ${base}/docs`);
 for (const line of keyLines(demo.credentials, demo.seeded, join(config.dataDir, 'credentials.json'), config.logLevel)) console.log(line);
 
 let stopping = false;
@@ -49,7 +60,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    demo.close().then(() => process.exit(0), (error: unknown) => {
+    (hono ? hono.close() : Promise.resolve()).then(() => demo.close()).then(() => process.exit(0), (error: unknown) => {
       console.error(error);
       process.exit(1);
     });
