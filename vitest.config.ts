@@ -5,9 +5,13 @@ import { defineConfig } from 'vitest/config';
 
 const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const alias = {
+  '@inbox-kit/core/memory': src('./packages/core/src/memory.ts'),
   '@inbox-kit/core/testing': src('./packages/core/src/testing/index.ts'),
   '@inbox-kit/core': src('./packages/core/src/index.ts'),
+  '@inbox-kit/storage-kysely/sqlite': src('./packages/storage-kysely/src/entry-sqlite.ts'),
+  '@inbox-kit/storage-kysely/postgres': src('./packages/storage-kysely/src/entry-postgres.ts'),
   '@inbox-kit/storage-kysely': src('./packages/storage-kysely/src/index.ts'),
+  '@inbox-kit/http-fastify/server': src('./packages/http-fastify/src/entry-server.ts'),
   '@inbox-kit/http-fastify': src('./packages/http-fastify/src/index.ts'),
   '@inbox-kit/sdk': src('./packages/sdk/src/index.ts'),
 };

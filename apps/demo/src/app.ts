@@ -11,8 +11,10 @@ import {
   LiveInboxHost, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, systemClock,
   type AttemptRoutingOptions, type Clock, type EventBus, type Model, type ServiceDeps, type Store,
 } from '@inbox-kit/core';
-import { createHttpAttemptForwarder, createServer } from '@inbox-kit/http-fastify';
-import { createPostgresEventBus, openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
+import { createHttpAttemptForwarder } from '@inbox-kit/http-fastify';
+import { createServer } from '@inbox-kit/http-fastify/server';
+import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
+import { createPostgresEventBus } from '@inbox-kit/storage-kysely/postgres';
 import type { FastifyInstance } from 'fastify';
 import { nanoid } from 'nanoid';
 import type { DemoConfig } from './config.js';

@@ -8,7 +8,9 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { RawReader, StoreConformanceSubject } from '@inbox-kit/core/testing';
-import { createKyselyStore, migrateToLatest, openPostgres, openSqlite } from '../src/index.js';
+import { createKyselyStore, migrateToLatest } from '../src/index.js';
+import { openPostgres } from '../src/entry-postgres.js';
+import { openSqlite } from '../src/entry-sqlite.js';
 
 /** The PostgreSQL URL tests may use (a database the user can CREATE DATABASE from), if any. */
 export const PG_URL = process.env.INBOX_KIT_TEST_PG_URL;

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqlite, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB } from '../src/index.js';
+import { openSqlite, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB } from '../src/entry-sqlite.js';
 import { tempDir } from './helpers.js';
 
 describe('openSqlite', () => {
