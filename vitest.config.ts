@@ -29,6 +29,7 @@ export default defineConfig({
       project('http-fastify', './packages/http-fastify', { testTimeout: 30_000 }),
       project('sdk', './packages/sdk', { testTimeout: 30_000 }),
       project('demo', './apps/demo', { testTimeout: 60_000, hookTimeout: 120_000 }),
+      project('scripts', './scripts', { include: ['test/**/*.test.ts'] }),
     ],
   },
 });

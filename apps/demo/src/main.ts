@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
- * Starts the demo server: `pnpm --filter @inbox-kit/demo start`. Prints the API keys on start and
- * shuts down gracefully on SIGINT/SIGTERM.
+ * Starts the demo server (`npm run demo` from the repository's root, through scripts/demo.mjs; or
+ * `pnpm --filter @inbox-kit/demo start`). Prints the API keys on start and shuts down gracefully
+ * on SIGINT (Ctrl-C) or SIGTERM, ending with the line `inbox-kit demo stopped` and exit status 0.
+ * A port already in use is one line naming `PORT`, exit status 1.
  */
 import { join } from 'node:path';
 import { buildDemo, type Demo } from './app.js';
@@ -13,6 +15,10 @@ function fail(error: unknown): never {
   const expected = e?.name === 'ConfigError' || e?.name === 'CredentialsMismatchError' ||
     ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND', 'ENOTDIR', 'ENOENT', 'EROFS', 'ECONNREFUSED'].includes(e?.code ?? '');
   console.error(`inbox-kit demo: could not start: ${e?.message ?? String(error)}`);
+  if (e?.code === 'EADDRINUSE') {
+    const port = config?.port ?? 3000;
+    console.error(`inbox-kit demo: port ${port} is taken (another demo running?): stop that process, or pick another port with PORT, e.g. PORT=${port + 1} npm run demo`);
+  }
   if (!expected) console.error(error);
   process.exit(1);
 }
@@ -48,7 +54,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    demo.close().then(() => process.exit(0), (error: unknown) => {
+    demo.close().then(() => {
+      console.log('inbox-kit demo stopped');
+      process.exit(0);
+    }, (error: unknown) => {
       console.error(error);
       process.exit(1);
     });
