@@ -16,9 +16,11 @@ const alias = {
   '@inbox-kit/sdk': src('./packages/sdk/src/index.ts'),
 };
 
+const setup = src('./vitest.setup.ts');
+
 const project = (name: string, root: string, extra: Record<string, unknown> = {}) => ({
   resolve: { alias },
-  test: { name, root, include: ['src/**/*.test.ts', 'test/**/*.test.ts'], ...extra },
+  test: { name, root, include: ['src/**/*.test.ts', 'test/**/*.test.ts'], setupFiles: [setup], ...extra },
 });
 
 export default defineConfig({
