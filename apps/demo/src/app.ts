@@ -15,8 +15,9 @@ import { createHttpAttemptForwarder } from '@inbox-kit/http-fastify';
 import { createServer } from '@inbox-kit/http-fastify/server';
 import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
 import { createPostgresEventBus } from '@inbox-kit/storage-kysely/postgres';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { nanoid } from 'nanoid';
+import pretty from 'pino-pretty';
 import type { DemoConfig } from './config.js';
 import { createScriptedModel } from './model.js';
 import { seed, type Credentials } from './seed.js';
@@ -84,7 +85,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     app = await createServer({
       services: { platform, projectInbox, runtime },
       bodyLimit: config.bodyLimit,
-      logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+      logger: loggerOf(config),
       rateLimit: config.rateLimit ?? false,
       ...(routing && config.forwardSecret ? { forwarding: { secret: config.forwardSecret } } : {}),
     });
@@ -139,4 +140,15 @@ async function openEventBus(opened: OpenedStore, config: DemoConfig, onError: (e
   const bus = createPostgresEventBus({ url: config.databaseUrl, db: opened.db, onError });
   await bus.start();
   return bus;
+}
+
+/**
+ * The Fastify logger option: off for `silent`; one JSON object per line (`json`); or, for `pretty`,
+ * human-readable lines (`12:03:04.567 INFO: incoming request …`) written by pino-pretty in this
+ * thread, so nothing is lost when the process exits.
+ */
+function loggerOf(config: DemoConfig): FastifyServerOptions['logger'] {
+  if (config.logLevel === 'silent') return false;
+  if (config.logFormat === 'json') return { level: config.logLevel };
+  return { level: config.logLevel, stream: pretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }) };
 }

@@ -2,6 +2,8 @@
  * Demo configuration from the environment: PORT (default 3000), HOST (default 127.0.0.1),
  * DATA_DIR (default ./data), DATABASE_URL (PostgreSQL; SQLite file under DATA_DIR when unset),
  * BODY_LIMIT (bytes, default 1 MiB), LOG_LEVEL (default info; "silent" turns logging off),
+ * LOG_FORMAT (`pretty`: one human-readable line per entry; `json`: one JSON object per line;
+ * default pretty when stdout is a terminal, json otherwise),
  * DEMO_MODEL_STEP_MS (ms one scripted model step takes, default 1500), DEMO_MODEL_STEPS (steps
  * per user message, default 3), RATE_LIMIT_MAX (requests per API key and window; unset or 0 = no
  * limit) and RATE_LIMIT_WINDOW_MS (the window, default 60000), INBOX_KIT_ADVERTISE_URL (this
@@ -22,6 +24,8 @@ export interface DemoConfig {
   databaseUrl: string | undefined;
   bodyLimit: number;
   logLevel: string;
+  /** `pretty` (human-readable lines, for a terminal) or `json` (one object per line, for log collectors). */
+  logFormat: 'pretty' | 'json';
   modelStepMs: number;
   modelSteps: number;
   /** Per-API-key rate limit, or undefined for none (RATE_LIMIT_MAX unset or 0). */
@@ -64,8 +68,11 @@ function databaseUrlOf(value: string | undefined): string | undefined {
   return value;
 }
 
-/** Reads the configuration; throws with a clear message on a malformed value. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
+/**
+ * Reads the configuration; throws with a clear message on a malformed value. `stdoutIsTerminal`
+ * picks the default LOG_FORMAT (pretty on a terminal, json otherwise).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = process.stdout.isTTY === true): DemoConfig {
   return {
     port: int('PORT', env.PORT, 3000, { max: 65_535 }),
     host: env.HOST || '127.0.0.1',
@@ -73,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     databaseUrl: databaseUrlOf(env.DATABASE_URL),
     bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1_048_576, { min: 1 }),
     logLevel: logLevelOf(env.LOG_LEVEL),
+    logFormat: logFormatOf(env.LOG_FORMAT, stdoutIsTerminal),
     modelStepMs: int('DEMO_MODEL_STEP_MS', env.DEMO_MODEL_STEP_MS, 1500),
     modelSteps: int('DEMO_MODEL_STEPS', env.DEMO_MODEL_STEPS, 3),
     rateLimit: rateLimitOf(env),
@@ -94,6 +102,12 @@ function booleanOf(name: string, value: string | undefined, fallback: boolean): 
 function logLevelOf(value: string | undefined): string {
   if (value === undefined || value === '') return 'info';
   if (!LOG_LEVELS.includes(value)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  return value;
+}
+
+function logFormatOf(value: string | undefined, stdoutIsTerminal: boolean): DemoConfig['logFormat'] {
+  if (value === undefined || value === '') return stdoutIsTerminal ? 'pretty' : 'json';
+  if (value !== 'pretty' && value !== 'json') throw new ConfigError(`LOG_FORMAT must be pretty or json, got "${value}"`);
   return value;
 }
 
