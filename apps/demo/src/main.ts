@@ -31,6 +31,22 @@ try {
 } catch (error) {
   fail(error);
 }
+// Installed before listening: a signal that arrives while the start-up lines are being printed
+// shuts down gracefully too (without a handler, Node would die of it at once).
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    demo.close().then(() => {
+      console.log('inbox-kit demo stopped');
+      process.exit(0);
+    }, (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+  });
+}
 try {
   await demo.app.listen({ port: config.port, host: config.host });
 } catch (error) {
@@ -48,18 +64,3 @@ console.log(`inbox-kit demo listening on ${base} (${demo.dialect}${demo.seeded ?
 console.log(`Web page: ${base}/  ·  API reference: ${base}/docs`);
 console.log(`API keys (also in ${join(config.dataDir, 'credentials.json')}):`);
 for (const [account, key] of Object.entries(demo.credentials)) console.log(`  ${account.padEnd(13)} ${key}`);
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    demo.close().then(() => {
-      console.log('inbox-kit demo stopped');
-      process.exit(0);
-    }, (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    });
-  });
-}
