@@ -7,6 +7,8 @@
 export { inboxKit, type InboxKitServices, type InboxKitPluginOptions } from './plugin.js';
 export type { CreateServerOptions } from './server.js';
 export type { RateLimitOptions, UnderPressureOptions } from './protection.js';
+export { DEFAULT_BODY_TIMEOUT_MS } from './body-deadline.js';
+export { DEFAULT_MAX_STREAMS_PER_CALLER } from './stream-limits.js';
 export { inboxKitOpenApi, errorEnvelopeSchema, errorDetailSchema, ERROR_KINDS, type InboxKitOpenApiOptions } from './openapi.js';
 export { STATUS_BY_CODE, errorKind, envelope, toEnvelope, type ErrorEnvelope } from './errors.js';
 export { ctxOf, newRequestId, requestIdFor } from './context.js';
