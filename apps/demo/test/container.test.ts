@@ -86,7 +86,7 @@ describe("the image's start command, run without Docker", () => {
     try {
       await waitUntil(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(out), 'the demo to listen', 30_000);
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
-      expect(out).toContain(`(also in ${join(dataDir, 'credentials.json')})`);
+      expect(out).toContain(`in ${join(dataDir, 'credentials.json')}`); // where the API keys are kept
       expect((await fetch(`${url}/health`)).status).toBe(200);
       child.kill('SIGTERM');
       expect(await exited, out).toBe(0);
