@@ -10,6 +10,8 @@ const alias = {
   '@inbox-kit/storage-kysely': src('./packages/storage-kysely/src/index.ts'),
   '@inbox-kit/http-fastify': src('./packages/http-fastify/src/index.ts'),
   '@inbox-kit/sdk': src('./packages/sdk/src/index.ts'),
+  '@inbox-kit/model-anthropic/testing': src('./packages/model-anthropic/src/testing/index.ts'),
+  '@inbox-kit/model-anthropic': src('./packages/model-anthropic/src/index.ts'),
 };
 
 const project = (name: string, root: string, extra: Record<string, unknown> = {}) => ({
@@ -24,6 +26,7 @@ export default defineConfig({
       project('storage-kysely', './packages/storage-kysely', { testTimeout: 30_000, hookTimeout: 60_000 }),
       project('http-fastify', './packages/http-fastify', { testTimeout: 30_000 }),
       project('sdk', './packages/sdk', { testTimeout: 30_000 }),
+      project('model-anthropic', './packages/model-anthropic', { testTimeout: 30_000, hookTimeout: 60_000 }),
       project('demo', './apps/demo', { testTimeout: 60_000, hookTimeout: 120_000 }),
     ],
   },
