@@ -128,6 +128,15 @@ describe('createAnthropicModel', () => {
     await stub.aborted(2);
   });
 
+  it('a slow stream that keeps sending is not a stall: idleTimeoutMs bounds the gap between events, not the whole answer', async () => {
+    const chunks = Array.from({ length: 8 }, (_, i) => `c${i} `);
+    const { stub, model, retries } = await setup([{ text: chunks, chunkDelayMs: 300 }], { idleTimeoutMs: 2_000 });
+    const result = await model.step(task, new AbortController().signal);
+    expect(result.content).toEqual([{ type: 'text', text: chunks.join('') }]);
+    expect(stub.requests).toHaveLength(1);
+    expect(retries).toEqual([]);
+  });
+
   it('a connection the provider refuses is a retryable connection_error', async () => {
     const { stub, model } = await setup([]);
     await stub.close();
