@@ -57,6 +57,18 @@ describe('createAnthropicModel', () => {
     expect(got).toEqual([true, false, false, false, false]);
   });
 
+  it('an answer with no text (e.g. a refusal) is an empty step, and the next call leaves it out', async () => {
+    const { stub, model } = await setup([{ text: [], stop_reason: 'refusal' }, { text: 'ok' }]);
+    const signal = new AbortController().signal;
+    const empty = await model.step(task, signal);
+    expect(empty).toEqual({ content: [], continue: false });
+    const next: TranscriptMessage[] = [...task, { id: 'run_1-step-0', role: 'assistant', content: empty.content }, { id: 'run_1-inbox-0', role: 'user', content: [{ type: 'text', text: 'Try again.' }] }];
+    await model.step(next, signal);
+    expect(stub.requests[1]!.body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Summarise the inbox.' }, { type: 'text', text: 'Try again.' }] },
+    ]);
+  });
+
   it('retries a 429 after the wait its retry-after names (seconds), then succeeds', async () => {
     const { stub, model, retries } = await setup([
       { status: 429, error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' }, headers: { 'retry-after': '1' } },
