@@ -72,7 +72,9 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
   const runtime = new SessionRuntimeService({
     ...deps,
     host: new LiveInboxHost(),
-    model: overrides.model ?? createDemoModel(config),
+    model: overrides.model ?? createDemoModel(config, {
+      onRetry: ({ retry, delayMs, error }) => app?.log.warn({ retry, delay_ms: delayMs, error_type: error.type, status: error.status }, `model request failed, retrying: ${error.message}`),
+    }),
     onRunError: (error, run) => app?.log.error({ err: error, ...run }, 'run failed'),
     recoverStaleRuns: config.recoverStaleRuns,
     ...(routing ? { routing } : {}),

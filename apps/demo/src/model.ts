@@ -6,7 +6,7 @@
  * steering happen. A real model provider implements the same `Model` port.
  */
 import type { ContentBlock, Model, ModelStepResult, TranscriptMessage } from '@inbox-kit/core';
-import { createAnthropicModel } from '@inbox-kit/model-anthropic';
+import { createAnthropicModel, type AnthropicModelOptions } from '@inbox-kit/model-anthropic';
 import type { DemoConfig } from './config.js';
 
 /** What the demo's Messages API model is told about its situation. */
@@ -17,12 +17,14 @@ export const DEMO_SYSTEM_PROMPT =
 /**
  * The model of config `model` (DEMO_MODEL): the scripted one (DEMO_MODEL_STEP_MS, DEMO_MODEL_STEPS),
  * or the Messages API adapter with the demo's system prompt, 512 output tokens a step and the
- * adapter's default retries (2, honouring `retry-after`).
+ * adapter's default retries (2, honouring `retry-after`), each retry told to `hooks.onRetry`.
  */
-export function createDemoModel(config: DemoConfig): Model {
+export function createDemoModel(config: DemoConfig, hooks: { onRetry?: AnthropicModelOptions['onRetry'] } = {}): Model {
   if (config.model.kind === 'anthropic') {
     const { apiKey, baseURL, model } = config.model;
-    return createAnthropicModel({ apiKey, model, maxTokens: 512, system: DEMO_SYSTEM_PROMPT, ...(baseURL ? { baseURL } : {}) });
+    return createAnthropicModel({
+      apiKey, model, maxTokens: 512, system: DEMO_SYSTEM_PROMPT, ...(baseURL ? { baseURL } : {}), ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
+    });
   }
   return createScriptedModel({ stepMs: config.modelStepMs, steps: config.modelSteps });
 }

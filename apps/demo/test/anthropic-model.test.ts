@@ -47,13 +47,13 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function demoOnStub(engine: 'sqlite' | 'postgres', answers: StubAnswer[]) {
+async function demoOnStub(engine: 'sqlite' | 'postgres', answers: StubAnswer[], extraEnv: Record<string, string> = {}) {
   const stub: MessagesStub = await startMessagesStub({ answers });
   cleanups.push(() => stub.close());
   const dataDir = mkdtempSync(join(tmpdir(), 'inbox-kit-anthropic-demo-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const env: Record<string, string> = {
-    DATA_DIR: dataDir, DEMO_MODEL: 'anthropic', ANTHROPIC_API_KEY: 'sk-demo-secret-key', ANTHROPIC_BASE_URL: stub.url, ANTHROPIC_MODEL: 'claude-test',
+    DATA_DIR: dataDir, DEMO_MODEL: 'anthropic', ANTHROPIC_API_KEY: 'sk-demo-secret-key', ANTHROPIC_BASE_URL: stub.url, ANTHROPIC_MODEL: 'claude-test', ...extraEnv,
   };
   if (engine === 'postgres') {
     const db = await freshPostgresDatabase('inbox_kit_anthropic');
@@ -113,9 +113,9 @@ describe.each(engines)('the demo on the Messages API adapter (%s)', (engine) => 
     expect(events.at(-1).content).toEqual({ outcome: 'completed' });
   });
 
-  it('a provider that stays overloaded ends the Run failed after the retries, with the error in the history', async () => {
+  it('a provider that stays overloaded ends the Run failed after the retries (logged), with the error in the history', async () => {
     const overloaded: StubAnswer = { status: 529, error: { type: 'overloaded_error', message: 'Overloaded' } };
-    const { stub, api, history, idleCount } = await demoOnStub(engine, [overloaded, overloaded, overloaded]);
+    const { stub, demo, api, history, idleCount } = await demoOnStub(engine, [overloaded, overloaded, overloaded], { LOG_LEVEL: 'warn' });
     await api('POST', '/v1/sessions/sess_001/events', { events: [{ type: 'user.message', content: text('Go.') }] });
     await waitUntil(async () => (await idleCount()) === 1, 'the Run to end', 30_000);
     expect(stub.requests).toHaveLength(3);
@@ -124,6 +124,9 @@ describe.each(engines)('the demo on the Messages API adapter (%s)', (engine) => 
       error: { type: 'overloaded_error', message: 'The model provider answered with HTTP 529: overloaded_error (Overloaded). Gave up after 3 attempts.' },
     });
     expect((await api('GET', '/v1/awaken/sessions/sess_001/live-inbox')).body).toEqual({ active: false, version: 0, messages: [] });
+    await waitUntil(() => demo.output().includes('"msg":"run failed"'), 'the failure in the log');
+    expect(demo.output().match(/model request failed, retrying/g)).toHaveLength(2);
+    expect(demo.output()).not.toContain('sk-demo-secret-key');
   });
 });
 
