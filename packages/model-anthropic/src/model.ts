@@ -93,11 +93,20 @@ class StreamIdleError extends Error {
  *   `invalid_request_error`, …) or `timeout_error` / `connection_error`; `status` the HTTP status
  *   when there was one; `attempts` the requests made. The Runtime ends the Run `failed` and records
  *   `{ type, message }`.
- * @throws Error (from this function) when `model` is empty or neither `apiKey` nor `client` is given.
+ * @throws Error (from this function) when `model` is empty, neither `apiKey` nor `client` is given,
+ *   or a numeric option is not a whole number in its range (`maxTokens`, `timeoutMs`,
+ *   `idleTimeoutMs` ≥ 1; the others ≥ 0; all ≤ 2^31 − 1).
  */
 export function createAnthropicModel(options: AnthropicModelOptions): Model {
   if (typeof options.model !== 'string' || options.model === '') throw new Error('createAnthropicModel: `model` is required (e.g. "claude-haiku-4-5")');
   const o = { ...ANTHROPIC_MODEL_DEFAULTS, ...definedOnly(options), model: options.model };
+  checkInteger('maxTokens', o.maxTokens, 1);
+  checkInteger('maxRetries', o.maxRetries, 0);
+  checkInteger('retryDelayMs', o.retryDelayMs, 0);
+  checkInteger('maxRetryDelayMs', o.maxRetryDelayMs, 0);
+  checkInteger('maxRetryAfterMs', o.maxRetryAfterMs, 0);
+  checkInteger('timeoutMs', o.timeoutMs, 1);
+  checkInteger('idleTimeoutMs', o.idleTimeoutMs, 1);
   const client = options.client ?? makeClient(options, o.timeoutMs);
 
   async function once(transcript: readonly TranscriptMessage[], signal: AbortSignal): Promise<ModelStepResult> {
@@ -199,6 +208,13 @@ function makeClient(options: AnthropicModelOptions, timeoutMs: number): Anthropi
     maxRetries: 0,
     timeout: timeoutMs,
   });
+}
+
+/** Timers hold at most 2^31 − 1 ms; every numeric option is a whole number in [min, that]. */
+function checkInteger(name: string, value: unknown, min: number): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > 2 ** 31 - 1) {
+    throw new Error(`createAnthropicModel: \`${name}\` must be an integer from ${min} to ${2 ** 31 - 1}, got ${String(value)}`);
+  }
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -184,6 +184,16 @@ describe('createAnthropicModel', () => {
     expect(() => createAnthropicModel({ apiKey: 'k', model: '' })).toThrow(/`model` is required/);
     expect(() => createAnthropicModel({ model: 'claude-test' })).toThrow(/`apiKey` is required/);
   });
+
+  it('refuses numeric options that are not whole numbers in range', () => {
+    const base = { apiKey: 'k', model: 'claude-test' };
+    expect(() => createAnthropicModel({ ...base, maxTokens: 0 })).toThrow('`maxTokens` must be an integer from 1 to 2147483647, got 0');
+    expect(() => createAnthropicModel({ ...base, maxRetries: -1 })).toThrow(/`maxRetries` must be an integer from 0/);
+    expect(() => createAnthropicModel({ ...base, retryDelayMs: 1.5 })).toThrow(/`retryDelayMs`/);
+    expect(() => createAnthropicModel({ ...base, idleTimeoutMs: 2 ** 31 })).toThrow(/`idleTimeoutMs`/);
+    expect(() => createAnthropicModel({ ...base, timeoutMs: Number.NaN })).toThrow(/`timeoutMs`/);
+    expect(() => createAnthropicModel({ ...base, maxRetries: 0, retryDelayMs: 0, maxTokens: 1 })).not.toThrow();
+  });
 });
 
 describe('retryAfterOf', () => {
