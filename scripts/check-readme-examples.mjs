@@ -22,9 +22,10 @@ const READMES = [
   'packages/storage-kysely/README.md',
   'packages/http-fastify/README.md',
   'packages/sdk/README.md',
+  'packages/model-anthropic/README.md',
   'apps/demo/README.md',
 ];
-const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'sdk'];
+const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'sdk', 'model-anthropic'];
 const keep = process.argv.includes('--keep');
 const problems = [];
 
