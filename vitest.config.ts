@@ -14,6 +14,8 @@ const alias = {
   '@inbox-kit/http-fastify/server': src('./packages/http-fastify/src/entry-server.ts'),
   '@inbox-kit/http-fastify': src('./packages/http-fastify/src/index.ts'),
   '@inbox-kit/sdk': src('./packages/sdk/src/index.ts'),
+  '@inbox-kit/model-anthropic/testing': src('./packages/model-anthropic/src/testing/index.ts'),
+  '@inbox-kit/model-anthropic': src('./packages/model-anthropic/src/index.ts'),
 };
 
 const setup = src('./vitest.setup.ts');
@@ -30,6 +32,7 @@ export default defineConfig({
       project('storage-kysely', './packages/storage-kysely', { testTimeout: 30_000, hookTimeout: 60_000 }),
       project('http-fastify', './packages/http-fastify', { testTimeout: 30_000 }),
       project('sdk', './packages/sdk', { testTimeout: 30_000 }),
+      project('model-anthropic', './packages/model-anthropic', { testTimeout: 30_000, hookTimeout: 60_000 }),
       project('demo', './apps/demo', { testTimeout: 60_000, hookTimeout: 120_000 }),
       project('scripts', './scripts', { include: ['test/**/*.test.ts'] }),
     ],

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Packaging checks of every published package (core, storage-kysely, http-fastify, sdk), run on
+// Packaging checks of every published package (core, storage-kysely, http-fastify, sdk,
+// model-anthropic), run on
 // the built packages (`npm run build` first; `npm test` builds):
 //
 // 1. publint --strict (package.json fields, every `exports` entry, files) and
@@ -10,11 +11,12 @@
 //    bundlers;
 // 2. `pnpm pack` of each package into a temp folder (workspace:^ ranges become real versions), and
 //    a look at each tarball: dist, README.md and the root LICENSE, no sources or tests;
-// 3. the four tarballs installed together with npm into a scratch folder outside the repo (so
+// 3. the tarballs installed together with npm into a scratch folder outside the repo (so
 //    nothing resolves from the workspace), with the optional peers a full user adds (the drivers,
 //    fastify, the createServer preset's plugins), then a smoke run there: every entry point
 //    imports, and a real server from the tarballs (SQLite store, `createServer` preset) answers the
-//    SDK from the tarball over loopback, serves /openapi.json and the offline /docs assets;
+//    SDK from the tarball over loopback, serves /openapi.json and the offline /docs assets; the Messages API model from
+//    its tarball takes one step against the stub server of its own `/testing` entry;
 // 4. a minimal install in a second scratch folder: core, storage-kysely and http-fastify with only
 //    `pg` and `fastify`. No optional peer may be installed (better-sqlite3, vitest, the preset's
 //    plugins); the in-memory store (`@inbox-kit/core/memory`), the root and `/postgres` entries of
@@ -37,7 +39,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'sdk'];
+const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'sdk', 'model-anthropic'];
 const keep = process.argv.includes('--keep');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
@@ -59,11 +61,23 @@ const postgres = await import('@inbox-kit/storage-kysely/postgres');
 const http = await import('@inbox-kit/http-fastify');
 const preset = await import('@inbox-kit/http-fastify/server');
 const sdk = await import('@inbox-kit/sdk');
+const anthropic = await import('@inbox-kit/model-anthropic');
+const anthropicTesting = await import('@inbox-kit/model-anthropic/testing');
 for (const [name, fn] of [['core.PlatformService', core.PlatformService], ['memory.createMemoryStore', memory.createMemoryStore],
   ['testing.runStoreConformance', testing.runStoreConformance], ['testing.createMemoryStore', testing.createMemoryStore],
   ['storage.openStore', storage.openStore], ['sqlite.openSqlite', sqlite.openSqlite], ['postgres.openPostgres', postgres.openPostgres],
   ['postgres.createPostgresEventBus', postgres.createPostgresEventBus], ['preset.createServer', preset.createServer],
-  ['http.inboxKit', http.inboxKit], ['sdk.createClient', sdk.createClient]]) assert.equal(typeof fn, 'function', name);
+  ['http.inboxKit', http.inboxKit], ['sdk.createClient', sdk.createClient],
+  ['anthropic.createAnthropicModel', anthropic.createAnthropicModel], ['anthropicTesting.startMessagesStub', anthropicTesting.startMessagesStub]]) assert.equal(typeof fn, 'function', name);
+
+const stub = await anthropicTesting.startMessagesStub({ answers: [{ text: ['Hello ', 'from the stub.'] }] });
+try {
+  const model = anthropic.createAnthropicModel({ apiKey: 'sk-smoke', baseURL: stub.url, model: 'claude-smoke' });
+  const step = await model.step([{ id: 'm1', role: 'user', content: [{ type: 'text', text: 'hi' }] }], new AbortController().signal);
+  assert.deepEqual(step, { content: [{ type: 'text', text: 'Hello from the stub.' }], continue: false });
+} finally {
+  await stub.close();
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-smoke-'));
 const opened = await storage.openStore({ sqliteFile: join(dir, 'smoke.sqlite') });

@@ -37,11 +37,12 @@ const READMES = [
   'packages/storage-kysely/README.md',
   'packages/http-fastify/README.md',
   'packages/sdk/README.md',
+  'packages/model-anthropic/README.md',
   'apps/demo/README.md',
 ];
 /** READMEs that document a package (install and API sections required). */
 const PACKAGE_READMES = READMES.filter((r) => r !== 'README.md');
-const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'sdk'];
+const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'sdk', 'model-anthropic'];
 /** How long one example may run, in ms. */
 const EXAMPLE_TIMEOUT_MS = Number(process.env.EXAMPLE_TIMEOUT_MS ?? 60_000);
 const keep = process.argv.includes('--keep');

@@ -16,7 +16,9 @@
  * turns off ending Runs left running by a dead process — at start-up and when input arrives; do
  * so when several processes share one PostgreSQL database without attempt routing), and
  * DATABASE_PREPARED_STATEMENTS (default true; "false" or "0" behind a transaction-mode pooler such
- * as PgBouncer before 1.21, which cannot keep named prepared statements).
+ * as PgBouncer before 1.21, which cannot keep named prepared statements), and DEMO_MODEL
+ * (`scripted`, the default, or `anthropic`: the Messages API model, which needs ANTHROPIC_API_KEY
+ * and takes ANTHROPIC_BASE_URL and ANTHROPIC_MODEL, default `claude-haiku-4-5`).
  */
 import { resolve } from 'node:path';
 
@@ -50,7 +52,16 @@ export interface DemoConfig {
   recoverStaleRuns: boolean;
   /** PostgreSQL: run the store's hot queries as named prepared statements (DATABASE_PREPARED_STATEMENTS, default true). */
   preparedStatements: boolean;
+  /**
+   * The model behind the agent loop (DEMO_MODEL): `scripted` (default, no network) or `anthropic`
+   * with its API key (ANTHROPIC_API_KEY), base URL (ANTHROPIC_BASE_URL, the SDK's default when
+   * unset) and model name (ANTHROPIC_MODEL).
+   */
+  model: { kind: 'scripted' } | { kind: 'anthropic'; apiKey: string; baseURL: string | undefined; model: string };
 }
+
+/** The Messages API model the demo uses when ANTHROPIC_MODEL is unset. */
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-4-5';
 
 /** A configuration mistake: main.ts prints its message alone (no stack) and exits 1. */
 export class ConfigError extends Error {
@@ -103,7 +114,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     forwardSecret: env.INBOX_KIT_FORWARD_SECRET || undefined,
     recoverStaleRuns: booleanOf('INBOX_KIT_RECOVER_STALE_RUNS', env.INBOX_KIT_RECOVER_STALE_RUNS, true),
     preparedStatements: booleanOf('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS, true),
+    model: modelOf(env),
   };
+}
+
+function modelOf(env: NodeJS.ProcessEnv): DemoConfig['model'] {
+  const kind = env.DEMO_MODEL || 'scripted';
+  if (kind === 'scripted') return { kind };
+  if (kind !== 'anthropic') throw new ConfigError(`DEMO_MODEL must be scripted or anthropic, got "${kind}"`);
+  const apiKey = env.ANTHROPIC_API_KEY?.trim();
+  if (!apiKey) throw new ConfigError('DEMO_MODEL=anthropic needs ANTHROPIC_API_KEY (an API key of the Anthropic Console); unset DEMO_MODEL to run the scripted model');
+  let baseURL: string | undefined;
+  if (env.ANTHROPIC_BASE_URL) {
+    let url: URL | undefined;
+    try {
+      url = new URL(env.ANTHROPIC_BASE_URL);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new ConfigError(`ANTHROPIC_BASE_URL must be an http(s) URL, got "${env.ANTHROPIC_BASE_URL}"`);
+    }
+    baseURL = env.ANTHROPIC_BASE_URL.replace(/\/+$/, '');
+  }
+  return { kind, apiKey, baseURL, model: env.ANTHROPIC_MODEL?.trim() || DEFAULT_ANTHROPIC_MODEL };
 }
 
 function booleanOf(name: string, value: string | undefined, fallback: boolean): boolean {

@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { buildDemo, type Demo } from './app.js';
 import { loadConfig, type DemoConfig } from './config.js';
+import { describeModel } from './model.js';
 import { keyLines } from './startup-output.js';
 
 /** Prints a start-up failure as one line (no stack for mistakes a user can fix) and exits 1. */
@@ -62,6 +63,7 @@ const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.h
 if (demo.recovered > 0) {
   console.log(`Ended ${demo.recovered} Run${demo.recovered === 1 ? '' : 's'} left running by a previous process (outcome failed)`);
 }
+console.log(`Model: ${describeModel(config)}`);
 console.log(`inbox-kit demo listening on ${base} (${demo.dialect}${demo.seeded ? ', freshly seeded' : ''})`);
 console.log(`Web page: ${base}/  ·  API reference: ${base}/docs`);
 for (const line of keyLines(demo.credentials, demo.seeded, join(config.dataDir, 'credentials.json'), config.logLevel)) console.log(line);
