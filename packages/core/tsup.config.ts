@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', 'http/index': 'src/http/index.ts', 'testing/index': 'src/testing/index.ts', 'testing/memory': 'src/testing/memory.ts' },
+  entry: { index: 'src/index.ts', memory: 'src/memory.ts', 'http/index': 'src/http/index.ts', 'testing/index': 'src/testing/index.ts' },
   format: ['esm'],
   dts: true,
   sourcemap: true,

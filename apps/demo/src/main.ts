@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 /**
- * Starts the demo server: `pnpm --filter @inbox-kit/demo start`. Prints the API keys on the start
- * that creates them (never the service key; see startup-output.ts) and
- * shuts down gracefully on SIGINT/SIGTERM.
+ * Starts the demo server (`npm run demo` from the repository's root, through scripts/demo.mjs; or
+ * `pnpm --filter @inbox-kit/demo start`). Prints the API keys on the start that creates them
+ * (never the service key; see startup-output.ts) and shuts down gracefully on SIGINT (Ctrl-C) or
+ * SIGTERM, ending with the line `inbox-kit demo stopped` and exit status 0. A port already in use
+ * is one line naming `PORT`, exit status 1.
  */
 import { join } from 'node:path';
 import { serveInboxKit, type InboxKitHonoServer } from '@inbox-kit/http-hono';
 import { buildDemo, type Demo } from './app.js';
 import { loadConfig, type DemoConfig } from './config.js';
+import { describeModel } from './model.js';
 import { keyLines } from './startup-output.js';
 
 /** Prints a start-up failure as one line (no stack for mistakes a user can fix) and exits 1. */
@@ -16,6 +19,10 @@ function fail(error: unknown): never {
   const expected = e?.name === 'ConfigError' || e?.name === 'CredentialsMismatchError' ||
     ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND', 'ENOTDIR', 'ENOENT', 'EROFS', 'ECONNREFUSED'].includes(e?.code ?? '');
   console.error(`inbox-kit demo: could not start: ${e?.message ?? String(error)}`);
+  if (e?.code === 'EADDRINUSE') {
+    const port = config?.port ?? 3000;
+    console.error(`inbox-kit demo: port ${port} is taken (another demo running?): stop that process, or pick another port with PORT, e.g. PORT=${port + 1} npm run demo`);
+  }
   if (!expected) console.error(error);
   process.exit(1);
 }
@@ -30,6 +37,22 @@ try {
 }
 // HTTP_ADAPTER=hono: the same API on @inbox-kit/http-hono (the Fastify instance is built but never listens).
 let hono: InboxKitHonoServer | undefined;
+// Installed before listening: a signal that arrives while the start-up lines are being printed
+// shuts down gracefully too (without a handler, Node would die of it at once).
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    (hono ? hono.close() : Promise.resolve()).then(() => demo.close()).then(() => {
+      console.log('inbox-kit demo stopped');
+      process.exit(0);
+    }, (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+  });
+}
 try {
   if (config.httpAdapter === 'hono') {
     hono = await serveInboxKit({
@@ -51,18 +74,7 @@ if (demo.recovered > 0) {
   console.log(`Ended ${demo.recovered} Run${demo.recovered === 1 ? '' : 's'} left running by a previous process (outcome failed)`);
 }
 if (hono) console.log('HTTP adapter: hono (the API only; the web page and /docs need HTTP_ADAPTER=fastify)');
+console.log(`Model: ${describeModel(config)}`);
 console.log(`inbox-kit demo listening on ${base} (${demo.dialect}${demo.seeded ? ', freshly seeded' : ''})`);
 if (!hono) console.log(`Web page: ${base}/  ·  API reference: ${base}/docs`);
 for (const line of keyLines(demo.credentials, demo.seeded, join(config.dataDir, 'credentials.json'), config.logLevel)) console.log(line);
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    (hono ? hono.close() : Promise.resolve()).then(() => demo.close()).then(() => process.exit(0), (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    });
-  });
-}

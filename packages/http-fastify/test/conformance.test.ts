@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { HttpServices } from '@inbox-kit/core/http';
 import { runHttpConformance } from '@inbox-kit/core/testing';
 import { openStore } from '@inbox-kit/storage-kysely';
-import { createServer } from '../src/index.js';
+import { createServer } from '../src/entry-server.js';
 import { createPgDatabase, engines } from './harness.js';
 
 async function start(services: HttpServices) {
