@@ -162,21 +162,34 @@ describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
       }
     });
 
-    it('?after= resumes the same way and wins over Last-Event-ID; an invalid Last-Event-ID means from the start', async () => {
+    it('with both ?after= and Last-Event-ID the later wins; a malformed Last-Event-ID is 400 in the envelope', async () => {
       const { project_id } = await world.newProject();
       for (let i = 0; i < 3; i++) await createItem(server, world.keys.acc_owner, project_id); // 7–9
-      const byQuery = await server.stream(streamPath(project_id, 'after=7'), { key: world.keys.acc_owner, headers: { 'last-event-id': '2' } });
+      const queryLater = await server.stream(streamPath(project_id, 'after=7'), { key: world.keys.acc_owner, headers: { 'last-event-id': '2' } });
+      const headerLater = await server.stream(streamPath(project_id, 'after=2'), { key: world.keys.acc_owner, headers: { 'last-event-id': '5' } });
       const byHeader = await server.stream(streamPath(project_id), { key: world.keys.acc_owner, headers: { 'last-event-id': '5' } });
-      const garbage = await server.stream(streamPath(project_id), { key: world.keys.acc_owner, headers: { 'last-event-id': 'abc' } });
       try {
-        await byQuery.waitForId(9);
+        await queryLater.waitForId(9);
+        await headerLater.waitForId(9);
         await byHeader.waitForId(9);
-        await garbage.waitForId(9);
-        expect(byQuery.ids()).toEqual([8, 9]);
+        expect(queryLater.ids()).toEqual([8, 9]);
+        expect(headerLater.ids()).toEqual(range(6, 9));
         expect(byHeader.ids()).toEqual(range(6, 9));
-        expect(garbage.ids()).toEqual(range(1, 9));
       } finally {
-        for (const s of [byQuery, byHeader, garbage]) s.destroy();
+        for (const s of [queryLater, headerLater, byHeader]) s.destroy();
+      }
+      for (const bad of ['abc', '-1', '1.5', '+3', '0x10', '9007199254740992']) {
+        const refused = await server.stream(streamPath(project_id), { key: world.keys.acc_owner, headers: { 'last-event-id': bad } });
+        await refused.waitFor((s) => s.ended, 'the end of the 400 answer');
+        expect(refused.status, bad).toBe(400);
+        expect(JSON.parse(refused.body)).toEqual({
+          type: 'error',
+          error: {
+            type: 'invalid_request_error', code: 'validation_error', message: expect.any(String),
+            details: [{ path: 'Last-Event-ID', message: 'Expected a decimal integer from 0 to 9007199254740991', code: 'invalid_resume_position' }],
+            request_id: refused.headers['x-request-id'],
+          },
+        });
       }
     });
 
@@ -318,7 +331,7 @@ describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
       }
     });
 
-    it('a member demoted, promoted and removed while its stream is open sees exactly what each role may read from then on', async () => {
+    it('a member demoted, promoted and removed while its stream is open sees exactly what each role may read from then on, and removal ends the stream', async () => {
       const { project_id } = await world.newProject();
       const k = world.keys;
       const member = (body: Record<string, string>) => server.request('POST', `/projects/${project_id}/members`, { key: k.acc_owner, body });
@@ -330,13 +343,17 @@ describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
         await server.request('PATCH', `/projects/${project_id}/inbox/${x.id}`, { key: k.acc_owner, body: { decision: 'accept' } }); // 9: hidden
         expect((await member({ account_id: 'acc_deriver2', role: 'deriver' })).status).toBe(201); // 10
         const y = await createItem(server, k.acc_deriver2, project_id); // 11: its own item again
-        expect((await server.request('DELETE', `/projects/${project_id}/members/acc_deriver2`, { key: k.acc_owner })).status).toBe(204); // 12
-        await server.request('PATCH', `/projects/${project_id}/inbox/${y.id}`, { key: k.acc_owner, body: { decision: 'accept' } }); // 13: hidden
-        await server.request('POST', '/sessions', { key: k.acc_owner, body: { id: `${project_id}_c`, project_id, title: 'c' } }); // 14: hidden (not a member)
-        expect((await member({ account_id: 'acc_deriver2', role: 'deriver' })).status).toBe(201); // 15
-        await s.waitForId(15);
-        expect(s.ids()).toEqual([...range(1, 8), 10, 11, 15]);
+        await s.waitForId(11);
+        expect((await server.request('DELETE', `/projects/${project_id}/members/acc_deriver2`, { key: k.acc_owner })).status).toBe(204); // 12: ends the stream
+        await s.waitFor((st) => st.ended, 'the end of the stream after the removal');
+        await server.request('PATCH', `/projects/${project_id}/inbox/${y.id}`, { key: k.acc_owner, body: { decision: 'accept' } }); // 13
+        expect(s.ids()).toEqual([...range(1, 8), 10, 11]);
         expect(s.frames.find((f) => f.id === 11)!.data.payload.inbox_item_id).toBe(y.id);
+        // The reconnection gets what a fresh request gets.
+        const again = await server.stream(streamPath(project_id), { key: k.acc_deriver2, headers: { 'last-event-id': '11' } });
+        await again.waitFor((st) => st.ended, 'the end of the 404 answer');
+        expect(again.status).toBe(404);
+        expect(JSON.parse(again.body).error.code).toBe('project_not_found');
       } finally {
         s.destroy();
       }
