@@ -55,10 +55,52 @@ describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
         await s.waitFor((x) => x.retry !== undefined && x.comments.length >= 2, 'retry hint and two heartbeats');
         expect(s.retry).toBe(1234);
         expect(s.text.startsWith('retry: 1234\n\n')).toBe(true);
-        expect(s.comments.every((c) => c.startsWith('heartbeat'))).toBe(true);
+        // Exactly the comment line `: heartbeat` (TavernHeadless-style readers count only that line).
+        expect(s.comments.every((c) => c === 'heartbeat')).toBe(true);
+        expect(s.text).toContain('\n\n: heartbeat\n\n');
+        expect(s.text).not.toMatch(/: heartbeat[^\n]/);
       } finally {
         s.destroy();
       }
+    });
+
+    it('every event, listed and streamed, carries visibility and source (TavernHeadless-style readers drop events without them)', async () => {
+      const { project_id } = await world.newProject();
+      await createItem(server, world.keys.acc_deriver, project_id); // 7
+      const s = await server.stream(streamPath(project_id), { key: world.keys.acc_owner });
+      try {
+        await s.waitForId(7);
+        const listed = await server.request('GET', `/projects/${project_id}/events?limit=100`, { key: world.keys.acc_owner });
+        expect(listed.status).toBe(200);
+        const pairs = (events: any[]) => events.map((e) => [e.sequence, e.type, e.visibility, e.source]);
+        const expected = [
+          [1, 'project.created', 'project', 'api'], [2, 'project.member.added', 'project', 'api'], [3, 'project.member.added', 'project', 'api'],
+          [4, 'project.member.added', 'project', 'api'], [5, 'session.created', 'project', 'api'], [6, 'session.created', 'project', 'api'],
+          [7, 'project_inbox.item.created', 'owner', 'api'],
+        ];
+        expect(pairs(listed.body.items)).toEqual(expected);
+        expect(pairs(s.frames.map((f) => f.data))).toEqual(expected);
+      } finally {
+        s.destroy();
+      }
+    });
+
+    it('HEAD answers at once with the stream headers and no body, after the same access checks, and holds no socket', async () => {
+      const { project_id } = await world.newProject();
+      const before = openStreamCount(server.app);
+      const head = await fetch(server.url + streamPath(project_id), { method: 'HEAD', headers: { authorization: `Bearer ${world.keys.acc_observer}` }, signal: AbortSignal.timeout(5_000) });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(head.headers.get('cache-control')).toBe('no-cache, no-transform');
+      expect(head.headers.get('x-request-id')).toMatch(/\S/);
+      expect(await head.text()).toBe('');
+      expect(openStreamCount(server.app)).toBe(before);
+      const denied = await fetch(server.url + streamPath(project_id), { method: 'HEAD', headers: { authorization: `Bearer ${world.keys.acc_outsider}` }, signal: AbortSignal.timeout(5_000) });
+      expect(denied.status).toBe(404);
+      const anonymous = await fetch(server.url + streamPath(project_id), { method: 'HEAD', signal: AbortSignal.timeout(5_000) });
+      expect(anonymous.status).toBe(401);
+      const malformed = await fetch(server.url + streamPath(project_id), { method: 'HEAD', headers: { authorization: `Bearer ${world.keys.acc_owner}`, 'last-event-id': 'x' }, signal: AbortSignal.timeout(5_000) });
+      expect(malformed.status).toBe(400);
     });
 
     it('each frame is `id: <sequence>`, `event: <type>` and one `data:` line holding the event as JSON', async () => {
@@ -190,6 +232,48 @@ describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
             request_id: refused.headers['x-request-id'],
           },
         });
+      }
+    });
+
+    it('a position after the newest event gets one resync frame carrying the newest, then everything after it, live', async () => {
+      const { project_id } = await world.newProject(); // 1–6
+      for (const [query, header] of [['after=151', undefined], [undefined, '151'], ['after=3', '151'], ['after=151', '3']] as const) {
+        const latest = await lastSequence(project_id);
+        const s = await server.stream(streamPath(project_id, query ?? ''), { key: world.keys.acc_owner, headers: header ? { 'last-event-id': header } : {} });
+        try {
+          await s.waitFor((x) => x.frames.length >= 1, 'the resync frame');
+          expect(s.frames[0]).toEqual({
+            id: latest, event: 'resync', dataLines: [expect.any(String)],
+            data: { type: 'resync', reason: 'ahead_of_latest', requested_after: 151, latest },
+          });
+          const item = await createItem(server, world.keys.acc_owner, project_id);
+          await s.waitForId(latest + 1);
+          expect(s.ids()).toEqual([latest, latest + 1]);
+          expect(s.frames[1]!.data.payload.inbox_item_id).toBe(item.id);
+        } finally {
+          s.destroy();
+        }
+      }
+      // Exactly the newest position is not ahead: no resync, nothing replayed.
+      const latest = await lastSequence(project_id);
+      const atLatest = await server.stream(streamPath(project_id, `after=${latest}`), { key: world.keys.acc_owner });
+      try {
+        await createItem(server, world.keys.acc_owner, project_id);
+        await atLatest.waitForId(latest + 1);
+        expect(atLatest.frames.map((f) => [f.id, f.event])).toEqual([[latest + 1, 'project_inbox.item.created']]);
+      } finally {
+        atLatest.destroy();
+      }
+      // The position of another project's stream, beyond this one's newest: resync too.
+      const other = await world.newProject();
+      for (let i = 0; i < 3; i++) await createItem(server, world.keys.acc_owner, other.project_id);
+      const fresh = await world.newProject();
+      const crossed = await server.stream(streamPath(fresh.project_id), { key: world.keys.acc_owner, headers: { 'last-event-id': String(await lastSequence(other.project_id)) } });
+      try {
+        await crossed.waitFor((x) => x.frames.length >= 1, 'the resync frame');
+        expect(crossed.frames[0]!.data).toEqual({ type: 'resync', reason: 'ahead_of_latest', requested_after: 9, latest: 6 });
+      } finally {
+        crossed.destroy();
       }
     });
 
