@@ -85,6 +85,39 @@ describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
       }
     });
 
+    it('a TavernHeadless-style reader (drops events without a known visibility and source, counts only `: heartbeat` lines) gets every event and the heartbeats', async () => {
+      // What @tavern/sdk's listEvents/streamEvents/onHeartbeat accept, re-stated from the issue.
+      const VISIBILITY = ['project', 'owner', 'internal'];
+      const SOURCE = ['api', 'runtime_job', 'migration', 'system'];
+      const accepted = (e: any) => VISIBILITY.includes(e?.visibility) && SOURCE.includes(e?.source);
+      const read = (text: string) => {
+        const events: any[] = [];
+        let heartbeats = 0;
+        for (const block of text.split('\n\n')) {
+          const lines = block.split('\n');
+          heartbeats += lines.filter((line) => line === ': heartbeat').length;
+          const data = lines.filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim());
+          if (data.length === 1) {
+            const event = JSON.parse(data[0]!);
+            if (accepted(event)) events.push(event);
+          }
+        }
+        return { events, heartbeats };
+      };
+      const { project_id } = await world.newProject();
+      await createItem(server, world.keys.acc_deriver, project_id); // 7
+      const s = await server.stream(streamPath(project_id), { key: world.keys.acc_owner });
+      try {
+        await s.waitForId(7);
+        await s.waitFor((x) => read(x.text).heartbeats >= 2, 'two `: heartbeat` lines');
+        expect(read(s.text).events.map((e) => e.sequence)).toEqual(range(1, 7));
+        const listed = await server.request('GET', `/projects/${project_id}/events`, { key: world.keys.acc_owner });
+        expect(listed.body.items.filter(accepted).map((e: any) => e.sequence)).toEqual(range(1, 7));
+      } finally {
+        s.destroy();
+      }
+    });
+
     it('HEAD answers at once with the stream headers and no body, after the same access checks, and holds no socket', async () => {
       const { project_id } = await world.newProject();
       const before = openStreamCount(server.app);
