@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashApiKey } from '@inbox-kit/core';
+import { createClient, type StreamResync } from '@inbox-kit/sdk';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
@@ -24,7 +25,7 @@ describe.each(engines)('demo streams (%s)', (engine) => {
   let url: string;
   let dataDir: string;
   let database: { url: string; drop(): Promise<void> } | undefined;
-  let keys: Record<string, string>;
+  let keys: Record<'acc_owner' | 'acc_deriver' | 'acc_observer' | 'acc_stranger', string>;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'inbox-kit-streams-'));
@@ -34,7 +35,12 @@ describe.each(engines)('demo streams (%s)', (engine) => {
       ...(database ? { DATABASE_URL: database.url } : {}),
     }));
     url = await listen(demo);
-    keys = demo.credentials;
+    const key = (account: string): string => {
+      const secret = demo.credentials[account];
+      if (secret === undefined) throw new Error(`the demo seeded no key for ${account}`);
+      return secret;
+    };
+    keys = { acc_owner: key('acc_owner'), acc_deriver: key('acc_deriver'), acc_observer: key('acc_observer'), acc_stranger: key('acc_stranger') };
   });
 
   afterAll(async () => {
@@ -130,6 +136,23 @@ describe.each(engines)('demo streams (%s)', (engine) => {
     expect((await call('GET', '/v1/sessions/sess_001/events/stream?after=-1', keys.acc_owner)).status).toBe(400);
   });
 
+  it('our SDK reports a resync (onResync) and then yields the next event, with visibility and source', async () => {
+    const client = createClient({ baseUrl: url, apiKey: keys.acc_owner });
+    const listed = await client.projects.events.list('proj_main', { limit: 200 });
+    const latest = listed.items.at(-1)!.sequence;
+    const resyncs: StreamResync[] = [];
+    const controller = new AbortController();
+    const iterator = client.projects.events.stream('proj_main', { after: latest + 50, onResync: (r) => resyncs.push(r), signal: controller.signal });
+    const first = iterator.next();
+    await waitUntil(() => resyncs.length === 1, 'the resync');
+    expect(resyncs).toEqual([{ type: 'resync', reason: 'ahead_of_latest', requestedAfter: latest + 50, latest }]);
+    await client.projects.inbox.create('proj_main', { type: 'probe' });
+    const { value } = await first;
+    expect(value).toMatchObject({ sequence: latest + 1, type: 'project_inbox.item.created', visibility: 'owner', source: 'api' });
+    controller.abort();
+    await iterator.return(undefined);
+  });
+
   it('HEAD on both stream routes answers at once with headers and no body', async () => {
     for (const path of ['/v1/sessions/sess_001/events/stream', '/projects/proj_main/events/stream']) {
       const head = await call('HEAD', path, keys.acc_observer);
@@ -155,7 +178,7 @@ describe.each(engines)('demo streams (%s)', (engine) => {
     const session = await sessionStream(keys.acc_deriver, `?after=${await lastSeq()}`);
     const project = await openEventStream(`${url}/projects/proj_main/events/stream?after=1000000`, keys.acc_deriver);
     await waitUntil(() => project.events.length >= 1, 'the project stream\'s resync frame');
-    const key = await demo.store.findApiKeyByHash(await hashApiKey(keys.acc_deriver!));
+    const key = await demo.store.findApiKeyByHash(await hashApiKey(keys.acc_deriver));
     await demo.store.revokeApiKey(key!.id, Date.now());
     await waitUntil(async () => (await call('GET', '/me', keys.acc_deriver)).status === 401, 'GET /me refusing the revoked key');
     await runOnce('secret after the revocation');

@@ -38,6 +38,16 @@ async function take<T>(iterator: AsyncIterable<T>, n: number): Promise<T[]> {
 }
 
 describe('SSE streams', () => {
+  it('a session stream passes its resync frame to onResync and yields only events', async () => {
+    const resync = { type: 'resync', reason: 'ahead_of_latest', requested_after: 40, latest: 12 };
+    const body = sse([`id: 12\nevent: resync\ndata: ${JSON.stringify(resync)}\n\nid: 13\nevent: user.message\ndata: {"id":"sevt_13","seq":13,"type":"user.message"}\n\n`], { hang: true });
+    const { client } = setup(body.response);
+    const seen: unknown[] = [];
+    const events = await take(client.sessions.events.stream('sess_1', { after: 40, onResync: (r) => seen.push(r) }), 1);
+    expect(seen).toEqual([{ type: 'resync', reason: 'ahead_of_latest', requestedAfter: 40, latest: 12 }]);
+    expect(events).toEqual([{ id: 'sevt_13', seq: 13, type: 'user.message' }]);
+  });
+
   it('maps visibility and source; a resync frame goes to onResync (never yielded) and moves the resume position', async () => {
     const resync = { type: 'resync', reason: 'ahead_of_latest', requested_after: 151, latest: 148 };
     const first = sse([`retry: 5\n\nid: 148\nevent: resync\ndata: ${JSON.stringify(resync)}\n\n: heartbeat\n\n${frame(149, 'a', event(149))}`]);

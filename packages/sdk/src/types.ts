@@ -429,4 +429,9 @@ export interface SessionEventPage {
 export interface StreamSessionEventsParams extends RequestOptions {
   /** Start after this position (the first connection only; reconnects use `Last-Event-ID`). */
   after?: string | number;
+  /**
+   * Called when the server answers a resume position after its newest event with a `resync`
+   * frame (the iterator yields no item for it; the stream goes on after `latest`).
+   */
+  onResync?: (resync: StreamResync) => void;
 }
