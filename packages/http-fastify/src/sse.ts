@@ -37,6 +37,13 @@ export interface EventStreamOptions extends StreamTiming {
 
 const openStreams = new WeakMap<object, Set<() => void>>();
 
+/**
+ * A quiet stream (nothing delivered) is authorised again on a heartbeat once this many ms passed
+ * since its last check (15 s): it delivers nothing meanwhile, so this only bounds how long a
+ * withdrawn grant keeps its socket, without a check per heartbeat per stream.
+ */
+const QUIET_AUTHORIZE_MS = 15_000;
+
 /** Bytes a stream may have waiting for a client that does not read before it is ended (1 MiB). */
 const MAX_BUFFERED_BYTES = 1_048_576;
 
@@ -118,9 +125,12 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
     });
   };
   // Authorised as of now: the credential, then the read right (refreshing the feed's filter).
+  let authorizedAt = Date.now();
   const authorize = async (next: readonly SseFrame[]) => {
+    const at = Date.now();
     await options.reauthenticate?.();
     await source.authorize(next);
+    authorizedAt = at;
   };
   // A replay waits for the client to read (`drain`) before it writes the next page; a client that
   // stops reading live frames is cut off once MAX_BUFFERED_BYTES wait for it (it resumes later
@@ -159,9 +169,10 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
     });
   });
   const heartbeat = setInterval(() => {
-    // A quiet stream is authorised too, so a withdrawn grant ends it within one interval.
+    // A quiet stream is authorised too (at most every QUIET_AUTHORIZE_MS), so a withdrawn grant
+    // does not keep its socket for long.
     enqueue(async () => {
-      await authorize([]);
+      if (Date.now() - authorizedAt >= QUIET_AUTHORIZE_MS) await authorize([]);
       if (!closed) raw.write(': heartbeat\n\n');
     });
   }, heartbeatMs);
