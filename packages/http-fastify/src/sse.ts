@@ -10,6 +10,7 @@
  */
 import { isInboxKitError, resumePosition, resyncFor, type Feed, type FeedItem } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { claimStreamSlot, DEFAULT_MAX_STREAMS_PER_CALLER } from './stream-limits.js';
 
 /** A frame source: the core's `Feed` (frame `id` = sequence, `event` = type, `data` = one JSON line). */
 export type EventStreamSource = Feed;
@@ -23,6 +24,8 @@ export interface StreamTiming {
   retryMs?: number;
   /** Replay page size (default 500). */
   pageSize?: number;
+  /** Event streams one API key (per acting account) may hold open at once; past it 429 `too_many_streams` (default 16). */
+  maxStreamsPerCaller?: number;
 }
 
 export interface EventStreamOptions extends StreamTiming {
@@ -92,6 +95,7 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
     return;
   }
 
+  const releaseSlot = claimStreamSlot(request, options.maxStreamsPerCaller ?? DEFAULT_MAX_STREAMS_PER_CALLER);
   let lastSent = options.after;
   let started = false;
   let closed = false;
@@ -185,6 +189,7 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
     closed = true;
     clearInterval(heartbeat);
     unsubscribe();
+    releaseSlot();
     registry?.delete(end);
     socket?.off('end', end); // the socket may outlive the response; `raw` keeps its (idempotent) listeners
     if (!raw.writableEnded) raw.end();
