@@ -92,12 +92,18 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
         return;
       }
     }
-    const auth = request.headers.authorization;
-    const bearer = typeof auth === 'string' ? /^Bearer\s+(.*)$/is.exec(auth)?.[1]?.trim() : undefined;
-    const apiKey = typeof request.headers['x-api-key'] === 'string' ? request.headers['x-api-key'] : undefined;
-    const asAccount = request.headers['x-account-id'];
-    request.principal = await services.platform.authenticate(bearer || apiKey || undefined, typeof asAccount === 'string' && asAccount !== '' ? asAccount : undefined);
+    request.principal = await services.platform.authenticate(...credentialOf(request));
   });
+
+  // Long-lived streams re-authenticate their request's credential before every delivery, exactly
+  // as the hook above would for a fresh request (platform.md "Project Events": authorised as of now).
+  const reauthenticate = async (request: FastifyRequest): Promise<void> => {
+    if (request.forwarded) return;
+    const principal = await services.platform.authenticate(...credentialOf(request));
+    if (principal.account_id !== request.principal?.account_id || principal.workspace_id !== request.principal.workspace_id) {
+      throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
+    }
+  };
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFound);
@@ -107,14 +113,23 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
     schema: { tags: ['meta'], summary: 'Liveness: 200 once the server serves', response: { 200: z.object({ status: z.literal('ok') }) } },
   }, async () => ({ status: 'ok' as const }));
   registerStreamShutdown(app);
-  await app.register(platformRoutes, { services, streamTiming: opts.streamTiming });
+  await app.register(platformRoutes, { services, streamTiming: opts.streamTiming, reauthenticate });
   await app.register(projectInboxRoutes, { services });
   if (services.runtime !== undefined) {
     const runtimeServices = { runtime: services.runtime };
-    await app.register(sessionEventRoutes, { services: runtimeServices, streamTiming: opts.streamTiming });
+    await app.register(sessionEventRoutes, { services: runtimeServices, streamTiming: opts.streamTiming, reauthenticate });
     await app.register(liveInboxRoutes, { services: runtimeServices });
   }
 };
+
+/** The secret (`Authorization: Bearer` or `x-api-key`) and the `x-account-id` a request authenticates with. */
+function credentialOf(request: FastifyRequest): [secret: string | undefined, as_account_id: string | undefined] {
+  const auth = request.headers.authorization;
+  const bearer = typeof auth === 'string' ? /^Bearer\s+(.*)$/is.exec(auth)?.[1]?.trim() : undefined;
+  const apiKey = typeof request.headers['x-api-key'] === 'string' ? request.headers['x-api-key'] : undefined;
+  const asAccount = request.headers['x-account-id'];
+  return [bearer || apiKey || undefined, typeof asAccount === 'string' && asAccount !== '' ? asAccount : undefined];
+}
 
 /**
  * The inbox-kit plugin (decorators, hooks, error handler and routes on the root scope).

@@ -8,9 +8,9 @@ import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import type { StoreTx } from '../ports/store.js';
 import type { Feed, FeedItem } from '../ports/feed.js';
 import { loadProjectAccess, projectNotFound } from '../project-inbox/access.js';
-import { canSeeEvent, roleOf, type ProjectRole } from '../project-inbox/permissions.js';
+import { canSeeEvent, roleOf, visibilityOfEventType, type ProjectRole } from '../project-inbox/permissions.js';
 import type {
-  Account, ApiKey, ApiKeyKind, Floor, JsonValue, Membership, MemberRole, OperationLog, Page, Project, ProjectEvent, Session, Workspace,
+  Account, ApiKey, ApiKeyKind, Floor, JsonValue, Membership, OperationLog, Page, Project, ProjectEvent, Session, Workspace,
 } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { constantTimeEqual, generateApiKeySecret, hashApiKey } from './keys.js';
@@ -59,6 +59,15 @@ const forbidden = (msg: string) => new InboxKitError('permission_denied', msg);
 
 /** Project Event types that change a member's role (their payload names `account_id`). */
 const MEMBER_EVENTS = ['project.member.added', 'project.member.removed'];
+
+/**
+ * How long (ms) a project event stream trusts its last read of the caller's role when no event
+ * about the caller's membership passed through it. Every change made through the services writes
+ * such an event, which forces a check at once; this bounds only how late a change made without
+ * one (storage edited directly) reaches an open stream. Kept well above a heartbeat's share of
+ * work: thousands of open streams then cost no query per delivery.
+ */
+export const PROJECT_FEED_RECHECK_MS = 10_000;
 
 /**
  * Who may use a Session (live-inbox issue "Who may steer"): a session in a project is visible to
@@ -400,47 +409,45 @@ export class PlatformService {
   /**
    * The caller's feed of a project's events, for a live stream with resume (platform.md
    * "Project Events"): replay is unfiltered so ids stay contiguous; `visible` applies the read
-   * rights (inbox events reach the owner and the item's sender only) and the requested filters,
-   * following the caller's membership changes made while the feed is open.
+   * rights (`owner` events reach the owner, inbox events also their item's sender) and the
+   * requested filters. `authorize` re-reads the caller's role from storage before delivering a
+   * `project.member.*` event that names the caller (so on every process, in stream order) and at
+   * least every {@link PROJECT_FEED_RECHECK_MS} otherwise: a member removed (or a project gone)
+   * ends the stream with `project_not_found`; a demotion filters what is delivered from then on.
    * @throws project_not_found.
    */
   async projectEventFeed(ctx: RequestContext, project_id: string, filter: { types?: string; session_id?: string } = {}): Promise<Feed<ProjectEvent>> {
     const me = ctx.principal.account_id;
+    const clock = this.deps.clock;
+    // Events up to `known` were committed before the role below was read: they are reflected in it.
+    // (Read before the access check; for a project the caller may not see, the check below refuses.)
+    const known = await this.deps.store.lastProjectEventSequence(project_id);
     const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
-    // Membership may change while the stream is open. Changes committed up to `known` are in the
-    // role read just after it; later ones reach `visible` as `project.member.*` events and update
-    // the role from then on, so a deriver demoted or removed mid-stream stops receiving its items'
-    // inbox events. (Re-applying a change the role already reflects is harmless: same role.)
-    const known = await this.lastMembershipChange(access.project.id, me);
-    let role: ProjectRole = (await loadProjectAccess(this.deps.store, ctx.principal, project_id)).role;
+    let role: ProjectRole = access.role;
+    let checkedAt = clock.now();
     const types = filter.types?.split(',').map((t) => t.trim()).filter(Boolean);
     const pid = access.project.id;
     const toItem = (e: ProjectEvent): FeedItem<ProjectEvent> => ({ id: e.sequence, type: e.type, data: e });
+    const changesMyAccess = (item: FeedItem<ProjectEvent>) => item.id > known && MEMBER_EVENTS.includes(item.type) && item.data.payload['account_id'] === me;
     return {
       replay: async (after, limit) => (await this.deps.store.listProjectEvents({ project_id: pid, after, limit })).map(toItem),
+      latest: () => this.deps.store.lastProjectEventSequence(pid),
       subscribe: (push) => this.deps.bus.subscribe(`project:${pid}`, (m) => { if (m.kind === 'project_event') push(toItem(m.event)); }),
-      // Called once per id in ascending order (as `sendEventStream` does), so role changes apply in order.
-      visible: (item) => {
-        const e = item.data;
-        if (e.sequence > known && MEMBER_EVENTS.includes(e.type) && e.payload['account_id'] === me && role !== 'owner') {
-          role = e.type === 'project.member.removed' ? null : (e.payload['role'] as MemberRole);
+      authorize: async (next) => {
+        const at = clock.now();
+        if (!next.some(changesMyAccess) && at - checkedAt < PROJECT_FEED_RECHECK_MS) return;
+        try {
+          role = (await loadProjectAccess(this.deps.store, ctx.principal, project_id)).role;
+          checkedAt = at;
+        } catch (error) {
+          role = null;
+          throw error;
         }
-        return (!types?.length || types.includes(item.type)) &&
-          (filter.session_id === undefined || e.session_id === filter.session_id) &&
-          canSeeEvent(role, me, e);
       },
+      visible: (item) => (!types?.length || types.includes(item.type)) &&
+        (filter.session_id === undefined || item.data.session_id === filter.session_id) &&
+        canSeeEvent(role, me, item.data),
     };
-  }
-
-  /** The sequence of the last `project.member.*` event about `account_id` in a project (0 when none). */
-  private async lastMembershipChange(project_id: string, account_id: string): Promise<number> {
-    let last = 0;
-    for (let after = 0; ;) {
-      const page = await this.deps.store.listProjectEvents({ project_id, after, types: MEMBER_EVENTS, limit: 500 });
-      for (const e of page) if (e.payload['account_id'] === account_id) last = e.sequence;
-      if (page.length < 500) return last;
-      after = page[page.length - 1]!.sequence;
-    }
   }
 
   /** Operation Log of a project, newest first (owner only). @throws project_not_found, permission_denied, invalid_cursor. */
@@ -469,7 +476,8 @@ export class PlatformService {
     return tx.appendProjectEvent({
       id: this.deps.ids.next('evt'), workspace_id: project.workspace_id, project_id: project.id, type,
       actor_account_id: ctx.principal.account_id, session_id: refs.session_id ?? null, floor_id: null, page_id: null,
-      operation_log_id: logId, correlation_id: ctx.request_id, causation_event_id: null, payload, created_at: now,
+      operation_log_id: logId, correlation_id: ctx.request_id, causation_event_id: null, payload,
+      visibility: visibilityOfEventType(type), source: ctx.source ?? 'api', created_at: now,
     });
   }
 

@@ -182,6 +182,11 @@ export interface StoreTx {
   getProjectEvent(project_id: string, event_id: string): Promise<ProjectEvent | undefined>;
   /** Events with `sequence > after`, ascending, at most `limit`. */
   listProjectEvents(query: ProjectEventQuery): Promise<ProjectEvent[]>;
+  /**
+   * The highest committed `sequence` of the project's events (0 when it has none, or the project
+   * does not exist). Stream resume uses it to tell a position beyond the latest event.
+   */
+  lastProjectEventSequence(project_id: string): Promise<number>;
   appendOperationLog(entry: OperationLog): Promise<void>;
   /** Operation Log rows of a project, newest first, keyset after `(created_at, id)`. */
   listOperationLogs(query: { project_id: string; after?: { created_at: number; id: string }; limit: number }): Promise<OperationLog[]>;
@@ -202,6 +207,8 @@ export interface StoreTx {
   appendSessionEvents(events: NewSessionEvent[]): Promise<SessionEvent[]>;
   /** Ledger entries with `seq > after`, ascending, at most `limit`. */
   listSessionEvents(query: { session_id: string; after: number; limit: number }): Promise<SessionEvent[]>;
+  /** The highest committed `seq` of the session's ledger (0 when it has none, or the session does not exist). */
+  lastSessionEventSeq(session_id: string): Promise<number>;
 
   // — attempt ownership (cross-process routing of the Live Inbox) —
   /**

@@ -11,7 +11,7 @@ import type { IdempotencyRecord, StoreTx } from '../ports/store.js';
 import type { InboxDecision, ProjectEvent, ProjectInboxItem, Session } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { loadProjectAccess, type ProjectAccess } from './access.js';
-import { inboxPermissions } from './permissions.js';
+import { inboxPermissions, visibilityOfEventType } from './permissions.js';
 import {
   createInboxItemBody, decideInboxItemBody, listInboxItemsQuery,
   type CreateInboxItemInput, type DecideInboxItemInput, type ListInboxItemsInput,
@@ -302,6 +302,8 @@ export class ProjectInboxService {
       correlation_id: ctx.request_id,
       causation_event_id: item.source_event_id,
       payload: eventPayload,
+      visibility: visibilityOfEventType(eventType),
+      source: ctx.source ?? 'api',
       created_at: now,
     });
   }

@@ -455,6 +455,19 @@ describe('SessionRuntimeService — history and feed', () => {
     expect(live).toEqual([2]);
     expect(feed.visible({ id: 2, type: 'user.interrupt', data: (await f.events())[1]! })).toBe(true);
   });
+
+  it('latest names the newest seq; authorize re-reads the read right as of now', async () => {
+    const f = await fixture();
+    const feed = await f.runtime.eventFeed(deriver, 'sess_p');
+    expect(await feed.latest()).toBe(0);
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.interrupt' }, { type: 'user.interrupt' }] });
+    expect(await feed.latest()).toBe(2);
+    await feed.authorize([]);
+    await f.store.upsertMembership({ project_id: 'proj_1', account_id: 'acc_deriver', role: 'observer', created_at: 1 });
+    await feed.authorize([]); // an observer may still read the Session (as a fresh request)
+    await f.store.deleteMembership('proj_1', 'acc_deriver');
+    expect((await rejection(feed.authorize([]))).code).toBe('session_not_found');
+  });
 });
 
 describe('SessionRuntimeService — who may steer and check order', () => {

@@ -307,7 +307,11 @@ export class SessionRuntimeService {
   /**
    * The caller's feed of a Session's ledger for `GET /v1/sessions/{id}/events/stream` (SSE with
    * resume): item `id` = `seq`, `type` = event type, `data` = the {@link SessionEvent}. Every
-   * account that may read the Session sees every event.
+   * account that may read the Session sees every event; `authorize` re-reads that right from
+   * storage before every delivery (membership changes are events of another topic, which another
+   * process may see later than this Session's events, so nothing is trusted between checks): a
+   * caller removed from the Session's project (or whose Session is gone) is cut off with
+   * `session_not_found` before the next frame, as a fresh request would be.
    * @throws InboxKitError `session_not_found`.
    */
   async eventFeed(ctx: RequestContext, session_id: string): Promise<Feed<SessionEvent>> {
@@ -316,6 +320,10 @@ export class SessionRuntimeService {
     const toItem = (e: SessionEvent): FeedItem<SessionEvent> => ({ id: e.seq, type: e.type, data: e });
     return {
       replay: async (after, limit) => (await this.#deps.store.listSessionEvents({ session_id: sid, after, limit })).map(toItem),
+      latest: () => this.#deps.store.lastSessionEventSeq(sid),
+      authorize: async () => {
+        await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
+      },
       subscribe: (push) => this.#deps.bus.subscribe(`session:${sid}`, (m) => {
         if (m.kind === 'session_event' && m.event.session_id === sid) push(toItem(m.event));
       }),

@@ -199,7 +199,7 @@ function newEvent(w: World, project: Project, id: string, over: Partial<NewProje
   return {
     id, workspace_id: w.ws.id, project_id: project.id, type: 'project_inbox.item.created', actor_account_id: w.deriver.id,
     session_id: null, floor_id: null, page_id: null, operation_log_id: null, correlation_id: `req_${id}`,
-    causation_event_id: null, payload: { inbox_item_id: id }, created_at: T0, ...over,
+    causation_event_id: null, payload: { inbox_item_id: id }, visibility: 'owner', source: 'api', created_at: T0, ...over,
   };
 }
 
@@ -986,6 +986,53 @@ export async function checkAttemptOwnership({ store, raw }: Pick<StoreConformanc
   assertSame(await raw.attemptOwnerHosts(sid), [winner?.host_id], 'exactly one stored row after concurrent claims');
 }
 
+/**
+ * Project Events keep the `visibility` and `source` they were written with (every value of both,
+ * in and outside a transaction, as returned, listed and fetched), and `lastProjectEventSequence` /
+ * `lastSessionEventSeq` name the newest committed position (0 when none; a rolled-back append
+ * does not count), per project and per session.
+ */
+export async function checkEventVisibilitySourceAndLatest({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'vissrc');
+  const p = w.project;
+  const other = newProject(w.u, w.ws, w.owner, 'other', T0 + 1);
+  await store.insertProject(other);
+  assert((await store.lastProjectEventSequence(p.id)) === 0, 'lastProjectEventSequence of a project without events must be 0');
+  assert((await store.lastProjectEventSequence(`proj_${w.u}_missing`)) === 0, 'lastProjectEventSequence of a missing project must be 0');
+  const combos = [
+    { visibility: 'project', source: 'api' }, { visibility: 'owner', source: 'api' }, { visibility: 'project', source: 'runtime_job' },
+    { visibility: 'owner', source: 'runtime_job' }, { visibility: 'project', source: 'system' }, { visibility: 'owner', source: 'system' },
+  ] as const;
+  const written: ProjectEvent[] = [];
+  for (const [i, c] of combos.entries()) {
+    const e = newEvent(w, p, `evt_${w.u}_vs${i}`, { ...c, type: c.visibility === 'owner' ? 'project_inbox.item.created' : 'project.member.added' });
+    const stored = i % 2 === 0 ? await store.appendProjectEvent(e) : await store.transaction((tx) => tx.appendProjectEvent(e));
+    assert(stored.visibility === c.visibility && stored.source === c.source, `appendProjectEvent returns visibility ${c.visibility} and source ${c.source}`);
+    written.push(stored);
+  }
+  const boom = new Error('rolled back on purpose');
+  await store.transaction(async (tx) => {
+    await tx.appendProjectEvent(newEvent(w, p, `evt_${w.u}_vsrb`));
+    throw boom;
+  }).catch((error: unknown) => { if (error !== boom) throw error; });
+  await store.appendProjectEvent(newEvent(w, other, `evt_${w.u}_vsother`, { visibility: 'project', source: 'system' }));
+  const listed = await store.listProjectEvents({ project_id: p.id, after: 0, limit: 100 });
+  assertSame(listed, written, 'listProjectEvents keeps visibility and source');
+  for (const e of written) assertSame(await store.getProjectEvent(p.id, e.id), e, `getProjectEvent ${e.id} keeps visibility and source`);
+  assert((await store.lastProjectEventSequence(p.id)) === combos.length, `lastProjectEventSequence must be ${combos.length} (a rolled-back append does not count)`);
+  assertSame(await raw.eventSequences(p.id), range(1, combos.length), 'stored sequences');
+  assert((await store.lastProjectEventSequence(other.id)) === 1, 'lastProjectEventSequence is per project');
+
+  assert((await store.lastSessionEventSeq(w.session.id)) === 0, 'lastSessionEventSeq of a session without events must be 0');
+  assert((await store.lastSessionEventSeq(`sess_${w.u}_missing`)) === 0, 'lastSessionEventSeq of a missing session must be 0');
+  await store.appendSessionEvents(range(1, 3).map((j) => newSessionEvent(w.session, `sevt_${w.u}_last${j}`)));
+  await store.transaction(async (tx) => {
+    await tx.appendSessionEvents([newSessionEvent(w.session, `sevt_${w.u}_lastrb`)]);
+    throw boom;
+  }).catch((error: unknown) => { if (error !== boom) throw error; });
+  assert((await store.lastSessionEventSeq(w.session.id)) === 3, 'lastSessionEventSeq must be 3 (a rolled-back append does not count)');
+}
+
 /** Every check of the kit, in the order the suite runs them. */
 export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { name: 'transactions are atomic (rollback after 1, 2 or 3 writes leaves nothing; commit keeps all)', run: checkTransactionAtomicity },
@@ -998,6 +1045,7 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { name: 'runs: endRun is conditional', run: checkEndRunConditional },
   { name: 'runs: listRunningRuns lists running Runs oldest first, at most limit', run: checkListRunningRuns },
   { name: 'session ledger: gap-free seq under concurrent appends', run: checkGapFreeSessionSeq },
+  { name: 'Project Events keep visibility and source; lastProjectEventSequence and lastSessionEventSeq', run: checkEventVisibilitySourceAndLatest },
   { name: 'identity, API keys and conditional project status', run: checkIdentityAndProjects },
   { name: 'sessions, floors and pages', run: checkSessionsFloorsPages },
   { name: 'idempotency records: conditional insert, exact scope, released by rollback, one winner of 20', run: checkIdempotencyRecords },

@@ -140,6 +140,9 @@ function operations(get: () => State): StoreTx {
           && (!q.types || q.types.includes(e.type)) && (q.session_id === undefined || e.session_id === q.session_id))
         .sort((a, b) => a.sequence - b.sequence).slice(0, q.limit).map(copy);
     },
+    async lastProjectEventSequence(pid) {
+      return get().events.reduce((max, e) => (e.project_id === pid && e.sequence > max ? e.sequence : max), 0);
+    },
     async appendOperationLog(l) { get().logs.push(copy(l)); },
     async listOperationLogs(q) {
       return get().logs.filter((l) => l.project_id === q.project_id && isAfterDesc(l, q.after)).sort(byKeyDesc).slice(0, q.limit).map(copy);
@@ -170,6 +173,10 @@ function operations(get: () => State): StoreTx {
     async listSessionEvents(q) {
       return get().sessionEvents.filter((e) => e.session_id === q.session_id && e.seq > q.after)
         .sort((a, b) => a.seq - b.seq).slice(0, q.limit).map(copy);
+    },
+
+    async lastSessionEventSeq(sid) {
+      return get().sessionEvents.reduce((max, e) => (e.session_id === sid && e.seq > max ? e.seq : max), 0);
     },
 
     async claimAttemptOwnership(claim, now) {
