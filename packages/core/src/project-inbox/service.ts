@@ -100,7 +100,7 @@ export class ProjectInboxService {
         const seen = await tx.findIdempotencyRecord(idempotency.scope);
         if (seen) return { item: await replayItem(tx, seen, idempotency.request_hash, project_id), events: [] as ProjectEvent[], replayed: true };
       }
-      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
       if (!inboxPermissions(access.role).create) {
         throw new InboxKitError('project_inbox_write_denied', 'This role may not create inbox items');
       }
@@ -210,7 +210,7 @@ export class ProjectInboxService {
   async decide(ctx: RequestContext, project_id: string, item_id: string, input: DecideInboxItemInput): Promise<ProjectInboxItem> {
     const body = parseOrThrow(decideInboxItemBody, input, 'decision');
     const { item, events } = await this.deps.store.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
       if (!inboxPermissions(access.role).decide) {
         throw new InboxKitError('project_inbox_decide_denied', 'Only the project owner may decide inbox items');
       }

@@ -208,7 +208,7 @@ export class SessionRuntimeService {
     if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
     return this.#withSessionLock(session_id, async () => {
       const { events, start, interruptRunId } = await this.#deps.store.transaction(async (tx) => {
-        const access = await loadSessionAccess(tx, ctx.principal, session_id);
+        const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
         if (!access.canWrite) throw sessionWriteDenied();
         // An archived project takes no new input; an interrupt may still stop a running Run.
         if (access.archived && body.events.some((e) => e.type === 'user.message')) {
@@ -642,6 +642,9 @@ export class SessionRuntimeService {
     await this.#withSessionLock(session.id, async () => {
       try {
         const { events, next } = await this.#deps.store.transaction(async (tx) => {
+          // Durable input committed by another process for this Session waits for this end (or
+          // this end waits for it), so the follow-up check below sees it or it sees no running Run.
+          await tx.lockSession(session.workspace_id, session.id);
           const now = this.#deps.clock.now();
           const pending: NewSessionEvent[] = [];
           if (await tx.endRun(run.id, result.status, now)) pending.push(this.#statusIdle(session.id, run.id, result.status, now));
@@ -717,6 +720,13 @@ export class SessionRuntimeService {
     return {
       commit: async ({ run_id, messages }) => {
         const events = await this.#deps.store.transaction(async (tx) => {
+          // Conditional on the Run: a drain racing the Run's end (a leftover ended by another
+          // process, a recovery at start-up) commits nothing; the attempt then fails and its
+          // drained input moves to the Session's next attempt instead of landing in an ended Run.
+          await tx.lockSession(session.workspace_id, session.id);
+          if ((await tx.getRunningRun(session.id))?.id !== run_id) {
+            throw new InboxKitError('conflict', `Run ${run_id} has ended; its drained input was not committed`);
+          }
           const now = this.#deps.clock.now();
           const rows: NewSessionEvent[] = [];
           for (const m of messages) {
