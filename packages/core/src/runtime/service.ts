@@ -725,7 +725,7 @@ export class SessionRuntimeService {
           // drained input moves to the Session's next attempt instead of landing in an ended Run.
           await tx.lockSession(session.workspace_id, session.id);
           if ((await tx.getRunningRun(session.id))?.id !== run_id) {
-            throw new InboxKitError('conflict', `Run ${run_id} has ended; its drained input was not committed`);
+            throw new InboxKitError('conflict', `Run ${run_id} has ended; nothing more of it is committed (drained input moves to the next attempt)`);
           }
           const now = this.#deps.clock.now();
           const rows: NewSessionEvent[] = [];
