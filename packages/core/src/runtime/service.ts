@@ -137,6 +137,14 @@ const liveInboxInactive = () =>
  * `user.interrupt` of that Run do not start a follow-up (the interrupt stops the work they asked
  * for; they stay in history and reach the next Run's transcript).
  *
+ * **Atomic with the Session's state** (storage README "Conditional writes"): durable input locks
+ * the Project and then the Session (`lockProject`, `lockSession`) before checking archive, role
+ * and the running Run; a Run's end and every ledger commit of the loop lock the Session, and a
+ * commit whose Run is no longer `running` commits nothing (the attempt fails, its drained input
+ * moves to the next attempt). So, across processes sharing a database, a Session has at most one
+ * running Run, input committed while a Run ends always gets its follow-up, and nothing commits
+ * after the Project's archive.
+ *
  * **Interrupt** (`{ type: 'user.interrupt' }`, or {@link interrupt}): committed as a
  * `user.interrupt` event; after commit the running Run's attempt is aborted, the Run ends
  * `cancelled`, and whatever was still queued in its Live Inbox is carried over by the host into
