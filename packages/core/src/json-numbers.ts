@@ -15,7 +15,16 @@ export interface InexactJsonNumber {
   literal: string;
 }
 
-type Frame = { kind: 'array'; index: number } | { kind: 'object'; expectKey: boolean; keyStart: number; keyEnd: number };
+/** One open array or object (one shape for both, so the scan stays monomorphic). */
+interface Frame {
+  array: boolean;
+  /** Arrays: index of the current element. */
+  index: number;
+  /** Objects: whether the next string is a key, and where the current key's JSON text is. */
+  expectKey: boolean;
+  keyStart: number;
+  keyEnd: number;
+}
 
 /**
  * The first number of `text` (a valid JSON text: parse it first) whose value changes when read as
@@ -32,31 +41,41 @@ export function findInexactJsonNumber(text: string): InexactJsonNumber | undefin
     if (c === 0x22 /* " */) {
       const end = stringEnd(text, i);
       const top = stack[stack.length - 1];
-      if (top?.kind === 'object' && top.expectKey) {
+      if (top !== undefined && !top.array && top.expectKey) {
         top.keyStart = i;
         top.keyEnd = end;
         top.expectKey = false;
       }
       i = end;
     } else if (c === 0x7b /* { */) {
-      stack.push({ kind: 'object', expectKey: true, keyStart: -1, keyEnd: -1 });
+      stack.push({ array: false, index: 0, expectKey: true, keyStart: -1, keyEnd: -1 });
       i++;
     } else if (c === 0x5b /* [ */) {
-      stack.push({ kind: 'array', index: 0 });
+      stack.push({ array: true, index: 0, expectKey: false, keyStart: -1, keyEnd: -1 });
       i++;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();
       i++;
     } else if (c === 0x2c /* , */) {
       const top = stack[stack.length - 1];
-      if (top?.kind === 'array') top.index++;
-      else if (top) top.expectKey = true;
+      if (top !== undefined) {
+        if (top.array) top.index++;
+        else top.expectKey = true;
+      }
       i++;
     } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
       let j = i + 1;
-      while (j < n && isNumberChar(text.charCodeAt(j))) j++;
-      const literal = text.slice(i, j);
-      if (!isExact(literal)) return { path: pathOf(stack, text), literal };
+      let exponent = false;
+      for (; j < n; j++) {
+        const d = text.charCodeAt(j);
+        if (d === 0x65 /* e */ || d === 0x45 /* E */) exponent = true;
+        else if (!((d >= 0x30 && d <= 0x39) || d === 0x2e /* . */ || d === 0x2b /* + */ || d === 0x2d /* - */)) break;
+      }
+      // At most 15 characters and no exponent: at most 15 significant digits, always exact.
+      if (j - i > 15 || exponent) {
+        const literal = text.slice(i, j);
+        if (!isExact(literal)) return { path: pathOf(stack, text), literal };
+      }
       i = j;
     } else {
       i++; // whitespace, `:`, and the letters of true / false / null
@@ -99,10 +118,6 @@ function canonical(literal: string): string {
   return `${negative ? '-' : ''}${trimmed}e${exponent}`;
 }
 
-function isNumberChar(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || c === 0x2e /* . */ || c === 0x65 /* e */ || c === 0x45 /* E */ || c === 0x2b /* + */ || c === 0x2d; /* - */
-}
-
 /** Index just after the closing quote of the string opening at `start`. */
 function stringEnd(text: string, start: number): number {
   let at = start + 1;
@@ -117,5 +132,5 @@ function stringEnd(text: string, start: number): number {
 }
 
 function pathOf(stack: Frame[], text: string): (string | number)[] {
-  return stack.map((frame) => (frame.kind === 'array' ? frame.index : (JSON.parse(text.slice(frame.keyStart, frame.keyEnd)) as string)));
+  return stack.map((frame) => (frame.array ? frame.index : (JSON.parse(text.slice(frame.keyStart, frame.keyEnd)) as string)));
 }
