@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findInexactJsonNumber, isExactJsonNumber } from './json-numbers.js';
 
@@ -34,5 +35,20 @@ describe('the exact-number rule (platform.md "JSON numbers")', () => {
       expect(JSON.parse(JSON.stringify(JSON.parse(literal)))).toBe(Number(literal));
       expect(findInexactJsonNumber(`{"v":${literal}}`)).toBeUndefined();
     }
+  });
+});
+
+describe('findInexactJsonNumber (properties)', () => {
+  it('finds nothing in any JSON text JSON.stringify writes (it writes every double exactly), with any spacing', () => {
+    fc.assert(fc.property(fc.jsonValue(), fc.constantFrom(undefined, 2, '\t'), (value, space) => {
+      expect(findInexactJsonNumber(JSON.stringify(value, null, space))).toBeUndefined();
+    }), { numRuns: 300 });
+  });
+
+  it('finds an inexact number placed after any JSON value, at its path', () => {
+    fc.assert(fc.property(fc.jsonValue(), fc.string(), (value, key) => {
+      const text = `{${JSON.stringify(key)}:[${JSON.stringify(value)},9007199254740993]}`;
+      expect(findInexactJsonNumber(text)).toEqual({ path: [key, 1], literal: '9007199254740993' });
+    }), { numRuns: 300 });
   });
 });
