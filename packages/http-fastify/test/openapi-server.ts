@@ -8,7 +8,7 @@ import {
 } from '@inbox-kit/core';
 import { createMemoryStore } from '@inbox-kit/core/testing';
 import type { FastifyInstance } from 'fastify';
-import { createServer } from '../src/index.js';
+import { createServer } from '../src/entry-server.js';
 
 /** A model that answers every step at once and ends the Run. */
 const quietModel: Model = {

@@ -27,6 +27,8 @@ export {
 } from './registry.js';
 export {
   inboxMessageId,
+  isModelError,
+  ModelError,
   runNativeAttempt,
   stepMessageId,
   type Model,
