@@ -11,6 +11,7 @@ export * from './validation.js';
 export * from './cursor.js';
 export * from './stream-resume.js';
 export * from './idempotency.js';
+export * from './json-numbers.js';
 export * from './ports/clock.js';
 export * from './ports/store.js';
 export * from './ports/event-bus.js';

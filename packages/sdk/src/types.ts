@@ -337,20 +337,24 @@ export interface CommittedFloor {
 // Content blocks, Live Inbox, durable Session events
 // ---------------------------------------------------------------------------------------------
 
-/** `{ type: 'text', text }`. Spec: live-inbox.md "HTTP" (`content`). */
+/** `{ type: 'text', text }`; `text` must hold a non-whitespace character (else 400). Spec: live-inbox.md "Content blocks". */
 export interface TextBlock {
   type: 'text';
   text: string;
 }
 
-/** An inline image (wire shape, untouched): MIME `media_type` and base64 `data`. */
+/**
+ * An inline image (wire shape, untouched): MIME `media_type` (`image/jpeg`, `image/png`,
+ * `image/gif` or `image/webp`) and standard base64 `data` of those bytes, at most 5,242,880
+ * characters; anything else is 400. Spec: live-inbox.md "Content blocks".
+ */
 export interface Base64ImageSource {
   type: 'base64';
   media_type: string;
   data: string;
 }
 
-/** An image by reference. */
+/** An image by reference: an absolute public `http(s):` URL (loopback, link-local, private hosts → 400). Spec: live-inbox.md "Content blocks". */
 export interface UrlImageSource {
   type: 'url';
   url: string;

@@ -16,6 +16,9 @@
  *   adapter. The conditional insert `insertIdempotencyRecord` is one `INSERT … ON CONFLICT DO
  *   NOTHING RETURNING …` on the primary key; `claimAttemptOwnership` is one `INSERT … ON CONFLICT
  *   (session_id) DO UPDATE … WHERE <expired or same host> RETURNING …`.
+ * - **Row locks** (`lockProject`, `lockSession`): `SELECT … FOR NO KEY UPDATE` on PostgreSQL, a plain
+ *   read on SQLite (write transactions are serialised there). The services take them first in every
+ *   write whose validity depends on the row (README "Conditional writes").
  * - **Gap-free sequences**: the counter lives on the parent row (`projects.event_sequence`,
  *   `sessions.event_seq`). `UPDATE … SET n = n + 1 RETURNING n` row-locks the parent until commit,
  *   so concurrent writers of one project queue behind each other, and a rollback gives the number
@@ -260,6 +263,17 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
         .where('id', '=', $(0)).where('workspace_id', '=', $(1)), project_id, workspace_id);
       return r && toProject(r);
     },
+    async lockProject(workspace_id, project_id) {
+      // PostgreSQL: the row lock an UPDATE of the project (archive, sequence bump) takes, so those
+      // wait for this transaction and it waits for them. It does not block foreign-key checks
+      // (inserts of items, events and members take FOR KEY SHARE). SQLite serialises write
+      // transactions (BEGIN IMMEDIATE), so a plain read is already decided atomically.
+      const r = await first('lockProject', () => {
+        const q = db.selectFrom('projects').select(PROJECT).where('id', '=', $(0)).where('workspace_id', '=', $(1));
+        return dialect === 'postgres' ? q.forNoKeyUpdate() : q;
+      }, project_id, workspace_id);
+      return r && toProject(r);
+    },
     async listProjectsForAccount(workspace_id, account_id) {
       const rows = await db.selectFrom('projects').select(PROJECT)
         .where('workspace_id', '=', workspace_id)
@@ -312,6 +326,14 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
     async getSession(workspace_id, session_id) {
       const r = await first('getSession', () => db.selectFrom('sessions').select(SESSION)
         .where('id', '=', $(0)).where('workspace_id', '=', $(1)), session_id, workspace_id);
+      return r && toSession(r);
+    },
+    async lockSession(workspace_id, session_id) {
+      // As lockProject: the lock the `event_seq` bump takes, held until this transaction ends.
+      const r = await first('lockSession', () => {
+        const q = db.selectFrom('sessions').select(SESSION).where('id', '=', $(0)).where('workspace_id', '=', $(1));
+        return dialect === 'postgres' ? q.forNoKeyUpdate() : q;
+      }, session_id, workspace_id);
       return r && toSession(r);
     },
     async listSessions(workspace_id, filter) {

@@ -72,13 +72,20 @@ export const PROJECT_FEED_RECHECK_MS = 10_000;
 /**
  * Who may use a Session (live-inbox issue "Who may steer"): a session in a project is visible to
  * the project's owner and members (only the owner writes); a session outside any project is open
- * to every account of its workspace. Everything else is 404 `session_not_found`.
+ * to every account of its workspace. Everything else is 404 `session_not_found`. With
+ * `options.lock` (inside a write's transaction) the project and then the Session are read with
+ * `lockProject` / `lockSession`, so archive, membership and Run state stay as read until commit.
  */
-export async function loadSessionAccess(tx: StoreTx, principal: Principal, session_id: string): Promise<SessionAccess> {
-  const session = await tx.getSession(principal.workspace_id, session_id);
+export async function loadSessionAccess(tx: StoreTx, principal: Principal, session_id: string, options: { lock?: boolean } = {}): Promise<SessionAccess> {
+  const found = await tx.getSession(principal.workspace_id, session_id);
+  if (!found) throw sessionNotFound();
+  const lock = options.lock === true;
+  // With `lock` (a write's transaction): the project, then the Session (the port's lock order).
+  const project = found.project_id === null ? undefined
+    : lock ? await tx.lockProject(principal.workspace_id, found.project_id) : await tx.getProject(principal.workspace_id, found.project_id);
+  const session = lock ? await tx.lockSession(principal.workspace_id, session_id) : found;
   if (!session) throw sessionNotFound();
   if (session.project_id === null) return { session, canWrite: true, role: 'workspace', archived: false };
-  const project = await tx.getProject(principal.workspace_id, session.project_id);
   if (!project) throw sessionNotFound();
   const membership = project.account_id === principal.account_id ? undefined : await tx.getMembership(project.id, principal.account_id);
   const role = roleOf(project, principal.account_id, membership?.role);
@@ -219,7 +226,7 @@ export class PlatformService {
    */
   async archiveProject(ctx: RequestContext, project_id: string): Promise<Project> {
     const { project, events } = await this.deps.store.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
       if (access.role !== 'owner') throw forbidden('Only the project owner may archive it');
       const updated = await tx.setProjectStatus(access.project.id, 'archived', this.deps.clock.now());
       if (!updated) return { project: access.project, events: [] as ProjectEvent[] };
@@ -240,7 +247,7 @@ export class PlatformService {
   async addMember(ctx: RequestContext, project_id: string, input: z.input<typeof addMemberBody>): Promise<Membership> {
     const body = parseOrThrow(addMemberBody, input, 'member');
     const { membership, events } = await this.deps.store.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
       if (access.role !== 'owner') throw forbidden('Only the project owner may add members');
       if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
       if (body.account_id === access.project.account_id) throw new InboxKitError('conflict', 'The owner is not a member');
@@ -265,7 +272,7 @@ export class PlatformService {
   /** Removes a member (owner only). @throws project_not_found, permission_denied, project_archived, member_not_found. */
   async removeMember(ctx: RequestContext, project_id: string, account_id: string): Promise<void> {
     const events = await this.deps.store.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
       if (access.role !== 'owner') throw forbidden('Only the project owner may remove members');
       if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
       if (!(await tx.deleteMembership(access.project.id, account_id))) throw new InboxKitError('member_not_found', 'Member not found');
@@ -299,7 +306,7 @@ export class PlatformService {
         await tx.insertSession(session);
         return [];
       }
-      const access = await loadProjectAccess(tx, ctx.principal, session.project_id);
+      const access = await loadProjectAccess(tx, ctx.principal, session.project_id, { lock: true });
       if (access.role === 'observer') throw forbidden('Observers may not create sessions');
       if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
       await tx.insertSession(session);
@@ -357,7 +364,7 @@ export class PlatformService {
     const body = parseOrThrow(commitTurnBody, input, 'turn');
     const content = checkContent(body.content);
     return this.deps.store.transaction(async (tx) => {
-      const access = await loadSessionAccess(tx, ctx.principal, session_id);
+      const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
       if (!access.canWrite) throw forbidden('Only the project owner may write to this session');
       return writeTurn(tx, this.deps, access.session, content, body.branch ?? 'main');
     });
@@ -368,7 +375,7 @@ export class PlatformService {
     const body = parseOrThrow(addPageBody, input, 'page');
     const content = checkContent(body.content);
     return this.deps.store.transaction(async (tx) => {
-      const access = await loadSessionAccess(tx, ctx.principal, session_id);
+      const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
       if (!access.canWrite) throw forbidden('Only the project owner may write to this session');
       const floor = await tx.getFloor(access.session.workspace_id, floor_id);
       if (!floor || floor.session_id !== access.session.id) throw new InboxKitError('floor_not_found', 'Floor not found');

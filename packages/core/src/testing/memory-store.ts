@@ -61,6 +61,8 @@ function operations(get: () => State): StoreTx {
 
     async insertProject(p) { const s = get(); unique(s.projects, p.id, 'project'); s.projects.set(p.id, copy(p)); },
     async getProject(ws, id) { const p = get().projects.get(id); return p && p.workspace_id === ws ? copy(p) : undefined; },
+    // Transactions of this store run one at a time: reading is locking.
+    async lockProject(ws, id) { const p = get().projects.get(id); return p && p.workspace_id === ws ? copy(p) : undefined; },
     async listProjectsForAccount(ws, acc) {
       const s = get();
       return [...s.projects.values()]
@@ -87,6 +89,7 @@ function operations(get: () => State): StoreTx {
 
     async insertSession(x) { const s = get(); unique(s.sessions, x.id, 'session'); s.sessions.set(x.id, copy(x)); },
     async getSession(ws, id) { const x = get().sessions.get(id); return x && x.workspace_id === ws ? copy(x) : undefined; },
+    async lockSession(ws, id) { const x = get().sessions.get(id); return x && x.workspace_id === ws ? copy(x) : undefined; },
     async listSessions(ws, f) {
       return [...get().sessions.values()]
         .filter((x) => x.workspace_id === ws && (f.project_id === undefined || x.project_id === f.project_id))
