@@ -30,7 +30,7 @@ const project = (name: string, root: string, extra: Record<string, unknown> = {}
 export default defineConfig({
   test: {
     projects: [
-      project('core', './packages/core'),
+      project('core', './packages/core', { testTimeout: 30_000 }),
       project('storage-kysely', './packages/storage-kysely', { testTimeout: 30_000, hookTimeout: 60_000 }),
       project('http-fastify', './packages/http-fastify', { testTimeout: 30_000 }),
       project('http-hono', './packages/http-hono', { testTimeout: 30_000 }),

@@ -4,7 +4,7 @@
  * scope. It is not wrapped in `fastify-plugin`, so `prefix` works and the host's other routes,
  * parsers, 404 and error handlers stay exactly as they were. `createServer` is the one-call preset.
  */
-import { InboxKitError, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
+import { InboxKitError, findInexactJsonNumber, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { validatorCompiler, serializerCompiler } from 'fastify-type-provider-zod';
 import { readCredentials, requestIdFor, routeNotFound } from '@inbox-kit/core/http';
@@ -63,8 +63,15 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   // Parsing itself stays Fastify's (prototype-poisoning checks included).
   const parseJson = app.getDefaultJsonParser('error', 'error');
   const utf8 = new TextDecoder('utf-8', { fatal: true });
-  app.removeContentTypeParser('application/json');
+  // Only `application/json` (with or without parameters such as `charset`) is parsed: Fastify's
+  // own `text/plain` parser goes too, so any other content type is 415 `unsupported_media_type`.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const charset = charsetOf(request.headers['content-type']);
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      done(new InboxKitError('unsupported_media_type', 'Unsupported Content-Type charset; send application/json in UTF-8'), undefined);
+      return;
+    }
     let text: string;
     try {
       text = utf8.decode(body as Buffer);
@@ -72,7 +79,20 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
       done(new InboxKitError('validation_error', 'Request body is not valid UTF-8'), undefined);
       return;
     }
-    parseJson(request, text, done);
+    parseJson(request, text, (error, parsed) => {
+      if (error) return done(error, undefined);
+      // Numbers must read back as sent (platform.md "JSON numbers"): refuse what a double cannot hold.
+      const inexact = findInexactJsonNumber(text);
+      if (inexact !== undefined) {
+        done(new InboxKitError('validation_error', 'A number cannot be stored exactly', [{
+          path: ['body', ...inexact.path].join('.'),
+          message: `${inexact.literal.length > 40 ? `${inexact.literal.slice(0, 40)}…` : inexact.literal} cannot be stored exactly (JSON numbers are IEEE-754 doubles: integers up to ±9007199254740991, about 15–17 significant digits); send it as a string`,
+          code: 'inexact_number',
+        }]), undefined);
+        return;
+      }
+      done(null, parsed);
+    });
   });
   decorateRequests(app);
   const forwardSecret = opts.forwarding?.secret;
@@ -99,12 +119,23 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
     request.principal = await services.platform.authenticate(apiKey, actingAccountId);
   });
 
+  // Long-lived streams re-authenticate their request's credential before every delivery, exactly
+  // as the hook above would for a fresh request (platform.md "Project Events": authorised as of now).
+  const reauthenticate = async (request: FastifyRequest): Promise<void> => {
+    if (request.forwarded) return;
+    const { apiKey, actingAccountId } = readCredentials(request.headers);
+    const principal = await services.platform.authenticate(apiKey, actingAccountId);
+    if (principal.account_id !== request.principal?.account_id || principal.workspace_id !== request.principal.workspace_id) {
+      throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
+    }
+  };
+
   app.setErrorHandler(errorHandler);
   // Under a prefix, unknown paths below it are ours to answer; without one, 404s stay the host's.
   if (app.prefix !== '') app.setNotFoundHandler(notFound);
 
   registerStreamShutdown(app);
-  registerRoutes(app, services, opts.streamTiming);
+  registerRoutes(app, services, opts.streamTiming, reauthenticate);
 };
 
 /** The request decorations (`requestId`, `principal`, `forwarded`), unless the host or `createServer` already added them. */
@@ -112,6 +143,17 @@ export function decorateRequests(app: FastifyInstance): void {
   if (!app.hasRequestDecorator('requestId')) app.decorateRequest('requestId', '');
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null);
   if (!app.hasRequestDecorator('forwarded')) app.decorateRequest('forwarded', false);
+}
+
+/** The lower-cased `charset` parameter of a Content-Type value, or `undefined` when it has none. */
+function charsetOf(contentType: string | undefined): string | undefined {
+  if (contentType === undefined) return undefined;
+  for (const parameter of contentType.split(';').slice(1)) {
+    const eq = parameter.indexOf('=');
+    if (eq < 0 || parameter.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    return parameter.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+  }
+  return undefined;
 }
 
 export type { FastifyInstance };

@@ -23,7 +23,7 @@ function callOf(request: FastifyRequest): HttpCall {
 }
 
 /** Sends a route's outcome. */
-async function answer(request: FastifyRequest, reply: FastifyReply, outcome: HttpOutcome, streamTiming: StreamTiming | undefined): Promise<unknown> {
+async function answer(request: FastifyRequest, reply: FastifyReply, outcome: HttpOutcome, streamTiming: StreamTiming | undefined, reauthenticate: Reauthenticate | undefined): Promise<unknown> {
   switch (outcome.kind) {
     case 'json':
       if (outcome.headers) void reply.headers(outcome.headers);
@@ -33,13 +33,16 @@ async function answer(request: FastifyRequest, reply: FastifyReply, outcome: Htt
     case 'forwarded':
       return relayForwardedReply(reply, outcome.reply);
     case 'stream':
-      await sendEventStream(request, reply, outcome.feed, { after: outcome.after, ...streamTiming });
+      await sendEventStream(request, reply, outcome.feed, { after: outcome.after, ...streamTiming, reauthenticate: reauthenticate && (() => reauthenticate(request)) });
       return undefined;
   }
 }
 
+/** Re-authenticates a stream's request before every delivery (the plugin's credential check, again). */
+export type Reauthenticate = (request: FastifyRequest) => Promise<void>;
+
 /** Registers one route of the table. */
-function registerRoute(app: FastifyInstance, route: HttpRoute, services: HttpServices, streamTiming: StreamTiming | undefined): void {
+function registerRoute(app: FastifyInstance, route: HttpRoute, services: HttpServices, streamTiming: StreamTiming | undefined, reauthenticate: Reauthenticate | undefined): void {
   app.route({
     method: route.method,
     url: route.path,
@@ -55,11 +58,11 @@ function registerRoute(app: FastifyInstance, route: HttpRoute, services: HttpSer
       ...(route.stream ? { produces: ['text/event-stream'] } : {}),
       response: { [route.status]: route.response },
     },
-    handler: async (request, reply) => answer(request, reply, await route.handle(services, callOf(request)), streamTiming),
+    handler: async (request, reply) => answer(request, reply, await route.handle(services, callOf(request)), streamTiming, reauthenticate),
   });
 }
 
-/** Registers every route the services serve (the runtime routes only with `services.runtime`). */
-export function registerRoutes(app: FastifyInstance, services: HttpServices, streamTiming?: StreamTiming): void {
-  for (const route of httpRoutesFor(services)) registerRoute(app, route, services, streamTiming);
+/** Registers every route the services serve (the runtime routes only with `services.runtime`); streams re-authenticate with `reauthenticate`. */
+export function registerRoutes(app: FastifyInstance, services: HttpServices, streamTiming?: StreamTiming, reauthenticate?: Reauthenticate): void {
+  for (const route of httpRoutesFor(services)) registerRoute(app, route, services, streamTiming, reauthenticate);
 }

@@ -85,7 +85,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     return parseJsonBody(bytes, c.req.header('content-type'));
   };
 
-  const answer = (c: Context<Env>, route: HttpRoute, outcome: HttpOutcome, principal: Principal | null): Response => {
+  const answer = (c: Context<Env>, route: HttpRoute, outcome: HttpOutcome, principal: Principal | null, forwarded: boolean): Response => {
     const request_id = c.get('requestId');
     switch (outcome.kind) {
       case 'json':
@@ -97,7 +97,13 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
         return new Response(body === '' ? null : body, { status, headers: { ...(content_type === null ? {} : { 'content-type': content_type }), 'x-request-id': request_id } });
       }
       case 'stream':
-        return eventStream(c.req.raw.signal, outcome.feed, outcome.after, principal, request_id, streams, options.streamTiming);
+        return eventStream(c.req.raw, outcome.feed, outcome.after, principal, request_id, streams, options.streamTiming, forwarded ? undefined : async () => {
+          // The credential, again, as a fresh request would present it (a revoked key ends the stream).
+          const again = await authenticate(c, route);
+          if (again.principal?.account_id !== principal?.account_id || again.principal?.workspace_id !== principal?.workspace_id) {
+            throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
+          }
+        });
     }
   };
 
@@ -115,7 +121,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
         },
         params, query, body, headers, forwarded, lastEventId: c.req.header('last-event-id'),
       });
-      return answer(c, route, outcome, principal);
+      return answer(c, route, outcome, principal, forwarded);
     });
   }
 

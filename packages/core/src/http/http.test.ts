@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ERROR_CODES, InboxKitError } from '../errors.js';
 import {
   ERROR_KINDS, HTTP_ROUTES, STATUS_BY_CODE, envelopeForStatus, envelopeOf, errorEnvelopeSchema, errorKind, eventFrame, forwardHeadersFor,
-  forwardRequestOf, forwardedPrincipal, httpRoutesFor, readCredentials, requestIdFor, resumeCursor, routeNotFound,
+  forwardRequestOf, forwardedPrincipal, httpRoutesFor, readCredentials, requestIdFor, resumePosition, resyncFor, routeNotFound,
 } from './index.js';
 
 describe('the error table', () => {
@@ -62,10 +62,13 @@ describe('SSE framing and resume', () => {
     expect(eventFrame({ id: 7, type: 'inbox.created', data: { a: 'x\ny' } })).toBe('id: 7\nevent: inbox.created\ndata: {"a":"x\\ny"}\n\n');
   });
 
-  it('resumes from ?after= first, then a numeric Last-Event-ID, else 0', () => {
-    expect(resumeCursor(3, '9')).toBe(3);
-    expect(resumeCursor(undefined, '9')).toBe(9);
-    for (const bad of ['-1', '1e3', '9'.repeat(16), '', undefined]) expect(resumeCursor(undefined, bad)).toBe(0);
+  it('resumes after the later of ?after= and Last-Event-ID, refuses a malformed header, and resyncs past the latest', () => {
+    expect(resumePosition(3, '9')).toBe(9);
+    expect(resumePosition(12, '9')).toBe(12);
+    expect(resumePosition(undefined, undefined)).toBe(0);
+    for (const bad of ['-1', '1e3', '9'.repeat(16)]) expect(() => resumePosition(undefined, bad)).toThrow(/Last-Event-ID/);
+    expect(resyncFor(5, 9)).toBeUndefined();
+    expect(resyncFor(12, 9)).toEqual({ type: 'resync', reason: 'ahead_of_latest', requested_after: 12, latest: 9 });
   });
 });
 

@@ -34,7 +34,7 @@ import {
   streamSessionEventsQuery, type SessionRuntimeService, type ForwardedReply, type LiveInboxOperation,
 } from '../runtime/index.js';
 import type { HeaderValue } from './request.js';
-import { resumeCursor } from './sse.js';
+import { resumePosition } from '../stream-resume.js';
 
 /** The services the routes call. Without `runtime`, the Session event and Live Inbox routes are not served. */
 export interface HttpServices {
@@ -68,7 +68,7 @@ export type HttpOutcome =
   | { kind: 'empty'; status: number }
   /** The owning process's answer, relayed unchanged (status, `Content-Type`, body). */
   | { kind: 'forwarded'; reply: ForwardedReply }
-  /** An SSE stream of `feed` from the cursor `after` (see `./sse`). */
+  /** An SSE stream of `feed` after the position `after` (see `./sse`: resync, authorise before every delivery; `HEAD`: headers only). */
   | { kind: 'stream'; feed: Feed; after: number };
 
 /** One route of the table. */
@@ -127,9 +127,12 @@ export const projectEventPageResponse = z
     has_more: z.boolean(),
   })
   .describe('A page of Project Events');
+const RESUME_AND_ACCESS = 'Resume after the later of `?after=` and the `Last-Event-ID` header (a malformed header → 400 `validation_error`); a position after the newest event gets first one '
+  + '`event: resync` frame (`id: <latest>`, `data: {"type":"resync","reason":"ahead_of_latest","requested_after":n,"latest":n}`), then the stream goes on after `latest`. '
+  + 'Every delivery is authorised as of now: a caller that lost access (removed, key revoked) has the stream ended. `HEAD` answers with the headers only.';
 const projectEventFrame = projectEventSchema.describe(
   'A `text/event-stream`: a `retry:` hint, then one frame per event (`id: <sequence>`, `event: <type>`, `data: <this ProjectEvent as JSON>`) '
-  + 'and comment heartbeats. Resume with `?after=` or the `Last-Event-ID` header.',
+  + 'and `: heartbeat` comment lines. ' + RESUME_AND_ACCESS,
 );
 /** `GET /projects/:id/operation-logs` body. */
 export const operationLogPageResponse = z
@@ -166,7 +169,7 @@ export const sessionEventPageResponse = z
   .describe('A page of committed Session history');
 const sessionEventFrame = sessionEventSchema.describe(
   'A `text/event-stream`: a `retry:` hint, then one frame per committed event (`id: <seq>`, `event: <type>`, `data: <this SessionEvent as JSON>`) '
-  + 'and comment heartbeats. Stored events first, then live ones. Resume with `?after=` or the `Last-Event-ID` header.',
+  + 'and `: heartbeat` comment lines. Stored events first, then live ones. ' + RESUME_AND_ACCESS,
 );
 /** `GET /v1/awaken/sessions/:session_id/live-inbox` body. */
 export const liveInboxSnapshotResponse = z
@@ -269,7 +272,11 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     operationId: 'streamProjectEvents', method: 'GET', path: '/projects/:id/events/stream', tags: ['events'],
     summary: 'Live stream of Project Events (SSE); resume with ?after= or Last-Event-ID', params: idParams, query: streamProjectEventsQuery,
     status: 200, response: projectEventFrame, stream: true,
-    handle: async (s, c) => ({ kind: 'stream', feed: await s.platform.projectEventFeed(c.ctx(), c.params.id, c.query), after: resumeCursor(c.query.after, c.lastEventId) }),
+    handle: async (s, c) => {
+      // The position is read first: a malformed Last-Event-ID is 400 whatever the access.
+      const after = resumePosition(c.query.after, c.lastEventId);
+      return { kind: 'stream', feed: await s.platform.projectEventFeed(c.ctx(), c.params.id, c.query), after };
+    },
   },
   {
     operationId: 'listOperationLogs', method: 'GET', path: '/projects/:id/operation-logs', tags: ['events'], summary: 'Operation Log, newest first (owner only)',
@@ -355,7 +362,10 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     operationId: 'streamSessionEvents', method: 'GET', path: '/v1/sessions/:session_id/events/stream', tags: ['session-events'], requiresRuntime: true,
     summary: 'Committed Session history as SSE: stored events, then live', params: sessionParams, query: streamSessionEventsQuery,
     status: 200, response: sessionEventFrame, stream: true,
-    handle: async (s, c) => ({ kind: 'stream', feed: await runtimeOf(s).eventFeed(c.ctx(), c.params.session_id), after: resumeCursor(c.query.after, c.lastEventId) }),
+    handle: async (s, c) => {
+      const after = resumePosition(c.query.after, c.lastEventId);
+      return { kind: 'stream', feed: await runtimeOf(s).eventFeed(c.ctx(), c.params.session_id), after };
+    },
   },
   // — Live Inbox —
   {

@@ -1,11 +1,10 @@
 /**
  * Server-Sent Events framing and resume rules (platform.md "Project Events", live-inbox.md
  * "Drain, commit, carry-over"). An adapter writes {@link SSE_HEADERS}, then {@link retryFrame},
- * then replays stored items after {@link resumeCursor} and forwards live ones, skipping every id
+ * then replays stored items after `resumePosition` and forwards live ones, skipping every id
  * at or below the last one it examined, and sends {@link heartbeatFrame} comments in between.
  */
 import type { FeedItem } from '../ports/feed.js';
-import type { HeaderValue } from './request.js';
 
 /** Response headers of an event stream (plus `x-request-id`). No compression, no proxy buffering. */
 export const SSE_HEADERS = {
@@ -35,11 +34,10 @@ export function heartbeatFrame(now: number): string {
 }
 
 /**
- * The resume cursor of a stream request: `?after=` (already validated) wins over the
- * `Last-Event-ID` header (1–15 digits; anything else is ignored); 0 when neither is given.
+ * Resume rules (platform.md "Project Events" → "Resume"): `resumePosition(after, lastEventId)` is
+ * the later of `?after=` and `Last-Event-ID` (a malformed header → 400 `validation_error`);
+ * `resyncFor(requested, latest)` is the one `event: resync` frame's data when the position is after
+ * the newest stored item (the stream then goes on after `latest`). Before every delivery an
+ * adapter calls the feed's `authorize(items)` (and re-checks the credential), then `visible`.
  */
-export function resumeCursor(queryAfter: number | undefined, lastEventId: HeaderValue): number {
-  if (queryAfter !== undefined) return queryAfter;
-  if (typeof lastEventId === 'string' && /^\d{1,15}$/.test(lastEventId)) return Number(lastEventId);
-  return 0;
-}
+export { resumePosition, resyncFor, type ResyncSignal } from '../stream-resume.js';

@@ -380,7 +380,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
-    name: 'SSE: retry hint, frames with id/event/data, resume after ?after= or Last-Event-ID, only what the caller may see',
+    name: 'SSE: retry hint, frames with id/event/data, resume after the later of ?after= and Last-Event-ID, resync past the newest, HEAD, only what the caller may see',
     async run(s) {
       const k = s.keys as Record<string, string>;
       const before = await send(s, 'GET', `${P(s)}/events?limit=500`, { key: k.acc_owner });
@@ -403,7 +403,17 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
       const resumed = await readFrames(s, path, k.acc_owner!, 1, { 'last-event-id': String(ids[0]) });
       if (resumed.frames[0]?.id !== ids[1]) fail('resume with Last-Event-ID', undefined, `expected ${ids[1]} first, got ${resumed.frames[0]?.id}`);
       const query = await readFrames(s, `${path}?after=${ids[1]}`, k.acc_owner!, 1, { 'last-event-id': String(ids[0]) });
-      if (query.frames[0]?.id !== ids[2]) fail('?after= wins over Last-Event-ID', undefined, `expected ${ids[2]}, got ${query.frames[0]?.id}`);
+      if (query.frames[0]?.id !== ids[2]) fail('the later of ?after= and Last-Event-ID', undefined, `expected ${ids[2]}, got ${query.frames[0]?.id}`);
+      const later = await readFrames(s, `${path}?after=${ids[0]}`, k.acc_owner!, 1, { 'last-event-id': String(ids[1]) });
+      if (later.frames[0]?.id !== ids[2]) fail('the later of ?after= and Last-Event-ID', undefined, `expected ${ids[2]}, got ${later.frames[0]?.id}`);
+      expectError('a malformed Last-Event-ID', await send(s, 'GET', path, { key: k.acc_owner, headers: { 'last-event-id': 'abc' } }), 400, 'validation_error');
+      const ahead = await readFrames(s, `${path}?after=${ids[2]! + 100}`, k.acc_owner!, 1);
+      const resync = ahead.frames[0];
+      if (resync?.event !== 'resync' || resync.id !== ids[2] || resync.data.latest !== ids[2] || resync.data.requested_after !== ids[2]! + 100) {
+        fail('a position after the newest event', undefined, `expected one resync frame with id ${ids[2]}, got ${JSON.stringify(resync)}`);
+      }
+      const head = await send(s, 'HEAD', path, { key: k.acc_owner });
+      if (head.status !== 200 || !(head.headers.get('content-type') ?? '').startsWith('text/event-stream') || head.text !== '') fail(`HEAD ${path}`, head, 'expected the stream headers and no body');
       const outsider = await send(s, 'GET', path, { key: k.acc_outsider });
       expectError('an outsider streams', outsider, 404);
       // Visibility: an observer may not read the inbox, so its stream skips the inbox events.
