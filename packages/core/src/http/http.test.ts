@@ -155,5 +155,8 @@ describe('reading request parts', () => {
     expect(codeOf(() => parseJsonBody(bytes('{"__proto__":{"x":1}}'), 'application/json'))).toBe('validation_error');
     expect(codeOf(() => parseJsonBody(bytes('{"constructor":{"prototype":{}}}'), 'application/json'))).toBe('validation_error');
     expect(parseJsonBody(bytes('{"constructor":"fine"}'), 'application/json')).toEqual({ constructor: 'fine' });
+    expect(codeOf(() => parseJsonBody(bytes('{}'), 'application/json; charset=latin1'))).toBe('unsupported_media_type');
+    expect(parseJsonBody(bytes('{"n":1}'), 'application/json; charset="UTF-8"')).toEqual({ n: 1 });
+    expect(codeOf(() => parseJsonBody(bytes('{"n":12345678901234567890}'), 'application/json'))).toBe('validation_error');
   });
 });

@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import { InboxKitError } from '../errors.js';
+import { findInexactJsonNumber } from '../json-numbers.js';
 
 /** The request parts a route may declare a schema for. */
 export type RequestPart = 'params' | 'querystring' | 'headers' | 'body';
@@ -40,21 +41,27 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * Decodes a JSON request body. An empty body is `undefined` (the route's body schema then decides).
  * @param contentType the `Content-Type` header (must be `application/json`, parameters allowed).
- * @throws InboxKitError `unsupported_media_type` (415) for another type; `validation_error` (400)
- *   for invalid UTF-8, invalid JSON, or a `__proto__` / `constructor.prototype` key.
+ * @throws InboxKitError `unsupported_media_type` (415) for another type or a charset other than
+ *   UTF-8; `validation_error` (400) for invalid UTF-8, invalid JSON, a `__proto__` /
+ *   `constructor.prototype` key, or a number a double cannot hold exactly (platform.md "JSON numbers").
  */
 export function parseJsonBody(bytes: Uint8Array, contentType: string | undefined): unknown {
   if (bytes.byteLength === 0) return undefined;
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') throw new InboxKitError('unsupported_media_type', 'Unsupported Content-Type; send application/json');
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new InboxKitError('unsupported_media_type', 'Unsupported Content-Type charset; send application/json in UTF-8');
+  }
   let text: string;
   try {
     text = utf8.decode(bytes);
   } catch {
     throw new InboxKitError('validation_error', 'Request body is not valid UTF-8');
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text, function reviver(key, value: unknown) {
+    parsed = JSON.parse(text, function reviver(key, value: unknown) {
       if (key === '__proto__') throw new SyntaxError('Object contains forbidden prototype property');
       if (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype')) {
         throw new SyntaxError('Object contains forbidden prototype property');
@@ -65,4 +72,13 @@ export function parseJsonBody(bytes: Uint8Array, contentType: string | undefined
     const message = error instanceof SyntaxError && /prototype/.test(error.message) ? error.message : 'Body is not valid JSON';
     throw new InboxKitError('validation_error', message);
   }
+  const inexact = findInexactJsonNumber(text);
+  if (inexact !== undefined) {
+    throw new InboxKitError('validation_error', 'A number cannot be stored exactly', [{
+      path: ['body', ...inexact.path].join('.'),
+      message: `${inexact.literal.length > 40 ? `${inexact.literal.slice(0, 40)}…` : inexact.literal} cannot be stored exactly (JSON numbers are IEEE-754 doubles: integers up to ±9007199254740991, about 15–17 significant digits); send it as a string`,
+      code: 'inexact_number',
+    }]);
+  }
+  return parsed;
 }

@@ -341,6 +341,9 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
       expectError('malformed JSON', await send(s, 'POST', inbox, { key: owner, raw: '{"type":' }), 400);
       expectError('invalid UTF-8', await send(s, 'POST', inbox, { key: owner, raw: new Uint8Array([0x7b, 0x22, 0x74, 0x79, 0x70, 0x65, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) }), 400);
       expectError('prototype poisoning', await send(s, 'POST', inbox, { key: owner, raw: '{"type":"x","__proto__":{"admin":true}}' }), 400);
+      expectError('another content type', await send(s, 'POST', inbox, { key: owner, raw: '{"type":"x"}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+      expectError('another charset', await send(s, 'POST', inbox, { key: owner, raw: '{"type":"x"}', headers: { 'content-type': 'application/json; charset=latin1' } }), 415, 'unsupported_media_type');
+      expectError('an inexact number', await send(s, 'POST', inbox, { key: owner, raw: '{"type":"x","payload":{"n":12345678901234567890}}' }), 400, 'validation_error');
       expectError('unknown field', await send(s, 'POST', inbox, { key: owner, body: { type: 'x', sneaky: 1 } }), 400, 'validation_error');
       expectError('wrong type', await send(s, 'POST', inbox, { key: owner, body: { type: 42 } }), 400, 'validation_error');
       expectError('an id chosen by the caller', await send(s, 'POST', '/projects', { key: owner, body: { id: 'proj_mine', name: 'x' } }), 400, 'validation_error');
