@@ -268,13 +268,19 @@ export class PlatformService {
    */
   async createSession(ctx: RequestContext, input: z.input<typeof createSessionBody>): Promise<Session> {
     const body = parseOrThrow(createSessionBody, input, 'session');
+    const now = this.deps.clock.now();
     const session: Session = {
       id: body.id ?? this.deps.ids.next('sess'),
       workspace_id: ctx.principal.workspace_id,
       project_id: body.project_id ?? null,
       title: body.title,
       created_by_account_id: ctx.principal.account_id,
-      created_at: this.deps.clock.now(),
+      created_at: now,
+      agent: null,
+      environment_id: null,
+      metadata: {},
+      updated_at: now,
+      archived_at: null,
     };
     const events = await idTakenIsConflict(body.id, 'session', () => this.deps.store.transaction(async (tx) => {
       if (body.id !== undefined && (await tx.getSession(ctx.principal.workspace_id, body.id))) {
