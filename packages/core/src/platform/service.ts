@@ -264,9 +264,13 @@ export class PlatformService {
 
   /**
    * Creates a session, optionally in a project (the project's owner or a deriver may).
+   * `managed` carries the Managed Agents fields of `POST /v1/sessions` (see `ManagedSessionsService`).
    * @throws project_not_found, permission_denied, project_archived, conflict (id taken).
    */
-  async createSession(ctx: RequestContext, input: z.input<typeof createSessionBody>): Promise<Session> {
+  async createSession(
+    ctx: RequestContext, input: z.input<typeof createSessionBody>,
+    managed?: { agent: JsonValue; environment_id: string; metadata: Record<string, string> },
+  ): Promise<Session> {
     const body = parseOrThrow(createSessionBody, input, 'session');
     const now = this.deps.clock.now();
     const session: Session = {
@@ -276,9 +280,9 @@ export class PlatformService {
       title: body.title,
       created_by_account_id: ctx.principal.account_id,
       created_at: now,
-      agent: null,
-      environment_id: null,
-      metadata: {},
+      agent: managed?.agent ?? null,
+      environment_id: managed?.environment_id ?? null,
+      metadata: managed?.metadata ?? {},
       updated_at: now,
       archived_at: null,
     };

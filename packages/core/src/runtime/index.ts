@@ -4,7 +4,6 @@ export {
   SESSION_EVENT_TYPES,
   type LiveInboxView,
   type SessionEventPage,
-  type SessionEventReceipt,
   type SessionRuntimeDeps,
 } from './service.js';
 export {
@@ -19,17 +18,41 @@ export {
 } from './routing.js';
 export {
   MAX_EVENTS_PER_REQUEST,
-  listSessionEventsQuery,
   liveInboxContentBody,
   liveInboxMessageParams,
   liveInboxOrderBody,
   sendSessionEventsBody,
   sessionEventInput,
   sessionParams,
-  streamSessionEventsQuery,
-  type ListSessionEventsInput,
   type LiveInboxContentInput,
   type LiveInboxOrderInput,
   type SendSessionEventsInput,
   type SessionEventInput,
 } from './schemas.js';
+export {
+  DELTA_EVENT_TYPES,
+  agentReference,
+  agentSnapshot,
+  createManagedSessionBody,
+  deletedSession,
+  listManagedSessionsQuery,
+  listSessionEventsQuery,
+  managedSession,
+  managedSessionEvent,
+  managedSessionEventSchema,
+  managedSessionSchema,
+  metadataSchema,
+  rfc3339,
+  rfc3339Query,
+  stopReasonOf,
+  streamSessionEventsQuery,
+  timeBoundsOf,
+  updateManagedSessionBody,
+  type CreateManagedSessionInput,
+  type ListManagedSessionsInput,
+  type ListSessionEventsInput,
+  type ManagedAgentDefinition,
+  type ManagedSessionStatus,
+  type UpdateManagedSessionInput,
+} from './managed-agents.js';
+export { ManagedSessionsService, type ManagedSessionsDeps, type ManagedSessionPage } from './managed-sessions.js';

@@ -7,7 +7,6 @@
  */
 import { z } from 'zod';
 import { contentSchema } from '../live-inbox/content.js';
-import { queryInt } from '../project-inbox/schemas.js';
 import { idString } from '../validation.js';
 
 /** Most events one `POST /v1/sessions/{id}/events` may carry. */
@@ -29,20 +28,7 @@ export const sendSessionEventsBody = z.strictObject({
 });
 export type SendSessionEventsInput = z.input<typeof sendSessionEventsBody>;
 
-/**
- * `GET /v1/sessions/{id}/events` query: `after` = a `seq` (0 = from the start; pass the previous
- * page's `next_page` back here), `limit` 1–1000 (default 100).
- */
-export const listSessionEventsQuery = z.strictObject({
-  after: queryInt(0, Number.MAX_SAFE_INTEGER).default(0),
-  limit: queryInt(1, 1000).default(100),
-});
-export type ListSessionEventsInput = z.input<typeof listSessionEventsQuery>;
-
-/** `GET /v1/sessions/{id}/events/stream` query; `after` may also come as the `Last-Event-ID` header. */
-export const streamSessionEventsQuery = z.strictObject({
-  after: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
-});
+// The `GET …/events` and `…/events/stream` queries live in managed-agents.ts (the Managed Agents wire).
 
 /** `POST …/live-inbox` and `PUT …/live-inbox/{message_id}` body: `{ content }`. */
 export const liveInboxContentBody = z.strictObject({ content: contentSchema });
