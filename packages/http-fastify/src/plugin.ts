@@ -2,7 +2,7 @@
  * The root plugin: request ids, authentication, the error envelope, the zod validator, and every
  * route plugin. Register it once on a Fastify instance (or use `createServer`).
  */
-import { InboxKitError, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
+import { InboxKitError, type ManagedSessionsService, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { validatorCompiler, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -16,6 +16,7 @@ import { platformRoutes } from './routes/platform.js';
 import { projectInboxRoutes } from './routes/project-inbox.js';
 import { liveInboxRoutes } from './routes/live-inbox.js';
 import { sessionEventRoutes } from './routes/session-events.js';
+import { managedSessionRoutes } from './routes/sessions.js';
 
 /** The services the routes call. */
 export interface InboxKitServices {
@@ -26,6 +27,11 @@ export interface InboxKitServices {
    * and the Live Inbox routes (`/v1/awaken/sessions/:id/live-inbox`) are registered.
    */
   runtime?: SessionRuntimeService;
+  /**
+   * The Session resource of the Managed Agents surface (`POST/GET /v1/sessions`, `GET/POST/DELETE
+   * /v1/sessions/:id`, `POST /v1/sessions/:id/archive`). Registered when present (with `runtime`).
+   */
+  managedSessions?: ManagedSessionsService;
 }
 
 export interface InboxKitPluginOptions {
@@ -73,6 +79,9 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
   app.addHook('onRequest', async (request, reply) => {
     request.requestId = requestIdFor(request.headers['x-request-id']);
     void reply.header('x-request-id', request.requestId);
+    // `request-id` (what `@anthropic-ai/sdk` reads into `err.requestID`), on every answer: set on the
+    // raw response so hijacked replies (SSE streams) carry it too.
+    reply.raw.setHeader('request-id', request.requestId);
     if (request.routeOptions.config?.public) return;
     if (request.is404) return;
     if (forwardSecret !== undefined && request.routeOptions.config?.forwardable) {
@@ -104,6 +113,7 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
   await app.register(projectInboxRoutes, { services });
   if (services.runtime !== undefined) {
     const runtimeServices = { runtime: services.runtime };
+    if (services.managedSessions !== undefined) await app.register(managedSessionRoutes, { services: { managedSessions: services.managedSessions } });
     await app.register(sessionEventRoutes, { services: runtimeServices, streamTiming: opts.streamTiming });
     await app.register(liveInboxRoutes, { services: runtimeServices });
   }

@@ -52,6 +52,8 @@ export {
   type ListManagedSessionsInput,
   type ListSessionEventsInput,
   type ManagedAgentDefinition,
+  type ManagedSession,
+  type ManagedSessionEvent,
   type ManagedSessionStatus,
   type UpdateManagedSessionInput,
 } from './managed-agents.js';

@@ -6,10 +6,11 @@
  * `workspace_id`, …) travel alongside; the SDK ignores what it does not declare.
  */
 import { z } from 'zod';
-import { contentBlockSchema, contentSchema } from '../live-inbox/content.js';
+import { contentBlockSchema, contentSchema, type ContentBlock } from '../live-inbox/content.js';
 import { queryInt } from '../project-inbox/schemas.js';
 import type { JsonValue, Session, SessionEvent } from '../records.js';
 import type { TimeBounds } from '../ports/store.js';
+import { jsonValueSchema } from '../schemas/records.js';
 import { hasNul, idString, optionalText } from '../validation.js';
 import { MAX_EVENTS_PER_REQUEST } from './schemas.js';
 
@@ -37,12 +38,18 @@ export function rfc3339(ms: number): string {
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 
-/** A query timestamp: RFC 3339 (`2026-11-30T14:00:00Z`, offsets allowed) → ms since the epoch. Sub-ms digits are dropped. */
-export const rfc3339Query = z
-  .string()
-  .max(64)
-  .refine((s) => RFC3339.test(s) && Number.isFinite(Date.parse(s.replace(' ', 'T'))), { message: 'must be an RFC 3339 timestamp, e.g. 2026-01-01T00:00:00Z' })
-  .transform((s) => Date.parse(s.replace(' ', 'T')));
+/**
+ * A query timestamp: RFC 3339 (`2026-11-30T14:00:00Z`, offsets allowed) → ms since the epoch
+ * (sub-ms digits dropped). An integer (ms) passes as is, so an already parsed query parses again.
+ */
+export const rfc3339Query = z.union([
+  z.number().int(),
+  z
+    .string()
+    .max(64)
+    .refine((s) => RFC3339.test(s) && Number.isFinite(Date.parse(s.replace(' ', 'T'))), { message: 'must be an RFC 3339 timestamp, e.g. 2026-01-01T00:00:00Z' })
+    .transform((s) => Date.parse(s.replace(' ', 'T'))),
+]);
 
 /** A query list: `name[]=a&name[]=b` (what the SDK sends), `name=a&name=b`, or one value. */
 const queryList = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).max(64)]).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
@@ -196,7 +203,7 @@ export function agentSnapshot(agent: ManagedAgentDefinition): JsonValue {
 export type ManagedSessionStatus = 'idle' | 'running';
 
 /** A Session as `/v1/sessions` answers it (the SDK's `BetaManagedAgentsSession`, plus `workspace_id`, `project_id`). */
-export function managedSession(session: Session, status: ManagedSessionStatus): Record<string, JsonValue> {
+export function managedSession(session: Session, status: ManagedSessionStatus): ManagedSession {
   return {
     type: 'session', id: session.id, agent: session.agent, environment_id: session.environment_id, title: session.title,
     metadata: session.metadata, status, archived_at: session.archived_at === null ? null : rfc3339(session.archived_at),
@@ -222,14 +229,15 @@ export function stopReasonOf(outcome: unknown): { type: 'end_turn' | 'retries_ex
  * `agent.message`, `stop_reason` / `stop_details` / `outcome` on `session.status_idle`, and ours:
  * `session_id`, `seq`, `run_id`, `message_id`, `floor_id`, `page_id`.
  */
-export function managedSessionEvent(event: SessionEvent): Record<string, JsonValue> {
-  const out: Record<string, JsonValue> = {
+export function managedSessionEvent(event: SessionEvent): ManagedSessionEvent {
+  const out: ManagedSessionEvent = {
     id: event.id, type: event.type, processed_at: rfc3339(event.processed_at), session_id: event.session_id, seq: event.seq,
     run_id: event.run_id, message_id: event.message_id, floor_id: event.floor_id, page_id: event.page_id,
   };
-  if (event.type === 'user.message' || event.type === 'agent.message') out.content = event.content;
+  if (event.type === 'user.message' || event.type === 'agent.message') out.content = event.content as unknown as ContentBlock[];
   if (event.type === 'session.status_idle') {
-    const outcome = event.content !== null && typeof event.content === 'object' && !Array.isArray(event.content) ? (event.content.outcome ?? null) : null;
+    const raw = event.content !== null && typeof event.content === 'object' && !Array.isArray(event.content) ? event.content.outcome : undefined;
+    const outcome = typeof raw === 'string' ? raw : null;
     out.stop_reason = stopReasonOf(outcome);
     out.stop_details = null;
     out.outcome = outcome;
@@ -263,7 +271,7 @@ export const managedSessionSchema = z
   .object({
     type: z.literal('session'),
     id: z.string(),
-    agent: z.record(z.string(), z.unknown()).nullable().describe('Snapshot of the configured agent at creation; null for a Session created through `POST /sessions`'),
+    agent: jsonValueSchema.describe('Snapshot of the configured agent at creation; null for a Session created through `POST /sessions`'),
     environment_id: z.string().nullable(),
     title: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
@@ -282,3 +290,8 @@ export const managedSessionSchema = z
     project_id: z.string().nullable(),
   })
   .describe('A Session (Managed Agents shape)');
+
+/** A Session event on the wire. */
+export type ManagedSessionEvent = z.output<typeof managedSessionEventSchema>;
+/** A Session on the wire. */
+export type ManagedSession = z.output<typeof managedSessionSchema>;

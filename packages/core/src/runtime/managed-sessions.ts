@@ -14,7 +14,7 @@ import type { JsonValue, Session } from '../records.js';
 import { parseOrThrow } from '../validation.js';
 import {
   agentSnapshot, createManagedSessionBody, deletedSession, listManagedSessionsQuery, managedSession, timeBoundsOf, updateManagedSessionBody,
-  type CreateManagedSessionInput, type ListManagedSessionsInput, type ManagedAgentDefinition, type ManagedSessionStatus, type UpdateManagedSessionInput,
+  type CreateManagedSessionInput, type ListManagedSessionsInput, type ManagedAgentDefinition, type ManagedSession, type ManagedSessionStatus, type UpdateManagedSessionInput,
 } from './managed-agents.js';
 import type { SessionRuntimeService } from './service.js';
 
@@ -32,7 +32,7 @@ export interface ManagedSessionsDeps {
 
 /** A page of `GET /v1/sessions`: `next_page` for `page` (null on the last page); `prev_page` is always null. */
 export interface ManagedSessionPage {
-  data: Record<string, JsonValue>[];
+  data: ManagedSession[];
   next_page: string | null;
   prev_page: null;
 }
@@ -68,7 +68,7 @@ export class ManagedSessionsService {
    *   configured agent has this id, or not this version), `project_not_found` (404),
    *   `permission_denied` (403: an observer), `project_archived` (409).
    */
-  async create(ctx: RequestContext, input: CreateManagedSessionInput): Promise<Record<string, JsonValue>> {
+  async create(ctx: RequestContext, input: CreateManagedSessionInput): Promise<ManagedSession> {
     const body = parseOrThrow(createManagedSessionBody, input, 'session');
     if (body.resources !== undefined && body.resources.length > 0) throw unsupported('Mounting resources');
     if (body.vault_ids !== undefined && body.vault_ids.length > 0) throw unsupported('Attaching vaults');
@@ -83,7 +83,7 @@ export class ManagedSessionsService {
   }
 
   /** `GET /v1/sessions/{id}`. @throws InboxKitError `session_not_found` (404). */
-  async retrieve(ctx: RequestContext, session_id: string): Promise<Record<string, JsonValue>> {
+  async retrieve(ctx: RequestContext, session_id: string): Promise<ManagedSession> {
     const { session } = await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
     return managedSession(session, await this.#status(session));
   }
@@ -145,7 +145,7 @@ export class ManagedSessionsService {
    *   `unsupported_capability` (400: `agent`, `budget`, `vault_ids`), `session_not_found` (404),
    *   `permission_denied` (403).
    */
-  async update(ctx: RequestContext, session_id: string, input: UpdateManagedSessionInput): Promise<Record<string, JsonValue>> {
+  async update(ctx: RequestContext, session_id: string, input: UpdateManagedSessionInput): Promise<ManagedSession> {
     const body = parseOrThrow(updateManagedSessionBody, input, 'session');
     if (body.agent !== undefined) throw unsupported('Changing the agent\'s tools or MCP servers');
     if (body.budget !== undefined) throw unsupported('A spend budget');
@@ -171,7 +171,7 @@ export class ManagedSessionsService {
    * An archived Session takes no new `user.message` (409 `session_archived`); an interrupt may
    * still stop its Run. @throws InboxKitError `session_not_found` (404), `permission_denied` (403).
    */
-  async archive(ctx: RequestContext, session_id: string): Promise<Record<string, JsonValue>> {
+  async archive(ctx: RequestContext, session_id: string): Promise<ManagedSession> {
     return this.#write(ctx, session_id, async (session) => (session.archived_at === null ? { archived_at: this.#deps.clock.now() } : undefined));
   }
 
@@ -201,7 +201,7 @@ export class ManagedSessionsService {
   async #write(
     ctx: RequestContext, session_id: string,
     change: (session: Session) => Promise<{ title?: string | null; metadata?: Record<string, string>; archived_at?: number } | undefined>,
-  ): Promise<Record<string, JsonValue>> {
+  ): Promise<ManagedSession> {
     const session = await this.#deps.store.transaction(async (tx) => {
       const access = await loadSessionAccess(tx, ctx.principal, session_id);
       if (!access.canWrite) throw new InboxKitError('permission_denied', 'Only the project owner may change this session');
