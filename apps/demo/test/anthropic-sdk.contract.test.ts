@@ -108,7 +108,7 @@ describe.each(backends)('Anthropic SDK contract on $name', (backend) => {
 
     // In a project when the request names one (our extra body field passes through the SDK).
     const inProject = await client.beta.sessions.create({ agent: { type: 'agent', id: 'assistant', version: 1 }, environment_id: 'env_p', project_id: 'proj_main' } as Anthropic.Beta.Sessions.SessionCreateParams);
-    expect(inProject.project_id).toBe('proj_main');
+    expect((inProject as unknown as { project_id: string }).project_id).toBe('proj_main');
     // The observer of proj_main may read it but not change it.
     const observer = clientAs(demo.credentials.acc_observer!);
     expect((await observer.beta.sessions.retrieve(inProject.id)).id).toBe(inProject.id);
@@ -175,9 +175,9 @@ describe.each(backends)('Anthropic SDK contract on $name', (backend) => {
     const first = await model.next();
     const li = `/v1/awaken/sessions/${session.id}/live-inbox`;
     expect(await client.get(li)).toEqual({ active: true, version: 0, messages: [] });
-    const a = await client.post<unknown, { id: number }>(li, { body: { content: text('Prefer trains') } });
-    const b = await client.post<unknown, { id: number }>(li, { body: { content: text('Budget 500') } });
-    const c = await client.post<unknown, { id: number }>(li, { body: { content: text('scratch that') } });
+    const a = await client.post<{ id: number }>(li, { body: { content: text('Prefer trains') } });
+    const b = await client.post<{ id: number }>(li, { body: { content: text('Budget 500') } });
+    const c = await client.post<{ id: number }>(li, { body: { content: text('scratch that') } });
     expect([a.id, b.id, c.id]).toEqual([1, 2, 3]);
     await client.put(`${li}/${b.id}`, { body: { content: text('Budget 800') } });
     await client.delete(`${li}/${c.id}`);
@@ -201,7 +201,7 @@ describe.each(backends)('Anthropic SDK contract on $name', (backend) => {
     for (const e of streamed) expect((e as { processed_at: string }).processed_at).toMatch(RFC3339);
     const idle = streamed.at(-1) as Anthropic.Beta.Sessions.BetaManagedAgentsSessionStatusIdleEvent;
     expect(idle).toMatchObject({ type: 'session.status_idle', stop_reason: { type: 'end_turn' }, stop_details: null });
-    const drained = streamed.filter((e) => e.type === 'user.message').slice(1) as Array<{ content: unknown; message_id: string; run_id: string }>;
+    const drained = streamed.filter((e) => e.type === 'user.message').slice(1) as unknown as Array<{ content: unknown; message_id: string; run_id: string }>;
     expect(drained.map((e) => [textOf(e.content), e.message_id])).toEqual([['Budget 800', `${drained[0]!.run_id}-inbox-0`], ['Prefer trains', `${drained[0]!.run_id}-inbox-1`]]);
     await demo.runtime.whenIdle(session.id);
     expect((await client.beta.sessions.retrieve(session.id)).status).toBe('idle');
@@ -237,8 +237,8 @@ describe.each(backends)('Anthropic SDK contract on $name', (backend) => {
     expect(notFound).toBeInstanceOf(Anthropic.NotFoundError);
     const nf = notFound as InstanceType<typeof Anthropic.APIError>;
     expect(nf.requestID).toMatch(/^req_/);
-    expect(nf.headers.get('request-id')).toBe(nf.requestID);
-    expect(nf.headers.get('x-request-id')).toBe(nf.requestID);
+    expect(nf.headers?.get('request-id')).toBe(nf.requestID);
+    expect(nf.headers?.get('x-request-id')).toBe(nf.requestID);
     expect(nf.error).toMatchObject({ type: 'error', error: { type: 'not_found_error', code: 'session_not_found', request_id: nf.requestID } });
 
     const unauthorized = await clientAs('sk-not-a-key').beta.sessions.list().catch((e: unknown) => e);
