@@ -114,7 +114,7 @@ export function createSteering({ defaults }) {
         let after;
         let cursor;
         for (;;) {
-          const page = await auth.client.sessions.events.list(sessionId, { after: cursor, limit: 500, signal: controller.signal });
+          const page = await auth.client.sessions.events.list(sessionId, { page: cursor, limit: 500, signal: controller.signal });
           if (!isLive()) return;
           for (const event of page.data) {
             seen.add(event.id);
@@ -154,7 +154,7 @@ export function createSteering({ defaults }) {
       setRunState('running', { quiet });
       schedulePoll(0);
     } else if (event.type === 'session.status_idle') {
-      const outcome = event.content && typeof event.content === 'object' ? event.content.outcome : undefined;
+      const outcome = event.outcome ?? undefined;
       node = h('li', { class: 'marker', dataset: { kind: 'status', eventId: event.id } }, outcome ? `Run ended (${outcome})` : 'Run ended');
       setRunState('idle', { quiet });
       schedulePoll(0);

@@ -17,8 +17,14 @@ const content: ContentBlock[] = [
 ];
 
 describe('client.sessions', () => {
-  const wireSession = { id: 'sess_1', workspace_id: 'ws_1', project_id: 'proj_1', title: 'T', created_by_account_id: 'acc_1', created_at: 1 };
-  const session = { id: 'sess_1', workspaceId: 'ws_1', projectId: 'proj_1', title: 'T', createdByAccountId: 'acc_1', createdAt: 1 };
+  const wireSession = {
+    id: 'sess_1', workspace_id: 'ws_1', project_id: 'proj_1', title: 'T', created_by_account_id: 'acc_1', created_at: 1,
+    agent: null, environment_id: null, metadata: { k: 'v' }, updated_at: 2, archived_at: null,
+  };
+  const session = {
+    id: 'sess_1', workspaceId: 'ws_1', projectId: 'proj_1', title: 'T', createdByAccountId: 'acc_1', createdAt: 1,
+    agent: null, environmentId: null, metadata: { k: 'v' }, updatedAt: 2, archivedAt: null,
+  };
 
   it('create → POST /sessions { id?, project_id?, title? } → the session', async () => {
     const { client, requests } = setup(json({ session: wireSession }, 201));
@@ -104,9 +110,9 @@ describe('client.sessions.liveInbox', () => {
   });
 
   it('queueOrSend falls back to a durable user.message on 410', async () => {
-    const { client, requests } = setup(inactive(), json({ data: [{ id: 'sevt_1', type: 'user.message', processed_at: 77 }] }));
+    const { client, requests } = setup(inactive(), json({ data: [{ id: 'sevt_1', type: 'user.message', processed_at: '2026-01-01T00:00:00.077Z' }] }));
     const result = await client.sessions.liveInbox.queueOrSend('sess_1', content, { accountId: 'acc_app' });
-    expect(result).toEqual({ delivery: 'durable', events: [{ id: 'sevt_1', type: 'user.message', processedAt: 77 }] });
+    expect(result).toEqual({ delivery: 'durable', events: [{ id: 'sevt_1', type: 'user.message', processedAt: '2026-01-01T00:00:00.077Z' }] });
     expect(requests[1]).toMatchObject({ method: 'POST', url: `${BASE}/v1/sessions/sess_1/events`, body: { events: [{ type: 'user.message', content }] } });
     expect(requests[1]!.headers.get('x-account-id')).toBe('acc_app');
   });
@@ -120,29 +126,29 @@ describe('client.sessions.liveInbox', () => {
 
 describe('client.sessions.events', () => {
   it('send → POST /v1/sessions/:id/events { events } → data camelCase', async () => {
-    const { client, requests } = setup(json({ data: [{ id: 'sevt_1', type: 'user.message', processed_at: 5 }] }));
+    const { client, requests } = setup(json({ data: [{ id: 'sevt_1', type: 'user.message', processed_at: '2026-01-01T00:00:00.005Z' }] }));
     const acks = await client.sessions.events.send('sess_1', [{ type: 'user.message', content }], { idempotencyKey: 'k' });
-    expect(acks).toEqual([{ id: 'sevt_1', type: 'user.message', processedAt: 5 }]);
+    expect(acks).toEqual([{ id: 'sevt_1', type: 'user.message', processedAt: '2026-01-01T00:00:00.005Z' }]);
     expect(requests[0]).toMatchObject({ method: 'POST', url: `${BASE}/v1/sessions/sess_1/events`, body: { events: [{ type: 'user.message', content }] } });
     expect(requests[0]!.headers.get('idempotency-key')).toBe('k');
   });
 
   it('interrupt sends one user.interrupt event', async () => {
-    const { client, requests } = setup(json({ data: [{ id: 'sevt_2', type: 'user.interrupt', processed_at: 6 }] }));
-    expect(await client.sessions.events.interrupt('sess_1')).toEqual([{ id: 'sevt_2', type: 'user.interrupt', processedAt: 6 }]);
+    const { client, requests } = setup(json({ data: [{ id: 'sevt_2', type: 'user.interrupt', processed_at: '2026-01-01T00:00:00.005Z' }] }));
+    expect(await client.sessions.events.interrupt('sess_1')).toEqual([{ id: 'sevt_2', type: 'user.interrupt', processedAt: '2026-01-01T00:00:00.005Z' }]);
     expect(requests[0]!.body).toEqual({ events: [{ type: 'user.interrupt' }] });
   });
 
-  it('list → GET ?after=&limit= → { data, nextPage, hasMore }', async () => {
-    const wire = { id: 'sevt_1', session_id: 'sess_1', seq: 1, type: 'user.message', run_id: 'run_1', message_id: 'run_1-inbox-0', content, floor_id: 'floor_1', page_id: 'page_1', processed_at: 5 };
+  it('list → GET ?page=&limit=&order= → { data, nextPage, hasMore }', async () => {
+    const wire = { id: 'sevt_1', session_id: 'sess_1', seq: 1, type: 'user.message', run_id: 'run_1', message_id: 'run_1-inbox-0', content, floor_id: 'floor_1', page_id: 'page_1', processed_at: '2026-01-01T00:00:00.005Z' };
     const { client, requests } = setup(json({ data: [wire], next_page: 'np_1', has_more: true }), json({ data: [], next_page: null, has_more: false }));
     const page = await client.sessions.events.list('sess_1', { limit: 1 });
     expect(page).toEqual({
-      data: [{ id: 'sevt_1', sessionId: 'sess_1', seq: 1, type: 'user.message', runId: 'run_1', messageId: 'run_1-inbox-0', content, floorId: 'floor_1', pageId: 'page_1', processedAt: 5 }],
+      data: [{ id: 'sevt_1', sessionId: 'sess_1', seq: 1, type: 'user.message', runId: 'run_1', messageId: 'run_1-inbox-0', content, floorId: 'floor_1', pageId: 'page_1', processedAt: '2026-01-01T00:00:00.005Z' }],
       nextPage: 'np_1',
       hasMore: true,
     });
-    expect(await client.sessions.events.list('sess_1', { after: page.nextPage ?? undefined, limit: 1 })).toEqual({ data: [], nextPage: null, hasMore: false });
-    expect(requests.map((r) => r.url)).toEqual([`${BASE}/v1/sessions/sess_1/events?limit=1`, `${BASE}/v1/sessions/sess_1/events?after=np_1&limit=1`]);
+    expect(await client.sessions.events.list('sess_1', { page: page.nextPage ?? undefined, limit: 1, order: 'desc' })).toEqual({ data: [], nextPage: null, hasMore: false });
+    expect(requests.map((r) => r.url)).toEqual([`${BASE}/v1/sessions/sess_1/events?limit=1`, `${BASE}/v1/sessions/sess_1/events?page=np_1&limit=1&order=desc`]);
   });
 });
