@@ -47,7 +47,7 @@ export const errorEnvelopeSchema = z
       code: z.enum(ERROR_CODES).describe('The precise reason; the HTTP status follows from it'),
       message: z.string().describe('Safe to show; never a stack, SQL or another tenant\'s id'),
       details: z.array(errorDetailSchema),
-      request_id: z.string().describe('Also sent as the `x-request-id` header'),
+      request_id: z.string().describe('Also sent as the `x-request-id` and `request-id` headers'),
     }),
   })
   .describe('The error envelope');
@@ -73,15 +73,15 @@ const errorRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
 /** Error responses by status: the component name and when an operation gets it. */
 const ERROR_RESPONSES: Array<{ status: string; name: string; description: string; when: (op: { auth: boolean; body: boolean; method: string; path: string }) => boolean }> = [
-  { status: '400', name: 'BadRequest', description: 'Invalid request: `validation_error` (with one detail per problem), `invalid_cursor`, `project_inbox_payload_invalid`', when: (o) => o.auth || o.body },
+  { status: '400', name: 'BadRequest', description: 'Invalid request: `validation_error` (with one detail per problem), `invalid_cursor`, `project_inbox_payload_invalid`, `unsupported_capability` (`/v1/sessions`: a capability this runtime does not host — agent overrides, tools, resources, vaults, budgets)', when: (o) => o.auth || o.body },
   { status: '401', name: 'Unauthorized', description: 'No API key (`authentication_required`) or an unknown or revoked one (`invalid_credentials`)', when: (o) => o.auth },
   { status: '403', name: 'Forbidden', description: 'The caller\'s role does not allow this (`permission_denied`, `project_inbox_*_denied`)', when: (o) => o.auth },
-  { status: '404', name: 'NotFound', description: 'Not found, or not visible to the caller (indistinguishable): `*_not_found`', when: (o) => o.auth },
+  { status: '404', name: 'NotFound', description: 'Not found, or not visible to the caller (indistinguishable): `*_not_found` (`agent_not_found`: `POST /v1/sessions` names no configured agent)', when: (o) => o.auth },
   { status: '413', name: 'PayloadTooLarge', description: 'The body is over the server\'s limit (`payload_too_large`) or the payload over 256 KiB (`project_inbox_payload_too_large`)', when: (o) => o.body },
   { status: '415', name: 'UnsupportedMediaType', description: 'The body is not `application/json` (`unsupported_media_type`)', when: (o) => o.body },
   { status: '409', name: 'LiveInboxOrderConflict', description: 'The order is not an exact permutation of the current ids (`live_inbox_order_conflict`); nothing changed: read a fresh snapshot and retry once', when: (o) => o.method === 'put' && o.path.endsWith('/live-inbox/order') },
   { status: '410', name: 'LiveInboxInactive', description: 'No native attempt accepts live input (`live_inbox_inactive`): send the content as a durable Session event instead', when: (o) => o.method !== 'get' && o.path.includes('/live-inbox') },
-  { status: '4XX', name: 'ClientError', description: 'Any other client error in the envelope: 409 (`conflict`, `project_archived`, `project_inbox_invalid_transition`, `project_inbox_source_scope_mismatch`, `live_inbox_order_conflict`, `idempotency_key_reused`), 410 (`live_inbox_inactive`), 429 (`rate_limited`)', when: () => true },
+  { status: '4XX', name: 'ClientError', description: 'Any other client error in the envelope: 409 (`conflict`, `project_archived`, `session_archived`, `session_running`, `project_inbox_invalid_transition`, `project_inbox_source_scope_mismatch`, `live_inbox_order_conflict`, `idempotency_key_reused`), 410 (`live_inbox_inactive`), 429 (`rate_limited`)', when: () => true },
   { status: '5XX', name: 'ServerError', description: 'Server error in the envelope: 500 (`internal_error`, `session_ownership_unavailable`), 503 (`overloaded`); never a stack or SQL', when: () => true },
 ];
 
@@ -226,7 +226,8 @@ const openApiPlugin: FastifyPluginAsync<InboxKitOpenApiOptions> = async (app, op
         { name: 'project-inbox', description: 'Suggestions filed by derivers, decided by the project owner' },
         { name: 'events', description: 'Project Events (pages and a live SSE stream) and the Operation Log' },
         { name: 'sessions', description: 'Sessions, their Floors (committed turns) and Pages (versions)' },
-        { name: 'session-events', description: 'Durable Session input and committed history' },
+        { name: 'managed-sessions', description: 'Managed Agents compatibility (`client.beta.sessions.*` of `@anthropic-ai/sdk`): Sessions with a configured agent' },
+        { name: 'session-events', description: 'Durable Session input and committed history, in the Managed Agents wire shape (`client.beta.sessions.events.*`)' },
         { name: 'live-inbox', description: 'Best-effort steering of the active native Run of a Session' },
       ],
     },
