@@ -264,6 +264,12 @@ describe.each(backends)('Anthropic SDK contract on $name', (backend) => {
     expect((tools as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'invalid_request_error', code: 'unsupported_capability' } });
     expect((await client.beta.sessions.list({ include_archived: true, limit: 100 })).data.length).toBe(before);
 
+    // The SDK's workspace_id (anthropic-workspace-id) must be the key's workspace.
+    expect((await client.beta.sessions.retrieve('sess_001', { workspace_id: 'ws_demo' })).id).toBe('sess_001');
+    const otherWorkspace = await client.beta.sessions.retrieve('sess_001', { workspace_id: 'ws_other' }).catch((e: unknown) => e);
+    expect(otherWorkspace).toBeInstanceOf(Anthropic.PermissionDeniedError);
+    expect((otherWorkspace as InstanceType<typeof Anthropic.APIError>).requestID).toMatch(/^req_/);
+
     // Success answers carry the same id in both headers too.
     const { response, request_id } = await client.beta.sessions.retrieve('sess_001').withResponse();
     expect(response.headers.get('request-id')).toBe(response.headers.get('x-request-id'));

@@ -96,7 +96,12 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
     const bearer = typeof auth === 'string' ? /^Bearer\s+(.*)$/is.exec(auth)?.[1]?.trim() : undefined;
     const apiKey = typeof request.headers['x-api-key'] === 'string' ? request.headers['x-api-key'] : undefined;
     const asAccount = request.headers['x-account-id'];
-    request.principal = await services.platform.authenticate(bearer || apiKey || undefined, typeof asAccount === 'string' && asAccount !== '' ? asAccount : undefined);
+    // `anthropic-workspace-id` (sent by `@anthropic-ai/sdk` when given a `workspace_id`) must name the key's workspace.
+    const workspace = request.headers['anthropic-workspace-id'];
+    request.principal = await services.platform.authenticate(
+      bearer || apiKey || undefined, typeof asAccount === 'string' && asAccount !== '' ? asAccount : undefined,
+      typeof workspace === 'string' && workspace !== '' ? { workspace_id: workspace } : {},
+    );
   });
 
   app.setErrorHandler(errorHandler);

@@ -97,8 +97,20 @@ export class PlatformService {
    * Successful results are cached in the process for 1 s by key hash (`principal-cache.ts`):
    * {@link revokeApiKey} takes effect at once; a key revoked in another process or directly in
    * storage is refused within 1 s.
+   *
+   * `options.workspace_id` is the workspace the caller says it acts in (the Managed Agents
+   * `anthropic-workspace-id` header): a key may only name its own workspace, else 403
+   * `permission_denied` (live-inbox.md "Managed Agents compatibility").
    */
-  async authenticate(secret: string | undefined, as_account_id?: string): Promise<Principal> {
+  async authenticate(secret: string | undefined, as_account_id?: string, options: { workspace_id?: string } = {}): Promise<Principal> {
+    const principal = await this.#authenticate(secret, as_account_id);
+    if (options.workspace_id !== undefined && options.workspace_id !== principal.workspace_id) {
+      throw forbidden('This API key belongs to another workspace than the one the request names');
+    }
+    return principal;
+  }
+
+  async #authenticate(secret: string | undefined, as_account_id: string | undefined): Promise<Principal> {
     if (!secret) throw new InboxKitError('authentication_required', 'An API key is required (Authorization: Bearer <key> or x-api-key)');
     const hash = await (this.deps.hashApiKey ?? hashApiKey)(secret);
     const cached = this.#principals.get(hash, as_account_id);
