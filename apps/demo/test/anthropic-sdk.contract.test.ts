@@ -157,7 +157,10 @@ describe.each(backends)('Anthropic SDK contract on $name', (backend) => {
 
   it('events: send, stream a whole steered Run (Live Inbox used during it), list with auto-paging and filters', async () => {
     const session = await client.beta.sessions.create({ agent: 'assistant', environment_id: 'env_run', title: 'Steered' });
-    const stream = await client.beta.sessions.events.stream(session.id, { event_deltas: ['agent.message'] });
+    const { data: stream, response: streamResponse } = await client.beta.sessions.events.stream(session.id, { event_deltas: ['agent.message'] }).withResponse();
+    expect(streamResponse.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(streamResponse.headers.get('request-id')).toMatch(/^req_/);
+    expect(streamResponse.headers.get('request-id')).toBe(streamResponse.headers.get('x-request-id'));
     const streamed: Anthropic.Beta.Sessions.BetaManagedAgentsStreamSessionEvents[] = [];
     const reading = (async () => {
       for await (const event of stream) {

@@ -145,7 +145,7 @@ const transformObject: SwaggerTransformObject = (input) => {
   const doc = input.openapiObject as Json & { components?: Json; paths?: Record<string, Json> };
   const components = (doc.components ??= {}) as Record<string, Json>;
   const requestIdHeader = {
-    description: 'The request id: the caller\'s own `x-request-id` when it is 1–128 safe characters, else `req_…`',
+    description: 'The request id: the caller\'s own `x-request-id` when it is 1–128 safe characters, else `req_…`; sent as both `x-request-id` and `request-id` (what `@anthropic-ai/sdk` reads into `err.requestID`)',
     schema: { type: 'string' },
   };
   components['schemas'] = { ...components['schemas'], ErrorEnvelope: zodToJsonSchema(errorEnvelopeSchema, 'output') };
@@ -165,7 +165,7 @@ const transformObject: SwaggerTransformObject = (input) => {
   for (const { name, description } of ERROR_RESPONSES) {
     responses[name] = {
       description,
-      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' }, 'request-id': { $ref: '#/components/headers/RequestId' } },
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
     };
   }
@@ -180,7 +180,11 @@ const transformObject: SwaggerTransformObject = (input) => {
       const body = op['requestBody'] !== undefined;
       const opResponses = (op.responses ??= {});
       for (const response of Object.values(opResponses)) {
-        if (!('$ref' in response)) response['headers'] = { 'x-request-id': { $ref: '#/components/headers/RequestId' }, ...(response['headers'] as Json | undefined) };
+        if (!('$ref' in response)) {
+          response['headers'] = {
+            'x-request-id': { $ref: '#/components/headers/RequestId' }, 'request-id': { $ref: '#/components/headers/RequestId' }, ...(response['headers'] as Json | undefined),
+          };
+        }
       }
       for (const e of ERROR_RESPONSES) {
         if (e.when({ auth, body, method, path }) && opResponses[e.status] === undefined) opResponses[e.status] = errorRef(e.name);

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { validatorCompiler, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { requestIdFor } from './context.js';
+import { requestIdFor, setRequestIdHeaders } from './context.js';
 import { envelope, errorHandler } from './errors.js';
 import { forwardedPrincipal } from './forwarding.js';
 import { registerStreamShutdown, type StreamTiming } from './sse.js';
@@ -78,10 +78,7 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
 
   app.addHook('onRequest', async (request, reply) => {
     request.requestId = requestIdFor(request.headers['x-request-id']);
-    void reply.header('x-request-id', request.requestId);
-    // `request-id` (what `@anthropic-ai/sdk` reads into `err.requestID`), on every answer: set on the
-    // raw response so hijacked replies (SSE streams) carry it too.
-    reply.raw.setHeader('request-id', request.requestId);
+    setRequestIdHeaders(reply, request.requestId);
     if (request.routeOptions.config?.public) return;
     if (request.is404) return;
     if (forwardSecret !== undefined && request.routeOptions.config?.forwardable) {
@@ -102,6 +99,13 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
       bearer || apiKey || undefined, typeof asAccount === 'string' && asAccount !== '' ? asAccount : undefined,
       typeof workspace === 'string' && workspace !== '' ? { workspace_id: workspace } : {},
     );
+  });
+
+  // Answers made before the hook above ran (the rate limiter's 429) still get both headers.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    const id = reply.getHeader('x-request-id');
+    if (typeof id === 'string' && reply.getHeader('request-id') === undefined) setRequestIdHeaders(reply, id);
+    done(null, payload);
   });
 
   app.setErrorHandler(errorHandler);
