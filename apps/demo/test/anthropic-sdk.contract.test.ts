@@ -266,6 +266,11 @@ describe.each(backends)('Anthropic SDK contract on $name', (backend) => {
     expect(tools).toBeInstanceOf(Anthropic.BadRequestError);
     expect((tools as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'invalid_request_error', code: 'unsupported_capability' } });
     expect((await client.beta.sessions.list({ include_archived: true, limit: 100 })).data.length).toBe(before);
+    const toolResult = await client.beta.sessions.events.send('sess_001', {
+      events: [{ type: 'user.custom_tool_result', custom_tool_use_id: 'sevt_x', content: [{ type: 'text', text: '42' }] }],
+    }).catch((e: unknown) => e);
+    expect(toolResult).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((toolResult as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'invalid_request_error', code: 'unsupported_capability' } });
 
     // The SDK's workspace_id (anthropic-workspace-id) must be the key's workspace.
     expect((await client.beta.sessions.retrieve('sess_001', { workspace_id: 'ws_demo' })).id).toBe('sess_001');

@@ -18,6 +18,8 @@ export {
 } from './routing.js';
 export {
   MAX_EVENTS_PER_REQUEST,
+  UNSUPPORTED_EVENT_TYPES,
+  parseSendSessionEvents,
   liveInboxContentBody,
   liveInboxMessageParams,
   liveInboxOrderBody,

@@ -7,7 +7,8 @@
  */
 import { z } from 'zod';
 import { contentSchema } from '../live-inbox/content.js';
-import { idString } from '../validation.js';
+import { InboxKitError } from '../errors.js';
+import { idString, parseOrThrow } from '../validation.js';
 
 /** Most events one `POST /v1/sessions/{id}/events` may carry. */
 export const MAX_EVENTS_PER_REQUEST = 50;
@@ -21,6 +22,32 @@ export const sessionEventInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('user.interrupt') }),
 ]);
 export type SessionEventInput = z.output<typeof sessionEventInput>;
+
+/**
+ * Managed Agents input event types this Runtime does not host (tools, custom tools, outcomes,
+ * system messages): sending one is 400 `unsupported_capability` rather than a bare validation error.
+ */
+export const UNSUPPORTED_EVENT_TYPES: readonly string[] = [
+  'user.tool_confirmation', 'user.custom_tool_result', 'user.tool_result', 'user.define_outcome', 'system.message',
+];
+
+/**
+ * Parses a `POST /v1/sessions/{id}/events` body.
+ * @throws InboxKitError `unsupported_capability` (an event of {@link UNSUPPORTED_EVENT_TYPES}),
+ *   `validation_error` (anything else that does not parse).
+ */
+export function parseSendSessionEvents(input: unknown): z.output<typeof sendSessionEventsBody> {
+  const events = input !== null && typeof input === 'object' ? (input as { events?: unknown }).events : undefined;
+  if (Array.isArray(events)) {
+    const index = events.findIndex((e) => e !== null && typeof e === 'object' && UNSUPPORTED_EVENT_TYPES.includes(String((e as { type?: unknown }).type)));
+    if (index >= 0) {
+      const type = String((events[index] as { type: unknown }).type);
+      throw new InboxKitError('unsupported_capability', `${type} is not supported by this runtime (it hosts no tools, outcomes or system messages)`,
+        [{ path: `events.${index}.type`, message: `${type} is not supported` }]);
+    }
+  }
+  return parseOrThrow(sendSessionEventsBody, input, 'events');
+}
 
 /** `POST /v1/sessions/{id}/events` body: `{ events: [1–50 events] }`, processed in order. */
 export const sendSessionEventsBody = z.strictObject({

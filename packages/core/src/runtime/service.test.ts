@@ -460,6 +460,19 @@ describe('SessionRuntimeService — history and feed', () => {
     }
   });
 
+  it('Managed Agents input this Runtime does not host is 400 unsupported_capability, nothing written', async () => {
+    const f = await fixture();
+    for (const event of [
+      { type: 'user.custom_tool_result', custom_tool_use_id: 'x', content: [] }, { type: 'user.tool_confirmation', tool_use_id: 'x', result: 'allow' },
+      { type: 'user.tool_result', tool_use_id: 'x' }, { type: 'user.define_outcome', description: 'd' }, { type: 'system.message', content: [] },
+    ]) {
+      const error = await rejection(f.runtime.sendEvents(owner, 'sess_free', { events: [{ type: 'user.interrupt' }, event] } as never));
+      expect([error.code, error.details]).toEqual(['unsupported_capability', [{ path: 'events.1.type', message: `${event.type} is not supported` }]]);
+    }
+    expect((await rejection(f.runtime.sendEvents(owner, 'sess_free', { events: [{ type: 'user.nonsense' }] } as never))).code).toBe('validation_error');
+    expect(await f.events('sess_free')).toEqual([]);
+  });
+
   it('an archived Session refuses a user.message (409 session_archived) and still takes an interrupt', async () => {
     const f = await fixture();
     await f.store.updateSession('ws_a', 'sess_free', { archived_at: 5, updated_at: 5 });

@@ -33,7 +33,7 @@ import { DEFAULT_ATTEMPT_LEASE_MS, type AttemptRoute, type AttemptRoutingErrorIn
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { listSessionEventsQuery, timeBoundsOf, type ListSessionEventsInput } from './managed-agents.js';
 import {
-  liveInboxContentBody, liveInboxOrderBody, sendSessionEventsBody,
+  liveInboxContentBody, liveInboxOrderBody, parseSendSessionEvents,
   type LiveInboxContentInput, type LiveInboxOrderInput, type SendSessionEventsInput,
 } from './schemas.js';
 
@@ -198,13 +198,14 @@ export class SessionRuntimeService {
    * @param input `{ events: [{ type: 'user.message', content } | { type: 'user.interrupt' }] }`, 1–50 events.
    * @returns `{ data }`: the committed `user.message` / `user.interrupt` events, in order (the
    *   wire shows them as {@link managedSessionEvent}).
-   * @throws InboxKitError `validation_error` (400), `session_not_found` (404), `permission_denied`
+   * @throws InboxKitError `validation_error` (400), `unsupported_capability` (400: tool results,
+   *   tool confirmations, outcomes, system messages), `session_not_found` (404), `permission_denied`
    *   (403: a deriver or observer of the Session's Project), `project_archived` (409: a
    *   `user.message` to a Session of an archived Project), `session_archived` (409: a
    *   `user.message` to an archived Session), `overloaded` (503: the runtime is closing).
    */
   async sendEvents(ctx: RequestContext, session_id: string, input: SendSessionEventsInput): Promise<{ data: SessionEvent[] }> {
-    const body = parseOrThrow(sendSessionEventsBody, input, 'events');
+    const body = parseSendSessionEvents(input);
     if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
     return this.#withSessionLock(session_id, async () => {
       const { events, start, interruptRunId } = await this.#deps.store.transaction(async (tx) => {
@@ -424,7 +425,7 @@ export class SessionRuntimeService {
     if (routing === undefined || options.forwarded === true) return LOCAL;
     let sid: string;
     if (operation.type === 'send_events') {
-      const body = parseOrThrow(sendSessionEventsBody, operation.body, 'events');
+      const body = parseSendSessionEvents(operation.body);
       if (!body.events.some((e) => e.type === 'user.interrupt') || this.#active.has(session_id)) return LOCAL;
       const access = await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
       if (!access.canWrite) throw sessionWriteDenied();
