@@ -3,7 +3,7 @@
 // build. Every fenced block tagged ```ts in the READMEs below is one example: it is written to its
 // own module in a temp folder inside the repo (.tmp/, git-ignored), where `@inbox-kit/*` resolve
 // to the workspace packages' *built* types (package.json `exports` → dist, as a consumer sees
-// them) and `fastify` to the workspace's copy, then `tsc --noEmit` runs over all of them with the
+// them), `fastify` to the workspace's copy and `@anthropic-ai/sdk` to the demo's, then `tsc --noEmit` runs over all of them with the
 // repo's compiler options (strict, NodeNext, top-level await allowed). Use another tag (```sh,
 // ```json, ```text) for what is not TypeScript to compile.
 //
@@ -55,6 +55,9 @@ try {
   mkdirSync(join(modules, '@inbox-kit'), { recursive: true });
   for (const name of PACKAGES) symlinkSync(join(root, 'packages', name), join(modules, '@inbox-kit', name), 'dir');
   symlinkSync(realpathSync(join(root, 'packages', 'http-fastify', 'node_modules', 'fastify')), join(modules, 'fastify'), 'dir');
+  // The demo README shows the official Anthropic SDK (a dev dependency of the demo) against the demo.
+  mkdirSync(join(modules, '@anthropic-ai'), { recursive: true });
+  symlinkSync(realpathSync(join(root, 'apps', 'demo', 'node_modules', '@anthropic-ai', 'sdk')), join(modules, '@anthropic-ai', 'sdk'), 'dir');
   writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'readme-examples', private: true, type: 'module' }, null, 2));
   writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({
     extends: relative(work, join(root, 'tsconfig.base.json')),

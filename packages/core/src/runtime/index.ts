@@ -20,6 +20,7 @@ export {
   MAX_EVENTS_PER_REQUEST,
   UNSUPPORTED_EVENT_TYPES,
   parseSendSessionEvents,
+  rejectUnsupportedEvents,
   liveInboxContentBody,
   liveInboxMessageParams,
   liveInboxOrderBody,

@@ -32,20 +32,25 @@ export const UNSUPPORTED_EVENT_TYPES: readonly string[] = [
 ];
 
 /**
+ * Refuses, before validation, an events body holding an input type this Runtime does not host.
+ * @throws InboxKitError `unsupported_capability` (400; the detail names the event).
+ */
+export function rejectUnsupportedEvents(input: unknown): void {
+  const events = input !== null && typeof input === 'object' ? (input as { events?: unknown }).events : undefined;
+  if (!Array.isArray(events)) return;
+  const index = events.findIndex((e) => e !== null && typeof e === 'object' && UNSUPPORTED_EVENT_TYPES.includes(String((e as { type?: unknown }).type)));
+  if (index < 0) return;
+  const type = String((events[index] as { type: unknown }).type);
+  throw new InboxKitError('unsupported_capability', `${type} is not supported by this runtime (it hosts no tools, outcomes or system messages)`,
+    [{ path: `events.${index}.type`, message: `${type} is not supported` }]);
+}
+
+/**
  * Parses a `POST /v1/sessions/{id}/events` body.
- * @throws InboxKitError `unsupported_capability` (an event of {@link UNSUPPORTED_EVENT_TYPES}),
- *   `validation_error` (anything else that does not parse).
+ * @throws InboxKitError `unsupported_capability` ({@link rejectUnsupportedEvents}), `validation_error`.
  */
 export function parseSendSessionEvents(input: unknown): z.output<typeof sendSessionEventsBody> {
-  const events = input !== null && typeof input === 'object' ? (input as { events?: unknown }).events : undefined;
-  if (Array.isArray(events)) {
-    const index = events.findIndex((e) => e !== null && typeof e === 'object' && UNSUPPORTED_EVENT_TYPES.includes(String((e as { type?: unknown }).type)));
-    if (index >= 0) {
-      const type = String((events[index] as { type: unknown }).type);
-      throw new InboxKitError('unsupported_capability', `${type} is not supported by this runtime (it hosts no tools, outcomes or system messages)`,
-        [{ path: `events.${index}.type`, message: `${type} is not supported` }]);
-    }
-  }
+  rejectUnsupportedEvents(input);
   return parseOrThrow(sendSessionEventsBody, input, 'events');
 }
 

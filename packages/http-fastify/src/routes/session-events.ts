@@ -7,7 +7,7 @@
  * ({@link managedSessionEvent}: RFC 3339 `processed_at`, `stop_reason` on `session.status_idle`).
  */
 import {
-  listSessionEventsQuery, managedSessionEvent, managedSessionEventSchema, sendSessionEventsBody, sessionParams, streamSessionEventsQuery,
+  listSessionEventsQuery, managedSessionEvent, managedSessionEventSchema, rejectUnsupportedEvents, sendSessionEventsBody, sessionParams, streamSessionEventsQuery,
 } from '@inbox-kit/core';
 import type { Feed, SessionEvent, SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyPluginAsync } from 'fastify';
@@ -64,6 +64,8 @@ export const sessionEventRoutes: FastifyPluginAsync<SessionEventRoutesOptions> =
   // another one does (attempt routing), so the interrupt stops it.
   app.post('/v1/sessions/:session_id/events', {
     config: { forwardable: true },
+    // Input types of the API this Runtime does not host get their own answer, not a schema error.
+    preValidation: async (request) => rejectUnsupportedEvents(request.body),
     schema: { tags, summary: 'Send durable input: user.message (starts a Run when idle) or user.interrupt', params: sessionParams, body: sendSessionEventsBody, response: { 200: sent } },
   }, async (request, reply) => {
     const ctx = ctxOf(request);
