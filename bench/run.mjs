@@ -81,6 +81,10 @@ async function startDemo({ dataDir, databaseUrl, label }) {
       // The demo's defaults, whatever the caller's shell sets: these change what a request does.
       BODY_LIMIT: '', RATE_LIMIT_MAX: '', RATE_LIMIT_WINDOW_MS: '', DATABASE_PREPARED_STATEMENTS: '',
       INBOX_KIT_ADVERTISE_URL: '', INBOX_KIT_FORWARD_SECRET: '', INBOX_KIT_RECOVER_STALE_RUNS: '',
+      BODY_TIMEOUT_MS: '', LIVE_INBOX_MAX_BYTES: '',
+      // Past the demo's default bounds on purpose: the Live Inbox runs measure a queue of 1,000
+      // (default limit 100 messages) and the fan-out run opens 1,000 streams with one key (default 16).
+      LIVE_INBOX_MAX_MESSAGES: '100000', MAX_STREAMS_PER_CALLER: '100000',
       // A Run's model step takes an hour: Runs stay active (and their queues undrained) for the Live Inbox runs.
       DEMO_MODEL_STEP_MS: '3600000', DEMO_MODEL_STEPS: '3', NODE_ENV: 'production',
     },

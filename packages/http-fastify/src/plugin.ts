@@ -3,7 +3,7 @@
  * route plugin. Register it once on a Fastify instance (or use `createServer`).
  */
 import { InboxKitError, type ManagedSessionsService, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { validatorCompiler, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -49,6 +49,11 @@ export interface InboxKitPluginOptions {
   forwarding?: { secret: string };
 }
 
+/** 404 `not_found` for a route that does not exist. */
+async function notFound(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  await reply.code(404).send(envelope(404, 'not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`, [], request.requestId));
+}
+
 const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
   const { services } = opts;
   app.setValidatorCompiler(validatorCompiler);
@@ -80,7 +85,11 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
     request.requestId = requestIdFor(request.headers['x-request-id']);
     setRequestIdHeaders(reply, request.requestId);
     if (request.routeOptions.config?.public) return;
-    if (request.is404) return;
+    if (request.is404) {
+      // Answered before the body is read when it has not all arrived (the socket then closes).
+      if (!request.raw.complete) return notFound(request, reply);
+      return;
+    }
     if (forwardSecret !== undefined && request.routeOptions.config?.forwardable) {
       const principal = forwardedPrincipal(request, forwardSecret);
       if (principal !== undefined) {
@@ -109,9 +118,7 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
   });
 
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send(envelope(404, 'not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`, [], request.requestId));
-  });
+  app.setNotFoundHandler(notFound);
 
   app.withTypeProvider<ZodTypeProvider>().get('/health', {
     config: { public: true },
