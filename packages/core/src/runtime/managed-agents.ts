@@ -241,6 +241,10 @@ export function managedSessionEvent(event: SessionEvent): ManagedSessionEvent {
     out.stop_reason = stopReasonOf(outcome);
     out.stop_details = null;
     out.outcome = outcome;
+    const error = event.content !== null && typeof event.content === 'object' && !Array.isArray(event.content) ? event.content.error : undefined;
+    if (error !== null && typeof error === 'object' && !Array.isArray(error)) {
+      out.error = { type: String(error.type ?? 'api_error'), message: String(error.message ?? '') };
+    }
   }
   return out;
 }
@@ -263,6 +267,7 @@ export const managedSessionEventSchema = z
     stop_reason: z.object({ type: z.enum(['end_turn', 'retries_exhausted']) }).optional().describe('`session.status_idle`'),
     stop_details: z.null().optional().describe('`session.status_idle`'),
     outcome: z.string().nullable().optional().describe('`session.status_idle`, ours: `completed`, `cancelled` or `failed`'),
+    error: z.object({ type: z.string(), message: z.string() }).optional().describe('`session.status_idle` of a failed Run, ours: why it failed'),
   })
   .describe('A committed Session event');
 
