@@ -33,6 +33,9 @@ describe('Managed Agents wire mapping', () => {
     });
     expect(managedSessionEvent(event({ type: 'session.status_idle', content: { outcome: 'cancelled' } })).stop_reason).toEqual({ type: 'end_turn' });
     expect(managedSessionEvent(event({ type: 'session.status_idle', content: { outcome: 'failed' } })).stop_reason).toEqual({ type: 'retries_exhausted' });
+    expect(managedSessionEvent(event({ type: 'session.status_idle', content: { outcome: 'failed', error: { type: 'overloaded_error', message: 'busy' } } })))
+      .toMatchObject({ outcome: 'failed', stop_reason: { type: 'retries_exhausted' }, error: { type: 'overloaded_error', message: 'busy' } });
+    expect(managedSessionEvent(event({ type: 'session.status_idle', content: { outcome: 'completed' } }))).not.toHaveProperty('error');
     expect(stopReasonOf(undefined)).toEqual({ type: 'end_turn' });
   });
 
