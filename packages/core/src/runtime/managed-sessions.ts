@@ -183,7 +183,9 @@ export class ManagedSessionsService {
    */
   async delete(ctx: RequestContext, session_id: string): Promise<{ id: string; type: 'session_deleted' }> {
     return this.#deps.store.transaction(async (tx) => {
-      const access = await loadSessionAccess(tx, ctx.principal, session_id);
+      // Locked (project, then Session): a Run starting concurrently (sendEvents holds the same
+      // locks) either commits first, and this sees it running, or waits and then finds no Session.
+      const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
       if (!access.canWrite) throw new InboxKitError('permission_denied', 'Only the project owner may delete this session');
       if ((await tx.getRunningRun(access.session.id)) !== undefined) {
         throw new InboxKitError('session_running', 'The session is running; send a user.interrupt and delete it once it is idle');
@@ -197,13 +199,16 @@ export class ManagedSessionsService {
 
   // — internals —
 
-  /** Checks write access, then applies the patch `change` returns (none: unchanged) in one transaction. */
+  /** Checks write access, then applies the patch `change` returns (none: unchanged) in one transaction, holding the Session's lock. */
   async #write(
     ctx: RequestContext, session_id: string,
     change: (session: Session) => Promise<{ title?: string | null; metadata?: Record<string, string>; archived_at?: number } | undefined>,
   ): Promise<ManagedSession> {
     const session = await this.#deps.store.transaction(async (tx) => {
-      const access = await loadSessionAccess(tx, ctx.principal, session_id);
+      // Locked (project, then Session): role and archive state stay as read until commit, a
+      // metadata patch applies to the metadata it read, and an archive is ordered against a
+      // concurrent user.message (sendEvents checks `archived_at` under the same lock).
+      const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
       if (!access.canWrite) throw new InboxKitError('permission_denied', 'Only the project owner may change this session');
       const patch = await change(access.session);
       if (patch === undefined || (patch.title === undefined && patch.metadata === undefined && patch.archived_at === undefined)) return access.session;

@@ -2,15 +2,15 @@
  * Durable Session events (live-inbox.md "Drain, commit, carry-over", "Managed Agents
  * compatibility"): send input (`user.message` commits and starts a Run when idle;
  * `user.interrupt` stops the running Run), page committed history, and stream it as SSE (stored
- * events first, then live; resume with `?after=` or `Last-Event-ID`). Routes under
+ * events first, then live; resume after the later of `?after=` and `Last-Event-ID`). Routes under
  * `/v1/sessions/:session_id/events`; events in the Managed Agents wire shape
  * ({@link managedSessionEvent}: RFC 3339 `processed_at`, `stop_reason` on `session.status_idle`).
  */
 import {
   listSessionEventsQuery, managedSessionEvent, managedSessionEventSchema, rejectUnsupportedEvents, sendSessionEventsBody, sessionParams, streamSessionEventsQuery,
 } from '@inbox-kit/core';
-import type { Feed, SessionEvent, SessionRuntimeService } from '@inbox-kit/core';
-import type { FastifyPluginAsync } from 'fastify';
+import type { Feed, FeedItem, SessionEvent, SessionRuntimeService } from '@inbox-kit/core';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ctxOf } from '../context.js';
@@ -30,16 +30,29 @@ const eventPage = z
   .describe('A page of committed Session history');
 const eventFrame = managedSessionEventSchema.describe(
   'A `text/event-stream`: a `retry:` hint, then one frame per committed event (`id: <seq>`, `event: <type>`, `data: <this event as JSON>`) '
-  + 'and comment heartbeats. Stored events first, then live ones. Resume with `?after=` or the `Last-Event-ID` header.',
+  + 'and `: heartbeat` comment lines. Stored events first, then live ones. ' + 'Resume after the later of `?after=` and the `Last-Event-ID` header (a malformed header → 400 `validation_error`); a position after the newest event gets first one '
+  + '`event: resync` frame (`id: <latest>`, `data: {"type":"resync","reason":"ahead_of_latest","requested_after":n,"latest":n}`), then the stream goes on after `latest`. '
+  + 'Every delivery is authorised as of now: a caller that lost access (removed, key revoked, Session deleted) has the stream ended. `HEAD` answers with the headers only.',
 );
 
-/** The Session feed with each item's data in the wire shape. */
+/**
+ * The Session feed with each item's data in the wire shape; `latest`, `authorize` and `visible`
+ * are the feed's own (given the stored items the wire items were made from).
+ */
 function wireFeed(feed: Feed<SessionEvent>): Feed {
-  const wire = (item: { id: number; type: string; data: SessionEvent }) => ({ id: item.id, type: item.type, data: managedSessionEvent(item.data) });
+  const stored = new WeakMap<FeedItem, FeedItem<SessionEvent>>();
+  const wire = (item: FeedItem<SessionEvent>): FeedItem => {
+    const out = { id: item.id, type: item.type, data: managedSessionEvent(item.data) };
+    stored.set(out, item);
+    return out;
+  };
+  const original = (item: FeedItem): FeedItem<SessionEvent> => stored.get(item) ?? (item as FeedItem<SessionEvent>);
   return {
     replay: async (after, limit) => (await feed.replay(after, limit)).map(wire),
+    latest: () => feed.latest(),
     subscribe: (push) => feed.subscribe((item) => push(wire(item))),
-    visible: () => true,
+    authorize: (next) => feed.authorize(next.map(original)),
+    visible: (item) => feed.visible(original(item)),
   };
 }
 
@@ -47,6 +60,8 @@ function wireFeed(feed: Feed<SessionEvent>): Feed {
 export interface SessionEventRoutesOptions {
   services: { runtime: SessionRuntimeService };
   streamTiming?: StreamTiming;
+  /** Re-authenticates a stream's request before every delivery (the root plugin passes it). */
+  reauthenticate?: (request: FastifyRequest) => Promise<void>;
 }
 
 /**
@@ -55,7 +70,7 @@ export interface SessionEventRoutesOptions {
  * `{ data, next_page, has_more }`; `GET /v1/sessions/:session_id/events/stream?after=&event_deltas[]=`
  * → `text/event-stream`, frames `id: <seq>`, `event: <type>`, `data: <event JSON>`.
  */
-export const sessionEventRoutes: FastifyPluginAsync<SessionEventRoutesOptions> = async (plain, { services, streamTiming }) => {
+export const sessionEventRoutes: FastifyPluginAsync<SessionEventRoutesOptions> = async (plain, { services, streamTiming, reauthenticate }) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { runtime } = services;
   const tags = ['session-events'];
@@ -86,7 +101,8 @@ export const sessionEventRoutes: FastifyPluginAsync<SessionEventRoutesOptions> =
     schema: { tags, summary: 'Committed Session history as SSE: stored events, then live', params: sessionParams, querystring: streamSessionEventsQuery,
       produces: ['text/event-stream'], response: { 200: eventFrame } },
   }, async (request, reply) => {
+    const after = resumeCursor(request, request.query.after);
     const feed = wireFeed(await runtime.eventFeed(ctxOf(request), request.params.session_id));
-    await sendEventStream(request, reply, feed, { after: resumeCursor(request, request.query.after), ...streamTiming });
+    await sendEventStream(request, reply, feed, { after, ...streamTiming, reauthenticate: reauthenticate && (() => reauthenticate(request)) });
   });
 };
