@@ -4,7 +4,7 @@
  */
 import type { Principal, RequestContext } from '@inbox-kit/core';
 import { InboxKitError } from '@inbox-kit/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,6 +29,16 @@ export { newRequestId, requestIdFor } from '@inbox-kit/core/http';
  * The use-case context of an authenticated request.
  * @throws InboxKitError authentication_required when the route was not authenticated.
  */
+/**
+ * Sets the request id headers of an answer: `x-request-id` and `request-id` (the one
+ * `@anthropic-ai/sdk` reads into `err.requestID`), the same value, also on the raw response so a
+ * hijacked reply (an SSE stream) writes them with its own head. Every place that answers uses it.
+ */
+export function setRequestIdHeaders(reply: FastifyReply, request_id: string): FastifyReply {
+  reply.raw.setHeader('request-id', request_id);
+  return reply.header('x-request-id', request_id).header('request-id', request_id);
+}
+
 export function ctxOf(request: FastifyRequest): RequestContext {
   if (!request.principal) throw new InboxKitError('authentication_required', 'An API key is required');
   return { principal: request.principal, request_id: request.requestId };

@@ -4,7 +4,7 @@
  * scope. It is not wrapped in `fastify-plugin`, so `prefix` works and the host's other routes,
  * parsers, 404 and error handlers stay exactly as they were. `createServer` is the one-call preset.
  */
-import { InboxKitError, findInexactJsonNumber, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
+import { InboxKitError, findInexactJsonNumber, type ManagedSessionsService, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { validatorCompiler, serializerCompiler } from 'fastify-type-provider-zod';
 import { readCredentials, requestIdFor, routeNotFound } from '@inbox-kit/core/http';
@@ -13,6 +13,8 @@ import { forwardedPrincipal } from './forwarding.js';
 import { registerStreamShutdown, type StreamTiming } from './sse.js';
 import { inboxKitOpenApi, type InboxKitOpenApiOptions } from './openapi.js';
 import { registerRoutes } from './routes.js';
+import { setRequestIdHeaders } from './context.js';
+import { managedSessionRoutes } from './routes/sessions.js';
 
 /** The services the routes call. */
 export interface InboxKitServices {
@@ -23,6 +25,11 @@ export interface InboxKitServices {
    * and the Live Inbox routes (`/v1/awaken/sessions/:id/live-inbox`) are registered.
    */
   runtime?: SessionRuntimeService;
+  /**
+   * The Session resource of the Managed Agents surface (`POST/GET /v1/sessions`, `GET/POST/DELETE
+   * /v1/sessions/:id`, `POST /v1/sessions/:id/archive`). Registered when present (with `runtime`).
+   */
+  managedSessions?: ManagedSessionsService;
 }
 
 export interface InboxKitPluginOptions {
@@ -100,7 +107,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
 
   app.addHook('onRequest', async (request, reply) => {
     if (request.requestId === '') request.requestId = requestIdFor(request.headers['x-request-id']);
-    void reply.header('x-request-id', request.requestId);
+    setRequestIdHeaders(reply, request.requestId);
     if (request.routeOptions.config?.public) return;
     if (request.is404) {
       // Answered before the body is read when it has not all arrived (the socket then closes).
@@ -115,16 +122,23 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
         return;
       }
     }
-    const { apiKey, actingAccountId } = readCredentials(request.headers);
-    request.principal = await services.platform.authenticate(apiKey, actingAccountId);
+    const { apiKey, actingAccountId, options } = readCredentials(request.headers);
+    request.principal = await services.platform.authenticate(apiKey, actingAccountId, options);
+  });
+
+  // Answers made before the hook above ran (the rate limiter's 429) still get both headers.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    const id = reply.getHeader('x-request-id');
+    if (typeof id === 'string' && reply.getHeader('request-id') === undefined) setRequestIdHeaders(reply, id);
+    done(null, payload);
   });
 
   // Long-lived streams re-authenticate their request's credential before every delivery, exactly
   // as the hook above would for a fresh request (platform.md "Project Events": authorised as of now).
   const reauthenticate = async (request: FastifyRequest): Promise<void> => {
     if (request.forwarded) return;
-    const { apiKey, actingAccountId } = readCredentials(request.headers);
-    const principal = await services.platform.authenticate(apiKey, actingAccountId);
+    const { apiKey, actingAccountId, options } = readCredentials(request.headers);
+    const principal = await services.platform.authenticate(apiKey, actingAccountId, options);
     if (principal.account_id !== request.principal?.account_id || principal.workspace_id !== request.principal.workspace_id) {
       throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
     }
@@ -135,6 +149,8 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   if (app.prefix !== '') app.setNotFoundHandler(notFound);
 
   registerStreamShutdown(app);
+  // The Managed Agents Session resource (not yet in the contract's table; Fastify only).
+  if (services.runtime !== undefined && services.managedSessions !== undefined) await app.register(managedSessionRoutes, { services: { managedSessions: services.managedSessions } });
   registerRoutes(app, services, opts.streamTiming, reauthenticate);
 };
 

@@ -47,6 +47,7 @@ function registerRoute(app: FastifyInstance, route: HttpRoute, services: HttpSer
     method: route.method,
     url: route.path,
     config: { ...(route.public ? { public: true } : {}), ...(route.forwardable ? { forwardable: true } : {}) },
+    ...(route.precheckBody ? { preValidation: async (request: FastifyRequest) => route.precheckBody!(request.body) } : {}),
     schema: {
       tags: route.tags,
       summary: route.summary,

@@ -58,6 +58,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     c.set('requestId', requestIdFor(c.req.header('x-request-id')));
     await next();
     c.header('x-request-id', c.get('requestId'));
+    c.header('request-id', c.get('requestId'));
   });
   app.onError((error, c) => {
     const { status, body, unexpected } = envelopeOf(error, c.get('requestId'));
@@ -73,8 +74,8 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       const principal = forwardedPrincipal(headers, secret);
       if (principal !== undefined) return { principal, forwarded: true };
     }
-    const { apiKey, actingAccountId } = readCredentials(headers);
-    return { principal: await services.platform.authenticate(apiKey, actingAccountId), forwarded: false };
+    const { apiKey, actingAccountId, options: expected } = readCredentials(headers);
+    return { principal: await services.platform.authenticate(apiKey, actingAccountId, expected), forwarded: false };
   };
 
   const readBody = async (c: Context<Env>): Promise<unknown> => {
@@ -113,7 +114,12 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       const params = route.params ? parseRequestPart('params', route.params, c.req.param()) : {};
       const query = route.query ? parseRequestPart('querystring', route.query, queryObject(new URL(c.req.url).searchParams)) : {};
       const headers = route.headers ? parseRequestPart('headers', route.headers, headerRecord(c.req.raw.headers)) : headerRecord(c.req.raw.headers);
-      const body = route.body ? parseRequestPart('body', route.body, await readBody(c)) : undefined;
+      let body: unknown;
+      if (route.body) {
+        const raw = await readBody(c);
+        route.precheckBody?.(raw);
+        body = parseRequestPart('body', route.body, raw);
+      }
       const outcome = await route.handle(services, {
         ctx: () => {
           if (principal === null) throw new InboxKitError('authentication_required', 'An API key is required');

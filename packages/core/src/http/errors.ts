@@ -12,6 +12,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   validation_error: 400,
   invalid_cursor: 400,
   project_inbox_payload_invalid: 400,
+  unsupported_capability: 400,
   authentication_required: 401,
   invalid_credentials: 401,
   permission_denied: 403,
@@ -27,8 +28,11 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   account_not_found: 404,
   member_not_found: 404,
   live_inbox_message_not_found: 404,
+  agent_not_found: 404,
   conflict: 409,
   project_archived: 409,
+  session_archived: 409,
+  session_running: 409,
   project_inbox_invalid_transition: 409,
   project_inbox_source_scope_mismatch: 409,
   live_inbox_order_conflict: 409,
@@ -141,7 +145,7 @@ export const errorEnvelopeSchema = z
       code: z.enum(ERROR_CODES).describe('The precise reason; the HTTP status follows from it'),
       message: z.string().describe('Safe to show; never a stack, SQL or another tenant\'s id'),
       details: z.array(errorDetailSchema),
-      request_id: z.string().describe('Also sent as the `x-request-id` header'),
+      request_id: z.string().describe('Also sent as the `x-request-id` and `request-id` headers'),
     }),
   })
   .describe('The error envelope');

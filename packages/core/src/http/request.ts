@@ -38,21 +38,26 @@ export interface RequestCredentials {
   apiKey: string | undefined;
   /** `x-account-id`: the account a service key acts as; undefined when absent or empty. */
   actingAccountId: string | undefined;
+  /** `anthropic-workspace-id` (sent by `@anthropic-ai/sdk` when given a `workspace_id`): must name the key's workspace. */
+  options: { workspace_id?: string };
 }
 
 /**
  * Reads the credentials of a request: a non-empty `Bearer` token wins over `x-api-key`;
- * `x-account-id` names the acting account of a service key. Pass them to
- * `PlatformService.authenticate(apiKey, actingAccountId)`, which throws 401/403 as the spec says.
+ * `x-account-id` names the acting account of a service key; `anthropic-workspace-id` the workspace
+ * the caller expects. Pass them to `PlatformService.authenticate(apiKey, actingAccountId, options)`,
+ * which throws 401/403 as the spec says.
  */
-export function readCredentials(headers: { authorization?: HeaderValue; 'x-api-key'?: HeaderValue; 'x-account-id'?: HeaderValue }): RequestCredentials {
+export function readCredentials(headers: { authorization?: HeaderValue; 'x-api-key'?: HeaderValue; 'x-account-id'?: HeaderValue; 'anthropic-workspace-id'?: HeaderValue }): RequestCredentials {
   const auth = headers.authorization;
   const bearer = typeof auth === 'string' ? /^Bearer\s+(.*)$/is.exec(auth)?.[1]?.trim() : undefined;
   const header = headers['x-api-key'];
   const apiKey = typeof header === 'string' ? header : undefined;
   const asAccount = headers['x-account-id'];
+  const workspace = headers['anthropic-workspace-id'];
   return {
     apiKey: bearer || apiKey || undefined,
     actingAccountId: typeof asAccount === 'string' && asAccount !== '' ? asAccount : undefined,
+    options: typeof workspace === 'string' && workspace !== '' ? { workspace_id: workspace } : {},
   };
 }

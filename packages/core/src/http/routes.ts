@@ -14,10 +14,13 @@
 import { z } from 'zod';
 import type { RequestContext } from '../context.js';
 import { InboxKitError } from '../errors.js';
-import type { Feed } from '../ports/feed.js';
+import type { Feed, FeedItem } from '../ports/feed.js';
+import type { SessionEvent } from '../records.js';
+import { managedSessionEvent, managedSessionEventSchema } from '../runtime/managed-agents.js';
+import { rejectUnsupportedEvents } from '../runtime/schemas.js';
 import {
   accountSchema, apiKeyKindSchema, floorSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectInboxItemSchema,
-  projectRoleSchema, projectSchema, sessionEventSchema, sessionSchema,
+  projectRoleSchema, projectSchema, sessionSchema,
 } from '../schemas/records.js';
 import { idString } from '../validation.js';
 import { createInboxItemBody, decideInboxItemBody, listInboxItemsQuery } from '../project-inbox/schemas.js';
@@ -98,6 +101,11 @@ export interface HttpRoute {
   forwardable?: boolean;
   /** Served only when `services.runtime` is given. */
   requiresRuntime?: boolean;
+  /**
+   * Checked on the raw body before `body` validates it (e.g. input types this runtime does not
+   * host get their own error, not a schema error). Throws `InboxKitError`.
+   */
+  precheckBody?: (body: unknown) => void;
   /** Calls the service. Throws `InboxKitError` for every expected failure. */
   handle(services: HttpServices, call: HttpCall): Promise<HttpOutcome>;
 }
@@ -150,27 +158,42 @@ export const inboxItemPageResponse = z
   })
   .describe('A page of inbox items');
 /** `POST /v1/sessions/:session_id/events` body. */
-export const sessionEventReceiptsResponse = z
-  .object({
-    data: z.array(z.object({
-      id: z.string().describe('The committed Session event'),
-      type: z.string(),
-      processed_at: z.number().int().describe('ms since the epoch'),
-    })).describe('One receipt per event sent, in order'),
-  })
-  .describe('Receipts of the committed events');
+export const sessionEventsSentResponse = z
+  .object({ data: z.array(managedSessionEventSchema).describe('The committed events sent, in order') })
+  .describe('The committed events');
 /** `GET /v1/sessions/:session_id/events` body. */
 export const sessionEventPageResponse = z
   .object({
-    data: z.array(sessionEventSchema).describe('Committed events, ascending by seq'),
-    next_page: z.string().nullable().describe('Pass as `after` for the next page; null on the last page'),
+    data: z.array(managedSessionEventSchema).describe('Committed events, by seq in the order asked for'),
+    next_page: z.string().nullable().describe('Pass as `page` (other parameters unchanged) for the next page; null on the last page'),
     has_more: z.boolean(),
   })
   .describe('A page of committed Session history');
-const sessionEventFrame = sessionEventSchema.describe(
-  'A `text/event-stream`: a `retry:` hint, then one frame per committed event (`id: <seq>`, `event: <type>`, `data: <this SessionEvent as JSON>`) '
-  + 'and `: heartbeat` comment lines. Stored events first, then live ones. ' + RESUME_AND_ACCESS,
+const sessionEventFrame = managedSessionEventSchema.describe(
+  'A `text/event-stream`: a `retry:` hint, then one frame per committed event (`id: <seq>`, `event: <type>`, `data: <this event as JSON>`) '
+  + 'and `: heartbeat` comment lines. Stored events first, then live ones. ' + RESUME_AND_ACCESS.replace('(removed, key revoked)', '(removed, key revoked, Session deleted)'),
 );
+
+/**
+ * The Session feed with each item's data in the Managed Agents wire shape; `latest`, `authorize`
+ * and `visible` are the feed's own (given the stored items the wire items were made from).
+ */
+export function wireSessionFeed(feed: Feed<SessionEvent>): Feed {
+  const stored = new WeakMap<FeedItem, FeedItem<SessionEvent>>();
+  const wire = (item: FeedItem<SessionEvent>): FeedItem => {
+    const out = { id: item.id, type: item.type, data: managedSessionEvent(item.data) };
+    stored.set(out, item);
+    return out;
+  };
+  const original = (item: FeedItem): FeedItem<SessionEvent> => stored.get(item) ?? (item as FeedItem<SessionEvent>);
+  return {
+    replay: async (after, limit) => (await feed.replay(after, limit)).map(wire),
+    latest: () => feed.latest(),
+    subscribe: (push) => feed.subscribe((item) => push(wire(item))),
+    authorize: (next) => feed.authorize(next.map(original)),
+    visible: (item) => feed.visible(original(item)),
+  };
+}
 /** `GET /v1/awaken/sessions/:session_id/live-inbox` body. */
 export const liveInboxSnapshotResponse = z
   .object({
@@ -345,18 +368,25 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     params: itemParams, body: decideInboxItemBody, status: 200, response: itemResponse('The decided item'),
     handle: async (s, c) => json(200, { item: await s.projectInbox.decide(c.ctx(), c.params.id, c.params.item_id, c.body) }),
   },
-  // — durable Session events —
+  // — durable Session events (Managed Agents wire shape) —
   {
     // Input with a `user.interrupt` is forwarded to the process running the Session's Run, if another one does.
     operationId: 'sendSessionEvents', method: 'POST', path: '/v1/sessions/:session_id/events', tags: ['session-events'], requiresRuntime: true, forwardable: true,
     summary: 'Send durable input: user.message (starts a Run when idle) or user.interrupt', params: sessionParams, body: sendSessionEventsBody,
-    status: 200, response: sessionEventReceiptsResponse,
-    handle: (s, c) => routed(s, c, { type: 'send_events', body: c.body }, async (ctx) => json(200, await runtimeOf(s).sendEvents(ctx, c.params.session_id, c.body))),
+    precheckBody: rejectUnsupportedEvents, status: 200, response: sessionEventsSentResponse,
+    handle: (s, c) => routed(s, c, { type: 'send_events', body: c.body }, async (ctx) => {
+      const { data } = await runtimeOf(s).sendEvents(ctx, c.params.session_id, c.body);
+      return json(200, { data: data.map(managedSessionEvent) });
+    }),
   },
   {
     operationId: 'listSessionEvents', method: 'GET', path: '/v1/sessions/:session_id/events', tags: ['session-events'], requiresRuntime: true,
-    summary: 'Committed Session history, ascending by seq', params: sessionParams, query: listSessionEventsQuery, status: 200, response: sessionEventPageResponse,
-    handle: async (s, c) => json(200, await runtimeOf(s).listEvents(c.ctx(), c.params.session_id, c.query)),
+    summary: 'Committed Session history: cursor pages, order, types[] and created_at filters (events.list)', params: sessionParams, query: listSessionEventsQuery,
+    status: 200, response: sessionEventPageResponse,
+    handle: async (s, c) => {
+      const page = await runtimeOf(s).listEvents(c.ctx(), c.params.session_id, c.query);
+      return json(200, { ...page, data: page.data.map(managedSessionEvent) });
+    },
   },
   {
     operationId: 'streamSessionEvents', method: 'GET', path: '/v1/sessions/:session_id/events/stream', tags: ['session-events'], requiresRuntime: true,
@@ -364,7 +394,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     status: 200, response: sessionEventFrame, stream: true,
     handle: async (s, c) => {
       const after = resumePosition(c.query.after, c.lastEventId);
-      return { kind: 'stream', feed: await runtimeOf(s).eventFeed(c.ctx(), c.params.session_id), after };
+      return { kind: 'stream', feed: wireSessionFeed(await runtimeOf(s).eventFeed(c.ctx(), c.params.session_id)), after };
     },
   },
   // — Live Inbox —
