@@ -70,7 +70,7 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
   decorateRequests(app);
   app.addHook('onRequest', async (request, reply) => {
     request.requestId = requestIdFor(request.headers['x-request-id']);
-    void reply.header('x-request-id', request.requestId);
+    setRequestIdHeaders(reply, request.requestId);
     // An unknown route is answered before its body is read when it has not all arrived (the socket then closes).
     if (request.is404 && !request.raw.complete) return notFound(request, reply);
   });

@@ -50,10 +50,11 @@ describe('request ids and credentials', () => {
   });
 
   it('prefers a Bearer token over x-api-key and reads the acting account', () => {
-    expect(readCredentials({ authorization: 'Bearer  k1 ', 'x-api-key': 'k2', 'x-account-id': 'acc_1' })).toEqual({ apiKey: 'k1', actingAccountId: 'acc_1' });
-    expect(readCredentials({ authorization: 'Basic xyz', 'x-api-key': 'k2', 'x-account-id': '' })).toEqual({ apiKey: 'k2', actingAccountId: undefined });
-    expect(readCredentials({ authorization: 'Bearer ' })).toEqual({ apiKey: undefined, actingAccountId: undefined });
-    expect(readCredentials({ 'x-api-key': ['a', 'b'] })).toEqual({ apiKey: undefined, actingAccountId: undefined });
+    expect(readCredentials({ authorization: 'Bearer  k1 ', 'x-api-key': 'k2', 'x-account-id': 'acc_1' })).toEqual({ apiKey: 'k1', actingAccountId: 'acc_1', options: {} });
+    expect(readCredentials({ authorization: 'Basic xyz', 'x-api-key': 'k2', 'x-account-id': '' })).toEqual({ apiKey: 'k2', actingAccountId: undefined, options: {} });
+    expect(readCredentials({ authorization: 'Bearer ' })).toEqual({ apiKey: undefined, actingAccountId: undefined, options: {} });
+    expect(readCredentials({ 'x-api-key': ['a', 'b'] })).toEqual({ apiKey: undefined, actingAccountId: undefined, options: {} });
+    expect(readCredentials({ 'x-api-key': 'k', 'anthropic-workspace-id': 'ws_1' }).options).toEqual({ workspace_id: 'ws_1' });
   });
 });
 
