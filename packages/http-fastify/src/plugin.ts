@@ -5,9 +5,10 @@
 import { InboxKitError, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
-import { validatorCompiler, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requestIdFor } from './context.js';
+import { defaultResponseValidation, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';
 import { envelope, errorHandler } from './errors.js';
 import { forwardedPrincipal } from './forwarding.js';
 import { registerStreamShutdown, type StreamTiming } from './sse.js';
@@ -41,12 +42,18 @@ export interface InboxKitPluginOptions {
    * The Runtime's `routing` option decides what this process forwards.
    */
   forwarding?: { secret: string };
+  /**
+   * Check every response against its route's zod schema (see `serializer.ts`): a response the
+   * schema would reject or change becomes a 500. Default: on unless `NODE_ENV` is `production`.
+   * Off, responses are `JSON.stringify` of what the services return, with no per-response cost.
+   */
+  responseValidation?: boolean;
 }
 
 const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
   const { services } = opts;
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(opts.responseValidation ?? defaultResponseValidation() ? validatingSerializerCompiler : stringifySerializerCompiler);
   // Before every route: @fastify/swagger documents only the routes added after it.
   if (opts.openapi !== false) await app.register(inboxKitOpenApi, opts.openapi ?? {});
   // JSON bodies must be valid UTF-8: invalid bytes get 400 instead of being stored as U+FFFD.

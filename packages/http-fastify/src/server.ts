@@ -33,6 +33,8 @@ export interface CreateServerOptions {
   rateLimit?: RateLimitOptions | false;
   /** Accept requests forwarded by other processes (attempt routing); see `InboxKitPluginOptions.forwarding`. */
   forwarding?: { secret: string };
+  /** Check responses against their schemas (default: unless `NODE_ENV=production`); see `InboxKitPluginOptions.responseValidation`. */
+  responseValidation?: boolean;
 }
 
 /** Builds (but does not start) a Fastify server exposing every inbox-kit route. */
@@ -59,7 +61,7 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     return503OnClosing: false,
   });
   await registerProtection(app, { underPressure: options.underPressure, rateLimit: options.rateLimit });
-  await app.register(inboxKit, { services: options.services, streamTiming: options.streamTiming, forwarding: options.forwarding });
+  await app.register(inboxKit, { services: options.services, streamTiming: options.streamTiming, forwarding: options.forwarding, responseValidation: options.responseValidation });
   return app;
 }
 
