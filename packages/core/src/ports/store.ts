@@ -27,6 +27,16 @@ export interface InboxItemQuery {
   limit: number;
 }
 
+/** What {@link StoreTx.getInboxItemWithAccess} reads in one go. */
+export interface InboxItemWithAccess {
+  /** The project (of the asked workspace). */
+  project: Project;
+  /** `account_id`'s membership row of the project, or `undefined` when it has none (an owner usually has none). */
+  membership: Membership | undefined;
+  /** The item, only if it belongs to the project; `undefined` when missing or of another project. */
+  item: ProjectInboxItem | undefined;
+}
+
 /** A Project Event before the store allocates its sequence. */
 export type NewProjectEvent = Omit<ProjectEvent, 'sequence'>;
 
@@ -145,6 +155,16 @@ export interface StoreTx {
   insertInboxItem(item: ProjectInboxItem): Promise<void>;
   /** The item only if it belongs to `project_id`. */
   getInboxItem(project_id: string, item_id: string): Promise<ProjectInboxItem | undefined>;
+  /**
+   * OPTIONAL (a store without it still works: the Project Inbox then calls `getProject`,
+   * `getMembership` and `getInboxItem`). Everything a get needs in one read, one round trip on a
+   * networked database: the project `project_id` only if it is in `workspace_id` (else
+   * `undefined`, exactly as for a missing project — scoping rule), `account_id`'s membership of it,
+   * and the item `item_id` only if it belongs to that project. MUST return exactly what those three
+   * methods would return at one moment (one statement, or one snapshot), never a membership or an
+   * item of another project.
+   */
+  getInboxItemWithAccess?(workspace_id: string, project_id: string, account_id: string, item_id: string): Promise<InboxItemWithAccess | undefined>;
   /** One keyset page in `created_at DESC, id DESC` order; never skips or repeats rows that share a `created_at`. */
   listInboxItems(query: InboxItemQuery): Promise<ProjectInboxItem[]>;
   /**

@@ -986,6 +986,65 @@ export async function checkAttemptOwnership({ store, raw }: Pick<StoreConformanc
   assertSame(await raw.attemptOwnerHosts(sid), [winner?.host_id], 'exactly one stored row after concurrent claims');
 }
 
+/**
+ * `getInboxItemWithAccess` (optional: a store without it passes) returns exactly what
+ * `getProject`, `getMembership` and `getInboxItem` return: for the owner (no membership row), a
+ * member, an account with no role, a missing item, an item of another project, a project asked
+ * through another workspace or missing (`undefined`); payload JSON as stored; inside a transaction
+ * it sees the transaction's own writes.
+ */
+export async function checkInboxItemWithAccess({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.getInboxItemWithAccess === undefined) return;
+  const w = await seedWorld(store, 'access');
+  const p = w.project;
+  const ws2: Workspace = { id: `ws_${w.u}_2`, name: 'other', created_at: T0 };
+  await store.insertWorkspace(ws2);
+  const outsider: Account = { id: `acc_${w.u}_outsider`, name: 'Outsider', created_at: T0 };
+  await store.insertAccount(outsider, [w.ws.id]);
+  const other = newProject(w.u, w.ws, w.owner, 'other', T0 + 5);
+  await store.insertProject(other);
+  await store.upsertMembership({ project_id: other.id, account_id: outsider.id, role: 'observer', created_at: T0 + 6 });
+  const payload: JsonValue = { text: '表 "quoted" \\ \u2028', nested: { list: [1, 2.5, null, true], empty: {} }, zebra: 1, apple: 2 };
+  const item = newItem(w, p, `pinbox_${w.u}`, { payload, title: null });
+  await store.insertInboxItem(item);
+  const elsewhere = newItem(w, other, `pinbox_${w.u}_other`);
+  await store.insertInboxItem(elsewhere);
+
+  const read = (ws: string, pid: string, acc: string, id: string) => store.getInboxItemWithAccess!(ws, pid, acc, id);
+  const expected = async (pid: string, acc: string, id: string) => ({
+    project: await store.getProject(w.ws.id, pid),
+    membership: await store.getMembership(pid, acc),
+    item: await store.getInboxItem(pid, id),
+  });
+  const cases: Array<[string, string, string, string]> = [
+    ['the owner (no membership row)', p.id, w.owner.id, item.id],
+    ['a deriver member', p.id, w.deriver.id, item.id],
+    ['an account with no role in the project', p.id, outsider.id, item.id],
+    ['a missing item', p.id, w.owner.id, `pinbox_${w.u}_missing`],
+    ['an item of another project', p.id, w.owner.id, elsewhere.id],
+    ['another project, its member', other.id, outsider.id, elsewhere.id],
+  ];
+  for (const [what, pid, acc, id] of cases) {
+    const got = await read(w.ws.id, pid, acc, id);
+    assert(got !== undefined, `getInboxItemWithAccess, ${what}: the project exists, so the answer must not be undefined`);
+    assertSame(got, await expected(pid, acc, id), `getInboxItemWithAccess, ${what}`);
+  }
+  const own = await read(w.ws.id, p.id, w.deriver.id, item.id);
+  assert(own?.membership?.role === 'deriver', 'getInboxItemWithAccess: the member\'s role');
+  assertSameJson(own?.item?.payload, payload, 'getInboxItemWithAccess: payload');
+  assert((await read(ws2.id, p.id, w.owner.id, item.id)) === undefined, 'getInboxItemWithAccess through another workspace must be undefined');
+  assert((await read(w.ws.id, `proj_${w.u}_missing`, w.owner.id, item.id)) === undefined, 'getInboxItemWithAccess of a missing project must be undefined');
+
+  const fresh = newItem(w, p, `pinbox_${w.u}_tx`);
+  await store.transaction(async (tx) => {
+    await tx.insertInboxItem(fresh);
+    await tx.upsertMembership({ project_id: p.id, account_id: outsider.id, role: 'observer', created_at: T0 + 7 });
+    const got = await tx.getInboxItemWithAccess?.(w.ws.id, p.id, outsider.id, fresh.id);
+    assertSame(got?.item, fresh, 'getInboxItemWithAccess inside a transaction sees its own item');
+    assert(got?.membership?.role === 'observer', 'getInboxItemWithAccess inside a transaction sees its own membership');
+  });
+}
+
 /** Every check of the kit, in the order the suite runs them. */
 export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { name: 'transactions are atomic (rollback after 1, 2 or 3 writes leaves nothing; commit keeps all)', run: checkTransactionAtomicity },
@@ -993,6 +1052,7 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { name: 'appendProjectEvent: gap-free per-project sequences under 270 concurrent writers', run: checkGapFreeProjectSequences },
   { name: 'keyset pages neither skip nor repeat rows sharing created_at (with filters)', run: checkKeysetPaging },
   { name: 'workspace and project scoping of lookups and lists', run: checkWorkspaceScoping },
+  { name: 'getInboxItemWithAccess (optional): project, membership and item in one read, as the three reads give them', run: checkInboxItemWithAccess },
   { name: 'JSON round trip: what was written is what is read', run: checkJsonRoundTrip },
   { name: 'memberships: upsert and delete', run: checkMemberships },
   { name: 'runs: endRun is conditional', run: checkEndRunConditional },
