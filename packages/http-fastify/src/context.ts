@@ -48,6 +48,18 @@ export function requestIdFor(header: string | string[] | undefined): string {
   return typeof header === 'string' && SAFE_REQUEST_ID.test(header) ? header : newRequestId();
 }
 
+const OWN_REQUEST_ID = /^req_[A-Za-z0-9_-]{21}$/;
+
+/**
+ * {@link requestIdFor}, reusing `generated` (Fastify's `request.id`) when there is no safe header
+ * and it is one of ours (`req_` + 21 characters): with `createServer`'s `genReqId` the id in the
+ * log lines is then the `x-request-id` of the response.
+ */
+export function requestIdOf(header: string | string[] | undefined, generated: string): string {
+  if (typeof header === 'string' && SAFE_REQUEST_ID.test(header)) return header;
+  return OWN_REQUEST_ID.test(generated) ? generated : newRequestId();
+}
+
 /**
  * The use-case context of an authenticated request.
  * @throws InboxKitError authentication_required when the route was not authenticated.

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { requestIdFor } from './context.js';
+import { requestIdOf } from './context.js';
 import { defaultResponseValidation, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';
 import { envelope, errorHandler } from './errors.js';
 import { forwardedPrincipal } from './forwarding.js';
@@ -78,7 +78,7 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
   if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
 
   app.addHook('onRequest', async (request, reply) => {
-    request.requestId = requestIdFor(request.headers['x-request-id']);
+    request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
     void reply.header('x-request-id', request.requestId);
     if (request.routeOptions.config?.public) return;
     if (request.is404) return;

@@ -57,6 +57,8 @@ export interface HarnessOptions {
   wrapStore?: (store: Store) => Store;
   /** Load shedding and rate limits of `createServer` (defaults: `createServer`'s). */
   protection?: Pick<CreateServerOptions, 'underPressure' | 'rateLimit'>;
+  /** `createServer`'s logger (default: off). */
+  logger?: CreateServerOptions['logger'];
   /** `createServer`'s `responseValidation` (default: on, as in every test). */
   responseValidation?: boolean;
 }
@@ -239,7 +241,8 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
     ? { platform: new PlatformService(served), projectInbox: new ProjectInboxService(served) }
     : { platform, projectInbox };
   const app = await createServer({ services: { ...services, ...(runtime ? { runtime } : {}) }, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}), ...options.protection,
-    ...(options.responseValidation === undefined ? {} : { responseValidation: options.responseValidation }) });
+    ...(options.responseValidation === undefined ? {} : { responseValidation: options.responseValidation }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address !== 'object') throw new Error('harness: no address');
