@@ -66,12 +66,25 @@ const MEMBER_EVENTS = ['project.member.added', 'project.member.removed'];
  * to every account of its workspace. Everything else is 404 `session_not_found`.
  */
 export async function loadSessionAccess(tx: StoreTx, principal: Principal, session_id: string): Promise<SessionAccess> {
-  const session = await tx.getSession(principal.workspace_id, session_id);
+  let session: Session | undefined;
+  let project: Project | undefined;
+  let membership: Membership | undefined;
+  if (tx.getSessionWithAccess) {
+    // One read (one round trip on PostgreSQL) for the session, its project and the membership.
+    const read = await tx.getSessionWithAccess(principal.workspace_id, session_id, principal.account_id);
+    session = read?.session;
+    project = read?.project;
+    membership = read?.membership?.project_id === project?.id ? read?.membership : undefined;
+  } else {
+    session = await tx.getSession(principal.workspace_id, session_id);
+    if (session?.project_id) {
+      project = await tx.getProject(principal.workspace_id, session.project_id);
+      if (project && project.account_id !== principal.account_id) membership = await tx.getMembership(project.id, principal.account_id);
+    }
+  }
   if (!session) throw sessionNotFound();
   if (session.project_id === null) return { session, canWrite: true, role: 'workspace', archived: false };
-  const project = await tx.getProject(principal.workspace_id, session.project_id);
   if (!project) throw sessionNotFound();
-  const membership = project.account_id === principal.account_id ? undefined : await tx.getMembership(project.id, principal.account_id);
   const role = roleOf(project, principal.account_id, membership?.role);
   if (role === null) throw sessionNotFound();
   return { session, canWrite: role === 'owner', role, archived: project.status === 'archived' };

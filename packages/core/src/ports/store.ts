@@ -37,6 +37,16 @@ export interface InboxItemWithAccess {
   item: ProjectInboxItem | undefined;
 }
 
+/** What {@link StoreTx.getSessionWithAccess} reads in one go. */
+export interface SessionWithAccess {
+  /** The session (of the asked workspace). */
+  session: Session;
+  /** Its project (of the same workspace), or `undefined` when the session has none or it is missing. */
+  project: Project | undefined;
+  /** `account_id`'s membership of that project, or `undefined`. */
+  membership: Membership | undefined;
+}
+
 /** A Project Event before the store allocates its sequence. */
 export type NewProjectEvent = Omit<ProjectEvent, 'sequence'>;
 
@@ -140,6 +150,13 @@ export interface StoreTx {
   getSession(workspace_id: string, session_id: string): Promise<Session | undefined>;
   /** Sessions of the workspace, newest first; `project_id: null` lists those outside any project. */
   listSessions(workspace_id: string, filter: { project_id?: string | null }): Promise<Session[]>;
+  /**
+   * OPTIONAL (without it, callers use `getSession`, `getProject` and `getMembership`). The session
+   * `session_id` only if it is in `workspace_id` (else `undefined`, as for a missing one), its
+   * project (only if in the same workspace) and `account_id`'s membership of that project, in one
+   * read: MUST return exactly what those three methods would return at one moment.
+   */
+  getSessionWithAccess?(workspace_id: string, session_id: string, account_id: string): Promise<SessionWithAccess | undefined>;
   insertFloor(floor: Floor): Promise<void>;
   getFloor(workspace_id: string, floor_id: string): Promise<Floor | undefined>;
   /** Floors of a session, ascending by number. */

@@ -1045,6 +1045,46 @@ export async function checkInboxItemWithAccess({ store }: Pick<StoreConformanceS
   });
 }
 
+/**
+ * `getSessionWithAccess` (optional: a store without it passes) returns exactly what `getSession`,
+ * `getProject` and `getMembership` return: a session of a project for its owner, a member and an
+ * account with no role; a session with no project; a session asked through another workspace or
+ * missing (`undefined`); inside a transaction it sees the transaction's own writes.
+ */
+export async function checkSessionWithAccess({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.getSessionWithAccess === undefined) return;
+  const w = await seedWorld(store, 'saccess');
+  const ws2: Workspace = { id: `ws_${w.u}_2`, name: 'other', created_at: T0 };
+  await store.insertWorkspace(ws2);
+  const outsider: Account = { id: `acc_${w.u}_outsider`, name: 'Outsider', created_at: T0 };
+  await store.insertAccount(outsider, [w.ws.id]);
+  const loose: Session = { id: `sess_${w.u}_loose`, workspace_id: w.ws.id, project_id: null, title: null, created_by_account_id: w.owner.id, created_at: T0 + 1 };
+  await store.insertSession(loose);
+
+  const expected = async (sid: string, acc: string) => {
+    const session = await store.getSession(w.ws.id, sid);
+    const project = session?.project_id ? await store.getProject(w.ws.id, session.project_id) : undefined;
+    return { session, project, membership: project ? await store.getMembership(project.id, acc) : undefined };
+  };
+  for (const [what, sid, acc] of [
+    ['the owner (no membership row)', w.session.id, w.owner.id],
+    ['a deriver member', w.session.id, w.deriver.id],
+    ['an account with no role', w.session.id, outsider.id],
+    ['a session with no project', loose.id, w.deriver.id],
+  ] as const) {
+    const got = await store.getSessionWithAccess(w.ws.id, sid, acc);
+    assert(got !== undefined, `getSessionWithAccess, ${what}: the session exists, so the answer must not be undefined`);
+    assertSame(got, await expected(sid, acc), `getSessionWithAccess, ${what}`);
+  }
+  assert((await store.getSessionWithAccess(ws2.id, w.session.id, w.owner.id)) === undefined, 'getSessionWithAccess through another workspace must be undefined');
+  assert((await store.getSessionWithAccess(w.ws.id, `sess_${w.u}_missing`, w.owner.id)) === undefined, 'getSessionWithAccess of a missing session must be undefined');
+  await store.transaction(async (tx) => {
+    await tx.upsertMembership({ project_id: w.project.id, account_id: outsider.id, role: 'observer', created_at: T0 + 7 });
+    const got = await tx.getSessionWithAccess?.(w.ws.id, w.session.id, outsider.id);
+    assert(got?.membership?.role === 'observer', 'getSessionWithAccess inside a transaction sees its own membership');
+  });
+}
+
 /** Every check of the kit, in the order the suite runs them. */
 export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { name: 'transactions are atomic (rollback after 1, 2 or 3 writes leaves nothing; commit keeps all)', run: checkTransactionAtomicity },
@@ -1052,6 +1092,7 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { name: 'appendProjectEvent: gap-free per-project sequences under 270 concurrent writers', run: checkGapFreeProjectSequences },
   { name: 'keyset pages neither skip nor repeat rows sharing created_at (with filters)', run: checkKeysetPaging },
   { name: 'workspace and project scoping of lookups and lists', run: checkWorkspaceScoping },
+  { name: 'getSessionWithAccess (optional): session, project and membership in one read, as the three reads give them', run: checkSessionWithAccess },
   { name: 'getInboxItemWithAccess (optional): project, membership and item in one read, as the three reads give them', run: checkInboxItemWithAccess },
   { name: 'JSON round trip: what was written is what is read', run: checkJsonRoundTrip },
   { name: 'memberships: upsert and delete', run: checkMemberships },

@@ -104,6 +104,17 @@ function operations(get: () => State): StoreTx {
 
     async insertInboxItem(i) { const s = get(); unique(s.items, i.id, 'inbox item'); s.items.set(i.id, copy(i)); },
     async getInboxItem(pid, id) { const i = get().items.get(id); return i && i.project_id === pid ? copy(i) : undefined; },
+    async getSessionWithAccess(ws, sid, acc) {
+      const s = get();
+      const session = s.sessions.get(sid);
+      if (!session || session.workspace_id !== ws) return undefined;
+      const p = session.project_id === null ? undefined : s.projects.get(session.project_id);
+      const project = p && p.workspace_id === ws ? p : undefined;
+      return {
+        session: copy(session), project: copy(project),
+        membership: project ? copy(s.memberships.get(`${project.id}\u0000${acc}`)) : undefined,
+      };
+    },
     async getInboxItemWithAccess(ws, pid, acc, id) {
       const s = get();
       const p = s.projects.get(pid);
