@@ -10,8 +10,10 @@
  *   is parsed by the route's schema first and MUST come out unchanged — a field the schema does not
  *   know, a value it would coerce, default or transform, or a missing field fails the response with
  *   a 500 (`internal_error`, nothing of it shown to the client). So a test that passes proves the
- *   production bytes are the bytes the schema describes. The body sent is the same
- *   `JSON.stringify(data)` either way.
+ *   production answers carry exactly what the schema describes. The body sent is the same
+ *   `JSON.stringify(data)` either way. Key order is not checked: it is the order of the objects the
+ *   services return (the SQL stores build records in the schemas' order; before, zod re-ordered
+ *   keys to the schema's, so a store building records in another order now shows that order).
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { FastifySerializerCompiler } from 'fastify';

@@ -301,7 +301,7 @@ export class SessionRuntimeService {
     const data = rows.slice(0, query.limit);
     const has_more = rows.length > query.limit;
     const last = data[data.length - 1];
-    return { data, has_more, next_page: has_more && last !== undefined ? String(last.seq) : null };
+    return { data, next_page: has_more && last !== undefined ? String(last.seq) : null, has_more };
   }
 
   /**
