@@ -90,6 +90,10 @@ async function startDemo({ dataDir, databaseUrl, label, env = {}, logFile }) {
       // The demo's defaults, whatever the caller's shell sets: these change what a request does.
       BODY_LIMIT: '', RATE_LIMIT_MAX: '', RATE_LIMIT_WINDOW_MS: '', DATABASE_PREPARED_STATEMENTS: '',
       INBOX_KIT_ADVERTISE_URL: '', INBOX_KIT_FORWARD_SECRET: '', INBOX_KIT_RECOVER_STALE_RUNS: '',
+      BODY_TIMEOUT_MS: '', LIVE_INBOX_MAX_BYTES: '',
+      // Past the demo's default bounds on purpose: the Live Inbox runs measure a queue of 1,000
+      // (default limit 100 messages) and the fan-out run opens 1,000 streams with one key (default 16).
+      LIVE_INBOX_MAX_MESSAGES: '100000', MAX_STREAMS_PER_CALLER: '100000',
       // A Run's model step takes an hour: Runs stay active (and their queues undrained) for the Live Inbox runs.
       DEMO_MODEL_STEP_MS: '3600000', DEMO_MODEL_STEPS: '3', NODE_ENV: 'production',
       ...env,
@@ -234,7 +238,8 @@ async function engineSuite(engine, pgServer) {
     log(`${engine}: first start (migrate + seed)`);
     server = await startDemo({ dataDir, databaseUrl, label: `${label}-seed` });
     const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
-    await request(server.url, 'POST', '/projects', { key: credentials.acc_owner, expect: 201, body: { id: 'proj_decide', name: 'Decide targets' } });
+    // The server chooses project ids: the decide targets' project is whatever id it gave.
+    const decideProject = (await request(server.url, 'POST', '/projects', { key: credentials.acc_owner, expect: 201, body: { name: 'Decide targets' } })).body.project.id;
     closeRequests();
     await stopChild(server.child);
     server = undefined;
@@ -245,7 +250,7 @@ async function engineSuite(engine, pgServer) {
     log(`${engine}: bulk insert ${config.listRows.toLocaleString('en')} items (proj_main) + ${config.decideRows.toLocaleString('en')} decide targets`);
     const seed = engine === 'postgres' ? (opts) => seedPostgresItems(databaseUrl, opts) : async (opts) => seedSqliteItems(file, opts);
     await seed({ project: 'proj_main', tag: 'm', to: config.listRows, base: listBase, session: 'sess_001' });
-    await seed({ project: 'proj_decide', tag: 'd', to: config.decideRows, base: listBase, pendingOnly: true });
+    await seed({ project: decideProject, tag: 'd', to: config.decideRows, base: listBase, pendingOnly: true });
 
     if (engine === 'postgres') {
       log('postgres: storage limit (raw pg, 10 clients)');
@@ -259,11 +264,11 @@ async function engineSuite(engine, pgServer) {
     out.rss_start_bytes = rssOf(server.pid);
 
     // First, on the fresh server (so the RSS delta is the streams', not the heap growth of earlier
-    // load): streams on proj_decide, whose new items stay out of the list and decide runs.
+    // load): streams on the decide targets' project, whose new items stay out of the list and decide runs.
     log(`${engine}: events stream, ${config.subscribers} subscribers`);
-    const after = engine === 'postgres' ? await postgresEventSequence(databaseUrl, 'proj_decide') : sqliteEventSequence(file, 'proj_decide');
+    const after = engine === 'postgres' ? await postgresEventSequence(databaseUrl, decideProject) : sqliteEventSequence(file, decideProject);
     out.events = await runChild(lib('streams.mjs'), {
-      url, project: 'proj_decide', key: owner, after, subscribers: config.subscribers, events: config.events, serverPid: server.pid,
+      url, project: decideProject, key: owner, after, subscribers: config.subscribers, events: config.events, serverPid: server.pid,
     });
 
     log(`${engine}: list (limit 50, ${config.listRows.toLocaleString('en')} items)`);
@@ -277,7 +282,7 @@ async function engineSuite(engine, pgServer) {
     out.get = await drive('get', url, { project: 'proj_main', key: owner, ids: getIds });
     log(`${engine}: decide`);
     const decideIds = Array.from({ length: config.decideRows }, (_, i) => seededId('d', i));
-    out.decide = await drive('decide', url, { project: 'proj_decide', key: owner, ids: decideIds });
+    out.decide = await drive('decide', url, { project: decideProject, key: owner, ids: decideIds });
     log(`${engine}: create`);
     out.create = await drive('create', url, { project: 'proj_main', key: deriver });
 

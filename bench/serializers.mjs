@@ -59,12 +59,12 @@ async function call(method, url, { key = owner, body } = {}) {
 }
 
 await call('GET', '/me');
-await call('POST', '/projects', { body: { id: 'proj_main', name: 'Main' } });
+const { project } = await call('POST', '/projects', { body: { name: 'Main' } });
 await call('GET', '/projects');
-await call('GET', '/projects/proj_main');
-await call('POST', '/projects/proj_main/members', { body: { account_id: 'acc_deriver', role: 'deriver' } });
-await call('GET', '/projects/proj_main/members');
-const { session } = await call('POST', '/sessions', { body: { project_id: 'proj_main', title: '会话' } });
+await call('GET', `/projects/${project.id}`);
+await call('POST', `/projects/${project.id}/members`, { body: { account_id: 'acc_deriver', role: 'deriver' } });
+await call('GET', `/projects/${project.id}/members`);
+const { session } = await call('POST', '/sessions', { body: { project_id: project.id, title: '会话' } });
 await call('GET', '/sessions');
 await call('GET', `/sessions/${session.id}`);
 const turn = await call('POST', `/sessions/${session.id}/floors`, { body: { content: { text: 'A turn' } } });
@@ -73,22 +73,22 @@ await call('POST', `/sessions/${session.id}/floors/${turn.floor.id}/pages`, { bo
 await call('GET', `/sessions/${session.id}/floors/${turn.floor.id}/pages`);
 let item;
 for (let i = 0; i < 50; i++) {
-  ({ item } = await call('POST', '/projects/proj_main/inbox', {
+  ({ item } = await call('POST', `/projects/${project.id}/inbox`, {
     key: deriver,
     body: { type: 'derived_output.review', title: `候选摘要待确认 #${i}`, payload: { derived_output_id: `dout_${i}`, suggested_action: 'review' }, source_session_id: session.id },
   }));
 }
-await call('GET', '/projects/proj_main/inbox?limit=50');
-await call('GET', `/projects/proj_main/inbox/${item.id}`);
-await call('PATCH', `/projects/proj_main/inbox/${item.id}`, { body: { decision: 'accept', note: '已确认。' } });
-await call('GET', '/projects/proj_main/events?limit=50');
-await call('GET', '/projects/proj_main/operation-logs?limit=50');
+await call('GET', `/projects/${project.id}/inbox?limit=50`);
+await call('GET', `/projects/${project.id}/inbox/${item.id}`);
+await call('PATCH', `/projects/${project.id}/inbox/${item.id}`, { body: { decision: 'accept', note: '已确认。' } });
+await call('GET', `/projects/${project.id}/events?limit=50`);
+await call('GET', `/projects/${project.id}/operation-logs?limit=50`);
 await call('POST', `/v1/sessions/${session.id}/events`, { body: { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Summarise the repository.' }] }] } });
 for (let i = 0; i < 100 && !(await call('GET', `/v1/awaken/sessions/${session.id}/live-inbox`)).active; i++) await new Promise((r) => setTimeout(r, 10));
 for (let i = 0; i < 10; i++) await call('POST', `/v1/awaken/sessions/${session.id}/live-inbox`, { body: { content: [{ type: 'text', text: `Queued note ${i}: mind the edge cases.` }] } });
 await call('GET', `/v1/awaken/sessions/${session.id}/live-inbox`);
 await call('GET', `/v1/sessions/${session.id}/events`);
-await call('POST', '/projects/proj_main/archive');
+await call('POST', `/projects/${project.id}/archive`);
 await app.inject({ method: 'GET', url: '/health' });
 
 /** Calls per second of `fn` over `s` seconds. */

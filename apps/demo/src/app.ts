@@ -43,7 +43,8 @@ export interface Demo {
  * (DEMO_MODEL_STEP_MS per step, DEMO_MODEL_STEPS steps per user message).
  */
 export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; model?: Model } = {}): Promise<Demo> {
-  mkdirSync(config.dataDir, { recursive: true });
+  // Owner-only when created here: it holds the database and credentials.json.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const opened = await openStore({
     databaseUrl: config.databaseUrl,
     sqliteFile: join(config.dataDir, 'inbox-kit.sqlite'),
@@ -71,7 +72,10 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
   const routing = routingOf(opened, config, (error, info) => app?.log.warn({ err: error, ...info }, 'attempt routing failed; answered locally'));
   const runtime = new SessionRuntimeService({
     ...deps,
-    host: new LiveInboxHost(),
+    host: new LiveInboxHost({
+      limits: config.liveInbox,
+      onCarryOverDropped: (info) => app?.log.warn(info, 'Live Inbox carry-over over the limits: newest messages dropped'),
+    }),
     model: overrides.model ?? createScriptedModel({ stepMs: config.modelStepMs, steps: config.modelSteps }),
     onRunError: (error, run) => app?.log.error({ err: error, ...run }, 'run failed'),
     recoverStaleRuns: config.recoverStaleRuns,
@@ -82,6 +86,8 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     app = await createServer({
       services: { platform, projectInbox, runtime },
       bodyLimit: config.bodyLimit,
+      bodyTimeoutMs: config.bodyTimeoutMs,
+      streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller },
       logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
       rateLimit: config.rateLimit ?? false,
       ...(routing && config.forwardSecret ? { forwarding: { secret: config.forwardSecret } } : {}),

@@ -1,7 +1,10 @@
 /**
  * Demo configuration from the environment: PORT (default 3000), HOST (default 127.0.0.1),
  * DATA_DIR (default ./data), DATABASE_URL (PostgreSQL; SQLite file under DATA_DIR when unset),
- * BODY_LIMIT (bytes, default 1 MiB), LOG_LEVEL (default info; "silent" turns logging off),
+ * BODY_LIMIT (bytes, default 1 MiB), BODY_TIMEOUT_MS (ms a request body has to arrive, default
+ * 30000; 0 = no deadline), LIVE_INBOX_MAX_MESSAGES and LIVE_INBOX_MAX_BYTES (per-inbox bounds,
+ * default 100 and 4 MiB), MAX_STREAMS_PER_CALLER (event streams one API key and account may hold
+ * open, default 16), LOG_LEVEL (default info; "silent" turns logging off),
  * DEMO_MODEL_STEP_MS (ms one scripted model step takes, default 1500), DEMO_MODEL_STEPS (steps
  * per user message, default 3), RATE_LIMIT_MAX (requests per API key and window; unset or 0 = no
  * limit) and RATE_LIMIT_WINDOW_MS (the window, default 60000), INBOX_KIT_ADVERTISE_URL (this
@@ -21,6 +24,12 @@ export interface DemoConfig {
   dataDir: string;
   databaseUrl: string | undefined;
   bodyLimit: number;
+  /** ms a request body has to arrive before 408 (BODY_TIMEOUT_MS, default 30,000; 0 = none). */
+  bodyTimeoutMs: number;
+  /** Per-inbox bounds of the Live Inbox (LIVE_INBOX_MAX_MESSAGES, default 100; LIVE_INBOX_MAX_BYTES, default 4 MiB). */
+  liveInbox: { maxMessages: number; maxBytes: number };
+  /** Event streams one API key (per acting account) may hold open at once (MAX_STREAMS_PER_CALLER, default 16). */
+  maxStreamsPerCaller: number;
   logLevel: string;
   modelStepMs: number;
   modelSteps: number;
@@ -72,6 +81,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     dataDir: resolve(env.DATA_DIR || 'data'),
     databaseUrl: databaseUrlOf(env.DATABASE_URL),
     bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1_048_576, { min: 1 }),
+    bodyTimeoutMs: int('BODY_TIMEOUT_MS', env.BODY_TIMEOUT_MS, 30_000),
+    liveInbox: {
+      maxMessages: int('LIVE_INBOX_MAX_MESSAGES', env.LIVE_INBOX_MAX_MESSAGES, 100, { min: 1 }),
+      maxBytes: int('LIVE_INBOX_MAX_BYTES', env.LIVE_INBOX_MAX_BYTES, 4_194_304, { min: 1 }),
+    },
+    maxStreamsPerCaller: int('MAX_STREAMS_PER_CALLER', env.MAX_STREAMS_PER_CALLER, 16, { min: 1 }),
     logLevel: logLevelOf(env.LOG_LEVEL),
     modelStepMs: int('DEMO_MODEL_STEP_MS', env.DEMO_MODEL_STEP_MS, 1500),
     modelSteps: int('DEMO_MODEL_STEPS', env.DEMO_MODEL_STEPS, 3),

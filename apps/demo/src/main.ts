@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
- * Starts the demo server: `pnpm --filter @inbox-kit/demo start`. Prints the API keys on start and
+ * Starts the demo server: `pnpm --filter @inbox-kit/demo start`. Prints the API keys on the start
+ * that creates them (never the service key; see startup-output.ts) and
  * shuts down gracefully on SIGINT/SIGTERM.
  */
 import { join } from 'node:path';
 import { buildDemo, type Demo } from './app.js';
 import { loadConfig, type DemoConfig } from './config.js';
+import { keyLines } from './startup-output.js';
 
 /** Prints a start-up failure as one line (no stack for mistakes a user can fix) and exits 1. */
 function fail(error: unknown): never {
@@ -40,8 +42,7 @@ if (demo.recovered > 0) {
 }
 console.log(`inbox-kit demo listening on ${base} (${demo.dialect}${demo.seeded ? ', freshly seeded' : ''})`);
 console.log(`Web page: ${base}/  ·  API reference: ${base}/docs`);
-console.log(`API keys (also in ${join(config.dataDir, 'credentials.json')}):`);
-for (const [account, key] of Object.entries(demo.credentials)) console.log(`  ${account.padEnd(13)} ${key}`);
+for (const line of keyLines(demo.credentials, demo.seeded, join(config.dataDir, 'credentials.json'), config.logLevel)) console.log(line);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -120,7 +120,7 @@ if (!PG_ADMIN_URL) {
         });
         await fetch(`${p1!.url}/sessions`, {
           method: 'POST', headers: { authorization: `Bearer ${keys.acc_owner}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ id: `sess_proc_${Date.now()}`, project_id: 'proj_main', title: 'end marker' }),
+          body: JSON.stringify({ project_id: 'proj_main', title: 'end marker' }),
         });
         const end = start + 4;
         await owner.waitForId(end);

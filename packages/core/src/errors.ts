@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   'project_inbox_source_scope_mismatch',
   'live_inbox_order_conflict',
   'idempotency_key_reused',
+  'live_inbox_full',
   // 410
   'live_inbox_inactive',
   // 413
@@ -45,6 +46,7 @@ export const ERROR_CODES = [
   'unsupported_media_type',
   // 429
   'rate_limited',
+  'too_many_streams',
   // 500
   'internal_error',
   'session_ownership_unavailable',

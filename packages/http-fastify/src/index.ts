@@ -5,6 +5,8 @@
 export { inboxKit, type InboxKitServices, type InboxKitPluginOptions } from './plugin.js';
 export { createServer, type CreateServerOptions } from './server.js';
 export { UNDER_PRESSURE_DEFAULTS, type RateLimitOptions, type UnderPressureOptions } from './protection.js';
+export { DEFAULT_BODY_TIMEOUT_MS } from './body-deadline.js';
+export { DEFAULT_MAX_STREAMS_PER_CALLER } from './stream-limits.js';
 export { inboxKitOpenApi, errorEnvelopeSchema, errorDetailSchema, ERROR_KINDS, type InboxKitOpenApiOptions } from './openapi.js';
 export { STATUS_BY_CODE, errorKind, envelope, toEnvelope, type ErrorEnvelope } from './errors.js';
 export { ctxOf, newRequestId, requestIdFor } from './context.js';

@@ -3,7 +3,7 @@
  * route plugin. Register it once on a Fastify instance (or use `createServer`).
  */
 import { InboxKitError, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -50,6 +50,11 @@ export interface InboxKitPluginOptions {
   responseValidation?: boolean;
 }
 
+/** 404 `not_found` for a route that does not exist. */
+async function notFound(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  await reply.code(404).send(envelope(404, 'not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`, [], request.requestId));
+}
+
 const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
   const { services } = opts;
   app.setValidatorCompiler(validatorCompiler);
@@ -81,7 +86,11 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
     request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
     void reply.header('x-request-id', request.requestId);
     if (request.routeOptions.config?.public) return;
-    if (request.is404) return;
+    if (request.is404) {
+      // Answered before the body is read when it has not all arrived (the socket then closes).
+      if (!request.raw.complete) return notFound(request, reply);
+      return;
+    }
     if (forwardSecret !== undefined && request.routeOptions.config?.forwardable) {
       const principal = forwardedPrincipal(request, forwardSecret);
       if (principal !== undefined) {
@@ -98,9 +107,7 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
   });
 
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send(envelope(404, 'not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`, [], request.requestId));
-  });
+  app.setNotFoundHandler(notFound);
 
   app.withTypeProvider<ZodTypeProvider>().get('/health', {
     config: { public: true },

@@ -8,6 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { newRequestId, requestIdFor } from './context.js';
+import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
 import { envelope, toEnvelope } from './errors.js';
 import { inboxKit, type InboxKitServices } from './plugin.js';
 import { registerProtection, type RateLimitOptions, type UnderPressureOptions } from './protection.js';
@@ -17,6 +18,12 @@ export interface CreateServerOptions {
   services: InboxKitServices;
   /** Maximum request body in bytes (default 1 MiB = 1,048,576). Larger bodies get 413. */
   bodyLimit?: number;
+  /**
+   * Time a request body has to arrive, in ms from the request's start (default 30,000; 0: no
+   * deadline). Past it: 408 `request_timeout` in the envelope and the socket closed. Any answer
+   * sent before its request's body arrived (401, 413 …) closes the socket too (`body-deadline.ts`).
+   */
+  bodyTimeoutMs?: number;
   /**
    * Fastify logger option (default: off). When on, each answered request is logged once, at
    * `info`, as one line: `{ reqId, method, url, status, ms, msg: "request" }` (`reqId` is the
@@ -66,6 +73,7 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     // While closing, requests on open connections get 503 in the envelope (./protection.ts).
     return503OnClosing: false,
   });
+  registerBodyDeadline(app, options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
   if (options.logger) {
     app.addHook('onResponse', (request, reply, done) => {
       request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');

@@ -6,6 +6,7 @@
  */
 import type { Feed, FeedItem } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { claimStreamSlot, DEFAULT_MAX_STREAMS_PER_CALLER } from './stream-limits.js';
 
 /** A frame source: the core's `Feed` (frame `id` = sequence, `event` = type, `data` = one JSON line). */
 export type EventStreamSource = Feed;
@@ -19,6 +20,8 @@ export interface StreamTiming {
   retryMs?: number;
   /** Replay page size (default 500). */
   pageSize?: number;
+  /** Event streams one API key (per acting account) may hold open at once; past it 429 `too_many_streams` (default 16). */
+  maxStreamsPerCaller?: number;
 }
 
 export interface EventStreamOptions extends StreamTiming {
@@ -63,6 +66,7 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
   const pageSize = options.pageSize ?? 500;
   const registry = openStreams.get(request.server.server);
 
+  const releaseSlot = claimStreamSlot(request, options.maxStreamsPerCaller ?? DEFAULT_MAX_STREAMS_PER_CALLER);
   let lastSent = options.after;
   let closed = false;
   reply.hijack();
@@ -134,6 +138,7 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
     closed = true;
     clearInterval(heartbeat);
     unsubscribe();
+    releaseSlot();
     registry?.delete(end);
     socket?.off('end', end); // the socket may outlive the response; `raw` keeps its (idempotent) listeners
     if (!raw.writableEnded) raw.end();

@@ -29,8 +29,9 @@ if (!PG_ADMIN_URL) {
 
     beforeAll(async () => {
       world = await startEventsWorld('postgres');
-      a = await world.startServer({ streamTiming: { heartbeatMs: 1_000 } });
-      b = await world.startServer({ streamTiming: { heartbeatMs: 1_000 } });
+      // One key holds 100 streams at once below: lift the per-caller cap (stream-limits.test.ts covers it).
+      a = await world.startServer({ streamTiming: { heartbeatMs: 1_000, maxStreamsPerCaller: 1_000 } });
+      b = await world.startServer({ streamTiming: { heartbeatMs: 1_000, maxStreamsPerCaller: 1_000 } });
     });
     afterAll(async () => {
       await world?.close();
@@ -94,7 +95,7 @@ if (!PG_ADMIN_URL) {
         const mine = await createItem(a, world.keys.acc_deriver, project_id);
         await createItem(a, world.keys.acc_deriver2, project_id);
         await a.request('PATCH', `/projects/${project_id}/inbox/${mine.id}`, { key: world.keys.acc_owner, body: { decision: 'accept' } });
-        await a.request('POST', '/sessions', { key: world.keys.acc_owner, body: { id: `${project_id}_end`, project_id, title: 'end' } }); // 10
+        await a.request('POST', '/sessions', { key: world.keys.acc_owner, body: { project_id, title: 'end' } }); // 10
         await deriver.waitForId(10);
         await observer.waitForId(10);
         const inbox = (s: SseStream) => s.frames.filter((f) => f.event.startsWith('project_inbox.')).map((f) => [f.id, f.data.payload.inbox_item_id]);

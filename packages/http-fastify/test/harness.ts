@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  LiveInboxHost, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, type EventBus,
+  LiveInboxHost, PlatformService, type LiveInboxLimits, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, type EventBus,
   type Floor, type Model, type Page, type ProjectEvent, type RequestContext, type ServiceDeps, type Store, type StoreTx,
 } from '@inbox-kit/core';
 import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
@@ -53,10 +53,12 @@ export interface HarnessOptions {
    * model; without it those routes are absent.
    */
   model?: Model;
+  /** Bounds of the Live Inbox host (with `model`); default: the host's defaults. */
+  liveInboxLimits?: Partial<LiveInboxLimits>;
   /** Wraps the store every service uses (after the seed), e.g. to make reads fail. */
   wrapStore?: (store: Store) => Store;
-  /** Load shedding and rate limits of `createServer` (defaults: `createServer`'s). */
-  protection?: Pick<CreateServerOptions, 'underPressure' | 'rateLimit'>;
+  /** Load shedding, rate limits and body deadline of `createServer` (defaults: `createServer`'s). */
+  protection?: Pick<CreateServerOptions, 'underPressure' | 'rateLimit' | 'bodyTimeoutMs'>;
   /** `createServer`'s logger (default: off). */
   logger?: CreateServerOptions['logger'];
   /** `createServer`'s `responseValidation` (default: on, as in every test). */
@@ -236,7 +238,7 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
   published.length = 0;
 
   const served: ServiceDeps = options.wrapStore ? { ...deps, store: options.wrapStore(store) } : deps;
-  const runtime = options.model ? new SessionRuntimeService({ ...served, host: new LiveInboxHost(), model: options.model }) : undefined;
+  const runtime = options.model ? new SessionRuntimeService({ ...served, host: new LiveInboxHost({ limits: options.liveInboxLimits }), model: options.model }) : undefined;
   const services = options.wrapStore
     ? { platform: new PlatformService(served), projectInbox: new ProjectInboxService(served) }
     : { platform, projectInbox };
@@ -281,14 +283,12 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
       if (r.status !== status) throw new Error(`harness: expected ${status}, got ${r.status}: ${r.text}`);
       return r.body;
     };
-    const project_id = `proj_t${++projects}_${Math.random().toString(36).slice(2, 8)}`;
-    await must(request('POST', '/projects', { as: 'acc_owner', body: { id: project_id, name: `Test ${projects}` } }), 201);
+    const { project: { id: project_id } } = await must(request('POST', '/projects', { as: 'acc_owner', body: { name: `Test ${++projects}` } }), 201);
     for (const [account_id, role] of [['acc_deriver', 'deriver'], ['acc_deriver2', 'deriver'], ['acc_observer', 'observer']]) {
       await must(request('POST', `/projects/${project_id}/members`, { as: 'acc_owner', body: { account_id, role } }), 201);
     }
-    const session_id = `sess_${project_id}`;
-    await must(request('POST', '/sessions', { as: 'acc_owner', body: { id: session_id, project_id, title: 'test session' } }), 201);
-    return { project_id, session_id };
+    const { session: { id: session_id } } = await must(request('POST', '/sessions', { as: 'acc_owner', body: { project_id, title: 'test session' } }), 201);
+    return { project_id: project_id as string, session_id: session_id as string };
   };
 
   let closed = false;

@@ -70,6 +70,25 @@ describe.each(engines)('Idempotency-Key on POST /projects/:id/inbox (%s)', (engi
     expect(replay.body).toEqual(decided.body);
   });
 
+  it('a replay answers only what the caller may see now: demoted → 403, removed → 404, archived → 409, as a fresh request', async () => {
+    const { project_id } = await h.newProject();
+    const first = await create('idem-access', { type: 't' }, { project: project_id });
+    expect(first.status, first.text).toBe(201);
+    expect((await h.request('PATCH', `/projects/${project_id}/inbox/${first.body.item.id}`, { as: 'acc_owner', body: { decision: 'accept' } })).status).toBe(200);
+    const member = (role: string) => h.request('POST', `/projects/${project_id}/members`, { as: 'acc_owner', body: { account_id: 'acc_deriver', role } });
+    expect((await member('observer')).status).toBe(201);
+    expectError(await create('idem-access', { type: 't' }, { project: project_id }), 403, 'project_inbox_write_denied');
+    expect((await h.request('DELETE', `/projects/${project_id}/members/acc_deriver`, { as: 'acc_owner' })).status).toBe(204);
+    const removed = await create('idem-access', { type: 't' }, { project: project_id });
+    expectError(removed, 404, 'project_not_found');
+    expect(removed.text).not.toContain(first.body.item.id);
+    expect((await member('deriver')).status).toBe(201);
+    expect((await h.request('POST', `/projects/${project_id}/archive`, { as: 'acc_owner' })).status).toBe(200);
+    expectError(await create('idem-access', { type: 't' }, { project: project_id }), 409, 'project_archived');
+    expect(await rows(project_id)).toMatchObject({ items: 1 });
+    expect(await records('idem-access')).toBe(1);
+  });
+
   it('the same key with another body or project → 409 idempotency_key_reused; nothing written', async () => {
     const { project_id } = await h.newProject();
     expect((await create('idem-reused', { type: 't', payload: { n: 1 } }, { project: project_id })).status).toBe(201);

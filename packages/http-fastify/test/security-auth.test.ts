@@ -230,12 +230,21 @@ describe.each(engines)('security review of auth and tenancy (%s)', (engine) => {
       expectError(await h.request('POST', '/projects/proj_foreign/inbox', { as: 'acc_stranger', body: { type: 't', source_floor_id: h.floors.A.id } }), 404, 'floor_not_found');
       expectError(await h.request('POST', '/projects/proj_foreign/inbox', { as: 'acc_stranger', body: { type: 't', source_page_id: h.pages.A1.id } }), 404, 'page_not_found');
       expectError(await h.request('POST', '/projects/proj_foreign/members', { as: 'acc_stranger', body: { account_id: 'acc_owner', role: 'deriver' } }), 404, 'account_not_found');
-      // Ids are global: an id another workspace holds is taken (409), never a 500, and nothing is written.
-      for (const [path, body] of [['/projects', { id: 'proj_main', name: 'mine now' }], ['/sessions', { id: SESSION }], ['/sessions', { id: SESSION, project_id: 'proj_foreign' }]] as const) {
-        const res = await h.request('POST', path, { as: 'acc_stranger', body });
-        const env = expectError(res, 409, 'conflict');
-        expectNoLeak(res.text, secrets, `POST ${path} ${JSON.stringify(body)}`);
-        expect(env.error.message).not.toContain('ws_demo');
+      // Ids are generated, never chosen over HTTP: an id another workspace holds and an unused one
+      // get the same 400 (the answer tells nothing about other workspaces), and nothing is written.
+      for (const [path, taken, unused] of [
+        ['/projects', { id: 'proj_main', name: 'mine now' }, { id: 'proj_unused_x', name: 'mine now' }],
+        ['/sessions', { id: SESSION }, { id: 'sess_unused_x' }],
+        ['/sessions', { id: SESSION, project_id: 'proj_foreign' }, { id: 'sess_unused_x', project_id: 'proj_foreign' }],
+      ] as const) {
+        const answers = [];
+        for (const body of [taken, unused]) {
+          const res = await h.request('POST', path, { as: 'acc_stranger', body });
+          const env = expectError(res, 400, 'validation_error');
+          expectNoLeak(res.text, secrets, `POST ${path} ${JSON.stringify(body)}`);
+          answers.push({ ...env.error, request_id: undefined });
+        }
+        expect(answers[0]).toEqual(answers[1]);
       }
     });
     // The owner's own resources are intact and still answer.

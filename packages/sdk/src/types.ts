@@ -268,9 +268,8 @@ export interface ListOperationLogsParams extends RequestOptions {
 // Sessions, floors, pages
 // ---------------------------------------------------------------------------------------------
 
+/** The server generates the project's id (`proj_…`); ids are not chosen by callers. */
 export interface CreateProjectInput {
-  /** Optional id; the server generates `proj_…` when absent. */
-  id?: string;
   /** 1–200 code points. */
   name: string;
 }
@@ -280,9 +279,8 @@ export interface AddMemberInput {
   role: MemberRole;
 }
 
+/** The server generates the session's id (`sess_…`); ids are not chosen by callers. */
 export interface CreateSessionInput {
-  /** Optional id; the server generates `sess_…` when absent. */
-  id?: string;
   projectId?: string | null;
   title?: string | null;
 }

@@ -48,7 +48,7 @@ const image = { type: 'image' as const, source: { type: 'base64' as const, media
  */
 const calls: Record<string, (c: InboxKitClient) => Promise<unknown>> = {
   me: (c) => c.me(),
-  'projects.create': (c) => c.projects.create({ id: 'proj_1', name: 'Main' }, { idempotencyKey: 'k1' }),
+  'projects.create': (c) => c.projects.create({ name: 'Main' }, { idempotencyKey: 'k1' }),
   'projects.list': (c) => c.projects.list(),
   'projects.get': (c) => c.projects.get('proj_1'),
   'projects.archive': (c) => c.projects.archive('proj_1'),
@@ -74,7 +74,7 @@ const calls: Record<string, (c: InboxKitClient) => Promise<unknown>> = {
     for await (const _ of c.projects.events.stream('proj_1', { after: 2, types: ['a'], sessionId: 'sess_1' })) break;
   },
   'projects.operationLogs.list': (c) => c.projects.operationLogs.list('proj_1', { limit: 5, cursor: 'c1' }),
-  'sessions.create': (c) => c.sessions.create({ id: 'sess_1', projectId: 'proj_1', title: 'Chat' }),
+  'sessions.create': (c) => c.sessions.create({ projectId: 'proj_1', title: 'Chat' }),
   'sessions.list': (c) => c.sessions.list({ projectId: 'proj_1' }),
   'sessions.get': (c) => c.sessions.get('sess_1'),
   'sessions.floors.list': (c) => c.sessions.floors.list('sess_1'),

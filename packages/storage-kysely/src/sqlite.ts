@@ -25,7 +25,7 @@
  * so a transaction that reads then writes cannot be refused half-way by a writer in another
  * process; it waits for `busy_timeout` at its start instead.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -128,7 +128,21 @@ function withRowBuilder(statement: SqliteStatement, sql: string): SqliteStatemen
 }
 
 /**
- * Opens (creating it and its directory when missing) a SQLite database file.
+ * Creates `file` empty with mode 0600 (owner read/write only) when it does not exist, so the
+ * database never exists world-readable; SQLite gives its `-wal` and `-shm` files the database
+ * file's mode. An existing file keeps its mode.
+ */
+function createPrivateFile(file: string): void {
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EEXIST') throw error;
+  }
+}
+
+/**
+ * Opens (creating it and its directory when missing) a SQLite database file. A file it creates is
+ * 0600 (owner only), and so are its `-wal` and `-shm` files.
  *
  * @param file a file path, or `:memory:` for a private in-memory database (tests; WAL does not
  *   apply there).
@@ -141,7 +155,10 @@ export function openSqlite(file: string, opts: { cacheSizeKiB?: number } = {}): 
   const cacheSizeKiB = opts.cacheSizeKiB ?? SQLITE_CACHE_SIZE_KIB;
   if (!Number.isInteger(cacheSizeKiB) || cacheSizeKiB < 0) throw new TypeError(`cacheSizeKiB must be an integer ≥ 0, got ${cacheSizeKiB}`);
   const inMemory = file === ':memory:' || file === '';
-  if (!inMemory) mkdirSync(dirname(resolve(file)), { recursive: true });
+  if (!inMemory) {
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+    createPrivateFile(file);
+  }
   const sqlite = new SqliteDatabase(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
   try {
     if (!inMemory) sqlite.pragma('journal_mode = WAL');

@@ -1,8 +1,10 @@
-// openSqlite's pragmas: WAL, synchronous=FULL, foreign keys, busy timeout and the page cache size.
+// openSqlite's pragmas: WAL, synchronous=FULL, foreign keys, busy timeout and the page cache size;
+// the files it creates are owner-only (0600).
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqlite, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB } from '../src/index.js';
+import { createKyselyStore, migrateToLatest, openSqlite, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
 describe('openSqlite', () => {
@@ -34,5 +36,29 @@ describe('openSqlite', () => {
   it('takes the page cache size in KiB and refuses a size that is not a whole number ≥ 0', async () => {
     expect((await pragmas({ cacheSizeKiB: 32_768 })).cache_size).toBe(-32_768);
     for (const cacheSizeKiB of [-1, 1.5, Number.NaN]) expect(() => openSqlite(':memory:', { cacheSizeKiB })).toThrow(TypeError);
+  });
+
+  it('creates the database, its -wal and its -shm files 0600; an existing file keeps its mode', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const file = join(dir, 'private.sqlite');
+    {
+      const db = openSqlite(file);
+      try {
+        await migrateToLatest(db);
+        await createKyselyStore(db, { dialect: 'sqlite' }).insertWorkspace({ id: 'ws_mode', name: 'mode', created_at: 1 });
+        const mode = (path: string) => statSync(path).mode & 0o777;
+        expect(mode(file)).toBe(0o600);
+        expect(mode(`${file}-wal`)).toBe(0o600);
+        expect(mode(`${file}-shm`)).toBe(0o600);
+      } finally {
+        await db.destroy();
+      }
+      const shared = join(dir, 'shared.sqlite');
+      writeFileSync(shared, '', { mode: 0o640 });
+      const other = openSqlite(shared);
+      await other.destroy();
+      expect(statSync(shared).mode & 0o777).toBe(0o640);
+    }
   });
 });

@@ -10,8 +10,11 @@ export {
   type TextBlock,
   type UrlImageSource,
 } from './content.js';
-export { LiveInboxQueue, type LiveInboxMessage, type LiveInboxSnapshot } from './queue.js';
 export {
+  DEFAULT_LIVE_INBOX_LIMITS, LiveInboxQueue, contentBytes, liveInboxLimits, type LiveInboxLimits, type LiveInboxMessage, type LiveInboxSnapshot,
+} from './queue.js';
+export {
+  DEFAULT_MAX_CARRY_OVER_BYTES,
   LiveInboxHost,
   type AttemptExecutor,
   type AttemptHandle,

@@ -215,7 +215,7 @@ describe('LiveInboxQueue defensive copies', () => {
 
 describe('LiveInboxQueue races (operations are synchronous, hence atomic)', () => {
   it('many concurrent queues are all delivered exactly once with unique ids', async () => {
-    const q = new LiveInboxQueue();
+    const q = new LiveInboxQueue({ maxMessages: 200 });
     const ids = await Promise.all(
       Array.from({ length: 200 }, async (_, i) => {
         await ticks(i % 7);

@@ -23,7 +23,38 @@ export interface LiveInboxSnapshot {
 }
 
 /**
- * The Live Inbox of one native attempt. Spec: live-inbox.md "Queue semantics".
+ * Per-inbox bounds (live-inbox.md "Limits"). Content is measured as the UTF-8 bytes of its JSON
+ * text ({@link contentBytes}).
+ */
+export interface LiveInboxLimits {
+  /** Messages one inbox holds at most (integer ≥ 1; default {@link DEFAULT_LIVE_INBOX_LIMITS}: 100). */
+  maxMessages: number;
+  /** Total content bytes one inbox holds at most (integer ≥ 1; default 4 MiB = 4,194,304). */
+  maxBytes: number;
+}
+
+/** Default {@link LiveInboxLimits}: 100 messages, 4 MiB of content. */
+export const DEFAULT_LIVE_INBOX_LIMITS: Readonly<LiveInboxLimits> = Object.freeze({ maxMessages: 100, maxBytes: 4 * 1024 * 1024 });
+
+/**
+ * Checks and completes partial limits with the defaults.
+ * @throws TypeError when a limit is not an integer ≥ 1.
+ */
+export function liveInboxLimits(limits: Partial<LiveInboxLimits> = {}): LiveInboxLimits {
+  const out = { ...DEFAULT_LIVE_INBOX_LIMITS, ...limits };
+  for (const name of ['maxMessages', 'maxBytes'] as const) {
+    if (!Number.isSafeInteger(out[name]) || out[name] < 1) throw new TypeError(`Live Inbox ${name} must be an integer ≥ 1, got ${String(out[name])}`);
+  }
+  return out;
+}
+
+/** Size of `content` in bytes: the UTF-8 bytes of its JSON text. */
+export function contentBytes(content: readonly ContentBlock[]): number {
+  return new TextEncoder().encode(JSON.stringify(content)).byteLength;
+}
+
+/**
+ * The Live Inbox of one native attempt. Spec: live-inbox.md "Queue semantics" and "Limits".
  *
  * - Ids are integers from 1, strictly increasing, never reused (not after drain, withdraw or close).
  * - `version` starts at 0 and goes up by exactly one on every successful {@link queue},
@@ -43,9 +74,31 @@ export interface LiveInboxSnapshot {
  */
 export class LiveInboxQueue {
   #entries: LiveInboxMessage[] = [];
+  /** Content bytes of each queued entry, by id. */
+  readonly #bytes = new Map<number, number>();
+  #totalBytes = 0;
   #nextId = 1;
   #version = 0;
   #closed = false;
+  readonly #limits: LiveInboxLimits;
+
+  /**
+   * @param limits per-inbox bounds (defaults {@link DEFAULT_LIVE_INBOX_LIMITS}).
+   * @throws TypeError when a limit is not an integer ≥ 1.
+   */
+  constructor(limits: Partial<LiveInboxLimits> = {}) {
+    this.#limits = liveInboxLimits(limits);
+  }
+
+  /** The bounds of this inbox. */
+  get limits(): LiveInboxLimits {
+    return { ...this.#limits };
+  }
+
+  /** Total content bytes currently queued (0 after close). */
+  get bytes(): number {
+    return this.#totalBytes;
+  }
 
   /** True once {@link close} ran; every later mutation and drain throws `live_inbox_inactive`. */
   get closed(): boolean {
@@ -77,13 +130,22 @@ export class LiveInboxQueue {
    * Appends `content` at the tail. Version +1.
    * @param content a non-empty array of strict content blocks (copied).
    * @returns the new entry's id (integer ≥ 1, greater than every id this queue gave before).
-   * @throws InboxKitError `live_inbox_inactive` after close; `validation_error` for invalid content.
+   * @throws InboxKitError `live_inbox_inactive` after close; `validation_error` for invalid content;
+   *   `live_inbox_full` when the inbox already holds `maxMessages` messages or the content would
+   *   take it past `maxBytes` (nothing changes).
    */
   queue(content: readonly ContentBlock[]): number {
     this.#assertOpen();
     const copy = parseContent(content);
+    const bytes = contentBytes(copy);
+    if (this.#entries.length >= this.#limits.maxMessages) {
+      throw full(`The Live Inbox holds its limit of ${this.#limits.maxMessages} messages.`, 'max_messages');
+    }
+    this.#assertFits(this.#totalBytes + bytes);
     const id = this.#nextId++;
     this.#entries.push({ id, content: copy });
+    this.#bytes.set(id, bytes);
+    this.#totalBytes += bytes;
     this.#version++;
     return id;
   }
@@ -92,14 +154,20 @@ export class LiveInboxQueue {
    * Replaces the content of entry `id`, keeping its id and position. Version +1.
    * @throws InboxKitError `live_inbox_inactive` after close; `validation_error` for invalid
    *   content; `live_inbox_message_not_found` when `id` is not queued now (drained, withdrawn or
-   *   never given). Nothing changes when it throws.
+   *   never given); `live_inbox_full` when the new content would take the inbox past `maxBytes`.
+   *   Nothing changes when it throws.
    */
   replace(id: number, content: readonly ContentBlock[]): void {
     this.#assertOpen();
     const copy = parseContent(content);
     const entry = this.#entries[this.#indexOf(id)];
     if (entry === undefined) throw notFound(id);
+    const bytes = contentBytes(copy);
+    const total = this.#totalBytes - (this.#bytes.get(id) ?? 0) + bytes;
+    this.#assertFits(total);
     entry.content = copy;
+    this.#bytes.set(id, bytes);
+    this.#totalBytes = total;
     this.#version++;
   }
 
@@ -113,6 +181,7 @@ export class LiveInboxQueue {
     const index = this.#indexOf(id);
     if (index < 0) throw notFound(id);
     this.#entries.splice(index, 1);
+    this.#forget(id);
     this.#version++;
   }
 
@@ -153,6 +222,8 @@ export class LiveInboxQueue {
     this.#assertOpen();
     const drained = this.#entries;
     this.#entries = [];
+    this.#bytes.clear();
+    this.#totalBytes = 0;
     return drained;
   }
 
@@ -165,9 +236,22 @@ export class LiveInboxQueue {
     this.#assertOpen();
     const leftovers = this.#entries;
     this.#entries = [];
+    this.#bytes.clear();
+    this.#totalBytes = 0;
     this.#closed = true;
     this.#version++;
     return leftovers;
+  }
+
+  #forget(id: number): void {
+    this.#totalBytes -= this.#bytes.get(id) ?? 0;
+    this.#bytes.delete(id);
+  }
+
+  #assertFits(totalBytes: number): void {
+    if (totalBytes > this.#limits.maxBytes) {
+      throw full(`The Live Inbox would hold ${totalBytes} bytes of content; its limit is ${this.#limits.maxBytes}.`, 'max_bytes');
+    }
   }
 
   #indexOf(id: number): number {
@@ -185,4 +269,10 @@ function notFound(id: number): InboxKitError {
 
 function orderConflict(message: string): InboxKitError {
   return new InboxKitError('live_inbox_order_conflict', `${message} Submit every current id exactly once.`);
+}
+
+function full(message: string, limit: 'max_messages' | 'max_bytes'): InboxKitError {
+  return new InboxKitError('live_inbox_full', `${message} Wait for the next boundary (the model drains it) or withdraw a message.`, [
+    { path: 'content', message, code: limit },
+  ]);
 }

@@ -1,6 +1,6 @@
 /** The runtime host's process-local registry of attempts per Session, with Live Inbox carry-over. */
 import { cloneContent, type ContentBlock } from './content.js';
-import { LiveInboxQueue, type LiveInboxMessage } from './queue.js';
+import { contentBytes, liveInboxLimits, LiveInboxQueue, type LiveInboxLimits, type LiveInboxMessage } from './queue.js';
 
 /** Executor kind of an attempt. Only `native` attempts own a Live Inbox. Spec: live-inbox.md "Model". */
 export type AttemptExecutor = 'native' | 'acp';
@@ -40,11 +40,33 @@ export interface CloseAttemptOptions {
 export interface LiveInboxHostOptions {
   /** Tag in every `attempt_id` (`att_<hostId>_<generation>`). Default: 8 random URL-safe characters. */
   hostId?: string;
+  /**
+   * Bounds of every inbox this host opens, and of each Session's pending carry-over (defaults
+   * `DEFAULT_LIVE_INBOX_LIMITS`: 100 messages, 4 MiB). Spec: live-inbox.md "Limits".
+   * @throws TypeError (from the constructor) when a limit is not an integer ≥ 1.
+   */
+  limits?: Partial<LiveInboxLimits>;
+  /**
+   * Told when carry-over past the limits is dropped (`dropped` messages, the newest ones), e.g. to
+   * log it. Default: nothing.
+   */
+  onCarryOverDropped?: (info: { session_id: string; dropped: number }) => void;
+  /**
+   * Content bytes the pending carry-over of all Sessions together may hold (integer ≥ 1; default
+   * {@link DEFAULT_MAX_CARRY_OVER_BYTES}: 64 MiB), so many abandoned Sessions cannot add up
+   * without bound. Past it, a closing attempt's carry-over is dropped (newest first, reported).
+   */
+  maxCarryOverBytes?: number;
 }
+
+/** Default {@link LiveInboxHostOptions.maxCarryOverBytes}: 64 MiB across all Sessions of a host. */
+export const DEFAULT_MAX_CARRY_OVER_BYTES = 64 * 1024 * 1024;
 
 interface SessionSlot {
   active: AttemptHandle | undefined;
   pending: ContentBlock[][];
+  /** Content bytes of `pending`. */
+  pendingBytes: number;
 }
 
 /**
@@ -58,16 +80,42 @@ interface SessionSlot {
  *   native attempt of that Session re-queues them in order with new queue ids. A message is never
  *   lost nor duplicated. Carry-over is process-local: it is not a cross-process recovery channel.
  * - A stale handle (superseded by a newer attempt) can never close or shadow its replacement.
+ * - Bounded (spec "Limits"): every inbox holds at most `limits.maxMessages` messages and
+ *   `limits.maxBytes` of content, and a Session's pending carry-over keeps at most as much: past
+ *   it, the newest carried messages are dropped (reported to `onCarryOverDropped`), so the
+ *   carry-over always fits the next inbox and an abandoned Session holds at most one inbox's worth;
+ *   all Sessions' carry-over together holds at most `maxCarryOverBytes`.
  *
  * All methods are synchronous, hence atomic with respect to one another and to queue operations.
  */
 export class LiveInboxHost {
   readonly #sessions = new Map<string, SessionSlot>();
   readonly #hostId: string;
+  readonly #limits: LiveInboxLimits;
+  readonly #onDropped: LiveInboxHostOptions['onCarryOverDropped'];
+  readonly #maxCarryOverBytes: number;
+  /** Content bytes of every Session's pending carry-over. */
+  #carryOverBytes = 0;
   #generation = 0;
 
   constructor(options: LiveInboxHostOptions = {}) {
     this.#hostId = options.hostId ?? randomTag();
+    this.#limits = liveInboxLimits(options.limits);
+    this.#onDropped = options.onCarryOverDropped;
+    this.#maxCarryOverBytes = options.maxCarryOverBytes ?? DEFAULT_MAX_CARRY_OVER_BYTES;
+    if (!Number.isSafeInteger(this.#maxCarryOverBytes) || this.#maxCarryOverBytes < 1) {
+      throw new TypeError(`maxCarryOverBytes must be an integer ≥ 1, got ${String(options.maxCarryOverBytes)}`);
+    }
+  }
+
+  /** Content bytes held by the pending carry-over of all Sessions (at most `maxCarryOverBytes`). */
+  get carryOverBytes(): number {
+    return this.#carryOverBytes;
+  }
+
+  /** The bounds of this host's inboxes and carry-over. */
+  get limits(): LiveInboxLimits {
+    return { ...this.#limits };
   }
 
   /**
@@ -84,9 +132,12 @@ export class LiveInboxHost {
     const slot = this.#slot(input.session_id);
     let inbox: LiveInboxQueue | null = null;
     if (input.executor === 'native') {
-      inbox = new LiveInboxQueue();
+      inbox = new LiveInboxQueue(this.#limits);
+      // Fits: the pending carry-over is kept within the same limits (#bound).
       for (const content of slot.pending) inbox.queue(content);
       slot.pending = [];
+      this.#carryOverBytes -= slot.pendingBytes;
+      slot.pendingBytes = 0;
     }
     const generation = ++this.#generation;
     const handle: AttemptHandle = Object.freeze({
@@ -106,7 +157,7 @@ export class LiveInboxHost {
    * keeps the leftovers (preceded by `options.undelivered`) as that Session's pending carry-over.
    * A stale handle (already closed, or superseded by a newer generation) changes nothing for the
    * active attempt and returns `[]`; its `undelivered` content is still carried (queued into the
-   * active native inbox if one is open, else kept pending), so it is never lost.
+   * active native inbox if one is open, else kept pending), so it is never lost within the limits.
    * @returns the leftovers with the ids they had in the closed queue (for logging; their content is
    *   now owned by the carry-over), or `[]`.
    */
@@ -122,6 +173,7 @@ export class LiveInboxHost {
     const leftovers = inbox !== null && !inbox.closed ? inbox.close() : [];
     slot.active = undefined;
     slot.pending.push(...undelivered, ...leftovers.map((m) => m.content));
+    this.#bound(handle.session_id, slot);
     this.#forgetIfEmpty(handle.session_id, slot);
     return leftovers.map((m) => ({ id: m.id, content: cloneContent(m.content) }));
   }
@@ -151,17 +203,49 @@ export class LiveInboxHost {
 
   #carry(session_id: string, contents: ContentBlock[][]): void {
     const inbox = this.liveInbox(session_id);
+    let rest = contents;
     if (inbox !== undefined) {
-      for (const content of contents) inbox.queue(content);
-      return;
+      // Into the open inbox while it has room; what does not fit waits for the next attempt.
+      let queued = 0;
+      for (const content of contents) {
+        if (inbox.size >= this.#limits.maxMessages || inbox.bytes + contentBytes(content) > this.#limits.maxBytes) break;
+        inbox.queue(content);
+        queued++;
+      }
+      rest = contents.slice(queued);
+      if (rest.length === 0) return;
     }
-    this.#slot(session_id).pending.push(...contents);
+    const slot = this.#slot(session_id);
+    slot.pending.push(...rest);
+    this.#bound(session_id, slot);
+  }
+
+  /**
+   * Keeps the oldest pending messages of `slot` that fit the per-inbox limits and the host's
+   * carry-over budget (what the other Sessions do not hold); drops (and reports) the rest.
+   */
+  #bound(session_id: string, slot: SessionSlot): void {
+    const budget = Math.min(this.#limits.maxBytes, this.#maxCarryOverBytes - (this.#carryOverBytes - slot.pendingBytes));
+    let bytes = 0;
+    let kept = 0;
+    for (const content of slot.pending) {
+      const size = contentBytes(content);
+      if (kept >= this.#limits.maxMessages || bytes + size > budget) break;
+      bytes += size;
+      kept++;
+    }
+    this.#carryOverBytes += bytes - slot.pendingBytes;
+    slot.pendingBytes = bytes;
+    const dropped = slot.pending.length - kept;
+    if (dropped === 0) return;
+    slot.pending.length = kept;
+    this.#onDropped?.({ session_id, dropped });
   }
 
   #slot(session_id: string): SessionSlot {
     let slot = this.#sessions.get(session_id);
     if (slot === undefined) {
-      slot = { active: undefined, pending: [] };
+      slot = { active: undefined, pending: [], pendingBytes: 0 };
       this.#sessions.set(session_id, slot);
     }
     return slot;

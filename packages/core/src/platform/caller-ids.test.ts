@@ -1,7 +1,9 @@
 /**
- * Caller-chosen ids are global (one primary key across workspaces): an id another workspace holds
- * is taken — 409 `conflict`, never an unexpected error that would answer 500 — and nothing is
- * written. The SQL engines are covered over HTTP (http-fastify test/security-auth.test.ts).
+ * Ids are global (one primary key across workspaces), so only trusted code passes ids to the
+ * service (HTTP takes none: platform.md "Ids and time"; the wire schemas have no `id`). For that
+ * trusted code, an id another workspace holds is taken — 409 `conflict`, never an unexpected
+ * error that would answer 500 — and nothing is written. Over HTTP every `id` field is refused
+ * alike (http-fastify test/security-auth.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import type { RequestContext } from '../context.js';
@@ -9,6 +11,7 @@ import { InboxKitError } from '../errors.js';
 import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
 import { createLocalEventBus } from '../ports/event-bus.js';
 import { createMemoryStore } from '../testing/memory-store.js';
+import { createProjectRequest, createSessionRequest } from './schemas.js';
 import { PlatformService } from './service.js';
 
 const ctx = (workspace_id: string, account_id: string): RequestContext => ({
@@ -51,5 +54,14 @@ describe('caller-chosen ids across workspaces', () => {
     expect(await store.listProjectEvents({ project_id: 'proj_b', after: 0, limit: 100 })).toEqual(before);
     // Generated ids are unaffected.
     expect((await platform.createProject(b, { name: 'generated' })).id).toMatch(/^proj_/);
+  });
+
+  it('the request schemas of POST /projects and POST /sessions take no id', () => {
+    expect(createProjectRequest.safeParse({ name: 'x' }).success).toBe(true);
+    expect(createSessionRequest.safeParse({ title: 'x' }).success).toBe(true);
+    for (const id of ['proj_main', 'proj_never_used']) {
+      expect(createProjectRequest.safeParse({ id, name: 'x' }).success).toBe(false);
+      expect(createSessionRequest.safeParse({ id: id.replace('proj', 'sess') }).success).toBe(false);
+    }
   });
 });

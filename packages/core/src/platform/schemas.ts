@@ -6,21 +6,33 @@ import { z } from 'zod';
 import { queryInt } from '../project-inbox/schemas.js';
 import { idString, optionalText, queryText, text } from '../validation.js';
 
+/**
+ * `PlatformService.createProject` input. `id` is for trusted callers only (seeding, imports): ids
+ * are unique across workspaces, so a caller-chosen id would tell one workspace which ids another
+ * holds. Adapters validate requests with {@link createProjectRequest}, which has no `id`.
+ */
 export const createProjectBody = z.strictObject({
-  id: idString.optional().describe('Optional id; generated (proj_…) when absent'),
+  id: idString.optional().describe('Trusted callers only; generated (proj_…) when absent'),
   name: text({ min: 1, max: 200 }),
 });
+
+/** `POST /projects` body: `{ name }`; the id is always generated (platform.md "Ids and time"). */
+export const createProjectRequest = createProjectBody.omit({ id: true });
 
 export const addMemberBody = z.strictObject({
   account_id: idString,
   role: z.enum(['deriver', 'observer']),
 });
 
+/** `PlatformService.createSession` input; `id` for trusted callers only (see {@link createProjectBody}). */
 export const createSessionBody = z.strictObject({
-  id: idString.optional().describe('Optional id; generated (sess_…) when absent'),
+  id: idString.optional().describe('Trusted callers only; generated (sess_…) when absent'),
   project_id: idString.nullable().optional(),
   title: optionalText(200),
 });
+
+/** `POST /sessions` body: `{ project_id?, title? }`; the id is always generated. */
+export const createSessionRequest = createSessionBody.omit({ id: true });
 
 export const listSessionsQuery = z.strictObject({
   project_id: idString.optional(),

@@ -178,7 +178,12 @@ export class PlatformService {
 
   // — projects —
 
-  /** Creates a project owned by the caller. @throws validation_error, conflict (id taken). */
+  /**
+   * Creates a project owned by the caller. `input.id` is for trusted callers only (seeding):
+   * an adapter never passes a caller's id (`POST /projects` takes none, see `createProjectRequest`),
+   * because ids are unique across workspaces and a taken id would reveal another workspace's.
+   * @throws validation_error, conflict (a trusted caller's id is taken).
+   */
   async createProject(ctx: RequestContext, input: z.input<typeof createProjectBody>): Promise<Project> {
     const body = parseOrThrow(createProjectBody, input, 'project');
     const now = this.deps.clock.now();
@@ -277,7 +282,8 @@ export class PlatformService {
 
   /**
    * Creates a session, optionally in a project (the project's owner or a deriver may).
-   * @throws project_not_found, permission_denied, project_archived, conflict (id taken).
+   * `input.id` is for trusted callers only, as for {@link createProject}.
+   * @throws project_not_found, permission_denied, project_archived, conflict (a trusted caller's id is taken).
    */
   async createSession(ctx: RequestContext, input: z.input<typeof createSessionBody>): Promise<Session> {
     const body = parseOrThrow(createSessionBody, input, 'session');

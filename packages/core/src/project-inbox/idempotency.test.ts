@@ -84,14 +84,26 @@ describe('create with an Idempotency-Key', () => {
     expect(record?.request_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('a replay returns the item as it is now (after a decision), even once the project is archived', async () => {
+  it('a replay answers only what the caller may see now: the checks of a fresh request run first', async () => {
     const item = await w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' }, { idempotency_key: 'k' });
     const accepted = await w.inbox.accept(w.ctx('acc_owner'), 'proj_main', item.id);
+    // Still a deriver: the item as `get` shows it now.
+    expect(await w.inbox.createWithOutcome(w.ctx('acc_deriver'), 'proj_main', { type: 't' }, { idempotency_key: 'k' })).toEqual({ item: accepted, replayed: true });
+    expect(await w.inbox.get(w.ctx('acc_deriver'), 'proj_main', item.id)).toEqual(accepted);
+    // Demoted to observer: 403 as a fresh create (and no decision fields leak).
+    await w.platform.addMember(w.ctx('acc_owner'), 'proj_main', { account_id: 'acc_deriver', role: 'observer' });
+    expect(await codeOf(w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' }, { idempotency_key: 'k' }))).toBe('project_inbox_write_denied');
+    // Removed: 404 as for any project the caller cannot see.
+    await w.platform.removeMember(w.ctx('acc_owner'), 'proj_main', 'acc_deriver');
+    expect(await codeOf(w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' }, { idempotency_key: 'k' }))).toBe('project_not_found');
+    expect(await codeOf(w.inbox.get(w.ctx('acc_deriver'), 'proj_main', item.id))).toBe('project_not_found');
+    // Added back, then the project archived: 409 as a fresh create.
+    await w.platform.addMember(w.ctx('acc_owner'), 'proj_main', { account_id: 'acc_deriver', role: 'deriver' });
     await w.platform.archiveProject(w.ctx('acc_owner'), 'proj_main');
-    const replay = await w.inbox.createWithOutcome(w.ctx('acc_deriver'), 'proj_main', { type: 't' }, { idempotency_key: 'k' });
-    expect(replay).toEqual({ item: accepted, replayed: true });
-    // Without the key the archived project refuses the create.
+    expect(await codeOf(w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' }, { idempotency_key: 'k' }))).toBe('project_archived');
     expect(await codeOf(w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' }))).toBe('project_archived');
+    // Nothing was written by any of the refused replays.
+    expect(counts(w)).toMatchObject({ items: 1, records: 1 });
   });
 
   it('the same key with another body, title, payload or project → 409 idempotency_key_reused, nothing written', async () => {

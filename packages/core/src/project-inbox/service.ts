@@ -73,10 +73,12 @@ export class ProjectInboxService {
 
   /**
    * {@link create}, also telling whether the answer is a replay. With `options.idempotency_key`,
-   * inside the create's one transaction: the key's record of `(workspace, acting account, key)` is
-   * read first —
+   * inside the create's one transaction, after the checks of a fresh request (project visible 404 →
+   * may create 403 → project active 409 → payload 413), the key's record of `(workspace, acting
+   * account, key)` is read —
    * - recorded with the same request hash (same project and same normalised body): the item it
-   *   created is returned as it is now, with `replayed: true`, and nothing is written or published;
+   *   created is returned as the caller may read it now (as `get` answers), with `replayed: true`,
+   *   and nothing is written or published;
    * - recorded with another request hash: 409 `idempotency_key_reused`;
    * - not recorded: the usual checks run, then the key is claimed (conditional insert) before the
    *   item, Operation Log row and Project Event are written, all in the same transaction. A
@@ -96,10 +98,7 @@ export class ProjectInboxService {
       request_hash: await idempotencyRequestHash('POST', `/projects/${project_id}/inbox`, { ...body, payload }),
     };
     const { events, item, replayed } = await this.deps.store.transaction(async (tx) => {
-      if (idempotency) {
-        const seen = await tx.findIdempotencyRecord(idempotency.scope);
-        if (seen) return { item: await replayItem(tx, seen, idempotency.request_hash, project_id), events: [] as ProjectEvent[], replayed: true };
-      }
+      // A replay answers only what the caller may see now: the checks of a fresh request run first.
       const access = await loadProjectAccess(tx, ctx.principal, project_id);
       if (!inboxPermissions(access.role).create) {
         throw new InboxKitError('project_inbox_write_denied', 'This role may not create inbox items');
@@ -107,6 +106,10 @@ export class ProjectInboxService {
       assertActive(access);
       if (bytes > MAX_PAYLOAD_BYTES) {
         throw new InboxKitError('project_inbox_payload_too_large', `payload is ${bytes} bytes; the limit is ${MAX_PAYLOAD_BYTES}`);
+      }
+      if (idempotency) {
+        const seen = await tx.findIdempotencyRecord(idempotency.scope);
+        if (seen) return { item: await replayItem(tx, seen, idempotency.request_hash, access, ctx.principal.account_id), events: [] as ProjectEvent[], replayed: true };
       }
       const sources = await resolveSources(tx, access, body);
       const now = this.deps.clock.now();
@@ -119,7 +122,7 @@ export class ProjectInboxService {
         if (!claimed) {
           const winner = await tx.findIdempotencyRecord(idempotency.scope);
           if (!winner) throw new InboxKitError('conflict', 'The Idempotency-Key is in use by a concurrent request; try again');
-          return { item: await replayItem(tx, winner, idempotency.request_hash, project_id), events: [] as ProjectEvent[], replayed: true };
+          return { item: await replayItem(tx, winner, idempotency.request_hash, access, ctx.principal.account_id), events: [] as ProjectEvent[], replayed: true };
         }
       }
       const item: ProjectInboxItem = {
@@ -325,15 +328,19 @@ export class ProjectInboxService {
 }
 
 /**
- * The answer to a request whose key is already recorded: the recorded item when the request is the
- * same, else 409 `idempotency_key_reused`.
+ * The answer to a request whose key is already recorded, after the checks of a fresh request
+ * passed for `access`: the recorded item as the caller may read it now (as `get` would answer),
+ * when the request is the same, else 409 `idempotency_key_reused`.
+ * @throws InboxKitError idempotency_key_reused; project_inbox_item_not_found when the caller may
+ *   no longer read the item.
  */
-async function replayItem(tx: StoreTx, record: IdempotencyRecord, request_hash: string, project_id: string): Promise<ProjectInboxItem> {
+async function replayItem(tx: StoreTx, record: IdempotencyRecord, request_hash: string, access: ProjectAccess, account_id: string): Promise<ProjectInboxItem> {
   if (record.request_hash !== request_hash || record.resource_type !== INBOX_ITEM_RESOURCE) {
     throw new InboxKitError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request');
   }
-  const item = await tx.getInboxItem(project_id, record.resource_id);
-  if (!item) throw new InboxKitError('conflict', 'The item this Idempotency-Key created is not available');
+  const read = inboxPermissions(access.role).read;
+  const item = await tx.getInboxItem(access.project.id, record.resource_id);
+  if (!item || read === 'none' || (read === 'own' && item.sender_account_id !== account_id)) throw itemNotFound();
   return item;
 }
 

@@ -3,7 +3,7 @@
  * floors and pages, Project Event pages and the Operation Log.
  */
 import {
-  accountSchema, addMemberBody, addPageBody, apiKeyKindSchema, commitTurnBody, createProjectBody, createSessionBody, floorSchema, idString,
+  accountSchema, addMemberBody, addPageBody, apiKeyKindSchema, commitTurnBody, createProjectRequest, createSessionRequest, floorSchema, idString,
   listOperationLogsQuery, listProjectEventsQuery, listSessionsQuery, membershipSchema, operationLogSchema, pageSchema, projectEventSchema,
   projectRoleSchema, projectSchema, sessionSchema, streamProjectEventsQuery,
 } from '@inbox-kit/core';
@@ -48,7 +48,7 @@ export const platformRoutes: FastifyPluginAsync<{ services: InboxKitServices; st
   app.get('/me', { schema: { tags: ['identity'], summary: 'The calling account', response: { 200: meResponse } } }, async (request) => platform.whoami(ctxOf(request)));
 
   // — projects —
-  app.post('/projects', { schema: { tags: ['projects'], summary: 'Create a project owned by the caller', body: createProjectBody, response: { 201: projectResponse('The new project') } } },
+  app.post('/projects', { schema: { tags: ['projects'], summary: 'Create a project owned by the caller (its id is generated)', body: createProjectRequest, response: { 201: projectResponse('The new project') } } },
     async (request, reply) => reply.code(201).send({ project: await platform.createProject(ctxOf(request), request.body) }));
   app.get('/projects', { schema: { tags: ['projects'], summary: 'Projects the caller owns or is a member of', response: { 200: list(projectSchema, 'Projects, newest first') } } },
     async (request) => ({ items: await platform.listProjects(ctxOf(request)) }));
@@ -83,7 +83,7 @@ export const platformRoutes: FastifyPluginAsync<{ services: InboxKitServices; st
     async (request) => platform.listOperationLogs(ctxOf(request), request.params.id, request.query));
 
   // — sessions, floors, pages —
-  app.post('/sessions', { schema: { tags: ['sessions'], summary: 'Create a session', body: createSessionBody, response: { 201: sessionResponse('The new session') } } },
+  app.post('/sessions', { schema: { tags: ['sessions'], summary: 'Create a session (its id is generated)', body: createSessionRequest, response: { 201: sessionResponse('The new session') } } },
     async (request, reply) => reply.code(201).send({ session: await platform.createSession(ctxOf(request), request.body) }));
   app.get('/sessions', { schema: { tags: ['sessions'], summary: 'Sessions the caller may see', querystring: listSessionsQuery, response: { 200: list(sessionSchema, 'Sessions, newest first') } } },
     async (request) => ({ items: await platform.listSessions(ctxOf(request), request.query) }));

@@ -1,0 +1,86 @@
+/**
+ * Secrets of the demo process (`node apps/demo/dist/main.js`; needs the built demo): the API keys
+ * are printed once, on the start that created them, never the service key (only in
+ * `credentials.json`), and not at all when LOG_LEVEL is above info; the SQLite database, its
+ * `-wal` and `-shm` files and `credentials.json` are 0600 and DATA_DIR 0700.
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { keyLines } from '../src/startup-output.js';
+import { credentialsOf, startDemoProcess, stopDemoProcess, waitUntil, type DemoProcess } from './demo-process.js';
+
+const dirs: string[] = [];
+const fresh = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-secrets-'));
+  dirs.push(join(dir, 'data'));
+  return join(dir, 'data');
+};
+afterAll(() => {
+  for (const dir of dirs) rmSync(join(dir, '..'), { recursive: true, force: true });
+});
+
+/** Stops the process and resolves once everything it printed has been read. */
+async function stopAndRead(p: DemoProcess): Promise<string> {
+  const closed = new Promise<void>((done) => {
+    if (p.child.stdout!.closed) done();
+    else p.child.stdout!.on('close', () => done());
+  });
+  await stopDemoProcess(p);
+  await closed;
+  return p.output();
+}
+
+describe('keyLines', () => {
+  const credentials = { acc_owner: 'ik_owner_secret', acc_deriver: 'ik_deriver_secret', service: 'ik_service_secret' };
+
+  it('on the creating start: every account key but the service key; later starts: only where the file is', () => {
+    const created = keyLines(credentials, true, '/d/credentials.json', 'info').join('\n');
+    expect(created).toContain('ik_owner_secret');
+    expect(created).toContain('ik_deriver_secret');
+    expect(created).not.toContain('ik_service_secret');
+    expect(created).toContain('/d/credentials.json');
+    const later = keyLines(credentials, false, '/d/credentials.json', 'debug').join('\n');
+    expect(later).toContain('/d/credentials.json');
+    for (const key of Object.values(credentials)) expect(later).not.toContain(key);
+  });
+
+  it('prints nothing when LOG_LEVEL is above info', () => {
+    for (const level of ['warn', 'error', 'fatal', 'silent']) {
+      expect(keyLines(credentials, true, '/d/credentials.json', level), level).toEqual([]);
+    }
+    for (const level of ['info', 'debug', 'trace']) expect(keyLines(credentials, true, '/d/credentials.json', level).length, level).toBeGreaterThan(1);
+  });
+});
+
+describe('the demo process', () => {
+  it('prints the keys once, when created, never the service key; restarts print none; files are owner-only', async () => {
+    const dataDir = fresh();
+    const first = await startDemoProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+    const credentials = credentialsOf(dataDir);
+    await waitUntil(() => first.output().includes(credentials.acc_observer!), 'the key lines');
+    const printed = await stopAndRead(first);
+    for (const [account, key] of Object.entries(credentials)) {
+      if (account === 'service') expect(printed).not.toContain(key);
+      else expect(printed, account).toContain(key);
+    }
+
+    const second = await startDemoProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+    await waitUntil(() => second.output().includes('API keys: in'), 'the credentials file line');
+    // While it runs (a clean stop checkpoints and removes -wal and -shm).
+    const mode = (file: string) => statSync(join(dataDir, file)).mode & 0o777;
+    expect(mode('.')).toBe(0o700);
+    for (const file of ['inbox-kit.sqlite', 'inbox-kit.sqlite-wal', 'inbox-kit.sqlite-shm', 'credentials.json']) expect(mode(file), file).toBe(0o600);
+    const again = await stopAndRead(second);
+    for (const key of Object.values(credentials)) expect(again).not.toContain(key);
+  });
+
+  it('prints no key at all with LOG_LEVEL=warn, even on the creating start', async () => {
+    const dataDir = fresh();
+    const p = await startDemoProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    const printed = await stopAndRead(p);
+    expect(printed).toContain('listening on');
+    for (const key of Object.values(credentialsOf(dataDir))) expect(printed).not.toContain(key);
+  });
+});
