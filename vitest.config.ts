@@ -5,26 +5,36 @@ import { defineConfig } from 'vitest/config';
 
 const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const alias = {
+  '@inbox-kit/core/memory': src('./packages/core/src/memory.ts'),
   '@inbox-kit/core/testing': src('./packages/core/src/testing/index.ts'),
   '@inbox-kit/core': src('./packages/core/src/index.ts'),
+  '@inbox-kit/storage-kysely/sqlite': src('./packages/storage-kysely/src/entry-sqlite.ts'),
+  '@inbox-kit/storage-kysely/postgres': src('./packages/storage-kysely/src/entry-postgres.ts'),
   '@inbox-kit/storage-kysely': src('./packages/storage-kysely/src/index.ts'),
+  '@inbox-kit/http-fastify/server': src('./packages/http-fastify/src/entry-server.ts'),
   '@inbox-kit/http-fastify': src('./packages/http-fastify/src/index.ts'),
   '@inbox-kit/sdk': src('./packages/sdk/src/index.ts'),
+  '@inbox-kit/model-anthropic/testing': src('./packages/model-anthropic/src/testing/index.ts'),
+  '@inbox-kit/model-anthropic': src('./packages/model-anthropic/src/index.ts'),
 };
+
+const setup = src('./vitest.setup.ts');
 
 const project = (name: string, root: string, extra: Record<string, unknown> = {}) => ({
   resolve: { alias },
-  test: { name, root, include: ['src/**/*.test.ts', 'test/**/*.test.ts'], ...extra },
+  test: { name, root, include: ['src/**/*.test.ts', 'test/**/*.test.ts'], setupFiles: [setup], ...extra },
 });
 
 export default defineConfig({
   test: {
     projects: [
-      project('core', './packages/core'),
+      project('core', './packages/core', { testTimeout: 30_000 }),
       project('storage-kysely', './packages/storage-kysely', { testTimeout: 30_000, hookTimeout: 60_000 }),
       project('http-fastify', './packages/http-fastify', { testTimeout: 30_000 }),
       project('sdk', './packages/sdk', { testTimeout: 30_000 }),
+      project('model-anthropic', './packages/model-anthropic', { testTimeout: 30_000, hookTimeout: 60_000 }),
       project('demo', './apps/demo', { testTimeout: 60_000, hookTimeout: 120_000 }),
+      project('scripts', './scripts', { include: ['test/**/*.test.ts'] }),
     ],
   },
 });

@@ -1,16 +1,27 @@
 #!/usr/bin/env node
-// Packaging checks of every published package (core, storage-kysely, http-fastify, sdk), run on
+// Packaging checks of every published package (core, storage-kysely, http-fastify, sdk,
+// model-anthropic), run on
 // the built packages (`npm run build` first; `npm test` builds):
 //
-// 1. publint --strict (package.json fields, exports, files) and @arethetypeswrong/cli on the packed
-//    tarball with `--profile esm-only` (the packages are ESM-only by choice: CommonJS consumers use
-//    `import()`), so the types resolve for Node 16+ ESM and bundlers;
+// 1. publint --strict (package.json fields, every `exports` entry, files) and
+//    @arethetypeswrong/cli on the packed tarball with `--profile esm-only` (the packages are
+//    ESM-only by choice: CommonJS consumers use `import()`), which checks every entry point of
+//    `exports` (`@inbox-kit/core/memory`, `/testing`, `@inbox-kit/storage-kysely/sqlite`,
+//    `/postgres`, `@inbox-kit/http-fastify/server`, …), so the types resolve for Node 16+ ESM and
+//    bundlers;
 // 2. `pnpm pack` of each package into a temp folder (workspace:^ ranges become real versions), and
 //    a look at each tarball: dist, README.md and the root LICENSE, no sources or tests;
-// 3. the four tarballs installed together with npm into a scratch folder outside the repo (so
-//    nothing resolves from the workspace), then a smoke run there: every entry point imports, and a
-//    real server from the tarballs (SQLite store, Fastify plugin) answers the SDK from the tarball
-//    over loopback, serves /openapi.json and the offline /docs assets.
+// 3. the tarballs installed together with npm into a scratch folder outside the repo (so
+//    nothing resolves from the workspace), with the optional peers a full user adds (the drivers,
+//    fastify, the createServer preset's plugins), then a smoke run there: every entry point
+//    imports, and a real server from the tarballs (SQLite store, `createServer` preset) answers the
+//    SDK from the tarball over loopback, serves /openapi.json and the offline /docs assets; the Messages API model from
+//    its tarball takes one step against the stub server of its own `/testing` entry;
+// 4. a minimal install in a second scratch folder: core, storage-kysely and http-fastify with only
+//    `pg` and `fastify`. No optional peer may be installed (better-sqlite3, vitest, the preset's
+//    plugins); the in-memory store (`@inbox-kit/core/memory`), the root and `/postgres` entries of
+//    storage-kysely and the `inboxKit` plugin must load and work without them; `openStore` on
+//    SQLite must fail naming better-sqlite3.
 //
 // Speed: the install runs with --ignore-scripts, so better-sqlite3 is not compiled from source
 // (~80 s). Its native addon is copied from the workspace's own build of the same version instead
@@ -28,7 +39,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'sdk'];
+const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'sdk', 'model-anthropic'];
 const keep = process.argv.includes('--keep');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
@@ -42,13 +53,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const core = await import('@inbox-kit/core');
+const memory = await import('@inbox-kit/core/memory');
 const testing = await import('@inbox-kit/core/testing');
 const storage = await import('@inbox-kit/storage-kysely');
+const sqlite = await import('@inbox-kit/storage-kysely/sqlite');
+const postgres = await import('@inbox-kit/storage-kysely/postgres');
 const http = await import('@inbox-kit/http-fastify');
+const preset = await import('@inbox-kit/http-fastify/server');
 const sdk = await import('@inbox-kit/sdk');
-for (const [name, fn] of [['core.PlatformService', core.PlatformService], ['testing.createMemoryStore', testing.createMemoryStore],
-  ['storage.openStore', storage.openStore], ['http.createServer', http.createServer], ['http.inboxKit', http.inboxKit],
-  ['sdk.createClient', sdk.createClient]]) assert.equal(typeof fn, 'function', name);
+const anthropic = await import('@inbox-kit/model-anthropic');
+const anthropicTesting = await import('@inbox-kit/model-anthropic/testing');
+for (const [name, fn] of [['core.PlatformService', core.PlatformService], ['memory.createMemoryStore', memory.createMemoryStore],
+  ['testing.runStoreConformance', testing.runStoreConformance], ['testing.createMemoryStore', testing.createMemoryStore],
+  ['storage.openStore', storage.openStore], ['sqlite.openSqlite', sqlite.openSqlite], ['postgres.openPostgres', postgres.openPostgres],
+  ['postgres.createPostgresEventBus', postgres.createPostgresEventBus], ['preset.createServer', preset.createServer],
+  ['http.inboxKit', http.inboxKit], ['sdk.createClient', sdk.createClient],
+  ['anthropic.createAnthropicModel', anthropic.createAnthropicModel], ['anthropicTesting.startMessagesStub', anthropicTesting.startMessagesStub]]) assert.equal(typeof fn, 'function', name);
+
+const stub = await anthropicTesting.startMessagesStub({ answers: [{ text: ['Hello ', 'from the stub.'] }] });
+try {
+  const model = anthropic.createAnthropicModel({ apiKey: 'sk-smoke', baseURL: stub.url, model: 'claude-smoke' });
+  const step = await model.step([{ id: 'm1', role: 'user', content: [{ type: 'text', text: 'hi' }] }], new AbortController().signal);
+  assert.deepEqual(step, { content: [{ type: 'text', text: 'Hello from the stub.' }], continue: false });
+} finally {
+  await stub.close();
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-smoke-'));
 const opened = await storage.openStore({ sqliteFile: join(dir, 'smoke.sqlite') });
@@ -57,7 +86,7 @@ const platform = new core.PlatformService(deps);
 await platform.createWorkspace({ id: 'ws_smoke', name: 'Smoke' });
 await platform.createAccount({ id: 'acc_owner', name: 'Owner', workspace_ids: ['ws_smoke'] });
 const { secret } = await platform.issueApiKey({ workspace_id: 'ws_smoke', account_id: 'acc_owner' });
-const app = await http.createServer({ services: { platform, projectInbox: new core.ProjectInboxService(deps) } });
+const app = await preset.createServer({ services: { platform, projectInbox: new core.ProjectInboxService(deps) } });
 try {
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = 'http://127.0.0.1:' + app.server.address().port;
@@ -81,6 +110,35 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 `;
+
+// The minimal install's smoke: no optional peer present, and what does not need one works.
+const MINIMAL_SMOKE = `
+import { strict as assert } from 'node:assert';
+import { existsSync } from 'node:fs';
+for (const absent of ['better-sqlite3', 'vitest', '@fastify/rate-limit', '@fastify/under-pressure', '@fastify/swagger-ui']) {
+  assert.equal(existsSync('node_modules/' + absent), false, absent + ' was installed although it is an optional peer');
+}
+const core = await import('@inbox-kit/core');
+const { createMemoryStore } = await import('@inbox-kit/core/memory');
+const storage = await import('@inbox-kit/storage-kysely');
+const { openPostgres } = await import('@inbox-kit/storage-kysely/postgres');
+assert.equal(typeof openPostgres, 'function');
+await assert.rejects(storage.openStore({ sqliteFile: 'never.sqlite' }), /better-sqlite3/);
+assert.equal(existsSync('never.sqlite'), false);
+const { default: Fastify } = await import('fastify');
+const { inboxKit } = await import('@inbox-kit/http-fastify');
+const deps = { store: createMemoryStore(), bus: core.createLocalEventBus(), clock: core.systemClock, ids: core.createIdGenerator() };
+const app = Fastify();
+await app.register(inboxKit, { services: { platform: new core.PlatformService(deps), projectInbox: new core.ProjectInboxService(deps) } });
+assert.equal((await app.inject({ url: '/openapi.json' })).statusCode, 200);
+assert.equal((await app.inject({ url: '/docs/' })).statusCode, 404); // no @fastify/swagger-ui: no reference page
+await app.close();
+await assert.rejects(import('@inbox-kit/http-fastify/server'), /@fastify\\/(under-pressure|rate-limit)/);
+console.log('minimal smoke: ok');
+`;
+
+/** The optional peers a full install adds, at the versions the workspace tests with. */
+const PEERS = ['better-sqlite3', 'pg', 'fastify', '@fastify/rate-limit', '@fastify/under-pressure', '@fastify/swagger-ui'];
 
 const problems = [];
 const log = (line) => console.log(`check-packages: ${line}`);
@@ -149,7 +207,7 @@ try {
     mkdirSync(scratch);
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'inbox-kit-scratch', private: true, type: 'module' }, null, 2));
     const full = process.env.INBOX_KIT_PACK_FULL_INSTALL === '1';
-    const install = run('npm', ['install', ...Object.values(packed), '--no-audit', '--no-fund', '--no-package-lock', ...(full ? [] : ['--ignore-scripts'])], { cwd: scratch });
+    const install = run('npm', ['install', ...Object.values(packed), ...PEERS.map(peerSpec), '--no-audit', '--no-fund', '--no-package-lock', ...(full ? [] : ['--ignore-scripts'])], { cwd: scratch });
     if (check(`npm install of the ${PUBLISHED.length} tarballs${full ? '' : ' (--ignore-scripts)'}`, install)) {
       if (!full) provideSqliteAddon(scratch);
       // vitest is an optional peer of @inbox-kit/core, needed only by its `/testing` conformance
@@ -163,10 +221,33 @@ try {
       writeFileSync(join(scratch, 'smoke.mjs'), SMOKE);
       check('smoke run of the installed tarballs', run(process.execPath, ['smoke.mjs'], { cwd: scratch, timeout: 120_000 }));
     }
+
+    const minimal = join(work, 'minimal');
+    mkdirSync(minimal);
+    writeFileSync(join(minimal, 'package.json'), JSON.stringify({ name: 'inbox-kit-minimal', private: true, type: 'module' }, null, 2));
+    const few = ['@inbox-kit/core', '@inbox-kit/storage-kysely', '@inbox-kit/http-fastify'].map((name) => packed[name]);
+    const minimalInstall = run('npm', ['install', ...few, peerSpec('pg'), peerSpec('fastify'), '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts'], { cwd: minimal });
+    if (check('npm install of core, storage-kysely and http-fastify with pg and fastify only', minimalInstall)) {
+      writeFileSync(join(minimal, 'smoke.mjs'), MINIMAL_SMOKE);
+      check('minimal smoke (no optional peer installed)', run(process.execPath, ['smoke.mjs'], { cwd: minimal, timeout: 120_000 }));
+    }
   }
 } finally {
   if (keep) log(`kept ${work}`);
   else rmSync(work, { recursive: true, force: true });
+}
+
+/** `name@version` of the copy the workspace's http-fastify or storage-kysely resolves. */
+function peerSpec(name) {
+  for (const pkg of ['http-fastify', 'storage-kysely']) {
+    try {
+      const manifest = createRequire(join(root, 'packages', pkg, 'package.json')).resolve(`${name}/package.json`);
+      return `${name}@${JSON.parse(readFileSync(manifest, 'utf8')).version}`;
+    } catch {
+      // not resolvable from this package
+    }
+  }
+  return name;
 }
 
 /** Puts a better-sqlite3 native addon into the scratch install: the workspace's build, else a rebuild. */

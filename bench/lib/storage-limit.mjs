@@ -21,7 +21,8 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { openSqlite, openStore } from '@inbox-kit/storage-kysely';
+import { openStore } from '@inbox-kit/storage-kysely';
+import { openSqlite } from '@inbox-kit/storage-kysely/sqlite';
 import { childMain, summarize } from './util.mjs';
 
 const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];

@@ -155,7 +155,10 @@ export function createSteering({ defaults }) {
       schedulePoll(0);
     } else if (event.type === 'session.status_idle') {
       const outcome = event.content && typeof event.content === 'object' ? event.content.outcome : undefined;
-      node = h('li', { class: 'marker', dataset: { kind: 'status', eventId: event.id } }, outcome ? `Run ended (${outcome})` : 'Run ended');
+      // A failed Run says why (content.error: { type, message }), e.g. the model provider was overloaded.
+      const why = event.content && typeof event.content.error === 'object' && event.content.error ? event.content.error.message : undefined;
+      const label = outcome ? `Run ended (${outcome}${typeof why === 'string' ? `: ${why}` : ''})` : 'Run ended';
+      node = h('li', { class: 'marker', dataset: { kind: 'status', eventId: event.id } }, label);
       setRunState('idle', { quiet });
       schedulePoll(0);
     } else if (event.type === 'user.interrupt') {

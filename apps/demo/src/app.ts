@@ -1,7 +1,7 @@
 /**
  * The demo's composition root: storage (SQLite file under DATA_DIR, or PostgreSQL from
- * DATABASE_URL), the event bus, the services, the Live Inbox runtime host with the scripted
- * model, the Fastify server, and first-start seed data. On PostgreSQL with INBOX_KIT_ADVERTISE_URL
+ * DATABASE_URL), the event bus, the services, the Live Inbox runtime host with the model (DEMO_MODEL:
+ * scripted or anthropic), the Fastify server, and first-start seed data. On PostgreSQL with INBOX_KIT_ADVERTISE_URL
  * and INBOX_KIT_FORWARD_SECRET, Live Inbox requests are routed between processes (see `routingOf`).
  */
 import { createHash } from 'node:crypto';
@@ -11,12 +11,15 @@ import {
   LiveInboxHost, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, systemClock,
   type AttemptRoutingOptions, type Clock, type EventBus, type Model, type ServiceDeps, type Store,
 } from '@inbox-kit/core';
-import { createHttpAttemptForwarder, createServer } from '@inbox-kit/http-fastify';
-import { createPostgresEventBus, openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
-import type { FastifyInstance } from 'fastify';
+import { createHttpAttemptForwarder } from '@inbox-kit/http-fastify';
+import { createServer } from '@inbox-kit/http-fastify/server';
+import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
+import { createPostgresEventBus } from '@inbox-kit/storage-kysely/postgres';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { nanoid } from 'nanoid';
+import pretty from 'pino-pretty';
 import type { DemoConfig } from './config.js';
-import { createScriptedModel } from './model.js';
+import { createDemoModel } from './model.js';
 import { seed, type Credentials } from './seed.js';
 import { demoWeb } from './web.js';
 
@@ -39,8 +42,8 @@ export interface Demo {
 }
 
 /**
- * Builds the demo server (not listening yet). `overrides.model` replaces the scripted model
- * (DEMO_MODEL_STEP_MS per step, DEMO_MODEL_STEPS steps per user message).
+ * Builds the demo server (not listening yet). `overrides.model` replaces the model of config
+ * `model` (DEMO_MODEL: the scripted model by default, or the Messages API model).
  */
 export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; model?: Model } = {}): Promise<Demo> {
   // Owner-only when created here: it holds the database and credentials.json.
@@ -76,7 +79,9 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
       limits: config.liveInbox,
       onCarryOverDropped: (info) => app?.log.warn(info, 'Live Inbox carry-over over the limits: newest messages dropped'),
     }),
-    model: overrides.model ?? createScriptedModel({ stepMs: config.modelStepMs, steps: config.modelSteps }),
+    model: overrides.model ?? createDemoModel(config, {
+      onRetry: ({ retry, delayMs, error }) => app?.log.warn({ retry, delay_ms: delayMs, error_type: error.type, status: error.status }, `model request failed, retrying: ${error.message}`),
+    }),
     onRunError: (error, run) => app?.log.error({ err: error, ...run }, 'run failed'),
     recoverStaleRuns: config.recoverStaleRuns,
     ...(routing ? { routing } : {}),
@@ -88,7 +93,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
       bodyLimit: config.bodyLimit,
       bodyTimeoutMs: config.bodyTimeoutMs,
       streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller },
-      logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+      logger: loggerOf(config),
       rateLimit: config.rateLimit ?? false,
       ...(routing && config.forwardSecret ? { forwarding: { secret: config.forwardSecret } } : {}),
     });
@@ -143,4 +148,15 @@ async function openEventBus(opened: OpenedStore, config: DemoConfig, onError: (e
   const bus = createPostgresEventBus({ url: config.databaseUrl, db: opened.db, onError });
   await bus.start();
   return bus;
+}
+
+/**
+ * The Fastify logger option: off for `silent`; one JSON object per line (`json`); or, for `pretty`,
+ * human-readable lines (`12:03:04.567 INFO: incoming request …`) written by pino-pretty in this
+ * thread, so nothing is lost when the process exits.
+ */
+function loggerOf(config: DemoConfig): FastifyServerOptions['logger'] {
+  if (config.logLevel === 'silent') return false;
+  if (config.logFormat === 'json') return { level: config.logLevel };
+  return { level: config.logLevel, stream: pretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }) };
 }

@@ -5,6 +5,8 @@
  * 30000; 0 = no deadline), LIVE_INBOX_MAX_MESSAGES and LIVE_INBOX_MAX_BYTES (per-inbox bounds,
  * default 100 and 4 MiB), MAX_STREAMS_PER_CALLER (event streams one API key and account may hold
  * open, default 16), LOG_LEVEL (default info; "silent" turns logging off),
+ * LOG_FORMAT (`pretty`: one human-readable line per entry; `json`: one JSON object per line;
+ * default pretty when stdout is a terminal, json otherwise),
  * DEMO_MODEL_STEP_MS (ms one scripted model step takes, default 1500), DEMO_MODEL_STEPS (steps
  * per user message, default 3), RATE_LIMIT_MAX (requests per API key and window; unset or 0 = no
  * limit) and RATE_LIMIT_WINDOW_MS (the window, default 60000), INBOX_KIT_ADVERTISE_URL (this
@@ -14,7 +16,9 @@
  * turns off ending Runs left running by a dead process — at start-up and when input arrives; do
  * so when several processes share one PostgreSQL database without attempt routing), and
  * DATABASE_PREPARED_STATEMENTS (default true; "false" or "0" behind a transaction-mode pooler such
- * as PgBouncer before 1.21, which cannot keep named prepared statements).
+ * as PgBouncer before 1.21, which cannot keep named prepared statements), and DEMO_MODEL
+ * (`scripted`, the default, or `anthropic`: the Messages API model, which needs ANTHROPIC_API_KEY
+ * and takes ANTHROPIC_BASE_URL and ANTHROPIC_MODEL, default `claude-haiku-4-5`).
  */
 import { resolve } from 'node:path';
 
@@ -31,6 +35,8 @@ export interface DemoConfig {
   /** Event streams one API key (per acting account) may hold open at once (MAX_STREAMS_PER_CALLER, default 16). */
   maxStreamsPerCaller: number;
   logLevel: string;
+  /** `pretty` (human-readable lines, for a terminal) or `json` (one object per line, for log collectors). */
+  logFormat: 'pretty' | 'json';
   modelStepMs: number;
   modelSteps: number;
   /** Per-API-key rate limit, or undefined for none (RATE_LIMIT_MAX unset or 0). */
@@ -46,7 +52,16 @@ export interface DemoConfig {
   recoverStaleRuns: boolean;
   /** PostgreSQL: run the store's hot queries as named prepared statements (DATABASE_PREPARED_STATEMENTS, default true). */
   preparedStatements: boolean;
+  /**
+   * The model behind the agent loop (DEMO_MODEL): `scripted` (default, no network) or `anthropic`
+   * with its API key (ANTHROPIC_API_KEY), base URL (ANTHROPIC_BASE_URL, the SDK's default when
+   * unset) and model name (ANTHROPIC_MODEL).
+   */
+  model: { kind: 'scripted' } | { kind: 'anthropic'; apiKey: string; baseURL: string | undefined; model: string };
 }
+
+/** The Messages API model the demo uses when ANTHROPIC_MODEL is unset. */
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-4-5';
 
 /** A configuration mistake: main.ts prints its message alone (no stack) and exits 1. */
 export class ConfigError extends Error {
@@ -73,8 +88,11 @@ function databaseUrlOf(value: string | undefined): string | undefined {
   return value;
 }
 
-/** Reads the configuration; throws with a clear message on a malformed value. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
+/**
+ * Reads the configuration; throws with a clear message on a malformed value. `stdoutIsTerminal`
+ * picks the default LOG_FORMAT (pretty on a terminal, json otherwise).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = process.stdout.isTTY === true): DemoConfig {
   return {
     port: int('PORT', env.PORT, 3000, { max: 65_535 }),
     host: env.HOST || '127.0.0.1',
@@ -88,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     },
     maxStreamsPerCaller: int('MAX_STREAMS_PER_CALLER', env.MAX_STREAMS_PER_CALLER, 16, { min: 1 }),
     logLevel: logLevelOf(env.LOG_LEVEL),
+    logFormat: logFormatOf(env.LOG_FORMAT, stdoutIsTerminal),
     modelStepMs: int('DEMO_MODEL_STEP_MS', env.DEMO_MODEL_STEP_MS, 1500),
     modelSteps: int('DEMO_MODEL_STEPS', env.DEMO_MODEL_STEPS, 3),
     rateLimit: rateLimitOf(env),
@@ -95,7 +114,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     forwardSecret: env.INBOX_KIT_FORWARD_SECRET || undefined,
     recoverStaleRuns: booleanOf('INBOX_KIT_RECOVER_STALE_RUNS', env.INBOX_KIT_RECOVER_STALE_RUNS, true),
     preparedStatements: booleanOf('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS, true),
+    model: modelOf(env),
   };
+}
+
+function modelOf(env: NodeJS.ProcessEnv): DemoConfig['model'] {
+  const kind = env.DEMO_MODEL || 'scripted';
+  if (kind === 'scripted') return { kind };
+  if (kind !== 'anthropic') throw new ConfigError(`DEMO_MODEL must be scripted or anthropic, got "${kind}"`);
+  const apiKey = env.ANTHROPIC_API_KEY?.trim();
+  if (!apiKey) throw new ConfigError('DEMO_MODEL=anthropic needs ANTHROPIC_API_KEY (an API key of the Anthropic Console); unset DEMO_MODEL to run the scripted model');
+  let baseURL: string | undefined;
+  if (env.ANTHROPIC_BASE_URL) {
+    let url: URL | undefined;
+    try {
+      url = new URL(env.ANTHROPIC_BASE_URL);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new ConfigError(`ANTHROPIC_BASE_URL must be an http(s) URL, got "${env.ANTHROPIC_BASE_URL}"`);
+    }
+    baseURL = env.ANTHROPIC_BASE_URL.replace(/\/+$/, '');
+  }
+  return { kind, apiKey, baseURL, model: env.ANTHROPIC_MODEL?.trim() || DEFAULT_ANTHROPIC_MODEL };
 }
 
 function booleanOf(name: string, value: string | undefined, fallback: boolean): boolean {
@@ -109,6 +151,12 @@ function booleanOf(name: string, value: string | undefined, fallback: boolean): 
 function logLevelOf(value: string | undefined): string {
   if (value === undefined || value === '') return 'info';
   if (!LOG_LEVELS.includes(value)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  return value;
+}
+
+function logFormatOf(value: string | undefined, stdoutIsTerminal: boolean): DemoConfig['logFormat'] {
+  if (value === undefined || value === '') return stdoutIsTerminal ? 'pretty' : 'json';
+  if (value !== 'pretty' && value !== 'json') throw new ConfigError(`LOG_FORMAT must be pretty or json, got "${value}"`);
   return value;
 }
 

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 /**
- * Starts the demo server: `pnpm --filter @inbox-kit/demo start`. Prints the API keys on the start
- * that creates them (never the service key; see startup-output.ts) and
- * shuts down gracefully on SIGINT/SIGTERM.
+ * Starts the demo server (`npm run demo` from the repository's root, through scripts/demo.mjs; or
+ * `pnpm --filter @inbox-kit/demo start`). Prints the API keys on the start that creates them
+ * (never the service key; see startup-output.ts) and shuts down gracefully on SIGINT (Ctrl-C) or
+ * SIGTERM, ending with the line `inbox-kit demo stopped` and exit status 0. A port already in use
+ * is one line naming `PORT`, exit status 1.
  */
 import { join } from 'node:path';
 import { buildDemo, type Demo } from './app.js';
 import { loadConfig, type DemoConfig } from './config.js';
+import { describeModel } from './model.js';
 import { keyLines } from './startup-output.js';
 
 /** Prints a start-up failure as one line (no stack for mistakes a user can fix) and exits 1. */
@@ -15,6 +18,10 @@ function fail(error: unknown): never {
   const expected = e?.name === 'ConfigError' || e?.name === 'CredentialsMismatchError' ||
     ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND', 'ENOTDIR', 'ENOENT', 'EROFS', 'ECONNREFUSED'].includes(e?.code ?? '');
   console.error(`inbox-kit demo: could not start: ${e?.message ?? String(error)}`);
+  if (e?.code === 'EADDRINUSE') {
+    const port = config?.port ?? 3000;
+    console.error(`inbox-kit demo: port ${port} is taken (another demo running?): stop that process, or pick another port with PORT, e.g. PORT=${port + 1} npm run demo`);
+  }
   if (!expected) console.error(error);
   process.exit(1);
 }
@@ -26,6 +33,22 @@ try {
   demo = await buildDemo(config);
 } catch (error) {
   fail(error);
+}
+// Installed before listening: a signal that arrives while the start-up lines are being printed
+// shuts down gracefully too (without a handler, Node would die of it at once).
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    demo.close().then(() => {
+      console.log('inbox-kit demo stopped');
+      process.exit(0);
+    }, (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+  });
 }
 try {
   await demo.app.listen({ port: config.port, host: config.host });
@@ -40,18 +63,7 @@ const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.h
 if (demo.recovered > 0) {
   console.log(`Ended ${demo.recovered} Run${demo.recovered === 1 ? '' : 's'} left running by a previous process (outcome failed)`);
 }
+console.log(`Model: ${describeModel(config)}`);
 console.log(`inbox-kit demo listening on ${base} (${demo.dialect}${demo.seeded ? ', freshly seeded' : ''})`);
 console.log(`Web page: ${base}/  ·  API reference: ${base}/docs`);
 for (const line of keyLines(demo.credentials, demo.seeded, join(config.dataDir, 'credentials.json'), config.logLevel)) console.log(line);
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    demo.close().then(() => process.exit(0), (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    });
-  });
-}

@@ -1,10 +1,39 @@
 /**
- * The demo's scripted model: deterministic, no network. It works `steps` steps of `stepMs`
+ * The demo's models: the Messages API adapter when DEMO_MODEL=anthropic ({@link createDemoModel}),
+ * else the scripted model: deterministic, no network. It works `steps` steps of `stepMs`
  * milliseconds on every durable user message and acknowledges, in its output, each Live Inbox
  * (steering) message it received since its previous step — so a person or a test can watch
  * steering happen. A real model provider implements the same `Model` port.
  */
 import type { ContentBlock, Model, ModelStepResult, TranscriptMessage } from '@inbox-kit/core';
+import { createAnthropicModel, type AnthropicModelOptions } from '@inbox-kit/model-anthropic';
+import type { DemoConfig } from './config.js';
+
+/** What the demo's Messages API model is told about its situation. */
+export const DEMO_SYSTEM_PROMPT =
+  'You are the agent of the inbox-kit demo. Work on the user\'s task and answer briefly, in a few sentences. ' +
+  'User messages that arrive after your previous answer are steering from the user while you work: follow them, and say what you changed.';
+
+/**
+ * The model of config `model` (DEMO_MODEL): the scripted one (DEMO_MODEL_STEP_MS, DEMO_MODEL_STEPS),
+ * or the Messages API adapter with the demo's system prompt, 512 output tokens a step and the
+ * adapter's default retries (2, honouring `retry-after`), each retry told to `hooks.onRetry`.
+ */
+export function createDemoModel(config: DemoConfig, hooks: { onRetry?: AnthropicModelOptions['onRetry'] } = {}): Model {
+  if (config.model.kind === 'anthropic') {
+    const { apiKey, baseURL, model } = config.model;
+    return createAnthropicModel({
+      apiKey, model, maxTokens: 512, system: DEMO_SYSTEM_PROMPT, ...(baseURL ? { baseURL } : {}), ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
+    });
+  }
+  return createScriptedModel({ stepMs: config.modelStepMs, steps: config.modelSteps });
+}
+
+/** One line naming the model in use (never the API key), e.g. `anthropic claude-haiku-4-5`. */
+export function describeModel(config: DemoConfig): string {
+  if (config.model.kind === 'anthropic') return `anthropic ${config.model.model}${config.model.baseURL ? ` at ${config.model.baseURL}` : ''}`;
+  return `scripted (${config.modelSteps} steps of ${config.modelStepMs} ms per message)`;
+}
 
 /** Options of {@link createScriptedModel}. */
 export interface ScriptedModelOptions {

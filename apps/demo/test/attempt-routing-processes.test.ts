@@ -39,11 +39,11 @@ function freePort(): Promise<number> {
 
 if (!PG_ADMIN_URL) {
   describe('attempt routing between two demo processes on one PostgreSQL', () => {
-    it('PostgreSQL is available (INBOX_KIT_TEST_PG_URL)', () => {
+    it('PostgreSQL is available (INBOX_KIT_TEST_PG_URL)', (ctx) => {
       const why = 'INBOX_KIT_TEST_PG_URL is not set: Live Inbox routing between processes was not tested. '
         + 'Start a server with `node scripts/postgres.mjs` and export the URL it prints.';
       if (process.env.CI) expect.fail(why);
-      console.warn(`[demo] ${why}`);
+      ctx.skip(why); // counted as skipped, not passed
     });
   });
 } else {

@@ -22,11 +22,11 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 
 if (!PG_ADMIN_URL) {
   describe('two demo processes on one PostgreSQL', () => {
-    it('PostgreSQL is available (INBOX_KIT_TEST_PG_URL)', () => {
+    it('PostgreSQL is available (INBOX_KIT_TEST_PG_URL)', (ctx) => {
       const why = 'INBOX_KIT_TEST_PG_URL is not set: cross-process Project Events were not tested. '
         + 'Start a server with `node scripts/postgres.mjs` and export the URL it prints.';
       if (process.env.CI) expect.fail(why);
-      console.warn(`[demo] ${why}`);
+      ctx.skip(why); // counted as skipped, not passed
     });
   });
 } else {

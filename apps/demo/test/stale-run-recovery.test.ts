@@ -138,11 +138,11 @@ describe('SIGKILL mid-Run, restart: the leftover Run is ended at start-up, befor
       }
     }, 120_000);
   } else {
-    it('on PostgreSQL: INBOX_KIT_TEST_PG_URL is available', () => {
+    it('on PostgreSQL: INBOX_KIT_TEST_PG_URL is available', (ctx) => {
       const why = 'INBOX_KIT_TEST_PG_URL is not set: start-up Run recovery on PostgreSQL was not tested. '
         + 'Start a server with `node scripts/postgres.mjs` and export the URL it prints.';
       if (process.env.CI) expect.fail(why);
-      console.warn(`[demo] ${why}`);
+      ctx.skip(why); // counted as skipped, not passed
     });
   }
 });

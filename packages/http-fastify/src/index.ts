@@ -1,10 +1,12 @@
 /**
  * @inbox-kit/http-fastify — Fastify plugins that expose inbox-kit over HTTP: API-key auth, the
  * one error envelope with request ids, the Project Inbox, platform and Live Inbox routes.
+ * The `createServer` preset (load shedding, rate limits, `/docs`) is the entry
+ * `@inbox-kit/http-fastify/server`, whose plugins are optional peers this entry never loads.
  */
 export { inboxKit, type InboxKitServices, type InboxKitPluginOptions } from './plugin.js';
-export { createServer, type CreateServerOptions } from './server.js';
-export { UNDER_PRESSURE_DEFAULTS, type RateLimitOptions, type UnderPressureOptions } from './protection.js';
+export type { CreateServerOptions } from './server.js';
+export type { RateLimitOptions, UnderPressureOptions } from './protection.js';
 export { DEFAULT_BODY_TIMEOUT_MS } from './body-deadline.js';
 export { DEFAULT_MAX_STREAMS_PER_CALLER } from './stream-limits.js';
 export { inboxKitOpenApi, errorEnvelopeSchema, errorDetailSchema, ERROR_KINDS, type InboxKitOpenApiOptions } from './openapi.js';

@@ -12,11 +12,15 @@
  *
  * Register it before the routes (the root plugin does); `@fastify/swagger` only sees routes added
  * after it.
+ *
+ * `/docs` needs `@fastify/swagger-ui`, an optional peer dependency (the `createServer` preset's
+ * users install it): it is imported only when the reference is served. When it is not installed,
+ * the default (`docsPrefix` not given) serves the document without the reference and logs a
+ * warning; an explicit `docsPrefix` fails the registration with an error naming the package.
  */
 import { createRequire } from 'node:module';
 import fastifySwagger from '@fastify/swagger';
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
-import fastifySwaggerUi from '@fastify/swagger-ui';
 import { ERROR_CODES } from '@inbox-kit/core';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
@@ -194,6 +198,24 @@ const transformObject: SwaggerTransformObject = (input) => {
   return doc;
 };
 
+/**
+ * `@fastify/swagger-ui`, imported on demand; `undefined` when it is not installed and not
+ * `required`.
+ *
+ * @throws Error naming the package when it is `required` and not installed.
+ */
+async function loadSwaggerUi(required: boolean): Promise<typeof import('@fastify/swagger-ui').default | undefined> {
+  try {
+    return (await import('@fastify/swagger-ui')).default;
+  } catch (error) {
+    const e = error as { code?: string; message?: string };
+    const missing = (e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND') && (e.message ?? '').includes('@fastify/swagger-ui');
+    if (!missing) throw error;
+    if (!required) return undefined;
+    throw new Error('inboxKitOpenApi: docsPrefix needs @fastify/swagger-ui (an optional peer dependency): npm install @fastify/swagger-ui', { cause: error });
+  }
+}
+
 const openApiPlugin: FastifyPluginAsync<InboxKitOpenApiOptions> = async (app, opts) => {
   const documentPath = opts.documentPath ?? '/openapi.json';
   const docsPrefix = opts.docsPrefix === undefined ? '/docs' : opts.docsPrefix;
@@ -243,13 +265,17 @@ const openApiPlugin: FastifyPluginAsync<InboxKitOpenApiOptions> = async (app, op
     },
   }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(app.swagger()));
 
-  if (docsPrefix !== false) {
+  const swaggerUi = docsPrefix === false ? undefined : await loadSwaggerUi(opts.docsPrefix !== undefined);
+  if (swaggerUi === undefined && docsPrefix !== false) {
+    app.log.warn('inbox-kit: /docs is not served: install @fastify/swagger-ui (an optional peer) for the API reference');
+  }
+  if (docsPrefix !== false && swaggerUi !== undefined) {
     // A child scope, so the hook that marks the reference's routes public touches only them.
     await app.register(async (scope) => {
       scope.addHook('onRoute', (route) => {
         route.config = { ...(route.config as object | undefined), public: true } as typeof route.config;
       });
-      await scope.register(fastifySwaggerUi, {
+      await scope.register(swaggerUi, {
         routePrefix: docsPrefix,
         // Everything is served from the package's own files; the online validator badge stays off
         // (its default here), so the page needs no network beyond this server.

@@ -12,7 +12,8 @@ import { createMemoryStore, type MemoryStore } from '@inbox-kit/core/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from './wait.js';
-import { FORWARD_HEADERS, createHttpAttemptForwarder, createServer } from '../src/index.js';
+import { FORWARD_HEADERS, createHttpAttemptForwarder } from '../src/index.js';
+import { createServer } from '../src/entry-server.js';
 
 const SECRET = 'test-forward-secret';
 const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];

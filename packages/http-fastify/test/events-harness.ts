@@ -16,10 +16,12 @@ import {
   PlatformService, ProjectInboxService, createIdGenerator, createLocalEventBus, type BusMessage, type EventBus,
   type RequestContext, type ServiceDeps,
 } from '@inbox-kit/core';
-import { createPostgresEventBus, openStore, type OpenedStore, type PostgresEventBus } from '@inbox-kit/storage-kysely';
+import { openStore, type OpenedStore, type PostgresEventBus } from '@inbox-kit/storage-kysely';
+import { createPostgresEventBus } from '@inbox-kit/storage-kysely/postgres';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { createServer, type StreamTiming } from '../src/index.js';
+import { type StreamTiming } from '../src/index.js';
+import { createServer } from '../src/entry-server.js';
 import { createPgDatabase, failingStore, type Engine, type FailureSwitch } from './harness.js';
 
 export { PG_ADMIN_URL, engines, type Engine } from './harness.js';

@@ -14,11 +14,11 @@ import { PG_ADMIN_URL, createItem, range, startEventsWorld, waitUntil, type Even
 
 if (!PG_ADMIN_URL) {
   describe('Project Events across servers on PostgreSQL', () => {
-    it('PostgreSQL is available (INBOX_KIT_TEST_PG_URL)', () => {
+    it('PostgreSQL is available (INBOX_KIT_TEST_PG_URL)', (ctx) => {
       const why = 'INBOX_KIT_TEST_PG_URL is not set: cross-process event delivery on PostgreSQL was not tested. '
         + 'Start a server with `node scripts/postgres.mjs` and export the URL it prints.';
       if (process.env.CI) expect.fail(why);
-      console.warn(`[http-fastify] ${why}`);
+      ctx.skip(why); // counted as skipped, not passed
     });
   });
 } else {

@@ -24,7 +24,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { expect } from 'vitest';
-import { createServer, type CreateServerOptions } from '../src/index.js';
+import { createServer, type CreateServerOptions } from '../src/entry-server.js';
 
 export type Engine = 'sqlite' | 'postgres';
 

@@ -174,13 +174,29 @@ export function rawRequest(base: string, r: RawRequest): Promise<Response> {
       void (async () => {
         for (const chunk of r.chunks!) {
           if (answered || req.destroyed) return;
-          if (!req.write(chunk)) await new Promise<void>((ok) => { req.once('drain', ok); req.once('close', ok); });
+          if (!req.write(chunk)) await writable(req);
         }
         if (!answered && !req.destroyed) req.end();
       })().catch(() => undefined);
     } else {
       req.end(r.body);
     }
+  });
+}
+
+/**
+ * Resolves once `req` drains or closes, removing both listeners either way (leaving the `close`
+ * listener of every drained write behind added one per write: MaxListenersExceededWarning).
+ */
+function writable(req: http.ClientRequest): Promise<void> {
+  return new Promise<void>((ok) => {
+    const done = () => {
+      req.off('drain', done);
+      req.off('close', done);
+      ok();
+    };
+    req.on('drain', done);
+    req.on('close', done);
   });
 }
 

@@ -10,7 +10,7 @@ import { createMemoryStore, type MemoryStore } from '@inbox-kit/core/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from './wait.js';
-import { createServer } from '../src/index.js';
+import { createServer } from '../src/entry-server.js';
 
 const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
 

@@ -8,7 +8,7 @@ import {
 } from '@inbox-kit/core';
 import { createMemoryStore } from '@inbox-kit/core/testing';
 import type { FastifyInstance } from 'fastify';
-import { createServer } from '../src/index.js';
+import { createServer } from '../src/entry-server.js';
 
 /** A model that answers every step at once and ends the Run. */
 const quietModel: Model = {
@@ -35,7 +35,9 @@ export async function openApiServer(): Promise<OpenApiServer> {
   await platform.createAccount({ id: 'acc_owner', name: 'Owner', workspace_ids: ['ws_test'] });
   await platform.createAccount({ id: 'acc_deriver', name: 'Deriver', workspace_ids: ['ws_test'] });
   const { secret } = await platform.issueApiKey({ workspace_id: 'ws_test', account_id: 'acc_owner' });
-  const app = await createServer({ services: { platform, projectInbox, runtime } });
+  // Load shedding stays registered (the document is createServer's), with a threshold no busy test
+  // machine reaches: the document checks block the event loop on purpose.
+  const app = await createServer({ services: { platform, projectInbox, runtime }, underPressure: { maxEventLoopDelay: 60_000 } });
   await app.ready();
   return {
     app,

@@ -14,7 +14,7 @@ import {
   PlatformService, ProjectInboxService, createIdGenerator, createLocalEventBus, systemClock, type ServiceDeps,
 } from '@inbox-kit/core';
 import { createMemoryStore } from '@inbox-kit/core/testing';
-import { createServer } from '../src/index.js';
+import { createServer } from '../src/entry-server.js';
 import { engines, expectError, startHarness, type Harness } from './harness.js';
 
 /** Polls `check` until it holds; throws after `timeoutMs` (a deadline, not a measurement). */

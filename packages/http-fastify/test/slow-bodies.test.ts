@@ -7,7 +7,8 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_BODY_TIMEOUT_MS, createServer } from '../src/index.js';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../src/index.js';
+import { createServer } from '../src/entry-server.js';
 import { engines, startHarness, type Harness } from './harness.js';
 
 /** One raw connection: what the server sent, and a promise settled when the server closed it. */

@@ -10,7 +10,7 @@ import {
   LiveInboxHost, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, systemClock,
 } from '@inbox-kit/core';
 import { createMemoryStore } from '@inbox-kit/core/testing';
-import { createServer } from '@inbox-kit/http-fastify';
+import { createServer } from '@inbox-kit/http-fastify/server';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type InboxKitClient } from '../src/index.js';

@@ -5,6 +5,10 @@
  * On PostgreSQL, `createPostgresEventBus` carries committed events to every server process
  * (LISTEN/NOTIFY).
  *
+ * This entry loads no driver: the drivers are optional peer dependencies (`better-sqlite3` for
+ * SQLite, `pg` for PostgreSQL) behind their own entries, `@inbox-kit/storage-kysely/sqlite` and
+ * `@inbox-kit/storage-kysely/postgres`; `openStore` imports the one it needs when it opens.
+ *
  * ```ts
  * const { store, close } = await openStore({ databaseUrl: process.env.DATABASE_URL, sqliteFile: 'data/inbox-kit.sqlite' });
  * ```
@@ -13,19 +17,15 @@ import type { Kysely } from 'kysely';
 import type { Store } from '@inbox-kit/core';
 import { fileURLToPath } from 'node:url';
 import { migrateToLatest } from './migrate.js';
-import { openPostgres, type PostgresOptions } from './postgres.js';
-import { openSqlite } from './sqlite.js';
+import type { PostgresOptions } from './postgres.js';
 import { createKyselyStore } from './store.js';
 import type { Database, Dialect } from './schema.js';
 
 export { createKyselyStore, type KyselyStoreOptions } from './store.js';
 export { GroupCommitAbortedError } from './group-commit.js';
-export { openSqlite, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB } from './sqlite.js';
-export { openPostgres, type PostgresOptions } from './postgres.js';
-export {
-  createPostgresEventBus, EVENT_BUS_APPLICATION_NAME, EVENT_BUS_CHANNEL, type EventNotification, type PostgresEventBus,
-  type PostgresEventBusOptions,
-} from './pg-event-bus.js';
+export { SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB, EVENT_BUS_APPLICATION_NAME, EVENT_BUS_CHANNEL } from './constants.js';
+export type { PostgresOptions } from './postgres.js';
+export type { EventNotification, PostgresEventBus, PostgresEventBusOptions } from './pg-event-bus.js';
 export { migrateToLatest, detectDialect } from './migrate.js';
 export { migrationsFor } from './migrations/index.js';
 export type * from './schema.js';
@@ -68,17 +68,35 @@ function sqlitePath(location: string): string {
 }
 
 /**
+ * Imports the entry of one engine; a missing driver (an optional peer) becomes an error that says
+ * what to install.
+ */
+async function engine<T>(load: () => Promise<T>, driver: string, dialect: Dialect): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    const e = error as { code?: string; message?: string };
+    if ((e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND') && e.message?.includes(`'${driver}'`)) {
+      throw new Error(`@inbox-kit/storage-kysely: ${dialect === 'postgres' ? 'PostgreSQL' : 'SQLite'} needs the driver package ${driver} (an optional peer dependency): npm install ${driver}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/**
  * Opens the database chosen by the options, migrates it to the latest schema and returns the store.
+ * Loads the engine's driver on demand: `better-sqlite3` for SQLite, `pg` for PostgreSQL.
  *
- * @throws Error when the database cannot be opened or a migration fails (the connection is closed
- *   before the error is rethrown).
+ * @throws Error when the engine's driver is not installed (the message names the package to
+ *   install), when the database cannot be opened or when a migration fails (the connection is
+ *   closed before the error is rethrown).
  */
 export async function openStore(opts: OpenStoreOptions = {}): Promise<OpenedStore> {
   const { databaseUrl } = opts;
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite';
   const db = dialect === 'postgres'
-    ? openPostgres(databaseUrl as string, opts.postgres)
-    : openSqlite(sqlitePath(databaseUrl || opts.sqliteFile || DEFAULT_SQLITE_FILE));
+    ? (await engine(() => import('./postgres.js'), 'pg', dialect)).openPostgres(databaseUrl as string, opts.postgres)
+    : (await engine(() => import('./sqlite.js'), 'better-sqlite3', dialect)).openSqlite(sqlitePath(databaseUrl || opts.sqliteFile || DEFAULT_SQLITE_FILE));
   try {
     await migrateToLatest(db, dialect);
   } catch (error) {

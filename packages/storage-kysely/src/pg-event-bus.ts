@@ -31,15 +31,12 @@ import pg from 'pg';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { createLocalEventBus, topicOf, type BusListener, type BusMessage, type EventBus } from '@inbox-kit/core';
+import { EVENT_BUS_APPLICATION_NAME, EVENT_BUS_CHANNEL } from './constants.js';
 import { openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
 import { createKyselyStore } from './store.js';
 
-/** The NOTIFY channel every inbox-kit process of one database listens on. */
-export const EVENT_BUS_CHANNEL = 'inbox_kit_events';
-
-/** `application_name` prefix of the listening connection (`<prefix> <origin>`), e.g. to find it in `pg_stat_activity`. */
-export const EVENT_BUS_APPLICATION_NAME = 'inbox-kit-bus';
+export { EVENT_BUS_APPLICATION_NAME, EVENT_BUS_CHANNEL };
 
 /** Options of {@link createPostgresEventBus}. */
 export interface PostgresEventBusOptions {

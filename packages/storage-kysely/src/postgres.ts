@@ -19,6 +19,7 @@
  */
 import pg from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { statementNames } from './prepared.js';
 import type { Database } from './schema.js';
 
 /** PostgreSQL type OID of `int8` / `bigint`. */
@@ -47,18 +48,6 @@ export interface PostgresOptions {
    * `false` behind a transaction-mode pooler that cannot keep them (see the module comment).
    */
   preparedStatements?: boolean;
-}
-
-/** Statement names by SQL text: only texts registered by {@link prepareStatement}, a bounded set. */
-const statementNames = new Map<string, string>();
-
-/**
- * Registers `text` (a query the store compiled once) to run as a named prepared statement on the
- * pools of {@link openPostgres}. The name is derived from the text's registration order, so one
- * text has one name in the whole process (node-postgres refuses one name for two texts).
- */
-export function prepareStatement(text: string): void {
-  if (!statementNames.has(text)) statementNames.set(text, `inbox_kit_${statementNames.size + 1}`);
 }
 
 /**

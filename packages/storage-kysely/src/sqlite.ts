@@ -32,6 +32,7 @@ import {
   CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDatabase as SqliteConnection,
   type SqliteDialectConfig, type SqliteStatement,
 } from 'kysely';
+import { SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB } from './constants.js';
 import type { Database } from './schema.js';
 
 /** SQLite's driver with `BEGIN IMMEDIATE` transactions (see the module comment). */
@@ -55,11 +56,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-/** How long a connection waits for another process's write lock, in ms. */
-export const SQLITE_BUSY_TIMEOUT_MS = 5000;
-
-/** The default page cache of a connection, in KiB (see `openSqlite`). */
-export const SQLITE_CACHE_SIZE_KIB = 4096;
+export { SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB };
 
 /** Prepared statements kept per connection (least recently used evicted first). */
 export const STATEMENT_CACHE_SIZE = 256;

@@ -33,7 +33,7 @@ import type {
 } from '@inbox-kit/core';
 import type { ApiKeyKind, InboxItemStatus, RunStatus } from '@inbox-kit/core';
 import { createGroupCommit } from './group-commit.js';
-import { prepareStatement } from './postgres.js';
+import { prepareStatement } from './prepared.js';
 import type { Database, Dialect } from './schema.js';
 
 /** Options of {@link createKyselyStore}. */

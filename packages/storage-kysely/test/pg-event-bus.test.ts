@@ -7,8 +7,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage, ProjectEvent, SessionEvent } from '@inbox-kit/core';
 import {
-  EVENT_BUS_APPLICATION_NAME, EVENT_BUS_CHANNEL, createPostgresEventBus, openStore, type OpenedStore, type PostgresEventBus,
+  EVENT_BUS_APPLICATION_NAME, EVENT_BUS_CHANNEL, openStore, type OpenedStore, type PostgresEventBus,
 } from '../src/index.js';
+import { createPostgresEventBus } from '../src/entry-postgres.js';
 import { PG_URL, freshPostgresDatabase, postgresUnavailable } from './helpers.js';
 
 /** Polls `check` until it returns true; fails with `label` after `timeoutMs` (a deadline, not a measurement). */

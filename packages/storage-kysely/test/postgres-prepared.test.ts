@@ -3,7 +3,8 @@
 // one-statement appendProjectEvent keeps sequences gap-free and refuses a missing project.
 import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createKyselyStore, migrateToLatest, openPostgres } from '../src/index.js';
+import { createKyselyStore, migrateToLatest } from '../src/index.js';
+import { openPostgres } from '../src/entry-postgres.js';
 import { PG_URL, freshPostgresDatabase, postgresUnavailable } from './helpers.js';
 
 const pgUrl = PG_URL;

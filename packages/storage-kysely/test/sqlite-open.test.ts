@@ -4,7 +4,8 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKyselyStore, migrateToLatest, openSqlite, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB } from '../src/index.js';
+import { createKyselyStore, migrateToLatest } from '../src/index.js';
+import { openSqlite, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB } from '../src/entry-sqlite.js';
 import { tempDir } from './helpers.js';
 
 describe('openSqlite', () => {

@@ -7,7 +7,9 @@ import {
   createLocalEventBus, createIdGenerator, InboxKitError, ProjectInboxService, systemClock, type RequestContext, type Store,
 } from '@inbox-kit/core';
 import { Migrator, sql, type Kysely } from 'kysely';
-import { isPostgresUrl, migrateToLatest, openPostgres, openSqlite, openStore, type Database } from '../src/index.js';
+import { isPostgresUrl, migrateToLatest, openStore, type Database } from '../src/index.js';
+import { openPostgres } from '../src/entry-postgres.js';
+import { openSqlite } from '../src/entry-sqlite.js';
 import { initialMigration } from '../src/migrations/0001-initial.js';
 import { PG_URL, freshPostgresDatabase, postgresRawReader, sqliteRawReader, tempDir } from './helpers.js';
 

@@ -118,7 +118,7 @@ describe('serving the page', () => {
 
 describe('review board in Chromium', () => {
   it('owner accepts an item and a second browser context sees it move live', async (ctx) => {
-    if (!requireBrowser(ctx.task.name)) return;
+    requireBrowser(ctx);
     const a = await openPage(browser!, server.baseUrl);
     const b = await openPage(browser!, server.baseUrl);
     try {
@@ -188,7 +188,7 @@ describe('review board in Chromium', () => {
   });
 
   it('a deriver sees only its own items and no decision buttons; the server refuses the rest; an observer is refused reads', async (ctx) => {
-    if (!requireBrowser(ctx.task.name)) return;
+    requireBrowser(ctx);
     const ownersItem = await owner.projects.inbox.create(PROJECT, { type: 'owner.note', title: 'Owner-only note', payload: { secret: true } });
     const derivers = await deriver.projects.inbox.create(PROJECT, { type: 'derived_output.review', title: 'Deriver suggestion', payload: { n: 1 } });
     const { context, page, errors } = await openPage(browser!, server.baseUrl);
@@ -251,7 +251,7 @@ describe('review board in Chromium', () => {
   });
 
   it('filters by status, type and sender and pages with the cursor', async (ctx) => {
-    if (!requireBrowser(ctx.task.name)) return;
+    requireBrowser(ctx);
     const type = `paging.check.${Date.now()}`;
     const created = [];
     for (let i = 1; i <= 7; i++) created.push(await deriver.projects.inbox.create(PROJECT, { type, title: `Paged item ${i}`, payload: { i } }));
@@ -287,7 +287,7 @@ describe('review board in Chromium', () => {
   });
 
   it('works by keyboard and at 360 px: every control labelled, nothing wider than the screen', async (ctx) => {
-    if (!requireBrowser(ctx.task.name)) return;
+    requireBrowser(ctx);
     const item = await deriver.projects.inbox.create(PROJECT, {
       type: 'derived_output.review', title: 'A rather long title that has to wrap on a narrow phone screen without overflowing',
       payload: { derived_output_id: 'dout_0000000000000000000000000000000000000001', suggested_action: 'review', nested: { list: [1, 2, 3] } },

@@ -5,7 +5,7 @@
  * playwright-core, and screenshots under `test-results/screenshots/` at the repository root.
  *
  * No browser download: when `/usr/bin/chromium` is missing, {@link requireBrowser} fails the test
- * under CI (`process.env.CI`) and otherwise lets it pass with a `console.warn`.
+ * under CI (`process.env.CI`) and otherwise skips it (vitest counts it as skipped, with the reason).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -13,13 +13,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { TestContext } from 'vitest';
 import type { Model } from '@inbox-kit/core';
 import { buildDemo, loadConfig, type Demo, type DemoConfig } from '../../src/index.js';
 import { createScriptedModel } from '../../src/model.js';
 import { resolveSdkFile } from '../../src/web.js';
 import { listen } from '../listen.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+/** Debian's Chromium; `INBOX_KIT_CHROMIUM` names another binary (or a missing one, to see the tests skip). */
+export const CHROMIUM = process.env.INBOX_KIT_CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -39,15 +41,14 @@ export function hasChromium(): boolean {
 }
 
 /**
- * Returns true when the browser test can run. Without `/usr/bin/chromium` it throws under CI (the
- * test fails) and otherwise warns and returns false (the caller returns: the test passes, loudly).
+ * Returns when the browser test can run. Without `/usr/bin/chromium` it throws under CI (the test
+ * fails) and otherwise skips the test through its context (reported as skipped, never as passed).
  */
-export function requireBrowser(testName: string): boolean {
-  if (hasChromium()) return true;
-  const message = `${CHROMIUM} is missing: browser test "${testName}" did not drive a browser (install it with apt-get install chromium)`;
+export function requireBrowser(ctx: TestContext): void {
+  if (hasChromium()) return;
+  const message = `${CHROMIUM} is missing: browser test "${ctx.task.name}" did not drive a browser (install it with apt-get install chromium)`;
   if (process.env.CI) throw new Error(message);
-  console.warn(`WARNING: ${message}`);
-  return false;
+  ctx.skip(message);
 }
 
 /** Launches headless Chromium with a fresh (temporary, deleted on close) profile. */

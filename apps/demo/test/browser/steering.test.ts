@@ -52,7 +52,7 @@ function queued(page: Page, text: string) {
 
 describe('steering panel in Chromium', () => {
   it('steers a running agent (queue, reorder, edit, withdraw) and shows the steered text in the transcript', async (ctx) => {
-    if (!requireBrowser(ctx.task.name)) return;
+    requireBrowser(ctx);
     const gate = server.gate!;
     gate.close();
     const sessionId = await freshSession('Release notes');
@@ -145,7 +145,7 @@ describe('steering panel in Chromium', () => {
   });
 
   it('a stale reorder says "the queue changed, reloaded" instead of showing an error', async (ctx) => {
-    if (!requireBrowser(ctx.task.name)) return;
+    requireBrowser(ctx);
     const gate = server.gate!;
     gate.close();
     const sessionId = await freshSession('Stale reorder');
@@ -188,7 +188,7 @@ describe('steering panel in Chromium', () => {
   });
 
   it('a deriver can watch a session but the server refuses its steering; the panel works at 360 px', async (ctx) => {
-    if (!requireBrowser(ctx.task.name)) return;
+    requireBrowser(ctx);
     const gate = server.gate!;
     gate.close();
     const sessionId = await freshSession('Narrow screen');

@@ -24,6 +24,8 @@ export {
 } from './registry.js';
 export {
   inboxMessageId,
+  isModelError,
+  ModelError,
   runNativeAttempt,
   stepMessageId,
   type Model,

@@ -3,6 +3,8 @@ import { InboxKitError } from '../errors.js';
 import {
   LiveInboxHost,
   inboxMessageId,
+  isModelError,
+  ModelError,
   runNativeAttempt,
   stepMessageId,
   type ContentBlock,
@@ -347,5 +349,20 @@ describe('runNativeAttempt', () => {
     ]);
     await runNativeAttempt({ host, model, ledger: fakeLedger(log), session_id: SESSION, run_id: 'run_1', transcript: start });
     expect(model.seen[1]).toEqual(['user:sevt_1:hi', 'assistant:run_1-step-0:one']);
+  });
+});
+
+describe('ModelError', () => {
+  it('carries a type, a message, the provider status and the attempt count; isModelError recognises it', () => {
+    const cause = new Error('socket hang up');
+    const e = new ModelError('rate_limit_error', 'Rate limited (429) after 3 attempts.', { status: 429, attempts: 3, cause });
+    expect(e).toBeInstanceOf(Error);
+    expect(e).toMatchObject({ name: 'ModelError', type: 'rate_limit_error', message: 'Rate limited (429) after 3 attempts.', status: 429, attempts: 3 });
+    expect(e.cause).toBe(cause);
+    expect(isModelError(e)).toBe(true);
+    const lookalike = Object.assign(new Error('x'), { name: 'ModelError', type: 'api_error' });
+    expect(isModelError(lookalike)).toBe(true);
+    expect(isModelError(new Error('plain'))).toBe(false);
+    expect(isModelError({ name: 'ModelError', type: 'api_error' })).toBe(false);
   });
 });

@@ -32,6 +32,37 @@ export interface Model {
 }
 
 /**
+ * A model provider failure whose `type` and `message` are safe to show to every reader of the
+ * Session (no secret, no stack). A {@link Model} throws it when a step cannot be completed (after
+ * whatever retries it does itself); the Runtime records it on the failed Run's
+ * `session.status_idle` event as `content.error: { type, message }`. Spec: live-inbox.md
+ * "Drain, commit, carry-over" (a failed Run).
+ *
+ * `type` is a short snake_case kind, e.g. `rate_limit_error`, `overloaded_error`, `api_error`,
+ * `timeout_error`, `connection_error`, `authentication_error`, `invalid_request_error`;
+ * `status` is the provider's HTTP status when there was one; `attempts` how many requests the
+ * step made (≥ 1) when known.
+ */
+export class ModelError extends Error {
+  override readonly name = 'ModelError';
+  readonly type: string;
+  readonly status: number | undefined;
+  readonly attempts: number | undefined;
+
+  constructor(type: string, message: string, options: { status?: number; attempts?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.type = type;
+    this.status = options.status;
+    this.attempts = options.attempts;
+  }
+}
+
+/** Whether `error` is a {@link ModelError} (also across copies of the core package). */
+export function isModelError(error: unknown): error is ModelError {
+  return error instanceof ModelError || (error instanceof Error && error.name === 'ModelError' && typeof (error as { type?: unknown }).type === 'string');
+}
+
+/**
  * The Session ledger port, as the Runtime uses it. Spec: live-inbox.md "Drain, commit, carry-over"
  * (the Session commit, not presence in the queue, makes input authoritative).
  */

@@ -3,6 +3,7 @@ export {
   SessionRuntimeService,
   SESSION_EVENT_TYPES,
   type LiveInboxView,
+  type RunFailure,
   type SessionEventPage,
   type SessionEventReceipt,
   type SessionRuntimeDeps,

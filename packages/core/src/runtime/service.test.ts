@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LiveInboxHost, type Model, type ModelStepResult, type TranscriptMessage } from '../live-inbox/index.js';
+import { LiveInboxHost, ModelError, type Model, type ModelStepResult, type TranscriptMessage } from '../live-inbox/index.js';
 import { PlatformService } from '../platform/service.js';
 import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
 import { createLocalEventBus, type BusMessage } from '../ports/event-bus.js';
@@ -273,6 +273,24 @@ describe('SessionRuntimeService — durable events and Runs', () => {
     expect((await f.events()).at(-1)).toMatchObject({ type: 'session.status_idle', content: { outcome: 'failed' } });
     expect(f.runErrors).toHaveLength(1);
     expect(f.host.pendingCarryOver('sess_p')).toEqual([text('pending')]);
+  });
+
+  it('a failed Run records the error on session.status_idle: a ModelError in its own words, anything else as a fixed api_error', async () => {
+    const f = await fixture();
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('task') }] });
+    (await f.model.next()).fail(new ModelError('overloaded_error', 'The model provider is overloaded (529), 3 attempts.', { status: 529, attempts: 3 }));
+    await f.runtime.whenIdle('sess_p');
+    expect((await f.events()).at(-1)).toMatchObject({
+      type: 'session.status_idle',
+      content: { outcome: 'failed', error: { type: 'overloaded_error', message: 'The model provider is overloaded (529), 3 attempts.' } },
+    });
+
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('again') }] });
+    (await f.model.next()).fail(new Error('SELECT secret FROM somewhere failed'));
+    await f.runtime.whenIdle('sess_p');
+    const idle = (await f.events()).at(-1);
+    expect(idle?.content).toEqual({ outcome: 'failed', error: { type: 'api_error', message: 'The Run failed on an internal error.' } });
+    expect(f.runErrors).toHaveLength(2);
   });
 
   it('ends a Run left running by a previous process when durable input arrives', async () => {

@@ -23,7 +23,7 @@ import { InboxKitError, isInboxKitError } from '../errors.js';
 import { contentSchema, type ContentBlock } from '../live-inbox/content.js';
 import type { LiveInboxMessage, LiveInboxQueue } from '../live-inbox/queue.js';
 import type { LiveInboxHost } from '../live-inbox/registry.js';
-import { runNativeAttempt, type Model, type NativeAttemptResult, type RunLedger, type TranscriptMessage } from '../live-inbox/runtime.js';
+import { isModelError, runNativeAttempt, type Model, type NativeAttemptResult, type RunLedger, type TranscriptMessage } from '../live-inbox/runtime.js';
 import { loadSessionAccess, writeTurn, type SessionAccess } from '../platform/service.js';
 import type { Feed, FeedItem } from '../ports/feed.js';
 import type { AttemptOwnership, NewSessionEvent, StoreTx } from '../ports/store.js';
@@ -128,7 +128,7 @@ const liveInboxInactive = () =>
  * assistant step an `agent.message` with `message_id` `{run_id}-step-{k}`; every ledger commit of
  * the loop is one store transaction (events + one Floor and Page per message). When the loop ends,
  * the Run is ended (`completed` | `cancelled` | `failed`) and `session.status_idle` committed
- * (`content: { outcome }`).
+ * (`content: { outcome }`; a failed Run adds `error: { type, message }`, see {@link RunFailure}).
  *
  * **Durable input during a Run**: the message is committed (with `run_id: null`) and is not put
  * into the Live Inbox — committed input is authoritative and must not become editable or be
@@ -644,7 +644,9 @@ export class SessionRuntimeService {
         const { events, next } = await this.#deps.store.transaction(async (tx) => {
           const now = this.#deps.clock.now();
           const pending: NewSessionEvent[] = [];
-          if (await tx.endRun(run.id, result.status, now)) pending.push(this.#statusIdle(session.id, run.id, result.status, now));
+          if (await tx.endRun(run.id, result.status, now)) {
+            pending.push(this.#statusIdle(session.id, run.id, result.status, now, result.status === 'failed' ? runFailureOf(result.error) : undefined));
+          }
           let next: RunStart | undefined;
           if (!this.#closed && (await this.#hasFollowUpInput(tx, session.id, active.startSeq))) {
             const nextRun: Run = { id: this.#deps.ids.next('run'), session_id: session.id, status: 'running', started_at: now, ended_at: null, outcome: null };
@@ -741,9 +743,10 @@ export class SessionRuntimeService {
     };
   }
 
-  #statusIdle(session_id: string, run_id: string, outcome: string, now: number): NewSessionEvent {
+  #statusIdle(session_id: string, run_id: string, outcome: string, now: number, error?: RunFailure): NewSessionEvent {
     return {
-      id: this.#deps.ids.next('sevt'), session_id, type: SESSION_EVENT_TYPES.idle, run_id, message_id: null, content: { outcome },
+      id: this.#deps.ids.next('sevt'), session_id, type: SESSION_EVENT_TYPES.idle, run_id, message_id: null,
+      content: error === undefined ? { outcome } : { outcome, error: { type: error.type, message: error.message } },
       floor_id: null, page_id: null, processed_at: now,
     };
   }
@@ -781,6 +784,22 @@ export class SessionRuntimeService {
       if (this.#locks.get(session_id) === tail) this.#locks.delete(session_id);
     }
   }
+}
+
+/**
+ * What a failed Run records on its `session.status_idle` event (`content.error`): a
+ * {@link ModelError}'s own `type` and `message` (the model's words, meant for Session readers);
+ * any other cause (a ledger or store failure, a model bug) as `api_error` with a fixed message, so
+ * no internal detail reaches a reader. The cause itself goes to `onRunError`.
+ */
+export interface RunFailure {
+  type: string;
+  message: string;
+}
+
+function runFailureOf(error: unknown): RunFailure {
+  if (isModelError(error)) return { type: error.type, message: error.message };
+  return { type: 'api_error', message: 'The Run failed on an internal error.' };
 }
 
 /** The Page content of one committed message. */

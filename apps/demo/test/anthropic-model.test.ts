@@ -1,0 +1,143 @@
+/**
+ * DEMO_MODEL=anthropic: the configuration it reads, the start-up error without a key, and the built
+ * demo started as a real process on the Messages API adapter against the local stub
+ * (`@inbox-kit/model-anthropic/testing`), a Run driven and steered over HTTP — on SQLite, and on
+ * PostgreSQL when INBOX_KIT_TEST_PG_URL is set. Needs the build (`pnpm exec turbo run build`).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMessagesStub, type MessagesStub, type StubAnswer } from '@inbox-kit/model-anthropic/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/index.js';
+import { DEMO_SYSTEM_PROMPT } from '../src/model.js';
+import {
+  PG_ADMIN_URL, credentialsOf, freshPostgresDatabase, startDemoProcess, stopDemoProcess, waitUntil, type DemoProcess,
+} from './demo-process.js';
+
+type Json = any;
+const text = (t: string) => [{ type: 'text', text: t }];
+
+describe('DEMO_MODEL configuration', () => {
+  it('is the scripted model by default', () => {
+    expect(loadConfig({}).model).toEqual({ kind: 'scripted' });
+    expect(loadConfig({ DEMO_MODEL: 'scripted', ANTHROPIC_API_KEY: 'sk-x' }).model).toEqual({ kind: 'scripted' });
+  });
+
+  it('anthropic: the key, an optional base URL (trailing slash dropped) and model name, claude-haiku-4-5 by default', () => {
+    expect(loadConfig({ DEMO_MODEL: 'anthropic', ANTHROPIC_API_KEY: 'sk-x' }).model).toEqual({ kind: 'anthropic', apiKey: 'sk-x', baseURL: undefined, model: 'claude-haiku-4-5' });
+    expect(loadConfig({ DEMO_MODEL: 'anthropic', ANTHROPIC_API_KEY: 'sk-x', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/', ANTHROPIC_MODEL: 'claude-sonnet-4-5' }).model)
+      .toEqual({ kind: 'anthropic', apiKey: 'sk-x', baseURL: 'http://127.0.0.1:9', model: 'claude-sonnet-4-5' });
+  });
+
+  it('refuses a missing key, an unknown model kind and a base URL that is not http(s), with messages that say what to set', () => {
+    expect(() => loadConfig({ DEMO_MODEL: 'anthropic' })).toThrow(/DEMO_MODEL=anthropic needs ANTHROPIC_API_KEY/);
+    expect(() => loadConfig({ DEMO_MODEL: 'anthropic', ANTHROPIC_API_KEY: '  ' })).toThrow(/needs ANTHROPIC_API_KEY/);
+    expect(() => loadConfig({ DEMO_MODEL: 'gpt' })).toThrow('DEMO_MODEL must be scripted or anthropic, got "gpt"');
+    expect(() => loadConfig({ DEMO_MODEL: 'anthropic', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'ftp://x' })).toThrow(/ANTHROPIC_BASE_URL must be an http\(s\) URL/);
+    for (const env of [{ DEMO_MODEL: 'anthropic' }, { DEMO_MODEL: 'gpt' }]) {
+      expect(() => loadConfig(env)).toThrow(expect.objectContaining({ name: 'ConfigError' }));
+    }
+  });
+});
+
+const engines = PG_ADMIN_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function demoOnStub(engine: 'sqlite' | 'postgres', answers: StubAnswer[], extraEnv: Record<string, string> = {}) {
+  const stub: MessagesStub = await startMessagesStub({ answers });
+  cleanups.push(() => stub.close());
+  const dataDir = mkdtempSync(join(tmpdir(), 'inbox-kit-anthropic-demo-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir, DEMO_MODEL: 'anthropic', ANTHROPIC_API_KEY: 'sk-demo-secret-key', ANTHROPIC_BASE_URL: stub.url, ANTHROPIC_MODEL: 'claude-test', ...extraEnv,
+  };
+  if (engine === 'postgres') {
+    const db = await freshPostgresDatabase('inbox_kit_anthropic');
+    cleanups.push(() => db.drop());
+    env.DATABASE_URL = db.url;
+  }
+  const demo: DemoProcess = await startDemoProcess(env);
+  cleanups.push(() => stopDemoProcess(demo));
+  const key = credentialsOf(dataDir).acc_owner!;
+  const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> => {
+    const res = await fetch(demo.url + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const raw = await res.text();
+    return { status: res.status, body: raw === '' ? undefined : JSON.parse(raw) };
+  };
+  const history = async (): Promise<Json[]> => (await api('GET', '/v1/sessions/sess_001/events?limit=100')).body.data;
+  const idleCount = async () => (await history()).filter((e) => e.type === 'session.status_idle').length;
+  return { stub, demo, api, history, idleCount };
+}
+
+describe.each(engines)('the demo on the Messages API adapter (%s)', (engine) => {
+  it('starts on the adapter and a Run is steered over HTTP: queued input reaches the next call in order, a withdrawn one never does', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const { stub, demo, api, history, idleCount } = await demoOnStub(engine, [
+      { text: ['Reading ', 'the inbox.'], gate },
+      { text: 'Done; the billing items come first.' },
+    ]);
+    expect(demo.output()).toContain(`Model: anthropic claude-test at ${stub.url}`);
+    expect(demo.output()).not.toContain('sk-demo-secret-key');
+
+    expect((await api('POST', '/v1/sessions/sess_001/events', { events: [{ type: 'user.message', content: text('Triage the inbox.') }] })).status).toBe(200);
+    await stub.request(1);
+    const LI = '/v1/awaken/sessions/sess_001/live-inbox';
+    const first = await api('POST', LI, { content: text('Billing first.') });
+    const second = await api('POST', LI, { content: text('Never mind this.') });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect((await api('DELETE', `${LI}/${second.body.id}`)).status).toBe(204);
+    expect((await api('GET', LI)).body).toMatchObject({ active: true, messages: [{ id: first.body.id, content: text('Billing first.') }] });
+    open();
+    await waitUntil(async () => (await idleCount()) === 1, 'the Run to end');
+
+    expect(stub.requests).toHaveLength(2);
+    expect(stub.requests[0]!.body).toMatchObject({ model: 'claude-test', max_tokens: 512, system: DEMO_SYSTEM_PROMPT, stream: true });
+    expect(stub.requests[1]!.body.messages).toEqual([
+      { role: 'user', content: text('Triage the inbox.') },
+      { role: 'assistant', content: text('Reading the inbox.') },
+      { role: 'user', content: text('Billing first.') },
+    ]);
+    expect(JSON.stringify(stub.requests.map((r) => r.body))).not.toContain('Never mind this.');
+    const events = await history();
+    expect(events.map((e) => e.type)).toEqual(['user.message', 'session.status_running', 'agent.message', 'user.message', 'agent.message', 'session.status_idle']);
+    expect(events[4].content).toEqual(text('Done; the billing items come first.'));
+    expect(events.at(-1).content).toEqual({ outcome: 'completed' });
+  });
+
+  it('a provider that stays overloaded ends the Run failed after the retries (logged), with the error in the history', async () => {
+    const overloaded: StubAnswer = { status: 529, error: { type: 'overloaded_error', message: 'Overloaded' } };
+    const { stub, demo, api, history, idleCount } = await demoOnStub(engine, [overloaded, overloaded, overloaded], { LOG_LEVEL: 'warn' });
+    await api('POST', '/v1/sessions/sess_001/events', { events: [{ type: 'user.message', content: text('Go.') }] });
+    await waitUntil(async () => (await idleCount()) === 1, 'the Run to end', 30_000);
+    expect(stub.requests).toHaveLength(3);
+    expect((await history()).at(-1).content).toEqual({
+      outcome: 'failed',
+      error: { type: 'overloaded_error', message: 'The model provider answered with HTTP 529: overloaded_error (Overloaded). Gave up after 3 attempts.' },
+    });
+    expect((await api('GET', '/v1/awaken/sessions/sess_001/live-inbox')).body).toEqual({ active: false, version: 0, messages: [] });
+    await waitUntil(() => demo.output().includes('"msg":"run failed"'), 'the failure in the log');
+    expect(demo.output().match(/model request failed, retrying/g)).toHaveLength(2);
+    expect(demo.output()).not.toContain('sk-demo-secret-key');
+  });
+});
+
+describe('the demo with DEMO_MODEL=anthropic and no key', () => {
+  it('does not start: one clear line, exit 1, no stack', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'inbox-kit-anthropic-nokey-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env: Record<string, string> = { DATA_DIR: dataDir, DEMO_MODEL: 'anthropic', ANTHROPIC_API_KEY: '' };
+    const error = await startDemoProcess(env).then(() => undefined, (e: unknown) => e as Error);
+    expect(error?.message).toContain('exited with 1 before listening');
+    expect(error?.message).toContain('inbox-kit demo: could not start: DEMO_MODEL=anthropic needs ANTHROPIC_API_KEY');
+    expect(error?.message).not.toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,23 @@
+// The closing line of scripts/test.mjs, from vitest's JSON report.
+
+/**
+ * The closing counts from vitest's JSON report (`null` when there is none) and vitest's exit
+ * status: a file that fails to load counts as one failure, and a failed run with no failing test
+ * counts as one failure.
+ */
+export function summarize(json, status) {
+  if (json === null) return { passed: 0, failed: 1, skipped: 0 };
+  const passed = json.numPassedTests ?? 0;
+  let failed = json.numFailedTests ?? 0;
+  // A file that fails to load has no failing test of its own: count it once.
+  for (const file of json.testResults ?? []) {
+    if (file.status === 'failed' && !(file.assertionResults ?? []).some((t) => t.status === 'failed')) failed++;
+  }
+  const skipped = (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0);
+  if (status !== 0 && failed === 0) failed = 1;
+  return { passed, failed, skipped };
+}
+
+/** The closing line: `N passed, N failed, N skipped`. */
+export const summaryLine = ({ passed, failed, skipped }) => `${passed} passed, ${failed} failed, ${skipped} skipped`;
+
