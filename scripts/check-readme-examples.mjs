@@ -15,6 +15,9 @@
 //      URL) and `INBOX_KIT_KEY` (the seeded `service` key) to the example;
 //    - `<!-- example: server -->` — starts a server that runs until Ctrl-C: it gets `PORT` (a free
 //      port); once `GET /health` answers 200 it is sent SIGINT and must then end by itself;
+//    - `<!-- example: anthropic -->` — calls the Messages API: the check starts the local Messages
+//      API stub of `@inbox-kit/model-anthropic/testing` (built) and passes `ANTHROPIC_API_KEY` (a
+//      dummy) and `ANTHROPIC_BASE_URL` (the stub's URL), so no example reaches the internet;
 //    - `<!-- example: postgres -->` — needs PostgreSQL: gets `DATABASE_URL` from
 //      INBOX_KIT_TEST_PG_URL (set by scripts/test.mjs); without it the example is reported as
 //      skipped (not run), and the script says so.
@@ -162,6 +165,7 @@ async function main() {
   mkdirSync(join(root, '.tmp'), { recursive: true });
   const work = mkdtempSync(join(root, '.tmp', 'readme-examples-'));
   let demo;
+  let messagesStub;
   try {
     // Resolution as a consumer has it: the packages by name, through their package.json exports.
     const modules = join(work, 'node_modules');
@@ -218,7 +222,15 @@ async function main() {
     const skipped = [];
     for (const [file, src] of sources) {
       const where = `${src.readme}:${src.line}`;
-      const env = { ...process.env, DATABASE_URL: '', PORT: '', INBOX_KIT_URL: '', INBOX_KIT_KEY: '' };
+      const env = { ...process.env, DATABASE_URL: '', PORT: '', INBOX_KIT_URL: '', INBOX_KIT_KEY: '', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '' };
+      if (src.needs.includes('anthropic')) {
+        if (!messagesStub) {
+          const { startMessagesStub } = await import(resolve('packages/model-anthropic/dist/testing/index.js'));
+          messagesStub = await startMessagesStub({ answers: [] });
+        }
+        env.ANTHROPIC_API_KEY = 'sk-ant-readme-example';
+        env.ANTHROPIC_BASE_URL = messagesStub.url;
+      }
       if (src.needs.includes('postgres')) {
         if (!pgUrl) {
           skipped.push(`${where} (needs PostgreSQL: INBOX_KIT_TEST_PG_URL is not set)`);
@@ -247,6 +259,7 @@ async function main() {
     log(`${ran} examples ran, ${skipped.length} skipped`);
   } finally {
     if (demo) await demo.stop();
+    if (messagesStub) await messagesStub.close();
     if (keep) log(`kept ${work}`);
     else rmSync(work, { recursive: true, force: true });
   }

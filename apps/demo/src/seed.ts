@@ -50,7 +50,7 @@ export async function seed(store: Store, platform: PlatformService, dataDir: str
   credentials.service = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: 'acc_owner', kind: 'service' })).secret;
 
   const owner = await platform.authenticate(credentials.acc_owner);
-  const ctx: RequestContext = { principal: owner, request_id: 'req_seed' };
+  const ctx: RequestContext = { principal: owner, request_id: 'req_seed', source: 'system' };
   await platform.createProject(ctx, { id: 'proj_main', name: 'Main project' });
   await platform.addMember(ctx, 'proj_main', { account_id: 'acc_deriver', role: 'deriver' });
   await platform.addMember(ctx, 'proj_main', { account_id: 'acc_observer', role: 'observer' });

@@ -152,10 +152,10 @@ export interface EventStream {
   close(): void;
 }
 
-/** Opens `url` as an SSE stream with `key`; throws unless the answer is 200 with a body. */
-export async function openEventStream(url: string, key: string): Promise<EventStream> {
+/** Opens `url` as an SSE stream with `key` (and extra `headers`, e.g. `last-event-id`); throws unless the answer is 200 with a body. */
+export async function openEventStream(url: string, key: string, headers: Record<string, string> = {}): Promise<EventStream> {
   const controller = new AbortController();
-  const res = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, signal: controller.signal });
+  const res = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...headers }, signal: controller.signal });
   if (res.status !== 200 || !res.body) throw new Error(`stream: ${res.status} ${await res.text()}`);
   const events: EventStream['events'] = [];
   const parser = createParser({ onEvent: (e) => events.push({ id: Number(e.id), type: e.event ?? 'message', data: JSON.parse(e.data) }) });

@@ -15,6 +15,12 @@ export interface RequestContext {
   principal: Principal;
   /** The request id (`x-request-id`); becomes the event `correlation_id` and the log `request_id`. */
   request_id: string;
+  /**
+   * What is acting: `api` (default) for a request through the API, `runtime_job` for the agent
+   * runtime acting on its own, `system` for start-up recovery and seeding. Becomes the `source`
+   * of the Project Events the use case writes (platform.md "Project Events").
+   */
+  source?: import('./records.js').ProjectEventSource;
 }
 
 /** Services' shared dependencies. */

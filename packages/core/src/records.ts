@@ -110,6 +110,19 @@ export interface ProjectInboxItem {
   updated_at: number;
 }
 
+/**
+ * Who may read a Project Event (platform.md "Project Events"): `project` — every member of the
+ * project; `owner` — the project owner (and, for a Project Inbox event, the item's sender while it
+ * is a deriver: project-inbox.md "Project Events and Operation Log").
+ */
+export type ProjectEventVisibility = 'project' | 'owner';
+
+/**
+ * What wrote a Project Event (platform.md "Project Events"): `api` — a request through the API;
+ * `runtime_job` — the agent runtime acting on its own; `system` — start-up recovery and seeding.
+ */
+export type ProjectEventSource = 'api' | 'runtime_job' | 'system';
+
 export interface ProjectEvent {
   id: string;
   workspace_id: string;
@@ -126,6 +139,10 @@ export interface ProjectEvent {
   correlation_id: string | null;
   causation_event_id: string | null;
   payload: { [key: string]: JsonValue };
+  /** Who may read it; fixed when it is written. */
+  visibility: ProjectEventVisibility;
+  /** What wrote it; fixed when it is written. */
+  source: ProjectEventSource;
   created_at: number;
 }
 

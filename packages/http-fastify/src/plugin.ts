@@ -2,7 +2,7 @@
  * The root plugin: request ids, authentication, the error envelope, the zod validator, and every
  * route plugin. Register it once on a Fastify instance (or use `createServer`).
  */
-import { InboxKitError, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
+import { InboxKitError, findInexactJsonNumber, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -65,8 +65,15 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
   // Parsing itself stays Fastify's (prototype-poisoning checks included).
   const parseJson = app.getDefaultJsonParser('error', 'error');
   const utf8 = new TextDecoder('utf-8', { fatal: true });
-  app.removeContentTypeParser('application/json');
+  // Only `application/json` (with or without parameters such as `charset`) is parsed: Fastify's
+  // own `text/plain` parser goes too, so any other content type is 415 `unsupported_media_type`.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const charset = charsetOf(request.headers['content-type']);
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      done(new InboxKitError('unsupported_media_type', 'Unsupported Content-Type charset; send application/json in UTF-8'), undefined);
+      return;
+    }
     let text: string;
     try {
       text = utf8.decode(body as Buffer);
@@ -74,7 +81,20 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
       done(new InboxKitError('validation_error', 'Request body is not valid UTF-8'), undefined);
       return;
     }
-    parseJson(request, text, done);
+    parseJson(request, text, (error, parsed) => {
+      if (error) return done(error, undefined);
+      // Numbers must read back as sent (platform.md "JSON numbers"): refuse what a double cannot hold.
+      const inexact = findInexactJsonNumber(text);
+      if (inexact !== undefined) {
+        done(new InboxKitError('validation_error', 'A number cannot be stored exactly', [{
+          path: ['body', ...inexact.path].join('.'),
+          message: `${inexact.literal.length > 40 ? `${inexact.literal.slice(0, 40)}…` : inexact.literal} cannot be stored exactly (JSON numbers are IEEE-754 doubles: integers up to ±9007199254740991, about 15–17 significant digits); send it as a string`,
+          code: 'inexact_number',
+        }]), undefined);
+        return;
+      }
+      done(null, parsed);
+    });
   });
   app.decorateRequest('requestId', '');
   app.decorateRequest('principal', null);
@@ -99,12 +119,18 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
         return;
       }
     }
-    const auth = request.headers.authorization;
-    const bearer = typeof auth === 'string' ? /^Bearer\s+(.*)$/is.exec(auth)?.[1]?.trim() : undefined;
-    const apiKey = typeof request.headers['x-api-key'] === 'string' ? request.headers['x-api-key'] : undefined;
-    const asAccount = request.headers['x-account-id'];
-    request.principal = await services.platform.authenticate(bearer || apiKey || undefined, typeof asAccount === 'string' && asAccount !== '' ? asAccount : undefined);
+    request.principal = await services.platform.authenticate(...credentialOf(request));
   });
+
+  // Long-lived streams re-authenticate their request's credential before every delivery, exactly
+  // as the hook above would for a fresh request (platform.md "Project Events": authorised as of now).
+  const reauthenticate = async (request: FastifyRequest): Promise<void> => {
+    if (request.forwarded) return;
+    const principal = await services.platform.authenticate(...credentialOf(request));
+    if (principal.account_id !== request.principal?.account_id || principal.workspace_id !== request.principal.workspace_id) {
+      throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
+    }
+  };
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFound);
@@ -114,14 +140,34 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
     schema: { tags: ['meta'], summary: 'Liveness: 200 once the server serves', response: { 200: z.object({ status: z.literal('ok') }) } },
   }, async () => ({ status: 'ok' as const }));
   registerStreamShutdown(app);
-  await app.register(platformRoutes, { services, streamTiming: opts.streamTiming });
+  await app.register(platformRoutes, { services, streamTiming: opts.streamTiming, reauthenticate });
   await app.register(projectInboxRoutes, { services });
   if (services.runtime !== undefined) {
     const runtimeServices = { runtime: services.runtime };
-    await app.register(sessionEventRoutes, { services: runtimeServices, streamTiming: opts.streamTiming });
+    await app.register(sessionEventRoutes, { services: runtimeServices, streamTiming: opts.streamTiming, reauthenticate });
     await app.register(liveInboxRoutes, { services: runtimeServices });
   }
 };
+
+/** The secret (`Authorization: Bearer` or `x-api-key`) and the `x-account-id` a request authenticates with. */
+function credentialOf(request: FastifyRequest): [secret: string | undefined, as_account_id: string | undefined] {
+  const auth = request.headers.authorization;
+  const bearer = typeof auth === 'string' ? /^Bearer\s+(.*)$/is.exec(auth)?.[1]?.trim() : undefined;
+  const apiKey = typeof request.headers['x-api-key'] === 'string' ? request.headers['x-api-key'] : undefined;
+  const asAccount = request.headers['x-account-id'];
+  return [bearer || apiKey || undefined, typeof asAccount === 'string' && asAccount !== '' ? asAccount : undefined];
+}
+
+/** The lower-cased `charset` parameter of a Content-Type value, or `undefined` when it has none. */
+function charsetOf(contentType: string | undefined): string | undefined {
+  if (contentType === undefined) return undefined;
+  for (const parameter of contentType.split(';').slice(1)) {
+    const eq = parameter.indexOf('=');
+    if (eq < 0 || parameter.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    return parameter.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+  }
+  return undefined;
+}
 
 /**
  * The inbox-kit plugin (decorators, hooks, error handler and routes on the root scope).

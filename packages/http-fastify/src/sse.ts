@@ -1,10 +1,14 @@
 /**
  * Server-Sent Events with resume and no gap: subscribe to the live source first, replay stored
- * events after the cursor, then forward live ones, skipping what was already sent (platform.md
- * "Project Events"). Comment heartbeats, a `retry:` hint, no compression, and every
- * subscription and timer released when the client goes away or the server closes.
+ * events after the resume position, then forward live ones, skipping what was already sent
+ * (platform.md "Project Events"). The resume position is the later of `?after=` and
+ * `Last-Event-ID`; one after the newest stored event gets a `resync` frame. Every delivery (each
+ * replay page, each live frame, each heartbeat) is authorised as of now: the caller's credential
+ * and read right are checked again, and a refusal ends the stream. `: heartbeat` comment lines, a
+ * `retry:` hint, no compression, `HEAD` answered with headers only, and every subscription and
+ * timer released when the client goes away or the server closes.
  */
-import type { Feed, FeedItem } from '@inbox-kit/core';
+import { isInboxKitError, resumePosition, resyncFor, type Feed, type FeedItem } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { claimStreamSlot, DEFAULT_MAX_STREAMS_PER_CALLER } from './stream-limits.js';
 
@@ -25,11 +29,23 @@ export interface StreamTiming {
 }
 
 export interface EventStreamOptions extends StreamTiming {
-  /** Resume point: frames with id > after are sent. */
+  /** Resume point: frames with id > after are sent (see {@link resumeCursor}). */
   after: number;
+  /**
+   * Re-authenticates the request's credential as a fresh request would be (revoked or unknown key
+   * → throws). Called with the feed's `authorize` before every delivery.
+   */
+  reauthenticate?: () => Promise<void>;
 }
 
 const openStreams = new WeakMap<object, Set<() => void>>();
+
+/**
+ * A quiet stream (nothing delivered) is authorised again on a heartbeat once this many ms passed
+ * since its last check (15 s): it delivers nothing meanwhile, so this only bounds how long a
+ * withdrawn grant keeps its socket, without a check per heartbeat per stream.
+ */
+const QUIET_AUTHORIZE_MS = 15_000;
 
 /** Bytes a stream may have waiting for a client that does not read before it is ended (1 MiB). */
 const MAX_BUFFERED_BYTES = 1_048_576;
@@ -51,13 +67,20 @@ export function registerStreamShutdown(app: FastifyInstance): void {
   });
 }
 
-/** The resume cursor of a request: `?after=` wins over `Last-Event-ID`; invalid values → undefined. */
+/**
+ * The resume position of a request: the later of `?after=` and `Last-Event-ID` (platform.md
+ * "Project Events" → "Resume").
+ * @throws InboxKitError `validation_error` (400) for a malformed `Last-Event-ID`.
+ */
 export function resumeCursor(request: FastifyRequest, queryAfter: number | undefined): number {
-  if (queryAfter !== undefined) return queryAfter;
-  const header = request.headers['last-event-id'];
-  if (typeof header === 'string' && /^\d{1,15}$/.test(header)) return Number(header);
-  return 0;
+  return resumePosition(queryAfter, request.headers['last-event-id']);
 }
+
+const STREAM_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+} as const;
 
 /** Streams `source` to the client until it disconnects or the server closes. */
 export async function sendEventStream(request: FastifyRequest, reply: FastifyReply, source: EventStreamSource, options: EventStreamOptions): Promise<void> {
@@ -66,16 +89,21 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
   const pageSize = options.pageSize ?? 500;
   const registry = openStreams.get(request.server.server);
 
+  // HEAD: the headers a GET would get, no body, and the socket is free at once.
+  if (request.method === 'HEAD') {
+    await reply.code(200).headers(STREAM_HEADERS).send();
+    return;
+  }
+
   const releaseSlot = claimStreamSlot(request, options.maxStreamsPerCaller ?? DEFAULT_MAX_STREAMS_PER_CALLER);
   let lastSent = options.after;
+  let started = false;
   let closed = false;
   reply.hijack();
   raw.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
+    ...STREAM_HEADERS,
     // The socket is not reused after a stream: closing it lets server.close() finish promptly.
     connection: 'close',
-    'x-accel-buffering': 'no',
     'x-request-id': request.requestId,
   });
   raw.write(`retry: ${options.retryMs ?? 2_000}\n\n`);
@@ -92,10 +120,21 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
   // published while this stream replayed) triggers a catch-up from storage first.
   let chain: Promise<void> = Promise.resolve();
   const enqueue = (task: () => Promise<void>) => {
-    chain = chain.then(task).catch((error: unknown) => {
-      request.log.error({ err: error }, 'event stream replay failed');
+    chain = chain.then(() => (closed ? undefined : task())).catch((error: unknown) => {
+      // A refusal (credential revoked, member removed, …) ends the stream as a fresh request would
+      // be refused; the client's reconnection then gets that answer (401/404) in the envelope.
+      if (isInboxKitError(error)) request.log.info({ code: error.code }, 'event stream ended: access withdrawn');
+      else request.log.error({ err: error }, 'event stream failed');
       end();
     });
+  };
+  // Authorised as of now: the credential, then the read right (refreshing the feed's filter).
+  let authorizedAt = Date.now();
+  const authorize = async (next: readonly SseFrame[]) => {
+    const at = Date.now();
+    await options.reauthenticate?.();
+    await source.authorize(next);
+    authorizedAt = at;
   };
   // A replay waits for the client to read (`drain`) before it writes the next page; a client that
   // stops reading live frames is cut off once MAX_BUFFERED_BYTES wait for it (it resumes later
@@ -112,22 +151,34 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
   const catchUp = async () => {
     for (;;) {
       if (closed) return;
-      const page = await source.replay(lastSent, pageSize);
+      const page = (await source.replay(lastSent, pageSize)).filter((frame) => frame.id > lastSent);
+      if (page.length > 0) await authorize(page);
+      if (closed) return;
       for (const frame of page) write(frame);
       if (page.length < pageSize) return;
       if (!closed && raw.writableNeedDrain) await drained();
     }
   };
   const unsubscribe = source.subscribe((frame) => {
-    if (closed || frame.id <= lastSent) return;
+    // Until the start (resync check, first replay) has run, `lastSent` is only the request's.
+    if (closed || (started && frame.id <= lastSent)) return;
     enqueue(async () => {
+      if (frame.id <= lastSent) return;
       if (frame.id > lastSent + 1) await catchUp();
+      if (frame.id <= lastSent || closed) return;
+      await authorize([frame]);
+      if (closed) return;
       write(frame);
       if (raw.writableLength > MAX_BUFFERED_BYTES) end();
     });
   });
   const heartbeat = setInterval(() => {
-    if (!closed) raw.write(`: heartbeat ${Date.now()}\n\n`);
+    // A quiet stream is authorised too (at most every QUIET_AUTHORIZE_MS), so a withdrawn grant
+    // does not keep its socket for long.
+    enqueue(async () => {
+      if (Date.now() - authorizedAt >= QUIET_AUTHORIZE_MS) await authorize([]);
+      if (!closed) raw.write(': heartbeat\n\n');
+    });
   }, heartbeatMs);
   heartbeat.unref?.();
 
@@ -153,6 +204,19 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
   // The client may have gone while the feed was being opened: its events fired before we listened.
   if (raw.destroyed || request.raw.destroyed || !socket || socket.destroyed || socket.readableEnded) end();
 
-  enqueue(catchUp);
+  enqueue(async () => {
+    // A position after the newest stored event names nothing this stream delivered: say so with
+    // one `resync` frame (id = the newest position) and go on after it, never skipping silently.
+    if (options.after > 0) {
+      const signal = resyncFor(options.after, await source.latest());
+      if (signal !== undefined && !closed) {
+        await authorize([]);
+        lastSent = signal.latest;
+        raw.write(`id: ${signal.latest}\nevent: resync\ndata: ${JSON.stringify(signal)}\n\n`);
+      }
+    }
+    started = true;
+    await catchUp();
+  });
   await done;
 }

@@ -56,10 +56,85 @@ describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
         await s.waitFor((x) => x.retry !== undefined && x.comments.length >= 2, 'retry hint and two heartbeats');
         expect(s.retry).toBe(1234);
         expect(s.text.startsWith('retry: 1234\n\n')).toBe(true);
-        expect(s.comments.every((c) => c.startsWith('heartbeat'))).toBe(true);
+        // Exactly the comment line `: heartbeat` (TavernHeadless-style readers count only that line).
+        expect(s.comments.every((c) => c === 'heartbeat')).toBe(true);
+        expect(s.text).toContain('\n\n: heartbeat\n\n');
+        expect(s.text).not.toMatch(/: heartbeat[^\n]/);
       } finally {
         s.destroy();
       }
+    });
+
+    it('every event, listed and streamed, carries visibility and source (TavernHeadless-style readers drop events without them)', async () => {
+      const { project_id } = await world.newProject();
+      await createItem(server, world.keys.acc_deriver, project_id); // 7
+      const s = await server.stream(streamPath(project_id), { key: world.keys.acc_owner });
+      try {
+        await s.waitForId(7);
+        const listed = await server.request('GET', `/projects/${project_id}/events?limit=100`, { key: world.keys.acc_owner });
+        expect(listed.status).toBe(200);
+        const pairs = (events: any[]) => events.map((e) => [e.sequence, e.type, e.visibility, e.source]);
+        const expected = [
+          [1, 'project.created', 'project', 'api'], [2, 'project.member.added', 'project', 'api'], [3, 'project.member.added', 'project', 'api'],
+          [4, 'project.member.added', 'project', 'api'], [5, 'session.created', 'project', 'api'], [6, 'session.created', 'project', 'api'],
+          [7, 'project_inbox.item.created', 'owner', 'api'],
+        ];
+        expect(pairs(listed.body.items)).toEqual(expected);
+        expect(pairs(s.frames.map((f) => f.data))).toEqual(expected);
+      } finally {
+        s.destroy();
+      }
+    });
+
+    it('a TavernHeadless-style reader (drops events without a known visibility and source, counts only `: heartbeat` lines) gets every event and the heartbeats', async () => {
+      // What @tavern/sdk's listEvents/streamEvents/onHeartbeat accept, re-stated from the issue.
+      const VISIBILITY = ['project', 'owner', 'internal'];
+      const SOURCE = ['api', 'runtime_job', 'migration', 'system'];
+      const accepted = (e: any) => VISIBILITY.includes(e?.visibility) && SOURCE.includes(e?.source);
+      const read = (text: string) => {
+        const events: any[] = [];
+        let heartbeats = 0;
+        for (const block of text.split('\n\n')) {
+          const lines = block.split('\n');
+          heartbeats += lines.filter((line) => line === ': heartbeat').length;
+          const data = lines.filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim());
+          if (data.length === 1) {
+            const event = JSON.parse(data[0]!);
+            if (accepted(event)) events.push(event);
+          }
+        }
+        return { events, heartbeats };
+      };
+      const { project_id } = await world.newProject();
+      await createItem(server, world.keys.acc_deriver, project_id); // 7
+      const s = await server.stream(streamPath(project_id), { key: world.keys.acc_owner });
+      try {
+        await s.waitForId(7);
+        await s.waitFor((x) => read(x.text).heartbeats >= 2, 'two `: heartbeat` lines');
+        expect(read(s.text).events.map((e) => e.sequence)).toEqual(range(1, 7));
+        const listed = await server.request('GET', `/projects/${project_id}/events`, { key: world.keys.acc_owner });
+        expect(listed.body.items.filter(accepted).map((e: any) => e.sequence)).toEqual(range(1, 7));
+      } finally {
+        s.destroy();
+      }
+    });
+
+    it('HEAD answers at once with the stream headers and no body, after the same access checks, and holds no socket', async () => {
+      const { project_id } = await world.newProject();
+      const before = openStreamCount(server.app);
+      const head = await fetch(server.url + streamPath(project_id), { method: 'HEAD', headers: { authorization: `Bearer ${world.keys.acc_observer}` }, signal: AbortSignal.timeout(5_000) });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(head.headers.get('cache-control')).toBe('no-cache, no-transform');
+      expect(head.headers.get('x-request-id')).toMatch(/\S/);
+      expect(await head.text()).toBe('');
+      expect(openStreamCount(server.app)).toBe(before);
+      const denied = await fetch(server.url + streamPath(project_id), { method: 'HEAD', headers: { authorization: `Bearer ${world.keys.acc_outsider}` }, signal: AbortSignal.timeout(5_000) });
+      expect(denied.status).toBe(404);
+      const anonymous = await fetch(server.url + streamPath(project_id), { method: 'HEAD', signal: AbortSignal.timeout(5_000) });
+      expect(anonymous.status).toBe(401);
+      const malformed = await fetch(server.url + streamPath(project_id), { method: 'HEAD', headers: { authorization: `Bearer ${world.keys.acc_owner}`, 'last-event-id': 'x' }, signal: AbortSignal.timeout(5_000) });
+      expect(malformed.status).toBe(400);
     });
 
     it('each frame is `id: <sequence>`, `event: <type>` and one `data:` line holding the event as JSON', async () => {
@@ -163,21 +238,76 @@ describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
       }
     });
 
-    it('?after= resumes the same way and wins over Last-Event-ID; an invalid Last-Event-ID means from the start', async () => {
+    it('with both ?after= and Last-Event-ID the later wins; a malformed Last-Event-ID is 400 in the envelope', async () => {
       const { project_id } = await world.newProject();
       for (let i = 0; i < 3; i++) await createItem(server, world.keys.acc_owner, project_id); // 7–9
-      const byQuery = await server.stream(streamPath(project_id, 'after=7'), { key: world.keys.acc_owner, headers: { 'last-event-id': '2' } });
+      const queryLater = await server.stream(streamPath(project_id, 'after=7'), { key: world.keys.acc_owner, headers: { 'last-event-id': '2' } });
+      const headerLater = await server.stream(streamPath(project_id, 'after=2'), { key: world.keys.acc_owner, headers: { 'last-event-id': '5' } });
       const byHeader = await server.stream(streamPath(project_id), { key: world.keys.acc_owner, headers: { 'last-event-id': '5' } });
-      const garbage = await server.stream(streamPath(project_id), { key: world.keys.acc_owner, headers: { 'last-event-id': 'abc' } });
       try {
-        await byQuery.waitForId(9);
+        await queryLater.waitForId(9);
+        await headerLater.waitForId(9);
         await byHeader.waitForId(9);
-        await garbage.waitForId(9);
-        expect(byQuery.ids()).toEqual([8, 9]);
+        expect(queryLater.ids()).toEqual([8, 9]);
+        expect(headerLater.ids()).toEqual(range(6, 9));
         expect(byHeader.ids()).toEqual(range(6, 9));
-        expect(garbage.ids()).toEqual(range(1, 9));
       } finally {
-        for (const s of [byQuery, byHeader, garbage]) s.destroy();
+        for (const s of [queryLater, headerLater, byHeader]) s.destroy();
+      }
+      for (const bad of ['abc', '-1', '1.5', '+3', '0x10', '9007199254740992']) {
+        const refused = await server.stream(streamPath(project_id), { key: world.keys.acc_owner, headers: { 'last-event-id': bad } });
+        await refused.waitFor((s) => s.ended, 'the end of the 400 answer');
+        expect(refused.status, bad).toBe(400);
+        expect(JSON.parse(refused.body)).toEqual({
+          type: 'error',
+          error: {
+            type: 'invalid_request_error', code: 'validation_error', message: expect.any(String),
+            details: [{ path: 'Last-Event-ID', message: 'Expected a decimal integer from 0 to 9007199254740991', code: 'invalid_resume_position' }],
+            request_id: refused.headers['x-request-id'],
+          },
+        });
+      }
+    });
+
+    it('a position after the newest event gets one resync frame carrying the newest, then everything after it, live', async () => {
+      const { project_id } = await world.newProject(); // 1–6
+      for (const [query, header] of [['after=151', undefined], [undefined, '151'], ['after=3', '151'], ['after=151', '3']] as const) {
+        const latest = await lastSequence(project_id);
+        const s = await server.stream(streamPath(project_id, query ?? ''), { key: world.keys.acc_owner, headers: header ? { 'last-event-id': header } : {} });
+        try {
+          await s.waitFor((x) => x.frames.length >= 1, 'the resync frame');
+          expect(s.frames[0]).toEqual({
+            id: latest, event: 'resync', dataLines: [expect.any(String)],
+            data: { type: 'resync', reason: 'ahead_of_latest', requested_after: 151, latest },
+          });
+          const item = await createItem(server, world.keys.acc_owner, project_id);
+          await s.waitForId(latest + 1);
+          expect(s.ids()).toEqual([latest, latest + 1]);
+          expect(s.frames[1]!.data.payload.inbox_item_id).toBe(item.id);
+        } finally {
+          s.destroy();
+        }
+      }
+      // Exactly the newest position is not ahead: no resync, nothing replayed.
+      const latest = await lastSequence(project_id);
+      const atLatest = await server.stream(streamPath(project_id, `after=${latest}`), { key: world.keys.acc_owner });
+      try {
+        await createItem(server, world.keys.acc_owner, project_id);
+        await atLatest.waitForId(latest + 1);
+        expect(atLatest.frames.map((f) => [f.id, f.event])).toEqual([[latest + 1, 'project_inbox.item.created']]);
+      } finally {
+        atLatest.destroy();
+      }
+      // The position of another project's stream, beyond this one's newest: resync too.
+      const other = await world.newProject();
+      for (let i = 0; i < 3; i++) await createItem(server, world.keys.acc_owner, other.project_id);
+      const fresh = await world.newProject();
+      const crossed = await server.stream(streamPath(fresh.project_id), { key: world.keys.acc_owner, headers: { 'last-event-id': String(await lastSequence(other.project_id)) } });
+      try {
+        await crossed.waitFor((x) => x.frames.length >= 1, 'the resync frame');
+        expect(crossed.frames[0]!.data).toEqual({ type: 'resync', reason: 'ahead_of_latest', requested_after: 9, latest: 6 });
+      } finally {
+        crossed.destroy();
       }
     });
 
@@ -319,7 +449,7 @@ describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
       }
     });
 
-    it('a member demoted, promoted and removed while its stream is open sees exactly what each role may read from then on', async () => {
+    it('a member demoted, promoted and removed while its stream is open sees exactly what each role may read from then on, and removal ends the stream', async () => {
       const { project_id } = await world.newProject();
       const k = world.keys;
       const member = (body: Record<string, string>) => server.request('POST', `/projects/${project_id}/members`, { key: k.acc_owner, body });
@@ -331,13 +461,17 @@ describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
         await server.request('PATCH', `/projects/${project_id}/inbox/${x.id}`, { key: k.acc_owner, body: { decision: 'accept' } }); // 9: hidden
         expect((await member({ account_id: 'acc_deriver2', role: 'deriver' })).status).toBe(201); // 10
         const y = await createItem(server, k.acc_deriver2, project_id); // 11: its own item again
-        expect((await server.request('DELETE', `/projects/${project_id}/members/acc_deriver2`, { key: k.acc_owner })).status).toBe(204); // 12
-        await server.request('PATCH', `/projects/${project_id}/inbox/${y.id}`, { key: k.acc_owner, body: { decision: 'accept' } }); // 13: hidden
-        await server.request('POST', '/sessions', { key: k.acc_owner, body: { project_id, title: 'c' } }); // 14: hidden (not a member)
-        expect((await member({ account_id: 'acc_deriver2', role: 'deriver' })).status).toBe(201); // 15
-        await s.waitForId(15);
-        expect(s.ids()).toEqual([...range(1, 8), 10, 11, 15]);
+        await s.waitForId(11);
+        expect((await server.request('DELETE', `/projects/${project_id}/members/acc_deriver2`, { key: k.acc_owner })).status).toBe(204); // 12: ends the stream
+        await s.waitFor((st) => st.ended, 'the end of the stream after the removal');
+        await server.request('PATCH', `/projects/${project_id}/inbox/${y.id}`, { key: k.acc_owner, body: { decision: 'accept' } }); // 13
+        expect(s.ids()).toEqual([...range(1, 8), 10, 11]);
         expect(s.frames.find((f) => f.id === 11)!.data.payload.inbox_item_id).toBe(y.id);
+        // The reconnection gets what a fresh request gets.
+        const again = await server.stream(streamPath(project_id), { key: k.acc_deriver2, headers: { 'last-event-id': '11' } });
+        await again.waitFor((st) => st.ended, 'the end of the 404 answer');
+        expect(again.status).toBe(404);
+        expect(JSON.parse(again.body).error.code).toBe('project_not_found');
       } finally {
         s.destroy();
       }

@@ -123,6 +123,7 @@ describe.each(engines)('Project Inbox over HTTP (%s)', (engine) => {
       id: expect.stringMatching(/^evt_/), workspace_id: 'ws_demo', project_id: 'proj_main', sequence: expect.any(Number),
       type: 'project_inbox.item.created', actor_account_id: 'acc_deriver', session_id: 'sess_001', floor_id: h.floors.A.id, page_id: h.pages.A2.id,
       operation_log_id: log!.id, correlation_id: createReq, causation_event_id: null, created_at: created.body.item.created_at,
+      visibility: 'owner', source: 'api',
       payload: {
         inbox_item_id: id, type: 'derived_output.review', title: '候选摘要待确认', status: 'pending', sender_account_id: 'acc_deriver',
         source_event_id: null, source_session_id: 'sess_001', source_floor_id: h.floors.A.id, source_page_id: h.pages.A2.id,

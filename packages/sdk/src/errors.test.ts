@@ -31,6 +31,13 @@ describe('errorFromResponse', () => {
     expect(other).toMatchObject({ status: 404, code: 'http_404', type: 'not_found_error', body: { message: 'nope' } });
   });
 
+  it('reads 415 unsupported_media_type, and names its kind when the body does not', async () => {
+    const err = await errorFromResponse(apiError(415, 'unsupported_media_type', 'invalid_request_error', 'Unsupported Content-Type; send application/json'));
+    expect(err).toMatchObject({ status: 415, code: 'unsupported_media_type', type: 'invalid_request_error' });
+    const bare = await errorFromResponse(new Response(null, { status: 415 }));
+    expect(bare).toMatchObject({ status: 415, code: 'http_415', type: 'invalid_request_error' });
+  });
+
   it('accepts the Live Inbox envelope (type and message, no code)', async () => {
     const err = await errorFromResponse(json({ type: 'error', error: { type: 'not_found_error', message: 'Session not found' } }, 404, { 'x-request-id': 'req_h' }));
     expect(err).toMatchObject({ status: 404, code: 'http_404', type: 'not_found_error', message: 'Session not found', requestId: 'req_h' });

@@ -212,6 +212,8 @@ describe('client.projects.events and operationLogs', () => {
     correlation_id: 'req_1',
     causation_event_id: null,
     payload: { inbox_item_id: 'pinbox_1' },
+    visibility: 'owner',
+    source: 'runtime_job',
     created_at: 9,
   };
 
@@ -224,6 +226,8 @@ describe('client.projects.events and operationLogs', () => {
     expect(page.nextAfter).toBe(7);
     expect(page.hasMore).toBe(true);
     expect(page.items[0]).toMatchObject({ sequence: 7, actorAccountId: 'acc_1', operationLogId: 'oplog_1', correlationId: 'req_1', payload: { inbox_item_id: 'pinbox_1' } });
+    expect(page.items[0]?.visibility).toBe('owner');
+    expect(page.items[0]?.source).toBe('runtime_job');
   });
 
   it('operationLogs.list → GET /projects/:id/operation-logs?limit=&cursor= → { items, nextCursor }', async () => {

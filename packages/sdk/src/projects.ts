@@ -226,6 +226,7 @@ export class ProjectEvents {
       accountId: params.accountId,
       signal: params.signal,
       map: (data) => fromWire<ProjectEvent>(data),
+      onResync: params.onResync,
     });
   }
 }

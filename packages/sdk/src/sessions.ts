@@ -156,6 +156,7 @@ export class SessionEvents {
       accountId: params.accountId,
       signal: params.signal,
       map: (data) => fromWire<SessionEvent>(data),
+      onResync: params.onResync,
     });
   }
 }

@@ -22,6 +22,8 @@ const event = (sequence: number) => ({
   correlation_id: 'req_1',
   causation_event_id: null,
   payload: { inbox_item_id: `pinbox_${sequence}` },
+  visibility: 'owner',
+  source: 'api',
   created_at: sequence,
 });
 
@@ -36,6 +38,28 @@ async function take<T>(iterator: AsyncIterable<T>, n: number): Promise<T[]> {
 }
 
 describe('SSE streams', () => {
+  it('a session stream passes its resync frame to onResync and yields only events', async () => {
+    const resync = { type: 'resync', reason: 'ahead_of_latest', requested_after: 40, latest: 12 };
+    const body = sse([`id: 12\nevent: resync\ndata: ${JSON.stringify(resync)}\n\nid: 13\nevent: user.message\ndata: {"id":"sevt_13","seq":13,"type":"user.message"}\n\n`], { hang: true });
+    const { client } = setup(body.response);
+    const seen: unknown[] = [];
+    const events = await take(client.sessions.events.stream('sess_1', { after: 40, onResync: (r) => seen.push(r) }), 1);
+    expect(seen).toEqual([{ type: 'resync', reason: 'ahead_of_latest', requestedAfter: 40, latest: 12 }]);
+    expect(events).toEqual([{ id: 'sevt_13', seq: 13, type: 'user.message' }]);
+  });
+
+  it('maps visibility and source; a resync frame goes to onResync (never yielded) and moves the resume position', async () => {
+    const resync = { type: 'resync', reason: 'ahead_of_latest', requested_after: 151, latest: 148 };
+    const first = sse([`retry: 5\n\nid: 148\nevent: resync\ndata: ${JSON.stringify(resync)}\n\n: heartbeat\n\n${frame(149, 'a', event(149))}`]);
+    const second = sse([frame(150, 'a', event(150))], { hang: true });
+    const { client, requests } = setup(first.response, second.response);
+    const seen: unknown[] = [];
+    const events = await take(client.projects.events.stream('proj_1', { after: 151, onResync: (r) => seen.push(r) }), 2);
+    expect(seen).toEqual([{ type: 'resync', reason: 'ahead_of_latest', requestedAfter: 151, latest: 148 }]);
+    expect(events.map((e) => [e.sequence, e.visibility, e.source])).toEqual([[149, 'owner', 'api'], [150, 'owner', 'api']]);
+    expect(requests[1]!.headers.get('last-event-id')).toBe('149');
+  });
+
   it('parses frames split across chunks, skips heartbeats, maps the data camelCase', async () => {
     const text = `: heartbeat\n\n${frame(1, 'project_inbox.item.created', event(1))}${frame(2, 'project_inbox.item.created', event(2))}`;
     const body = sse([text.slice(0, 40), text.slice(40, 300), text.slice(300)], { hang: true });

@@ -7,7 +7,9 @@
  * "Drain, commit, carry-over".
  */
 import { createParser } from 'eventsource-parser';
+import { fromWire } from './case.js';
 import { InboxKitApiError } from './errors.js';
+import type { StreamResync } from './types.js';
 import { backoffMs, sleep, type Query, type Transport } from './transport.js';
 
 /** Reconnect delay in ms until the server sends a `retry:` hint. */
@@ -25,11 +27,15 @@ export interface SseStreamSpec<T> {
   signal?: AbortSignal | undefined;
   /** Turns one frame's parsed `data` into what the iterator yields. */
   map: (data: unknown) => T;
+  /** Receives the (camelCased) data of an `event: resync` frame, which is never yielded. */
+  onResync?: ((resync: StreamResync) => void) | undefined;
 }
 
 /**
  * Yields the parsed `data` of every SSE frame, mapped by `spec.map`, for as long as the caller
- * iterates. Comment frames (heartbeats) and frames whose data is empty or not JSON are skipped.
+ * iterates. Comment frames (`: heartbeat`) and frames whose data is empty or not JSON are skipped;
+ * an `event: resync` frame (the resume position was after the server's newest event) moves the
+ * resume position to its `id` and goes to `spec.onResync` instead of the iterator.
  *
  * - A connection that ends or fails mid-stream is reopened after the `retry:` hint (default
  *   1000 ms) with `Last-Event-ID` = the last received `id:`, so nothing is missed or repeated.
@@ -61,6 +67,10 @@ export async function* sseStream<T>(spec: SseStreamSpec<T>): AsyncGenerator<T, v
       try {
         data = JSON.parse(message.data) as unknown;
       } catch {
+        return;
+      }
+      if (message.event === 'resync') {
+        spec.onResync?.(fromWire<StreamResync>(data));
         return;
       }
       ready.push(spec.map(data));

@@ -115,6 +115,23 @@ export interface Page {
   createdAt: number;
 }
 
+/** Who may read a Project Event (platform.md "Project Events"). */
+export type ProjectEventVisibility = 'project' | 'owner';
+
+/** What wrote a Project Event (platform.md "Project Events"). */
+export type ProjectEventSource = 'api' | 'runtime_job' | 'system';
+
+/**
+ * The `resync` signal of a stream (platform.md "Project Events" → "Resume"): the position asked
+ * for is after the newest stored event, so the stream goes on after `latest`; re-read what you hold.
+ */
+export interface StreamResync {
+  type: 'resync';
+  reason: 'ahead_of_latest';
+  requestedAfter: number;
+  latest: number;
+}
+
 /** A Project Event. `payload` is passed through untouched (its keys stay snake_case). */
 export interface ProjectEvent {
   id: string;
@@ -132,6 +149,10 @@ export interface ProjectEvent {
   correlationId: string | null;
   causationEventId: string | null;
   payload: JsonObject;
+  /** Who may read it: `project` (every member) or `owner` (the owner; an inbox event also its item's sender). */
+  visibility: ProjectEventVisibility;
+  /** What wrote it: `api` (a request), `runtime_job` (the agent runtime), `system` (start-up recovery, seeding). */
+  source: ProjectEventSource;
   createdAt: number;
 }
 
@@ -255,6 +276,11 @@ export interface StreamProjectEventsParams extends RequestOptions {
   types?: string[];
   /** Only events of this Session (`session_id`). */
   sessionId?: string;
+  /**
+   * Called when the server answers a resume position after its newest event with a `resync`
+   * frame (the iterator yields no item for it; the stream goes on after `latest`).
+   */
+  onResync?: (resync: StreamResync) => void;
 }
 
 /** Query of `client.projects.operationLogs.list`. */
@@ -311,20 +337,24 @@ export interface CommittedFloor {
 // Content blocks, Live Inbox, durable Session events
 // ---------------------------------------------------------------------------------------------
 
-/** `{ type: 'text', text }`. Spec: live-inbox.md "HTTP" (`content`). */
+/** `{ type: 'text', text }`; `text` must hold a non-whitespace character (else 400). Spec: live-inbox.md "Content blocks". */
 export interface TextBlock {
   type: 'text';
   text: string;
 }
 
-/** An inline image (wire shape, untouched): MIME `media_type` and base64 `data`. */
+/**
+ * An inline image (wire shape, untouched): MIME `media_type` (`image/jpeg`, `image/png`,
+ * `image/gif` or `image/webp`) and standard base64 `data` of those bytes, at most 5,242,880
+ * characters; anything else is 400. Spec: live-inbox.md "Content blocks".
+ */
 export interface Base64ImageSource {
   type: 'base64';
   media_type: string;
   data: string;
 }
 
-/** An image by reference. */
+/** An image by reference: an absolute public `http(s):` URL (loopback, link-local, private hosts → 400). Spec: live-inbox.md "Content blocks". */
 export interface UrlImageSource {
   type: 'url';
   url: string;
@@ -401,4 +431,9 @@ export interface SessionEventPage {
 export interface StreamSessionEventsParams extends RequestOptions {
   /** Start after this position (the first connection only; reconnects use `Last-Event-ID`). */
   after?: string | number;
+  /**
+   * Called when the server answers a resume position after its newest event with a `resync`
+   * frame (the iterator yields no item for it; the stream goes on after `latest`).
+   */
+  onResync?: (resync: StreamResync) => void;
 }

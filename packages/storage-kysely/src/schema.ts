@@ -134,6 +134,10 @@ export interface ProjectEventsTable {
   correlation_id: string | null;
   causation_event_id: string | null;
   payload: JsonText;
+  /** `project` | `owner` (migration 0006). */
+  visibility: string;
+  /** `api` | `runtime_job` | `system` (migration 0006). */
+  source: string;
   created_at: number;
 }
 

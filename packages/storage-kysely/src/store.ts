@@ -16,6 +16,9 @@
  *   adapter. The conditional insert `insertIdempotencyRecord` is one `INSERT … ON CONFLICT DO
  *   NOTHING RETURNING …` on the primary key; `claimAttemptOwnership` is one `INSERT … ON CONFLICT
  *   (session_id) DO UPDATE … WHERE <expired or same host> RETURNING …`.
+ * - **Row locks** (`lockProject`, `lockSession`): `SELECT … FOR NO KEY UPDATE` on PostgreSQL, a plain
+ *   read on SQLite (write transactions are serialised there). The services take them first in every
+ *   write whose validity depends on the row (README "Conditional writes").
  * - **Gap-free sequences**: the counter lives on the parent row (`projects.event_sequence`,
  *   `sessions.event_seq`). `UPDATE … SET n = n + 1 RETURNING n` row-locks the parent until commit,
  *   so concurrent writers of one project queue behind each other, and a rollback gives the number
@@ -31,7 +34,7 @@ import type {
   OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, ProjectStatus, Run, Session, SessionEvent, Store, StoreTx,
   Workspace,
 } from '@inbox-kit/core';
-import type { ApiKeyKind, InboxItemStatus, RunStatus } from '@inbox-kit/core';
+import type { ApiKeyKind, InboxItemStatus, ProjectEventSource, ProjectEventVisibility, RunStatus } from '@inbox-kit/core';
 import { createGroupCommit } from './group-commit.js';
 import { prepareStatement } from './prepared.js';
 import type { Database, Dialect } from './schema.js';
@@ -78,7 +81,7 @@ const ITEM = [
 ] as const;
 const EVENT = [
   'id', 'workspace_id', 'project_id', 'sequence', 'type', 'actor_account_id', 'session_id', 'floor_id', 'page_id',
-  'operation_log_id', 'correlation_id', 'causation_event_id', 'created_at',
+  'operation_log_id', 'correlation_id', 'causation_event_id', 'visibility', 'source', 'created_at',
 ] as const;
 const LOG = [
   'id', 'workspace_id', 'project_id', 'actor_account_id', 'action', 'target_type', 'target_id', 'request_id', 'created_at',
@@ -145,7 +148,8 @@ const toEvent = (r: Row<'project_events', typeof EVENT> & { payload: string }): 
   id: r.id, workspace_id: r.workspace_id, project_id: r.project_id, sequence: num(r.sequence), type: r.type,
   actor_account_id: r.actor_account_id, session_id: r.session_id, floor_id: r.floor_id, page_id: r.page_id,
   operation_log_id: r.operation_log_id, correlation_id: r.correlation_id, causation_event_id: r.causation_event_id,
-  payload: fromJson(r.payload), created_at: num(r.created_at),
+  payload: fromJson(r.payload), visibility: r.visibility as ProjectEventVisibility, source: r.source as ProjectEventSource,
+  created_at: num(r.created_at),
 });
 const toLog = (r: Row<'operation_logs', typeof LOG> & { metadata: string }): OperationLog => ({
   id: r.id, workspace_id: r.workspace_id, project_id: r.project_id, actor_account_id: r.actor_account_id, action: r.action,
@@ -269,6 +273,17 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
         .where('id', '=', $(0)).where('workspace_id', '=', $(1)), project_id, workspace_id);
       return r && toProject(r);
     },
+    async lockProject(workspace_id, project_id) {
+      // PostgreSQL: the row lock an UPDATE of the project (archive, sequence bump) takes, so those
+      // wait for this transaction and it waits for them. It does not block foreign-key checks
+      // (inserts of items, events and members take FOR KEY SHARE). SQLite serialises write
+      // transactions (BEGIN IMMEDIATE), so a plain read is already decided atomically.
+      const r = await first('lockProject', () => {
+        const q = db.selectFrom('projects').select(PROJECT).where('id', '=', $(0)).where('workspace_id', '=', $(1));
+        return dialect === 'postgres' ? q.forNoKeyUpdate() : q;
+      }, project_id, workspace_id);
+      return r && toProject(r);
+    },
     async listProjectsForAccount(workspace_id, account_id) {
       const rows = await db.selectFrom('projects').select(PROJECT)
         .where('workspace_id', '=', workspace_id)
@@ -321,6 +336,14 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
     async getSession(workspace_id, session_id) {
       const r = await first('getSession', () => db.selectFrom('sessions').select(SESSION)
         .where('id', '=', $(0)).where('workspace_id', '=', $(1)), session_id, workspace_id);
+      return r && toSession(r);
+    },
+    async lockSession(workspace_id, session_id) {
+      // As lockProject: the lock the `event_seq` bump takes, held until this transaction ends.
+      const r = await first('lockSession', () => {
+        const q = db.selectFrom('sessions').select(SESSION).where('id', '=', $(0)).where('workspace_id', '=', $(1));
+        return dialect === 'postgres' ? q.forNoKeyUpdate() : q;
+      }, session_id, workspace_id);
       return r && toSession(r);
     },
     async listSessions(workspace_id, filter) {
@@ -469,7 +492,8 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
         id: e.id, workspace_id: e.workspace_id, project_id: e.project_id, sequence,
         type: e.type, actor_account_id: e.actor_account_id, session_id: e.session_id, floor_id: e.floor_id,
         page_id: e.page_id, operation_log_id: e.operation_log_id, correlation_id: e.correlation_id,
-        causation_event_id: e.causation_event_id, payload: fromJson(toJson(e.payload)), created_at: e.created_at,
+        causation_event_id: e.causation_event_id, payload: fromJson(toJson(e.payload)), visibility: e.visibility, source: e.source,
+        created_at: e.created_at,
       });
       const missing = () => new Error(`@inbox-kit/storage-kysely: appendProjectEvent: project ${e.project_id} does not exist`);
       if (dialect === 'postgres') {
@@ -480,13 +504,13 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
             update projects set event_sequence = event_sequence + 1 where id = ${$(2)} returning event_sequence
           )
           insert into project_events (id, workspace_id, project_id, sequence, type, actor_account_id, session_id, floor_id,
-            page_id, operation_log_id, correlation_id, causation_event_id, payload, created_at)
+            page_id, operation_log_id, correlation_id, causation_event_id, payload, visibility, source, created_at)
           select ${$(0)}, ${$(1)}, ${$(2)}, counter.event_sequence, ${$(3)}, ${$(4)}, ${$(5)}, ${$(6)}, ${$(7)}, ${$(8)}, ${$(9)},
-            ${$(10)}, cast(${$(11)} as json), cast(${$(12)} as bigint)
+            ${$(10)}, cast(${$(11)} as json), ${$(12)}, ${$(13)}, cast(${$(14)} as bigint)
           from counter
           returning sequence`, [
           e.id, e.workspace_id, e.project_id, e.type, e.actor_account_id, e.session_id, e.floor_id, e.page_id,
-          e.operation_log_id, e.correlation_id, e.causation_event_id, toJson(e.payload), e.created_at,
+          e.operation_log_id, e.correlation_id, e.causation_event_id, toJson(e.payload), e.visibility, e.source, e.created_at,
         ])).rows[0];
         if (!row) throw missing();
         return values(num(row.sequence));
@@ -501,11 +525,11 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
         await compiled(trx, 'insertProjectEvent', () => trx.insertInto('project_events').values({
           id: $(0), workspace_id: $(1), project_id: $(2), sequence: $(3), type: $(4), actor_account_id: $(5), session_id: $(6),
           floor_id: $(7), page_id: $(8), operation_log_id: $(9), correlation_id: $(10), causation_event_id: $(11), payload: $(12),
-          created_at: $(13),
+          visibility: $(13), source: $(14), created_at: $(15),
         }), [
           stored.id, stored.workspace_id, stored.project_id, stored.sequence, stored.type, stored.actor_account_id, stored.session_id,
           stored.floor_id, stored.page_id, stored.operation_log_id, stored.correlation_id, stored.causation_event_id,
-          toJson(stored.payload), stored.created_at,
+          toJson(stored.payload), stored.visibility, stored.source, stored.created_at,
         ]);
         return stored;
       });
@@ -523,6 +547,11 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
       if (q.session_id !== undefined) query = query.where('session_id', '=', q.session_id);
       const rows = await query.orderBy('sequence', 'asc').limit(limitOf(q.limit)).execute();
       return rows.map(toEvent);
+    },
+    async lastProjectEventSequence(project_id) {
+      const r = await db.selectFrom('project_events').select((eb) => eb.fn.max('sequence').as('last'))
+        .where('project_id', '=', project_id).executeTakeFirst();
+      return r?.last == null ? 0 : num(r.last);
     },
     async appendOperationLog(l) {
       await compiled(db, 'appendOperationLog', () => db.insertInto('operation_logs').values({
@@ -597,6 +626,11 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
         .where('session_id', '=', q.session_id).where('seq', '>', q.after)
         .orderBy('seq', 'asc').limit(limitOf(q.limit)).execute();
       return rows.map(toSessionEvent);
+    },
+    async lastSessionEventSeq(session_id) {
+      const r = await db.selectFrom('session_events').select((eb) => eb.fn.max('seq').as('last'))
+        .where('session_id', '=', session_id).executeTakeFirst();
+      return r?.last == null ? 0 : num(r.last);
     },
 
     // — attempt ownership —

@@ -68,7 +68,7 @@ if (!pgUrl) {
     const commitEvent = (project_id: string, payload: Record<string, string> = {}): Promise<ProjectEvent> =>
       opened.store.transaction((tx) => tx.appendProjectEvent({
         id: `evt_bus_${++eventIds}`, workspace_id: 'ws_bus', project_id, type: 'test.event', actor_account_id: 'acc_bus',
-        session_id: null, floor_id: null, page_id: null, operation_log_id: null, correlation_id: null, causation_event_id: null,
+        session_id: null, floor_id: null, page_id: null, operation_log_id: null, correlation_id: null, causation_event_id: null, visibility: 'project', source: 'api',
         payload, created_at: Date.now(),
       }));
     const publishEvent = (bus: PostgresEventBus, event: ProjectEvent) => bus.publish({ kind: 'project_event', event });

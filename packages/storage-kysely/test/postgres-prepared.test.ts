@@ -35,7 +35,7 @@ else describe('PostgreSQL prepared statements', () => {
 
   const event = (id: string, project_id = 'proj_p') => ({
     id, workspace_id: 'ws_p', project_id, type: 'project_inbox.item.created', actor_account_id: 'acc_p', session_id: null,
-    floor_id: null, page_id: null, operation_log_id: null, correlation_id: null, causation_event_id: null,
+    floor_id: null, page_id: null, operation_log_id: null, correlation_id: null, causation_event_id: null, visibility: 'project' as const, source: 'api' as const,
     payload: { n: id, nested: { ok: true } }, created_at: 1_764_000_000_000,
   });
 

@@ -39,7 +39,7 @@ await Promise.all(Array.from({ length: Number(count) }, async (_, i) => {
         metadata: {}, created_at: Date.now() });
       await tx.appendProjectEvent({ id: 'evt_' + id, workspace_id: 'ws_mp', project_id: project.id, type: 'project_inbox.item.created',
         actor_account_id: null, session_id: null, floor_id: null, page_id: null, operation_log_id: null, correlation_id: null,
-        causation_event_id: null, payload: {}, created_at: Date.now() });
+        causation_event_id: null, payload: {}, visibility: 'project', source: 'api', created_at: Date.now() });
     });
     committed += 1;
   } catch (error) {

@@ -11,6 +11,7 @@ import { isPostgresUrl, migrateToLatest, openStore, type Database } from '../src
 import { openPostgres } from '../src/entry-postgres.js';
 import { openSqlite } from '../src/entry-sqlite.js';
 import { initialMigration } from '../src/migrations/0001-initial.js';
+import { migrationsFor } from '../src/migrations/index.js';
 import { PG_URL, freshPostgresDatabase, postgresRawReader, sqliteRawReader, tempDir } from './helpers.js';
 
 const T0 = 1_700_000_000_000;
@@ -104,7 +105,7 @@ describe('migrations', () => {
     const tmp = tempDir();
     const db = openSqlite(join(tmp.dir, 'm.sqlite'));
     try {
-      expect(await migrateToLatest(db)).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index']);
+      expect(await migrateToLatest(db)).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0006_project_event_visibility_source']);
       expect(await migrateToLatest(db)).toEqual([]);
       sqliteSchema = await schemaOf(db);
       expect(Object.keys(sqliteSchema)).toEqual(EXPECTED_TABLES);
@@ -127,7 +128,7 @@ describe('migrations', () => {
   const upgradeKeepsRows = async (db: Kysely<Database>, dialect: 'sqlite' | 'postgres') => {
     await migrateTo0001(db, dialect);
     await db.insertInto('workspaces').values({ id: 'ws_old', name: 'before 0002', created_at: T0 }).execute();
-    expect(await migrateToLatest(db)).toEqual(['0002_idempotency', '0003_attempt_owners', '0004_running_runs_index']);
+    expect(await migrateToLatest(db)).toEqual(['0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0006_project_event_visibility_source']);
     expect(await db.selectFrom('workspaces').selectAll().execute()).toEqual([{ id: 'ws_old', name: 'before 0002', created_at: T0 }]);
     await db.insertInto('idempotency_records').values({
       workspace_id: 'ws_old', account_id: 'acc_1', key: 'k', request_hash: 'h', resource_type: 'project_inbox_item', resource_id: 'pinbox_1', created_at: T0,
@@ -159,12 +160,61 @@ describe('migrations', () => {
     }
   });
 
+  /** Events written before 0006 get the visibility and source of the rules that wrote them; new values are checked. */
+  const upgradeBackfillsEvents = async (db: Kysely<Database>, dialect: 'sqlite' | 'postgres') => {
+    const all = migrationsFor(dialect);
+    const before = Object.fromEntries(Object.entries(all).filter(([name]) => name < '0006'));
+    const { error } = await new Migrator({ db, provider: { getMigrations: async () => before } }).migrateToLatest();
+    if (error) throw error;
+    const untyped = db as unknown as Kysely<any>;
+    await untyped.insertInto('workspaces').values({ id: 'ws_1', name: 'w', created_at: T0 }).execute();
+    await untyped.insertInto('accounts').values({ id: 'acc_1', name: 'a', created_at: T0 }).execute();
+    await untyped.insertInto('projects').values({ id: 'proj_1', workspace_id: 'ws_1', account_id: 'acc_1', name: 'p', status: 'active', event_sequence: 3, created_at: T0, updated_at: T0 }).execute();
+    const row = (id: string, sequence: number, type: string, correlation_id: string) => ({
+      id, workspace_id: 'ws_1', project_id: 'proj_1', sequence, type, actor_account_id: 'acc_1', correlation_id, payload: '{}', created_at: T0,
+    });
+    await untyped.insertInto('project_events').values([
+      row('evt_1', 1, 'project.created', 'req_seed'), row('evt_2', 2, 'project_inbox.item.created', 'req_x'), row('evt_3', 3, 'project_inboxer.x', 'req_y'),
+    ]).execute();
+    expect(await migrateToLatest(db)).toEqual(['0006_project_event_visibility_source']);
+    const rows = await untyped.selectFrom('project_events').select(['id', 'visibility', 'source']).orderBy('sequence').execute();
+    expect(rows).toEqual([
+      { id: 'evt_1', visibility: 'project', source: 'system' },
+      { id: 'evt_2', visibility: 'owner', source: 'api' },
+      { id: 'evt_3', visibility: 'project', source: 'api' },
+    ]);
+    await expect(untyped.insertInto('project_events').values({ ...row('evt_4', 4, 't', 'r'), visibility: 'internal', source: 'api' }).execute()).rejects.toThrow();
+    await expect(untyped.insertInto('project_events').values({ ...row('evt_5', 5, 't', 'r'), visibility: 'project', source: 'migration' }).execute()).rejects.toThrow();
+  };
+
+  it('0006 backfills visibility and source of existing events on SQLite and refuses other values', async () => {
+    const tmp = tempDir();
+    const db = openSqlite(join(tmp.dir, 'upgrade6.sqlite'));
+    try {
+      await upgradeBackfillsEvents(db, 'sqlite');
+    } finally {
+      await db.destroy();
+      tmp.remove();
+    }
+  });
+
+  it.runIf(PG_URL)('0006 backfills visibility and source of existing events on PostgreSQL and refuses other values', async () => {
+    const database = await freshPostgresDatabase(PG_URL as string);
+    const db = openPostgres(database.url);
+    try {
+      await upgradeBackfillsEvents(db, 'postgres');
+    } finally {
+      await db.destroy();
+      await database.drop();
+    }
+  });
+
   it.runIf(PG_URL)('are idempotent on PostgreSQL and produce the same tables, columns and nullability as on SQLite', async () => {
     const database = await freshPostgresDatabase(PG_URL as string);
     const db = openPostgres(database.url);
     try {
       const [first, concurrent] = await Promise.all([migrateToLatest(db), migrateToLatest(db)]);
-      expect([...first, ...concurrent]).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index']);
+      expect([...first, ...concurrent]).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0006_project_event_visibility_source']);
       expect(await migrateToLatest(db)).toEqual([]);
       expect(await schemaOf(db)).toEqual(sqliteSchema);
       const json = await sql<{ column_name: string; data_type: string }>`

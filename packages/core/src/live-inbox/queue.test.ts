@@ -89,6 +89,23 @@ describe('LiveInboxQueue edits', () => {
     expect(view(q)).toEqual(before);
   });
 
+  it('queue and replace refuse content a model would refuse (blank text, a wrong image type, a metadata URL); nothing changes', () => {
+    const q = filled('a');
+    const before = view(q);
+    const version = q.version;
+    const bad = [
+      text(''), text(' \n\t'),
+      [{ type: 'image', source: { type: 'base64', media_type: 'text/html', data: 'PGh0bWw+' } }],
+      [{ type: 'image', source: { type: 'url', url: 'http://169.254.169.254/latest' } }],
+    ] as unknown as ContentBlock[][];
+    for (const content of bad) {
+      expect(codeOf(() => q.queue(content))).toBe('validation_error');
+      expect(codeOf(() => q.replace(1, content))).toBe('validation_error');
+    }
+    expect(view(q)).toEqual(before);
+    expect(q.version).toBe(version);
+  });
+
   it('withdraw removes only its target', () => {
     const q = filled('a', 'b', 'c');
     q.withdraw(2);

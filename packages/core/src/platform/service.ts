@@ -8,9 +8,9 @@ import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import type { StoreTx } from '../ports/store.js';
 import type { Feed, FeedItem } from '../ports/feed.js';
 import { loadProjectAccess, projectNotFound } from '../project-inbox/access.js';
-import { canSeeEvent, roleOf, type ProjectRole } from '../project-inbox/permissions.js';
+import { canSeeEvent, roleOf, visibilityOfEventType, type ProjectRole } from '../project-inbox/permissions.js';
 import type {
-  Account, ApiKey, ApiKeyKind, Floor, JsonValue, Membership, MemberRole, OperationLog, Page, Project, ProjectEvent, Session, Workspace,
+  Account, ApiKey, ApiKeyKind, Floor, JsonValue, Membership, OperationLog, Page, Project, ProjectEvent, Session, Workspace,
 } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { constantTimeEqual, generateApiKeySecret, hashApiKey } from './keys.js';
@@ -61,15 +61,35 @@ const forbidden = (msg: string) => new InboxKitError('permission_denied', msg);
 const MEMBER_EVENTS = ['project.member.added', 'project.member.removed'];
 
 /**
+ * How long (ms) a project event stream trusts its last read of the caller's role when no event
+ * about the caller's membership passed through it. Every change made through the services writes
+ * such an event, which forces a check at once; this bounds only how late a change made without
+ * one (storage edited directly) reaches an open stream. Kept well above a heartbeat's share of
+ * work: thousands of open streams then cost no query per delivery.
+ */
+export const PROJECT_FEED_RECHECK_MS = 10_000;
+
+/**
  * Who may use a Session (live-inbox issue "Who may steer"): a session in a project is visible to
  * the project's owner and members (only the owner writes); a session outside any project is open
- * to every account of its workspace. Everything else is 404 `session_not_found`.
+ * to every account of its workspace. Everything else is 404 `session_not_found`. With
+ * `options.lock` (inside a write's transaction) the project and then the Session are read with
+ * `lockProject` / `lockSession`, so archive, membership and Run state stay as read until commit;
+ * without it, a store's optional `getSessionWithAccess` reads all three at once.
  */
-export async function loadSessionAccess(tx: StoreTx, principal: Principal, session_id: string): Promise<SessionAccess> {
+export async function loadSessionAccess(tx: StoreTx, principal: Principal, session_id: string, options: { lock?: boolean } = {}): Promise<SessionAccess> {
   let session: Session | undefined;
   let project: Project | undefined;
   let membership: Membership | undefined;
-  if (tx.getSessionWithAccess) {
+  if (options.lock === true) {
+    // A write's transaction: the project, then the Session (the port's lock order), both locked;
+    // the one-read fast path below is for reads only.
+    const found = await tx.getSession(principal.workspace_id, session_id);
+    if (!found) throw sessionNotFound();
+    project = found.project_id === null ? undefined : await tx.lockProject(principal.workspace_id, found.project_id);
+    session = await tx.lockSession(principal.workspace_id, session_id);
+    if (project && project.account_id !== principal.account_id) membership = await tx.getMembership(project.id, principal.account_id);
+  } else if (tx.getSessionWithAccess) {
     // One read (one round trip on PostgreSQL) for the session, its project and the membership.
     const read = await tx.getSessionWithAccess(principal.workspace_id, session_id, principal.account_id);
     session = read?.session;
@@ -223,7 +243,7 @@ export class PlatformService {
    */
   async archiveProject(ctx: RequestContext, project_id: string): Promise<Project> {
     const { project, events } = await this.deps.store.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
       if (access.role !== 'owner') throw forbidden('Only the project owner may archive it');
       const updated = await tx.setProjectStatus(access.project.id, 'archived', this.deps.clock.now());
       if (!updated) return { project: access.project, events: [] as ProjectEvent[] };
@@ -244,7 +264,7 @@ export class PlatformService {
   async addMember(ctx: RequestContext, project_id: string, input: z.input<typeof addMemberBody>): Promise<Membership> {
     const body = parseOrThrow(addMemberBody, input, 'member');
     const { membership, events } = await this.deps.store.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
       if (access.role !== 'owner') throw forbidden('Only the project owner may add members');
       if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
       if (body.account_id === access.project.account_id) throw new InboxKitError('conflict', 'The owner is not a member');
@@ -269,7 +289,7 @@ export class PlatformService {
   /** Removes a member (owner only). @throws project_not_found, permission_denied, project_archived, member_not_found. */
   async removeMember(ctx: RequestContext, project_id: string, account_id: string): Promise<void> {
     const events = await this.deps.store.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
       if (access.role !== 'owner') throw forbidden('Only the project owner may remove members');
       if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
       if (!(await tx.deleteMembership(access.project.id, account_id))) throw new InboxKitError('member_not_found', 'Member not found');
@@ -303,7 +323,7 @@ export class PlatformService {
         await tx.insertSession(session);
         return [];
       }
-      const access = await loadProjectAccess(tx, ctx.principal, session.project_id);
+      const access = await loadProjectAccess(tx, ctx.principal, session.project_id, { lock: true });
       if (access.role === 'observer') throw forbidden('Observers may not create sessions');
       if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
       await tx.insertSession(session);
@@ -361,7 +381,7 @@ export class PlatformService {
     const body = parseOrThrow(commitTurnBody, input, 'turn');
     const content = checkContent(body.content);
     return this.deps.store.transaction(async (tx) => {
-      const access = await loadSessionAccess(tx, ctx.principal, session_id);
+      const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
       if (!access.canWrite) throw forbidden('Only the project owner may write to this session');
       return writeTurn(tx, this.deps, access.session, content, body.branch ?? 'main');
     });
@@ -372,7 +392,7 @@ export class PlatformService {
     const body = parseOrThrow(addPageBody, input, 'page');
     const content = checkContent(body.content);
     return this.deps.store.transaction(async (tx) => {
-      const access = await loadSessionAccess(tx, ctx.principal, session_id);
+      const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
       if (!access.canWrite) throw forbidden('Only the project owner may write to this session');
       const floor = await tx.getFloor(access.session.workspace_id, floor_id);
       if (!floor || floor.session_id !== access.session.id) throw new InboxKitError('floor_not_found', 'Floor not found');
@@ -413,47 +433,45 @@ export class PlatformService {
   /**
    * The caller's feed of a project's events, for a live stream with resume (platform.md
    * "Project Events"): replay is unfiltered so ids stay contiguous; `visible` applies the read
-   * rights (inbox events reach the owner and the item's sender only) and the requested filters,
-   * following the caller's membership changes made while the feed is open.
+   * rights (`owner` events reach the owner, inbox events also their item's sender) and the
+   * requested filters. `authorize` re-reads the caller's role from storage before delivering a
+   * `project.member.*` event that names the caller (so on every process, in stream order) and at
+   * least every {@link PROJECT_FEED_RECHECK_MS} otherwise: a member removed (or a project gone)
+   * ends the stream with `project_not_found`; a demotion filters what is delivered from then on.
    * @throws project_not_found.
    */
   async projectEventFeed(ctx: RequestContext, project_id: string, filter: { types?: string; session_id?: string } = {}): Promise<Feed<ProjectEvent>> {
     const me = ctx.principal.account_id;
+    const clock = this.deps.clock;
+    // Events up to `known` were committed before the role below was read: they are reflected in it.
+    // (Read before the access check; for a project the caller may not see, the check below refuses.)
+    const known = await this.deps.store.lastProjectEventSequence(project_id);
     const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
-    // Membership may change while the stream is open. Changes committed up to `known` are in the
-    // role read just after it; later ones reach `visible` as `project.member.*` events and update
-    // the role from then on, so a deriver demoted or removed mid-stream stops receiving its items'
-    // inbox events. (Re-applying a change the role already reflects is harmless: same role.)
-    const known = await this.lastMembershipChange(access.project.id, me);
-    let role: ProjectRole = (await loadProjectAccess(this.deps.store, ctx.principal, project_id)).role;
+    let role: ProjectRole = access.role;
+    let checkedAt = clock.now();
     const types = filter.types?.split(',').map((t) => t.trim()).filter(Boolean);
     const pid = access.project.id;
     const toItem = (e: ProjectEvent): FeedItem<ProjectEvent> => ({ id: e.sequence, type: e.type, data: e });
+    const changesMyAccess = (item: FeedItem<ProjectEvent>) => item.id > known && MEMBER_EVENTS.includes(item.type) && item.data.payload['account_id'] === me;
     return {
       replay: async (after, limit) => (await this.deps.store.listProjectEvents({ project_id: pid, after, limit })).map(toItem),
+      latest: () => this.deps.store.lastProjectEventSequence(pid),
       subscribe: (push) => this.deps.bus.subscribe(`project:${pid}`, (m) => { if (m.kind === 'project_event') push(toItem(m.event)); }),
-      // Called once per id in ascending order (as `sendEventStream` does), so role changes apply in order.
-      visible: (item) => {
-        const e = item.data;
-        if (e.sequence > known && MEMBER_EVENTS.includes(e.type) && e.payload['account_id'] === me && role !== 'owner') {
-          role = e.type === 'project.member.removed' ? null : (e.payload['role'] as MemberRole);
+      authorize: async (next) => {
+        const at = clock.now();
+        if (!next.some(changesMyAccess) && at - checkedAt < PROJECT_FEED_RECHECK_MS) return;
+        try {
+          role = (await loadProjectAccess(this.deps.store, ctx.principal, project_id)).role;
+          checkedAt = at;
+        } catch (error) {
+          role = null;
+          throw error;
         }
-        return (!types?.length || types.includes(item.type)) &&
-          (filter.session_id === undefined || e.session_id === filter.session_id) &&
-          canSeeEvent(role, me, e);
       },
+      visible: (item) => (!types?.length || types.includes(item.type)) &&
+        (filter.session_id === undefined || item.data.session_id === filter.session_id) &&
+        canSeeEvent(role, me, item.data),
     };
-  }
-
-  /** The sequence of the last `project.member.*` event about `account_id` in a project (0 when none). */
-  private async lastMembershipChange(project_id: string, account_id: string): Promise<number> {
-    let last = 0;
-    for (let after = 0; ;) {
-      const page = await this.deps.store.listProjectEvents({ project_id, after, types: MEMBER_EVENTS, limit: 500 });
-      for (const e of page) if (e.payload['account_id'] === account_id) last = e.sequence;
-      if (page.length < 500) return last;
-      after = page[page.length - 1]!.sequence;
-    }
   }
 
   /** Operation Log of a project, newest first (owner only). @throws project_not_found, permission_denied, invalid_cursor. */
@@ -482,7 +500,8 @@ export class PlatformService {
     return tx.appendProjectEvent({
       id: this.deps.ids.next('evt'), workspace_id: project.workspace_id, project_id: project.id, type,
       actor_account_id: ctx.principal.account_id, session_id: refs.session_id ?? null, floor_id: null, page_id: null,
-      operation_log_id: logId, correlation_id: ctx.request_id, causation_event_id: null, payload, created_at: now,
+      operation_log_id: logId, correlation_id: ctx.request_id, causation_event_id: null, payload,
+      visibility: visibilityOfEventType(type), source: ctx.source ?? 'api', created_at: now,
     });
   }
 

@@ -134,6 +134,15 @@ export interface StoreTx {
   // — projects and members —
   insertProject(project: Project): Promise<void>;
   getProject(workspace_id: string, project_id: string): Promise<Project | undefined>;
+  /**
+   * {@link getProject}, holding the row against concurrent writers until the caller's transaction
+   * ends (PostgreSQL: `SELECT … FOR NO KEY UPDATE`; an engine that serialises write transactions
+   * may read plainly). Every write whose validity depends on the project's status or on its
+   * members calls it first, inside its transaction, and reads members after it: a concurrent
+   * archive or member change then commits wholly before or wholly after that write (storage README
+   * "Conditional writes"). Lock order: a project before any of its sessions.
+   */
+  lockProject(workspace_id: string, project_id: string): Promise<Project | undefined>;
   /** Projects of the workspace that `account_id` owns or is a member of, newest first. */
   listProjectsForAccount(workspace_id: string, account_id: string): Promise<Project[]>;
   /** MUST be conditional: sets status only where it differs; returns the updated row. */
@@ -148,6 +157,13 @@ export interface StoreTx {
   // — sessions, floors, pages —
   insertSession(session: Session): Promise<void>;
   getSession(workspace_id: string, session_id: string): Promise<Session | undefined>;
+  /**
+   * {@link getSession}, holding the row against concurrent writers of the Session until the
+   * caller's transaction ends (as {@link lockProject}). Writes that depend on the Session's Run
+   * state (start or end a Run, commit drained input to a Run) call it first, inside their
+   * transaction. Take the project's lock first when both are needed.
+   */
+  lockSession(workspace_id: string, session_id: string): Promise<Session | undefined>;
   /** Sessions of the workspace, newest first; `project_id: null` lists those outside any project. */
   listSessions(workspace_id: string, filter: { project_id?: string | null }): Promise<Session[]>;
   /**
@@ -219,6 +235,11 @@ export interface StoreTx {
   getProjectEvent(project_id: string, event_id: string): Promise<ProjectEvent | undefined>;
   /** Events with `sequence > after`, ascending, at most `limit`. */
   listProjectEvents(query: ProjectEventQuery): Promise<ProjectEvent[]>;
+  /**
+   * The highest committed `sequence` of the project's events (0 when it has none, or the project
+   * does not exist). Stream resume uses it to tell a position beyond the latest event.
+   */
+  lastProjectEventSequence(project_id: string): Promise<number>;
   appendOperationLog(entry: OperationLog): Promise<void>;
   /** Operation Log rows of a project, newest first, keyset after `(created_at, id)`. */
   listOperationLogs(query: { project_id: string; after?: { created_at: number; id: string }; limit: number }): Promise<OperationLog[]>;
@@ -239,6 +260,8 @@ export interface StoreTx {
   appendSessionEvents(events: NewSessionEvent[]): Promise<SessionEvent[]>;
   /** Ledger entries with `seq > after`, ascending, at most `limit`. */
   listSessionEvents(query: { session_id: string; after: number; limit: number }): Promise<SessionEvent[]>;
+  /** The highest committed `seq` of the session's ledger (0 when it has none, or the session does not exist). */
+  lastSessionEventSeq(session_id: string): Promise<number>;
 
   // — attempt ownership (cross-process routing of the Live Inbox) —
   /**

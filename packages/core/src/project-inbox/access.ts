@@ -15,12 +15,22 @@ export interface ProjectAccess {
 
 export const projectNotFound = () => new InboxKitError('project_not_found', 'Project not found');
 
+/** Options of {@link loadProjectAccess}. */
+export interface ProjectAccessOptions {
+  /**
+   * Read the project with `tx.lockProject` (a write's transaction): its status and the caller's
+   * membership then stay as read until the transaction ends, so an archive or a member change
+   * racing the write commits wholly before or after it. Default false (reads).
+   */
+  lock?: boolean;
+}
+
 /**
  * @throws InboxKitError `project_not_found` when the project is missing, in another workspace, or
  *   the caller is neither its owner nor a member.
  */
-export async function loadProjectAccess(tx: StoreTx, principal: Principal, project_id: string): Promise<ProjectAccess> {
-  const project = await tx.getProject(principal.workspace_id, project_id);
+export async function loadProjectAccess(tx: StoreTx, principal: Principal, project_id: string, options: ProjectAccessOptions = {}): Promise<ProjectAccess> {
+  const project = options.lock === true ? await tx.lockProject(principal.workspace_id, project_id) : await tx.getProject(principal.workspace_id, project_id);
   if (!project) throw projectNotFound();
   const membership = project.account_id === principal.account_id ? undefined : await tx.getMembership(project.id, principal.account_id);
   return accessOf(project, principal, membership);

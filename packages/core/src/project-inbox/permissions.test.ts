@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canSeeEvent, inboxPermissions, roleOf, type ProjectRole } from './permissions.js';
+import { canSeeEvent, inboxPermissions, roleOf, visibilityOfEventType, type ProjectRole } from './permissions.js';
 
 /** project-inbox.md "Roles and visibility". */
 describe('inboxPermissions (role table)', () => {
@@ -29,9 +29,9 @@ describe('roleOf', () => {
 });
 
 describe('canSeeEvent (visibility follows read rights)', () => {
-  const inbox = (type: string, sender: string) => ({ type, payload: { sender_account_id: sender, inbox_item_id: 'pinbox_1' } });
+  const inbox = (type: string, sender: string) => ({ type, visibility: 'owner' as const, payload: { sender_account_id: sender, inbox_item_id: 'pinbox_1' } });
   const inboxTypes = ['project_inbox.item.created', 'project_inbox.item.accepted', 'project_inbox.item.rejected', 'project_inbox.item.archived'];
-  const other = { type: 'project.member.added', payload: { account_id: 'acc_x', role: 'deriver' } };
+  const other = { type: 'project.member.added', visibility: 'project' as const, payload: { account_id: 'acc_x', role: 'deriver' } };
 
   it.each(inboxTypes)('%s: the owner sees every item event', (type) => {
     expect(canSeeEvent('owner', 'acc_owner', inbox(type, 'acc_deriver'))).toBe(true);
@@ -60,5 +60,23 @@ describe('canSeeEvent (visibility follows read rights)', () => {
 
   it('non-inbox project events reach every member', () => {
     for (const role of ['owner', 'deriver', 'observer'] as const) expect(canSeeEvent(role, 'acc_any', other)).toBe(true);
+  });
+
+  it('an `owner` event that is not an inbox event reaches the owner only, whoever it names', () => {
+    const restricted = { type: 'project.audit.noted', visibility: 'owner' as const, payload: { sender_account_id: 'acc_deriver' } };
+    expect(canSeeEvent('owner', 'acc_owner', restricted)).toBe(true);
+    expect(canSeeEvent('deriver', 'acc_deriver', restricted)).toBe(false);
+    expect(canSeeEvent('observer', 'acc_observer', restricted)).toBe(false);
+  });
+});
+
+describe('visibilityOfEventType', () => {
+  it('Project Inbox events are `owner`; every other project event is `project`', () => {
+    for (const type of ['project_inbox.item.created', 'project_inbox.item.accepted', 'project_inbox.item.rejected', 'project_inbox.item.archived']) {
+      expect(visibilityOfEventType(type), type).toBe('owner');
+    }
+    for (const type of ['project.created', 'project.archived', 'project.member.added', 'project.member.removed', 'session.created', 'project_inboxer']) {
+      expect(visibilityOfEventType(type), type).toBe('project');
+    }
   });
 });

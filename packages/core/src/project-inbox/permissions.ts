@@ -1,7 +1,7 @@
 /**
  * Role → permission rules of the Project Inbox (project-inbox.md "Roles and visibility").
  */
-import type { MemberRole, Project, ProjectEvent } from '../records.js';
+import type { MemberRole, Project, ProjectEvent, ProjectEventVisibility } from '../records.js';
 
 /** A caller's role in a project; `null` = not a member (nothing is visible). */
 export type ProjectRole = 'owner' | MemberRole | null;
@@ -34,15 +34,23 @@ export function roleOf(project: Pick<Project, 'account_id'>, account_id: string,
 }
 
 /**
- * Whether a Project Event is visible to a caller (platform.md "Project Events": visibility
- * follows read rights). Inbox events reach the owner and the item's sender while it is a deriver
- * (never an observer); other project events reach every member.
+ * The visibility a Project Event of `type` is written with (platform.md "Project Events"): Project
+ * Inbox events (`project_inbox.*`) follow the inbox read right and are `owner`; every other
+ * project event is `project`.
  */
-export function canSeeEvent(role: ProjectRole, account_id: string, event: Pick<ProjectEvent, 'type' | 'payload'>): boolean {
+export function visibilityOfEventType(type: string): ProjectEventVisibility {
+  return type.startsWith('project_inbox.') ? 'owner' : 'project';
+}
+
+/**
+ * Whether a Project Event is visible to a caller (platform.md "Project Events": visibility
+ * follows read rights). A `project` event reaches every member; an `owner` event reaches the
+ * owner, and a Project Inbox event also its item's sender while it is a deriver (never an
+ * observer — also one that sent items before it was demoted).
+ */
+export function canSeeEvent(role: ProjectRole, account_id: string, event: Pick<ProjectEvent, 'type' | 'payload' | 'visibility'>): boolean {
   if (role === null) return false;
-  if (!event.type.startsWith('project_inbox.')) return true;
-  // Inbox events follow the inbox read right: all (owner), own (deriver: items it sent), none
-  // (observer — also one that sent items before it was demoted).
-  const read = inboxPermissions(role).read;
-  return read === 'all' || (read === 'own' && event.payload['sender_account_id'] === account_id);
+  if (event.visibility === 'project') return true;
+  if (role === 'owner') return true;
+  return event.type.startsWith('project_inbox.') && inboxPermissions(role).read === 'own' && event.payload['sender_account_id'] === account_id;
 }

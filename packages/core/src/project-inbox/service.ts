@@ -11,7 +11,7 @@ import type { IdempotencyRecord, StoreTx } from '../ports/store.js';
 import type { InboxDecision, ProjectEvent, ProjectInboxItem, Session } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { accessOf, loadProjectAccess, type ProjectAccess } from './access.js';
-import { inboxPermissions } from './permissions.js';
+import { inboxPermissions, visibilityOfEventType } from './permissions.js';
 import {
   createInboxItemBody, decideInboxItemBody, listInboxItemsQuery,
   type CreateInboxItemInput, type DecideInboxItemInput, type ListInboxItemsInput,
@@ -99,7 +99,8 @@ export class ProjectInboxService {
     };
     const { events, item, replayed } = await this.deps.store.transaction(async (tx) => {
       // A replay answers only what the caller may see now: the checks of a fresh request run first.
-      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      // Locked: the project's status and the caller's membership stay as read until commit.
+      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
       if (!inboxPermissions(access.role).create) {
         throw new InboxKitError('project_inbox_write_denied', 'This role may not create inbox items');
       }
@@ -223,7 +224,7 @@ export class ProjectInboxService {
   async decide(ctx: RequestContext, project_id: string, item_id: string, input: DecideInboxItemInput): Promise<ProjectInboxItem> {
     const body = parseOrThrow(decideInboxItemBody, input, 'decision');
     const { item, events } = await this.deps.store.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, ctx.principal, project_id);
+      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
       if (!inboxPermissions(access.role).decide) {
         throw new InboxKitError('project_inbox_decide_denied', 'Only the project owner may decide inbox items');
       }
@@ -312,6 +313,8 @@ export class ProjectInboxService {
       correlation_id: ctx.request_id,
       causation_event_id: item.source_event_id,
       payload: eventPayload,
+      visibility: visibilityOfEventType(eventType),
+      source: ctx.source ?? 'api',
       created_at: now,
     });
   }

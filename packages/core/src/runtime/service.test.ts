@@ -275,6 +275,23 @@ describe('SessionRuntimeService — durable events and Runs', () => {
     expect(f.host.pendingCarryOver('sess_p')).toEqual([text('pending')]);
   });
 
+  it('a drain racing the Run\'s end (ended elsewhere) commits nothing to the ended Run; the input moves to the next attempt', async () => {
+    const f = await fixture();
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('task') }] });
+    const s0 = await f.model.next();
+    const run = (await f.store.getRunningRun('sess_p'))!;
+    await f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('steer') });
+    // Another process (its recovery, or its input treating the Run as a leftover) ends the Run now.
+    expect(await f.store.endRun(run.id, 'failed', 5)).toBe(true);
+    s0.reply('working', true);
+    await f.runtime.whenIdle('sess_p');
+    // Nothing of the Run commits after its end: not the step, not the drained message.
+    expect(brief(await f.events())).toEqual(['user.message', 'session.status_running']);
+    expect(f.store.raw().runs.get(run.id)).toMatchObject({ status: 'idle', outcome: 'failed' });
+    expect(f.runErrors.some((e) => String((e as Error).message).includes('has ended'))).toBe(true);
+    expect(f.host.pendingCarryOver('sess_p')).toEqual([text('steer')]);
+  });
+
   it('a failed Run records the error on session.status_idle: a ModelError in its own words, anything else as a fixed api_error', async () => {
     const f = await fixture();
     await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('task') }] });
@@ -454,6 +471,19 @@ describe('SessionRuntimeService — history and feed', () => {
     off();
     expect(live).toEqual([2]);
     expect(feed.visible({ id: 2, type: 'user.interrupt', data: (await f.events())[1]! })).toBe(true);
+  });
+
+  it('latest names the newest seq; authorize re-reads the read right as of now', async () => {
+    const f = await fixture();
+    const feed = await f.runtime.eventFeed(deriver, 'sess_p');
+    expect(await feed.latest()).toBe(0);
+    await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.interrupt' }, { type: 'user.interrupt' }] });
+    expect(await feed.latest()).toBe(2);
+    await feed.authorize([]);
+    await f.store.upsertMembership({ project_id: 'proj_1', account_id: 'acc_deriver', role: 'observer', created_at: 1 });
+    await feed.authorize([]); // an observer may still read the Session (as a fresh request)
+    await f.store.deleteMembership('proj_1', 'acc_deriver');
+    expect((await rejection(feed.authorize([]))).code).toBe('session_not_found');
   });
 });
 

@@ -137,6 +137,14 @@ const liveInboxInactive = () =>
  * `user.interrupt` of that Run do not start a follow-up (the interrupt stops the work they asked
  * for; they stay in history and reach the next Run's transcript).
  *
+ * **Atomic with the Session's state** (storage README "Conditional writes"): durable input locks
+ * the Project and then the Session (`lockProject`, `lockSession`) before checking archive, role
+ * and the running Run; a Run's end and every ledger commit of the loop lock the Session, and a
+ * commit whose Run is no longer `running` commits nothing (the attempt fails, its drained input
+ * moves to the next attempt). So, across processes sharing a database, a Session has at most one
+ * running Run, input committed while a Run ends always gets its follow-up, and nothing commits
+ * after the Project's archive.
+ *
  * **Interrupt** (`{ type: 'user.interrupt' }`, or {@link interrupt}): committed as a
  * `user.interrupt` event; after commit the running Run's attempt is aborted, the Run ends
  * `cancelled`, and whatever was still queued in its Live Inbox is carried over by the host into
@@ -208,7 +216,7 @@ export class SessionRuntimeService {
     if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
     return this.#withSessionLock(session_id, async () => {
       const { events, start, interruptRunId } = await this.#deps.store.transaction(async (tx) => {
-        const access = await loadSessionAccess(tx, ctx.principal, session_id);
+        const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
         if (!access.canWrite) throw sessionWriteDenied();
         // An archived project takes no new input; an interrupt may still stop a running Run.
         if (access.archived && body.events.some((e) => e.type === 'user.message')) {
@@ -307,7 +315,11 @@ export class SessionRuntimeService {
   /**
    * The caller's feed of a Session's ledger for `GET /v1/sessions/{id}/events/stream` (SSE with
    * resume): item `id` = `seq`, `type` = event type, `data` = the {@link SessionEvent}. Every
-   * account that may read the Session sees every event.
+   * account that may read the Session sees every event; `authorize` re-reads that right from
+   * storage before every delivery (membership changes are events of another topic, which another
+   * process may see later than this Session's events, so nothing is trusted between checks): a
+   * caller removed from the Session's project (or whose Session is gone) is cut off with
+   * `session_not_found` before the next frame, as a fresh request would be.
    * @throws InboxKitError `session_not_found`.
    */
   async eventFeed(ctx: RequestContext, session_id: string): Promise<Feed<SessionEvent>> {
@@ -316,6 +328,10 @@ export class SessionRuntimeService {
     const toItem = (e: SessionEvent): FeedItem<SessionEvent> => ({ id: e.seq, type: e.type, data: e });
     return {
       replay: async (after, limit) => (await this.#deps.store.listSessionEvents({ session_id: sid, after, limit })).map(toItem),
+      latest: () => this.#deps.store.lastSessionEventSeq(sid),
+      authorize: async () => {
+        await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
+      },
       subscribe: (push) => this.#deps.bus.subscribe(`session:${sid}`, (m) => {
         if (m.kind === 'session_event' && m.event.session_id === sid) push(toItem(m.event));
       }),
@@ -642,6 +658,9 @@ export class SessionRuntimeService {
     await this.#withSessionLock(session.id, async () => {
       try {
         const { events, next } = await this.#deps.store.transaction(async (tx) => {
+          // Durable input committed by another process for this Session waits for this end (or
+          // this end waits for it), so the follow-up check below sees it or it sees no running Run.
+          await tx.lockSession(session.workspace_id, session.id);
           const now = this.#deps.clock.now();
           const pending: NewSessionEvent[] = [];
           if (await tx.endRun(run.id, result.status, now)) {
@@ -719,6 +738,13 @@ export class SessionRuntimeService {
     return {
       commit: async ({ run_id, messages }) => {
         const events = await this.#deps.store.transaction(async (tx) => {
+          // Conditional on the Run: a drain racing the Run's end (a leftover ended by another
+          // process, a recovery at start-up) commits nothing; the attempt then fails and its
+          // drained input moves to the Session's next attempt instead of landing in an ended Run.
+          await tx.lockSession(session.workspace_id, session.id);
+          if ((await tx.getRunningRun(session.id))?.id !== run_id) {
+            throw new InboxKitError('conflict', `Run ${run_id} has ended; nothing more of it is committed (drained input moves to the next attempt)`);
+          }
           const now = this.#deps.clock.now();
           const rows: NewSessionEvent[] = [];
           for (const m of messages) {

@@ -109,6 +109,14 @@ export const projectInboxItemSchema = z.object({
   updated_at: ms(),
 });
 
+/** `project` (every member may read) or `owner` (the owner; an inbox event also its sender). */
+export const projectEventVisibilitySchema = z.enum(['project', 'owner'])
+  .describe('Who may read the event: `project` = every member; `owner` = the project owner (a Project Inbox event also reaches the item\'s sender while a deriver)');
+
+/** `api`, `runtime_job` or `system`. */
+export const projectEventSourceSchema = z.enum(['api', 'runtime_job', 'system'])
+  .describe('What wrote the event: `api` = a request through the API; `runtime_job` = the agent runtime; `system` = start-up recovery or seeding');
+
 export const projectEventSchema = z.object({
   id: z.string(),
   workspace_id: z.string(),
@@ -123,6 +131,8 @@ export const projectEventSchema = z.object({
   correlation_id: z.string().nullable().describe('The request id of the write that produced the event'),
   causation_event_id: z.string().nullable(),
   payload: jsonObjectSchema,
+  visibility: projectEventVisibilitySchema,
+  source: projectEventSourceSchema,
   created_at: ms(),
 });
 

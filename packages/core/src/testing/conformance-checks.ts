@@ -199,7 +199,7 @@ function newEvent(w: World, project: Project, id: string, over: Partial<NewProje
   return {
     id, workspace_id: w.ws.id, project_id: project.id, type: 'project_inbox.item.created', actor_account_id: w.deriver.id,
     session_id: null, floor_id: null, page_id: null, operation_log_id: null, correlation_id: `req_${id}`,
-    causation_event_id: null, payload: { inbox_item_id: id }, created_at: T0, ...over,
+    causation_event_id: null, payload: { inbox_item_id: id }, visibility: 'owner', source: 'api', created_at: T0, ...over,
   };
 }
 
@@ -1085,6 +1085,106 @@ export async function checkSessionWithAccess({ store }: Pick<StoreConformanceSub
   });
 }
 
+/**
+ * Project Events keep the `visibility` and `source` they were written with (every value of both,
+ * in and outside a transaction, as returned, listed and fetched), and `lastProjectEventSequence` /
+ * `lastSessionEventSeq` name the newest committed position (0 when none; a rolled-back append
+ * does not count), per project and per session.
+ */
+export async function checkEventVisibilitySourceAndLatest({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'vissrc');
+  const p = w.project;
+  const other = newProject(w.u, w.ws, w.owner, 'other', T0 + 1);
+  await store.insertProject(other);
+  assert((await store.lastProjectEventSequence(p.id)) === 0, 'lastProjectEventSequence of a project without events must be 0');
+  assert((await store.lastProjectEventSequence(`proj_${w.u}_missing`)) === 0, 'lastProjectEventSequence of a missing project must be 0');
+  const combos = [
+    { visibility: 'project', source: 'api' }, { visibility: 'owner', source: 'api' }, { visibility: 'project', source: 'runtime_job' },
+    { visibility: 'owner', source: 'runtime_job' }, { visibility: 'project', source: 'system' }, { visibility: 'owner', source: 'system' },
+  ] as const;
+  const written: ProjectEvent[] = [];
+  for (const [i, c] of combos.entries()) {
+    const e = newEvent(w, p, `evt_${w.u}_vs${i}`, { ...c, type: c.visibility === 'owner' ? 'project_inbox.item.created' : 'project.member.added' });
+    const stored = i % 2 === 0 ? await store.appendProjectEvent(e) : await store.transaction((tx) => tx.appendProjectEvent(e));
+    assert(stored.visibility === c.visibility && stored.source === c.source, `appendProjectEvent returns visibility ${c.visibility} and source ${c.source}`);
+    written.push(stored);
+  }
+  const boom = new Error('rolled back on purpose');
+  await store.transaction(async (tx) => {
+    await tx.appendProjectEvent(newEvent(w, p, `evt_${w.u}_vsrb`));
+    throw boom;
+  }).catch((error: unknown) => { if (error !== boom) throw error; });
+  await store.appendProjectEvent(newEvent(w, other, `evt_${w.u}_vsother`, { visibility: 'project', source: 'system' }));
+  const listed = await store.listProjectEvents({ project_id: p.id, after: 0, limit: 100 });
+  assertSame(listed, written, 'listProjectEvents keeps visibility and source');
+  for (const e of written) assertSame(await store.getProjectEvent(p.id, e.id), e, `getProjectEvent ${e.id} keeps visibility and source`);
+  assert((await store.lastProjectEventSequence(p.id)) === combos.length, `lastProjectEventSequence must be ${combos.length} (a rolled-back append does not count)`);
+  assertSame(await raw.eventSequences(p.id), range(1, combos.length), 'stored sequences');
+  assert((await store.lastProjectEventSequence(other.id)) === 1, 'lastProjectEventSequence is per project');
+
+  assert((await store.lastSessionEventSeq(w.session.id)) === 0, 'lastSessionEventSeq of a session without events must be 0');
+  assert((await store.lastSessionEventSeq(`sess_${w.u}_missing`)) === 0, 'lastSessionEventSeq of a missing session must be 0');
+  await store.appendSessionEvents(range(1, 3).map((j) => newSessionEvent(w.session, `sevt_${w.u}_last${j}`)));
+  await store.transaction(async (tx) => {
+    await tx.appendSessionEvents([newSessionEvent(w.session, `sevt_${w.u}_lastrb`)]);
+    throw boom;
+  }).catch((error: unknown) => { if (error !== boom) throw error; });
+  assert((await store.lastSessionEventSeq(w.session.id)) === 3, 'lastSessionEventSeq must be 3 (a rolled-back append does not count)');
+}
+
+/**
+ * Row locks (`lockProject`, `lockSession`): a check made under the lock still holds when the
+ * transaction commits. 20 transactions each lock the project, read `status` and, only while it is
+ * `active`, insert an item and append its event, racing one that locks it, archives it and appends
+ * `project.archived`: no item event may have a larger sequence than the archive's, and exactly the
+ * items whose events exist are stored. Then 10 transactions each lock the Session and start a Run
+ * only when none is running: exactly one Run is running. Both locks answer `undefined` for a row
+ * of another workspace, and inside a transaction see the row as committed.
+ */
+export async function checkRowLocks({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const w = await seedWorld(store, 'lock');
+  const archived = new Error('project archived');
+  const create = (i: number) => () => store.transaction(async (tx) => {
+    const project = await tx.lockProject(w.ws.id, w.project.id);
+    if (project?.status !== 'active') throw archived;
+    await tx.insertInboxItem(newItem(w, w.project, `pinbox_${w.u}_${i}`));
+    return tx.appendProjectEvent(newEvent(w, w.project, `evt_${w.u}_${i}`, { payload: { inbox_item_id: `pinbox_${w.u}_${i}` } }));
+  });
+  const archive = () => store.transaction(async (tx) => {
+    const project = await tx.lockProject(w.ws.id, w.project.id);
+    assert(project?.status === 'active', 'the project is active before the archive');
+    assert((await tx.setProjectStatus(w.project.id, 'archived', T0 + 1)) !== undefined, 'the archive changes the status');
+    return tx.appendProjectEvent(newEvent(w, w.project, `evt_${w.u}_archived`, { type: 'project.archived', payload: {} }));
+  });
+  const tasks: Array<() => Promise<ProjectEvent>> = range(1, 20).map(create);
+  tasks.splice(10, 0, archive);
+  const results = (await concurrentlyAllowing(tasks, archived, 'creates racing an archive')).filter((e): e is ProjectEvent => e !== undefined);
+  const archivedAt = results.find((e) => e.type === 'project.archived')?.sequence;
+  assert(archivedAt !== undefined, 'the archive committed');
+  const late = results.filter((e) => e.type !== 'project.archived' && e.sequence > archivedAt);
+  assert(late.length === 0, `${late.length} item(s) committed after the archive (sequence ${archivedAt}) although their transaction saw the project active under lockProject`);
+  const items = await raw.countRows('project_inbox_items', w.project.id);
+  assert(items === results.length - 1, `stored items (${items}) must be those whose events committed (${results.length - 1})`);
+
+  const runs = await concurrentlyAllowing(range(1, 10).map((i) => () => store.transaction(async (tx) => {
+    const session = await tx.lockSession(w.ws.id, w.session.id);
+    assert(session !== undefined, 'lockSession finds the session');
+    if ((await tx.getRunningRun(w.session.id)) !== undefined) return undefined;
+    const run: Run = { id: `run_${w.u}_${i}`, session_id: w.session.id, status: 'running', started_at: T0 + i, ended_at: null, outcome: null };
+    await tx.insertRun(run);
+    return run;
+  })), undefined, 'Run starts under lockSession');
+  const started = runs.filter((r) => r !== undefined);
+  assert(started.length === 1, `exactly one of 10 Run starts under lockSession may start a Run, ${started.length} did`);
+  assert((await store.listRunningRuns(100)).filter((r) => r.session_id === w.session.id).length === 1, 'one running Run stored');
+
+  const other = await seedWorld(store, 'lockother');
+  assert((await store.transaction((tx) => tx.lockProject(other.ws.id, w.project.id))) === undefined, 'lockProject of another workspace → undefined');
+  assert((await store.transaction((tx) => tx.lockSession(other.ws.id, w.session.id))) === undefined, 'lockSession of another workspace → undefined');
+  assertSame(await store.transaction((tx) => tx.lockProject(w.ws.id, w.project.id)), { ...w.project, status: 'archived', updated_at: T0 + 1 }, 'lockProject reads the committed row');
+  assertSame(await store.transaction((tx) => tx.lockSession(w.ws.id, w.session.id)), w.session, 'lockSession reads the committed row');
+}
+
 /** Every check of the kit, in the order the suite runs them. */
 export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { name: 'transactions are atomic (rollback after 1, 2 or 3 writes leaves nothing; commit keeps all)', run: checkTransactionAtomicity },
@@ -1099,8 +1199,10 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { name: 'runs: endRun is conditional', run: checkEndRunConditional },
   { name: 'runs: listRunningRuns lists running Runs oldest first, at most limit', run: checkListRunningRuns },
   { name: 'session ledger: gap-free seq under concurrent appends', run: checkGapFreeSessionSeq },
+  { name: 'Project Events keep visibility and source; lastProjectEventSequence and lastSessionEventSeq', run: checkEventVisibilitySourceAndLatest },
   { name: 'identity, API keys and conditional project status', run: checkIdentityAndProjects },
   { name: 'sessions, floors and pages', run: checkSessionsFloorsPages },
   { name: 'idempotency records: conditional insert, exact scope, released by rollback, one winner of 20', run: checkIdempotencyRecords },
   { name: 'attempt ownership: conditional claim, lease expiry, exact renew and release, one winner of 20', run: checkAttemptOwnership },
+  { name: 'row locks: no write checked under lockProject / lockSession commits after a change it did not see', run: checkRowLocks },
 ];

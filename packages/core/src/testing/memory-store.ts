@@ -61,6 +61,8 @@ function operations(get: () => State): StoreTx {
 
     async insertProject(p) { const s = get(); unique(s.projects, p.id, 'project'); s.projects.set(p.id, copy(p)); },
     async getProject(ws, id) { const p = get().projects.get(id); return p && p.workspace_id === ws ? copy(p) : undefined; },
+    // Transactions of this store run one at a time: reading is locking.
+    async lockProject(ws, id) { const p = get().projects.get(id); return p && p.workspace_id === ws ? copy(p) : undefined; },
     async listProjectsForAccount(ws, acc) {
       const s = get();
       return [...s.projects.values()]
@@ -87,6 +89,7 @@ function operations(get: () => State): StoreTx {
 
     async insertSession(x) { const s = get(); unique(s.sessions, x.id, 'session'); s.sessions.set(x.id, copy(x)); },
     async getSession(ws, id) { const x = get().sessions.get(id); return x && x.workspace_id === ws ? copy(x) : undefined; },
+    async lockSession(ws, id) { const x = get().sessions.get(id); return x && x.workspace_id === ws ? copy(x) : undefined; },
     async listSessions(ws, f) {
       return [...get().sessions.values()]
         .filter((x) => x.workspace_id === ws && (f.project_id === undefined || x.project_id === f.project_id))
@@ -158,6 +161,9 @@ function operations(get: () => State): StoreTx {
           && (!q.types || q.types.includes(e.type)) && (q.session_id === undefined || e.session_id === q.session_id))
         .sort((a, b) => a.sequence - b.sequence).slice(0, q.limit).map(copy);
     },
+    async lastProjectEventSequence(pid) {
+      return get().events.reduce((max, e) => (e.project_id === pid && e.sequence > max ? e.sequence : max), 0);
+    },
     async appendOperationLog(l) { get().logs.push(copy(l)); },
     async listOperationLogs(q) {
       return get().logs.filter((l) => l.project_id === q.project_id && isAfterDesc(l, q.after)).sort(byKeyDesc).slice(0, q.limit).map(copy);
@@ -188,6 +194,10 @@ function operations(get: () => State): StoreTx {
     async listSessionEvents(q) {
       return get().sessionEvents.filter((e) => e.session_id === q.session_id && e.seq > q.after)
         .sort((a, b) => a.seq - b.seq).slice(0, q.limit).map(copy);
+    },
+
+    async lastSessionEventSeq(sid) {
+      return get().sessionEvents.reduce((max, e) => (e.session_id === sid && e.seq > max ? e.seq : max), 0);
     },
 
     async claimAttemptOwnership(claim, now) {

@@ -7,7 +7,7 @@ import {
   listOperationLogsQuery, listProjectEventsQuery, listSessionsQuery, membershipSchema, operationLogSchema, pageSchema, projectEventSchema,
   projectRoleSchema, projectSchema, sessionSchema, streamProjectEventsQuery,
 } from '@inbox-kit/core';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ctxOf } from '../context.js';
@@ -32,7 +32,9 @@ const projectEventPage = z
   .describe('A page of Project Events');
 const projectEventFrame = projectEventSchema.describe(
   'A `text/event-stream`: a `retry:` hint, then one frame per event (`id: <sequence>`, `event: <type>`, `data: <this ProjectEvent as JSON>`) '
-  + 'and comment heartbeats. Resume with `?after=` or the `Last-Event-ID` header.',
+  + 'and `: heartbeat` comment lines. ' + 'Resume after the later of `?after=` and the `Last-Event-ID` header (a malformed header → 400 `validation_error`); a position after the newest event gets first one '
+  + '`event: resync` frame (`id: <latest>`, `data: {"type":"resync","reason":"ahead_of_latest","requested_after":n,"latest":n}`), then the stream goes on after `latest`. '
+  + 'Every delivery is authorised as of now: a caller that lost access (removed, key revoked) has the stream ended. `HEAD` answers with the headers only.',
 );
 const operationLogPage = z
   .object({ items: z.array(operationLogSchema), next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page') })
@@ -41,7 +43,12 @@ const sessionResponse = (what: string) => z.object({ session: sessionSchema }).d
 const committedTurn = z.object({ floor: floorSchema, page: pageSchema }).describe('The new Floor and its first Page');
 const pageResponse = z.object({ page: pageSchema }).describe('The new Page');
 
-export const platformRoutes: FastifyPluginAsync<{ services: InboxKitServices; streamTiming?: StreamTiming }> = async (plain, { services, streamTiming }) => {
+export const platformRoutes: FastifyPluginAsync<{
+  services: InboxKitServices;
+  streamTiming?: StreamTiming;
+  /** Re-authenticates a stream's request before every delivery (the root plugin passes it). */
+  reauthenticate?: (request: FastifyRequest) => Promise<void>;
+}> = async (plain, { services, streamTiming, reauthenticate }) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { platform } = services;
 
@@ -76,8 +83,9 @@ export const platformRoutes: FastifyPluginAsync<{ services: InboxKitServices; st
       produces: ['text/event-stream'], response: { 200: projectEventFrame },
     },
   }, async (request, reply) => {
+    const after = resumeCursor(request, request.query.after);
     const feed = await platform.projectEventFeed(ctxOf(request), request.params.id, request.query);
-    await sendEventStream(request, reply, feed, { after: resumeCursor(request, request.query.after), ...streamTiming });
+    await sendEventStream(request, reply, feed, { after, ...streamTiming, reauthenticate: reauthenticate && (() => reauthenticate(request)) });
   });
   app.get('/projects/:id/operation-logs', { schema: { tags: ['events'], summary: 'Operation Log, newest first (owner only)', params: idParams, querystring: listOperationLogsQuery, response: { 200: operationLogPage } } },
     async (request) => platform.listOperationLogs(ctxOf(request), request.params.id, request.query));

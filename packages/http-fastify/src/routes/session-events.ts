@@ -6,7 +6,7 @@
  */
 import { listSessionEventsQuery, sendSessionEventsBody, sessionEventSchema, sessionParams, streamSessionEventsQuery } from '@inbox-kit/core';
 import type { SessionRuntimeService } from '@inbox-kit/core';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ctxOf } from '../context.js';
@@ -32,13 +32,17 @@ const eventPage = z
   .describe('A page of committed Session history');
 const eventFrame = sessionEventSchema.describe(
   'A `text/event-stream`: a `retry:` hint, then one frame per committed event (`id: <seq>`, `event: <type>`, `data: <this SessionEvent as JSON>`) '
-  + 'and comment heartbeats. Stored events first, then live ones. Resume with `?after=` or the `Last-Event-ID` header.',
+  + 'and `: heartbeat` comment lines. Stored events first, then live ones. ' + 'Resume after the later of `?after=` and the `Last-Event-ID` header (a malformed header → 400 `validation_error`); a position after the newest event gets first one '
+  + '`event: resync` frame (`id: <latest>`, `data: {"type":"resync","reason":"ahead_of_latest","requested_after":n,"latest":n}`), then the stream goes on after `latest`. '
+  + 'Every delivery is authorised as of now: a caller that lost access (removed, key revoked) has the stream ended. `HEAD` answers with the headers only.',
 );
 
 /** Options of {@link sessionEventRoutes}. */
 export interface SessionEventRoutesOptions {
   services: { runtime: SessionRuntimeService };
   streamTiming?: StreamTiming;
+  /** Re-authenticates a stream's request before every delivery (the root plugin passes it). */
+  reauthenticate?: (request: FastifyRequest) => Promise<void>;
 }
 
 /**
@@ -47,7 +51,7 @@ export interface SessionEventRoutesOptions {
  * `GET /v1/sessions/:session_id/events/stream?after=` → `text/event-stream`, frames
  * `id: <seq>`, `event: <type>`, `data: <SessionEvent JSON>`.
  */
-export const sessionEventRoutes: FastifyPluginAsync<SessionEventRoutesOptions> = async (plain, { services, streamTiming }) => {
+export const sessionEventRoutes: FastifyPluginAsync<SessionEventRoutesOptions> = async (plain, { services, streamTiming, reauthenticate }) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { runtime } = services;
   const tags = ['session-events'];
@@ -72,7 +76,8 @@ export const sessionEventRoutes: FastifyPluginAsync<SessionEventRoutesOptions> =
     schema: { tags, summary: 'Committed Session history as SSE: stored events, then live', params: sessionParams, querystring: streamSessionEventsQuery,
       produces: ['text/event-stream'], response: { 200: eventFrame } },
   }, async (request, reply) => {
+    const after = resumeCursor(request, request.query.after);
     const feed = await runtime.eventFeed(ctxOf(request), request.params.session_id);
-    await sendEventStream(request, reply, feed, { after: resumeCursor(request, request.query.after), ...streamTiming });
+    await sendEventStream(request, reply, feed, { after, ...streamTiming, reauthenticate: reauthenticate && (() => reauthenticate(request)) });
   });
 };
