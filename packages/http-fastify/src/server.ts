@@ -49,13 +49,23 @@ export interface CreateServerOptions {
   responseValidation?: boolean;
 }
 
+/**
+ * Fastify's own "incoming request" / "request completed" pair off (the `onResponse` hook below
+ * logs one line instead): through `logController` where Fastify has it (5.12 and later, which
+ * warn FSTDEP023 on the top-level `disableRequestLogging`), through that option before.
+ */
+function requestLoggingOff(): Pick<FastifyServerOptions, 'logController' | 'disableRequestLogging'> {
+  const { LogController } = Fastify as unknown as { LogController?: new (options: { disableRequestLogging: boolean }) => FastifyServerOptions['logController'] };
+  return LogController ? { logController: new LogController({ disableRequestLogging: true }) } : { disableRequestLogging: true };
+}
+
 /** Builds (but does not start) a Fastify server exposing every inbox-kit route. */
 export async function createServer(options: CreateServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 1_048_576,
     genReqId: (request) => requestIdFor(request.headers['x-request-id']),
-    disableRequestLogging: true,
+    ...requestLoggingOff(),
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     // Ids are up to 128 characters; longer path segments reach the routes and fail validation
