@@ -114,7 +114,7 @@ export function createSteering({ defaults }) {
         let after;
         let cursor;
         for (;;) {
-          const page = await auth.client.sessions.events.list(sessionId, { after: cursor, limit: 500, signal: controller.signal });
+          const page = await auth.client.sessions.events.list(sessionId, { page: cursor, limit: 500, signal: controller.signal });
           if (!isLive()) return;
           for (const event of page.data) {
             seen.add(event.id);
@@ -154,9 +154,9 @@ export function createSteering({ defaults }) {
       setRunState('running', { quiet });
       schedulePoll(0);
     } else if (event.type === 'session.status_idle') {
-      const outcome = event.content && typeof event.content === 'object' ? event.content.outcome : undefined;
-      // A failed Run says why (content.error: { type, message }), e.g. the model provider was overloaded.
-      const why = event.content && typeof event.content.error === 'object' && event.content.error ? event.content.error.message : undefined;
+      const outcome = event.outcome ?? undefined;
+      // A failed Run says why (error: { type, message }), e.g. the model provider was overloaded.
+      const why = event.error && typeof event.error === 'object' ? event.error.message : undefined;
       const label = outcome ? `Run ended (${outcome}${typeof why === 'string' ? `: ${why}` : ''})` : 'Run ended';
       node = h('li', { class: 'marker', dataset: { kind: 'status', eventId: event.id } }, label);
       setRunState('idle', { quiet });

@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  LiveInboxHost, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, systemClock,
-  type AttemptRoutingOptions, type Clock, type EventBus, type Model, type ServiceDeps, type Store,
+  LiveInboxHost, ManagedSessionsService, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, systemClock,
+  type AttemptRoutingOptions, type Clock, type EventBus, type ManagedAgentDefinition, type Model, type ServiceDeps, type Store,
 } from '@inbox-kit/core';
 import { createHttpAttemptForwarder } from '@inbox-kit/http-fastify';
 import { createServer } from '@inbox-kit/http-fastify/server';
@@ -40,6 +40,18 @@ export interface Demo {
   dialect: 'sqlite' | 'postgres';
   close(): Promise<void>;
 }
+
+/**
+ * The demo's one configured agent: `POST /v1/sessions` with `agent: 'assistant'` (or `{ type:
+ * 'agent', id: 'assistant', version: 1 }`) runs on the demo's model.
+ */
+export const DEMO_AGENT: ManagedAgentDefinition = {
+  id: 'assistant',
+  name: 'Assistant',
+  description: 'The inbox-kit demo agent: answers on the demo model and drains the Live Inbox between steps.',
+  model: 'inbox-kit-demo-scripted',
+  version: 1,
+};
 
 /**
  * Builds the demo server (not listening yet). `overrides.model` replaces the model of config
@@ -86,10 +98,12 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     recoverStaleRuns: config.recoverStaleRuns,
     ...(routing ? { routing } : {}),
   });
+  // The Managed Agents surface (`/v1/sessions`): one configured agent, `assistant`, backed by the model.
+  const managedSessions = new ManagedSessionsService({ ...deps, platform, runtime, agents: [DEMO_AGENT] });
   try {
     const { credentials, created } = await seed(opened.store, platform, config.dataDir);
     app = await createServer({
-      services: { platform, projectInbox, runtime },
+      services: { platform, projectInbox, runtime, managedSessions },
       bodyLimit: config.bodyLimit,
       bodyTimeoutMs: config.bodyTimeoutMs,
       streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller },

@@ -110,7 +110,10 @@ describe.each(engines)('the demo on the Messages API adapter (%s)', (engine) => 
     const events = await history();
     expect(events.map((e) => e.type)).toEqual(['user.message', 'session.status_running', 'agent.message', 'user.message', 'agent.message', 'session.status_idle']);
     expect(events[4].content).toEqual(text('Done; the billing items come first.'));
-    expect(events.at(-1).content).toEqual({ outcome: 'completed' });
+    // The Managed Agents wire (live-inbox.md "Managed Agents compatibility"): the outcome on the idle event itself.
+    expect(events.at(-1)).toMatchObject({ type: 'session.status_idle', outcome: 'completed', stop_reason: { type: 'end_turn' }, stop_details: null });
+    expect(events.at(-1)).not.toHaveProperty('content');
+    expect(events.at(-1)).not.toHaveProperty('error');
   });
 
   it('a provider that stays overloaded ends the Run failed after the retries (logged), with the error in the history', async () => {
@@ -119,8 +122,10 @@ describe.each(engines)('the demo on the Messages API adapter (%s)', (engine) => 
     await api('POST', '/v1/sessions/sess_001/events', { events: [{ type: 'user.message', content: text('Go.') }] });
     await waitUntil(async () => (await idleCount()) === 1, 'the Run to end', 30_000);
     expect(stub.requests).toHaveLength(3);
-    expect((await history()).at(-1).content).toEqual({
+    expect((await history()).at(-1)).toMatchObject({
+      type: 'session.status_idle',
       outcome: 'failed',
+      stop_reason: { type: 'retries_exhausted' },
       error: { type: 'overloaded_error', message: 'The model provider answered with HTTP 529: overloaded_error (Overloaded). Gave up after 3 attempts.' },
     });
     expect((await api('GET', '/v1/awaken/sessions/sess_001/live-inbox')).body).toEqual({ active: false, version: 0, messages: [] });

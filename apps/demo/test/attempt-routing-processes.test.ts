@@ -89,7 +89,7 @@ if (!PG_ADMIN_URL) {
       return { status: res.status, body: raw === '' ? undefined : JSON.parse(raw) };
     };
     const history = async (p: DemoProcess) => (await call(p, 'GET', `${EV}?limit=1000`, { key: keys.acc_owner })).body.data as Array<{
-      type: string; run_id: string | null; message_id: string | null; content: unknown;
+      type: string; run_id: string | null; message_id: string | null; content?: unknown; outcome?: string | null; stop_reason?: unknown;
     }>;
 
     it('a Run on A is steered through B exactly as through A; an interrupt through B stops it; then B answers 410', async () => {
@@ -145,7 +145,7 @@ if (!PG_ADMIN_URL) {
       expect(interrupted.body.data.map((r: { type: string }) => r.type)).toEqual(['user.interrupt']);
       await waitUntil(async () => (await history(a!)).some((e) => e.type === 'session.status_idle' && e.run_id === runId), 'the Run ended', 4_000);
       const idle = (await history(a!)).find((e) => e.type === 'session.status_idle' && e.run_id === runId);
-      expect(idle?.content).toEqual({ outcome: 'cancelled' });
+      expect(idle).toMatchObject({ outcome: 'cancelled', stop_reason: { type: 'end_turn' } });
 
       // No attempt anywhere now: B answers 410 itself (and an inactive window).
       await waitUntil(async () => (await call(b!, 'POST', LI, { key: owner, body: { content: text('late') } })).status === 410, 'B answers 410', 5_000);

@@ -61,16 +61,16 @@ async function waitFor<T>(probe: () => Promise<T>, what: string, ms = 30_000): P
   }
 }
 
-/** The whole committed history of a Session (paged through `next_page`). */
+/** The whole committed history of a Session (paged through `next_page`, passed as `page`). */
 async function history(session = SESSION, who = 'acc_owner'): Promise<Json[]> {
   const out: Json[] = [];
-  let after = '0';
+  let page: string | undefined;
   for (;;) {
-    const page = await api(who, 'GET', `${EV(session)}?after=${after}&limit=1000`);
-    expect(page.status).toBe(200);
-    out.push(...page.body.data);
-    if (!page.body.has_more) return out;
-    after = page.body.next_page;
+    const res = await api(who, 'GET', `${EV(session)}?limit=1000${page === undefined ? '' : `&page=${encodeURIComponent(page)}`}`);
+    expect(res.status).toBe(200);
+    out.push(...res.body.data);
+    if (!res.body.has_more) return out;
+    page = res.body.next_page;
   }
 }
 
@@ -89,7 +89,7 @@ async function waitIdle(session = SESSION): Promise<void> {
 async function startRun(content: string, session = SESSION, who = 'acc_owner'): Promise<string> {
   const sent = await api(who, 'POST', EV(session), { events: [{ type: 'user.message', content: text(content) }] });
   expect(sent.status).toBe(200);
-  expect(sent.body.data).toEqual([{ id: expect.any(String), type: 'user.message', processed_at: expect.any(Number) }]);
+  expect(sent.body.data).toEqual([expect.objectContaining({ id: expect.any(String), type: 'user.message', processed_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) })]);
   const committed = (await history(session)).find((e) => e.id === sent.body.data[0].id);
   expect(committed).toMatchObject({ type: 'user.message', message_id: null, content: text(content) });
   expect(committed.run_id).toMatch(/^run_/);
@@ -189,11 +189,11 @@ describe('Live Inbox end to end (demo, real HTTP)', () => {
       expect(queued.status).toBe(200);
       const interrupted = await api('acc_owner', 'POST', EV(), { events: [{ type: 'user.interrupt' }] });
       expect(interrupted.status).toBe(200);
-      expect(interrupted.body.data).toEqual([{ id: expect.any(String), type: 'user.interrupt', processed_at: expect.any(Number) }]);
+      expect(interrupted.body.data).toEqual([expect.objectContaining({ id: expect.any(String), type: 'user.interrupt', processed_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) })]);
     });
     await waitIdle();
     const events = await history();
-    expect(events.at(-1)).toMatchObject({ type: 'session.status_idle', run_id, content: { outcome: 'cancelled' } });
+    expect(events.at(-1)).toMatchObject({ type: 'session.status_idle', run_id, outcome: 'cancelled', stop_reason: { type: 'end_turn' } });
     expect(events.some((e) => textOf(e.content) === 'make it rhyme')).toBe(false);
 
     const next = await startRun('go on');
@@ -300,7 +300,7 @@ describe('Live Inbox end to end (demo, real HTTP)', () => {
     expect(frames.map((f) => f.event)).toEqual(all.map((e) => e.type));
     const live = frames.slice(stored.length);
     expect(live[0]).toMatchObject({ event: 'user.message', data: { run_id, content: text('stream this') } });
-    expect(live.at(-1)).toMatchObject({ event: 'session.status_idle', data: { run_id, content: { outcome: 'completed' } } });
+    expect(live.at(-1)).toMatchObject({ event: 'session.status_idle', data: { run_id, outcome: 'completed', stop_reason: { type: 'end_turn' } } });
     expect(live.filter((f) => f.event === 'agent.message').map((f) => f.data.message_id)).toEqual([`${run_id}-step-0`, `${run_id}-step-1`, `${run_id}-step-2`]);
   });
 });

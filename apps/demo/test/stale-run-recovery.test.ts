@@ -2,7 +2,7 @@
  * Start-up recovery of Runs left running by a killed demo process (`node apps/demo/dist/main.js`):
  * a Run is started with a long model step, the process is killed with SIGKILL mid-Run, and a new
  * process on the same data — before anyone sends input — ends that Run `failed`: the Session's
- * history ends with `session.status_idle` `{ outcome: 'failed' }`, `GET …/live-inbox` answers
+ * history ends with `session.status_idle` (`outcome: 'failed'`), `GET …/live-inbox` answers
  * `active: false`, and the next durable message starts a new Run that completes normally. With
  * INBOX_KIT_RECOVER_STALE_RUNS=false the leftover is kept until input arrives (the lazy path). On
  * SQLite and, with INBOX_KIT_TEST_PG_URL, PostgreSQL. Needs the built demo.
@@ -23,7 +23,9 @@ const text = (t: string) => [{ type: 'text', text: t }];
 interface HistoryEvent {
   type: string;
   run_id: string | null;
-  content: unknown;
+  content?: unknown;
+  outcome?: string | null;
+  stop_reason?: unknown;
 }
 
 async function call(p: DemoProcess, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
@@ -62,7 +64,7 @@ async function killAndRecover(env: Record<string, string>, dataDir: string): Pro
     const after = await history(second, owner);
     expect(after.slice(0, before.length)).toEqual(before);
     expect(after.slice(before.length)).toEqual([
-      expect.objectContaining({ type: 'session.status_idle', run_id: lostRun, content: { outcome: 'failed' } }),
+      expect.objectContaining({ type: 'session.status_idle', run_id: lostRun, outcome: 'failed', stop_reason: { type: 'retries_exhausted' } }),
     ]);
     expect((await call(second, owner, 'GET', LI)).body).toEqual({ active: false, version: 0, messages: [] });
 
@@ -74,7 +76,7 @@ async function killAndRecover(env: Record<string, string>, dataDir: string): Pro
     expect(newRun).toBeTruthy();
     expect(newRun).not.toBe(lostRun);
     expect(final.map((e) => e.type)).toEqual(['user.message', 'session.status_running', 'agent.message', 'session.status_idle']);
-    expect(final.at(-1)).toMatchObject({ run_id: newRun, content: { outcome: 'completed' } });
+    expect(final.at(-1)).toMatchObject({ run_id: newRun, outcome: 'completed', stop_reason: { type: 'end_turn' } });
 
     // A graceful stop leaves nothing running: the next start ends nothing.
     await stopDemoProcess(second);

@@ -136,6 +136,42 @@ describe.each(engines)('demo streams (%s)', (engine) => {
     expect((await call('GET', '/v1/sessions/sess_001/events/stream?after=-1', keys.acc_owner)).status).toBe(400);
   });
 
+  it('the Session stream keeps the Managed Agents wire: event_deltas[] with Last-Event-ID resume, RFC 3339 processed_at, request-id; a deleted Session streams 404', async () => {
+    await runOnce('wire task');
+    const latest = await lastSeq();
+    const rfc3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+    const resumed = await sessionStream(keys.acc_owner, '?event_deltas[]=agent.message&after=1', { 'last-event-id': String(latest - 2) });
+    try {
+      await resumed.waitForId(latest);
+      expect(resumed.ids()).toEqual([latest - 1, latest]);
+      for (const e of resumed.events) expect((e.data as { processed_at: unknown }).processed_at).toMatch(rfc3339);
+      const idle = resumed.events.find((e) => e.type === 'session.status_idle');
+      expect(idle?.data).toMatchObject({ type: 'session.status_idle', stop_reason: { type: 'end_turn' } });
+    } finally {
+      resumed.close();
+    }
+    // The stream's answer carries request-id (what @anthropic-ai/sdk reads), as HEAD's does.
+    const controller = new AbortController();
+    const res = await fetch(`${url}/v1/sessions/sess_001/events/stream?event_deltas[]=agent.thinking&after=${latest}`, {
+      headers: { authorization: `Bearer ${keys.acc_owner}` }, signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('request-id')).toMatch(/\S/);
+    expect(res.headers.get('request-id')).toBe(res.headers.get('x-request-id'));
+    controller.abort();
+    const head = await call('HEAD', '/v1/sessions/sess_001/events/stream?event_deltas[]=agent.message', keys.acc_owner);
+    expect(head.status).toBe(200);
+    expect(head.headers.get('request-id')).toBe(head.headers.get('x-request-id'));
+    expect((await call('GET', '/v1/sessions/sess_001/events/stream?event_deltas[]=bogus', keys.acc_owner)).status).toBe(400);
+
+    const created = await call('POST', '/v1/sessions', keys.acc_owner, { agent: 'assistant', environment_id: 'env_streams' });
+    expect(created.status).toBe(200);
+    expect((await call('DELETE', `/v1/sessions/${created.body.id}`, keys.acc_owner)).status).toBe(200);
+    for (const method of ['GET', 'HEAD']) {
+      expect((await call(method, `/v1/sessions/${created.body.id}/events/stream`, keys.acc_owner)).status, method).toBe(404);
+    }
+  });
+
   it('our SDK reports a resync (onResync) and then yields the next event, with visibility and source', async () => {
     const client = createClient({ baseUrl: url, apiKey: keys.acc_owner });
     const listed = await client.projects.events.list('proj_main', { limit: 200 });

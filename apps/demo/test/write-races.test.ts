@@ -235,6 +235,44 @@ for (const setup of setups) {
       }
     }
 
+    it(`Session archive and delete (/v1/sessions) racing parallel user messages (${ROUNDS} rounds): every answer is the success or the documented refusal, and what committed is what was answered`, async () => {
+      const send = (i: number, sid: string) => () => call(i, 'acc_owner', 'POST', `/v1/sessions/${sid}/events`, { events: [{ type: 'user.message', content: [{ type: 'text', text: `m${i}` }] }] });
+      for (let round = 0; round < ROUNDS; round++) {
+        // Archive: a message decided before it commits, one decided after is 409 session_archived.
+        const archived = await call(0, 'acc_owner', 'POST', '/v1/sessions', { agent: 'assistant', environment_id: `env_race_${round}` });
+        expect(archived.status, JSON.stringify(archived.body)).toBe(200);
+        const aid = archived.body.id as string;
+        const writes = Array.from({ length: 12 }, (_, i) => send(i, aid));
+        const { answers, race } = await raced(writes, () => call(round, 'acc_owner', 'POST', `/v1/sessions/${aid}/archive`));
+        expect(race.status).toBe(200);
+        for (const a of answers) {
+          if (a.status !== 200) expect([a.status, a.body.error.code]).toEqual([409, 'session_archived']);
+        }
+        const sent = answers.filter((a) => a.status === 200).map((a) => a.body.data[0].id as string).sort();
+        expect((await sessionLedger(aid)).filter((e) => e.type === 'user.message').map((e) => e.id).sort()).toEqual(sent);
+        const late = await send(round + 1, aid)();
+        expect([late.status, late.body.error.code]).toEqual([409, 'session_archived']);
+
+        // Delete: it either sees a Run the messages started (409 session_running, nothing deleted)
+        // or commits first (the messages then find no Session).
+        const deleted = await call(0, 'acc_owner', 'POST', '/v1/sessions', { agent: 'assistant', environment_id: `env_race_${round}` });
+        const did = deleted.body.id as string;
+        const { answers: sends, race: del } = await raced(Array.from({ length: 12 }, (_, i) => send(i, did)), () => call(round, 'acc_owner', 'DELETE', `/v1/sessions/${did}`));
+        for (const a of sends) {
+          if (a.status !== 200) expect([a.status, a.body.error.code]).toEqual([404, 'session_not_found']);
+        }
+        if (del.status === 200) {
+          expect(del.body).toEqual({ id: did, type: 'session_deleted' });
+          expect((await call(round, 'acc_owner', 'GET', `/v1/sessions/${did}`)).status).toBe(404);
+        } else {
+          expect([del.status, del.body.error.code]).toEqual([409, 'session_running']);
+          expect(sends.filter((a) => a.status === 200).length).toBeGreaterThan(0);
+          const sentHere = sends.filter((a) => a.status === 200).map((a) => a.body.data[0].id as string).sort();
+          expect((await sessionLedger(did)).filter((e) => e.type === 'user.message').map((e) => e.id).sort()).toEqual(sentHere);
+        }
+      }
+    }, 180_000);
+
     it('durable input racing the Run\'s end on every process: one Run at a time, and every message is answered by a Run', async () => {
       const session = await call(0, 'acc_owner', 'POST', '/sessions', { title: 'runs' });
       const sid = session.body.session.id as string;

@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'validation_error',
   'invalid_cursor',
   'project_inbox_payload_invalid',
+  'unsupported_capability',
   // 401
   'authentication_required',
   'invalid_credentials',
@@ -29,9 +30,12 @@ export const ERROR_CODES = [
   'account_not_found',
   'member_not_found',
   'live_inbox_message_not_found',
+  'agent_not_found',
   // 409
   'conflict',
   'project_archived',
+  'session_archived',
+  'session_running',
   'project_inbox_invalid_transition',
   'project_inbox_source_scope_mismatch',
   'live_inbox_order_conflict',

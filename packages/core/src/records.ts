@@ -60,6 +60,19 @@ export interface Session {
   title: string | null;
   created_by_account_id: string;
   created_at: number;
+  /**
+   * Snapshot of the configured agent the Session was created with (`POST /v1/sessions`, Managed
+   * Agents shape), or null for a Session created without one (`POST /sessions`).
+   */
+  agent: JsonValue | null;
+  /** The `environment_id` given at creation (kept as given), or null. */
+  environment_id: string | null;
+  /** String key-value metadata (≤ 16 pairs, keys ≤ 64 and values ≤ 512 code points). */
+  metadata: Record<string, string>;
+  /** Last change of title, metadata or archive state (ms); `created_at` until then. */
+  updated_at: number;
+  /** When the Session was archived (ms), or null. An archived Session takes no new `user.message`. */
+  archived_at: number | null;
 }
 
 /** One committed turn of a Session. */

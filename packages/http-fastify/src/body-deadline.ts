@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { requestIdFor } from './context.js';
+import { requestIdFor, setRequestIdHeaders } from './context.js';
 import { envelope } from './errors.js';
 
 /** Default time a request body has to arrive, in ms (30 s). */
@@ -40,7 +40,7 @@ export function registerBodyDeadline(app: FastifyInstance, bodyTimeoutMs: number
           return;
         }
         const request_id = request.requestId || requestIdFor(request.headers['x-request-id']);
-        void reply.code(408).header('x-request-id', request_id).header('connection', 'close').type('application/json; charset=utf-8')
+        void setRequestIdHeaders(reply, request_id).code(408).header('connection', 'close').type('application/json; charset=utf-8')
           .send(envelope(408, 'request_timeout', `The request body did not arrive within ${bodyTimeoutMs} ms`, [], request_id));
       }, bodyTimeoutMs);
       const clear = () => clearTimeout(timer);

@@ -4,7 +4,7 @@
  */
 import type { Principal, RequestContext } from '@inbox-kit/core';
 import { InboxKitError } from '@inbox-kit/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -58,6 +58,16 @@ const OWN_REQUEST_ID = /^req_[A-Za-z0-9_-]{21}$/;
 export function requestIdOf(header: string | string[] | undefined, generated: string): string {
   if (typeof header === 'string' && SAFE_REQUEST_ID.test(header)) return header;
   return OWN_REQUEST_ID.test(generated) ? generated : newRequestId();
+}
+
+/**
+ * Sets the request id headers of an answer: `x-request-id` and `request-id` (the one
+ * `@anthropic-ai/sdk` reads into `err.requestID`), the same value, also on the raw response so a
+ * hijacked reply (an SSE stream) writes them with its own head. Every place that answers uses it.
+ */
+export function setRequestIdHeaders(reply: FastifyReply, request_id: string): FastifyReply {
+  reply.raw.setHeader('request-id', request_id);
+  return reply.header('x-request-id', request_id).header('request-id', request_id);
 }
 
 /**

@@ -51,7 +51,7 @@ export const errorEnvelopeSchema = z
       code: z.enum(ERROR_CODES).describe('The precise reason; the HTTP status follows from it'),
       message: z.string().describe('Safe to show; never a stack, SQL or another tenant\'s id'),
       details: z.array(errorDetailSchema),
-      request_id: z.string().describe('Also sent as the `x-request-id` header'),
+      request_id: z.string().describe('Also sent as the `x-request-id` and `request-id` headers'),
     }),
   })
   .describe('The error envelope');
@@ -77,16 +77,16 @@ const errorRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
 /** Error responses by status: the component name and when an operation gets it. */
 const ERROR_RESPONSES: Array<{ status: string; name: string; description: string; when: (op: { auth: boolean; body: boolean; method: string; path: string }) => boolean }> = [
-  { status: '400', name: 'BadRequest', description: 'Invalid request: `validation_error` (with one detail per problem), `invalid_cursor`, `project_inbox_payload_invalid`', when: (o) => o.auth || o.body },
+  { status: '400', name: 'BadRequest', description: 'Invalid request: `validation_error` (with one detail per problem), `invalid_cursor`, `project_inbox_payload_invalid`, `unsupported_capability` (`/v1/sessions`: a capability this runtime does not host — agent overrides, tools, resources, vaults, budgets)', when: (o) => o.auth || o.body },
   { status: '401', name: 'Unauthorized', description: 'No API key (`authentication_required`) or an unknown or revoked one (`invalid_credentials`)', when: (o) => o.auth },
   { status: '403', name: 'Forbidden', description: 'The caller\'s role does not allow this (`permission_denied`, `project_inbox_*_denied`)', when: (o) => o.auth },
-  { status: '404', name: 'NotFound', description: 'Not found, or not visible to the caller (indistinguishable): `*_not_found`', when: (o) => o.auth },
+  { status: '404', name: 'NotFound', description: 'Not found, or not visible to the caller (indistinguishable): `*_not_found` (`agent_not_found`: `POST /v1/sessions` names no configured agent)', when: (o) => o.auth },
   { status: '413', name: 'PayloadTooLarge', description: 'The body is over the server\'s limit (`payload_too_large`) or the payload over 256 KiB (`project_inbox_payload_too_large`)', when: (o) => o.body },
   { status: '415', name: 'UnsupportedMediaType', description: 'The body is not `application/json` (`unsupported_media_type`)', when: (o) => o.body },
   { status: '409', name: 'LiveInboxOrderConflict', description: 'The order is not an exact permutation of the current ids (`live_inbox_order_conflict`); nothing changed: read a fresh snapshot and retry once', when: (o) => o.method === 'put' && o.path.endsWith('/live-inbox/order') },
   { status: '409', name: 'LiveInboxFull', description: 'The Live Inbox holds its limit of messages (`live_inbox_full`, detail code `max_messages`) or the content would take it past its byte limit (`max_bytes`); nothing changed: wait for the next boundary or withdraw a message', when: (o) => (o.method === 'post' || o.method === 'put') && /\/live-inbox(\/\{[^}]+\})?$/.test(o.path) && !o.path.endsWith('/order') },
   { status: '410', name: 'LiveInboxInactive', description: 'No native attempt accepts live input (`live_inbox_inactive`): send the content as a durable Session event instead', when: (o) => o.method !== 'get' && o.path.includes('/live-inbox') },
-  { status: '4XX', name: 'ClientError', description: 'Any other client error in the envelope: 409 (`conflict`, `project_archived`, `project_inbox_invalid_transition`, `project_inbox_source_scope_mismatch`, `live_inbox_order_conflict`, `live_inbox_full`, `idempotency_key_reused`), 410 (`live_inbox_inactive`), 429 (`rate_limited`, `too_many_streams`)', when: () => true },
+  { status: '4XX', name: 'ClientError', description: 'Any other client error in the envelope: 409 (`conflict`, `project_archived`, `session_archived`, `session_running`, `project_inbox_invalid_transition`, `project_inbox_source_scope_mismatch`, `live_inbox_order_conflict`, `live_inbox_full`, `idempotency_key_reused`), 410 (`live_inbox_inactive`), 429 (`rate_limited`, `too_many_streams`)', when: () => true },
   { status: '5XX', name: 'ServerError', description: 'Server error in the envelope: 500 (`internal_error`, `session_ownership_unavailable`), 503 (`overloaded`); never a stack or SQL', when: () => true },
 ];
 
@@ -150,7 +150,7 @@ const transformObject: SwaggerTransformObject = (input) => {
   const doc = input.openapiObject as Json & { components?: Json; paths?: Record<string, Json> };
   const components = (doc.components ??= {}) as Record<string, Json>;
   const requestIdHeader = {
-    description: 'The request id: the caller\'s own `x-request-id` when it is 1–128 safe characters, else `req_…`',
+    description: 'The request id: the caller\'s own `x-request-id` when it is 1–128 safe characters, else `req_…`; sent as both `x-request-id` and `request-id` (what `@anthropic-ai/sdk` reads into `err.requestID`)',
     schema: { type: 'string' },
   };
   components['schemas'] = { ...components['schemas'], ErrorEnvelope: zodToJsonSchema(errorEnvelopeSchema, 'output') };
@@ -170,7 +170,7 @@ const transformObject: SwaggerTransformObject = (input) => {
   for (const { name, description } of ERROR_RESPONSES) {
     responses[name] = {
       description,
-      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' }, 'request-id': { $ref: '#/components/headers/RequestId' } },
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
     };
   }
@@ -185,7 +185,11 @@ const transformObject: SwaggerTransformObject = (input) => {
       const body = op['requestBody'] !== undefined;
       const opResponses = (op.responses ??= {});
       for (const response of Object.values(opResponses)) {
-        if (!('$ref' in response)) response['headers'] = { 'x-request-id': { $ref: '#/components/headers/RequestId' }, ...(response['headers'] as Json | undefined) };
+        if (!('$ref' in response)) {
+          response['headers'] = {
+            'x-request-id': { $ref: '#/components/headers/RequestId' }, 'request-id': { $ref: '#/components/headers/RequestId' }, ...(response['headers'] as Json | undefined),
+          };
+        }
       }
       for (const e of ERROR_RESPONSES) {
         if (e.when({ auth, body, method, path }) && opResponses[e.status] === undefined) opResponses[e.status] = errorRef(e.name);
@@ -249,7 +253,8 @@ const openApiPlugin: FastifyPluginAsync<InboxKitOpenApiOptions> = async (app, op
         { name: 'project-inbox', description: 'Suggestions filed by derivers, decided by the project owner' },
         { name: 'events', description: 'Project Events (pages and a live SSE stream) and the Operation Log' },
         { name: 'sessions', description: 'Sessions, their Floors (committed turns) and Pages (versions)' },
-        { name: 'session-events', description: 'Durable Session input and committed history' },
+        { name: 'managed-sessions', description: 'Managed Agents compatibility (`client.beta.sessions.*` of `@anthropic-ai/sdk`): Sessions with a configured agent' },
+        { name: 'session-events', description: 'Durable Session input and committed history, in the Managed Agents wire shape (`client.beta.sessions.events.*`)' },
         { name: 'live-inbox', description: 'Best-effort steering of the active native Run of a Session' },
       ],
     },

@@ -2,12 +2,12 @@
  * The root plugin: request ids, authentication, the error envelope, the zod validator, and every
  * route plugin. Register it once on a Fastify instance (or use `createServer`).
  */
-import { InboxKitError, findInexactJsonNumber, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
+import { InboxKitError, findInexactJsonNumber, type ManagedSessionsService, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { requestIdOf } from './context.js';
+import { requestIdOf, setRequestIdHeaders } from './context.js';
 import { defaultResponseValidation, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';
 import { envelope, errorHandler } from './errors.js';
 import { forwardedPrincipal } from './forwarding.js';
@@ -17,6 +17,7 @@ import { platformRoutes } from './routes/platform.js';
 import { projectInboxRoutes } from './routes/project-inbox.js';
 import { liveInboxRoutes } from './routes/live-inbox.js';
 import { sessionEventRoutes } from './routes/session-events.js';
+import { managedSessionRoutes } from './routes/sessions.js';
 
 /** The services the routes call. */
 export interface InboxKitServices {
@@ -27,6 +28,11 @@ export interface InboxKitServices {
    * and the Live Inbox routes (`/v1/awaken/sessions/:id/live-inbox`) are registered.
    */
   runtime?: SessionRuntimeService;
+  /**
+   * The Session resource of the Managed Agents surface (`POST/GET /v1/sessions`, `GET/POST/DELETE
+   * /v1/sessions/:id`, `POST /v1/sessions/:id/archive`). Registered when present (with `runtime`).
+   */
+  managedSessions?: ManagedSessionsService;
 }
 
 export interface InboxKitPluginOptions {
@@ -104,7 +110,7 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
 
   app.addHook('onRequest', async (request, reply) => {
     request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
-    void reply.header('x-request-id', request.requestId);
+    setRequestIdHeaders(reply, request.requestId);
     if (request.routeOptions.config?.public) return;
     if (request.is404) {
       // Answered before the body is read when it has not all arrived (the socket then closes).
@@ -120,6 +126,13 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
       }
     }
     request.principal = await services.platform.authenticate(...credentialOf(request));
+  });
+
+  // Answers made before the hook above ran (the rate limiter's 429) still get both headers.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    const id = reply.getHeader('x-request-id');
+    if (typeof id === 'string' && reply.getHeader('request-id') === undefined) setRequestIdHeaders(reply, id);
+    done(null, payload);
   });
 
   // Long-lived streams re-authenticate their request's credential before every delivery, exactly
@@ -144,18 +157,28 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
   await app.register(projectInboxRoutes, { services });
   if (services.runtime !== undefined) {
     const runtimeServices = { runtime: services.runtime };
+    if (services.managedSessions !== undefined) await app.register(managedSessionRoutes, { services: { managedSessions: services.managedSessions } });
     await app.register(sessionEventRoutes, { services: runtimeServices, streamTiming: opts.streamTiming, reauthenticate });
     await app.register(liveInboxRoutes, { services: runtimeServices });
   }
 };
 
-/** The secret (`Authorization: Bearer` or `x-api-key`) and the `x-account-id` a request authenticates with. */
-function credentialOf(request: FastifyRequest): [secret: string | undefined, as_account_id: string | undefined] {
+/**
+ * What a request authenticates with: the secret (`Authorization: Bearer` or `x-api-key`), the
+ * `x-account-id`, and `anthropic-workspace-id` (sent by `@anthropic-ai/sdk` when given a
+ * `workspace_id`), which must name the key's workspace.
+ */
+function credentialOf(request: FastifyRequest): [secret: string | undefined, as_account_id: string | undefined, options: { workspace_id?: string }] {
   const auth = request.headers.authorization;
   const bearer = typeof auth === 'string' ? /^Bearer\s+(.*)$/is.exec(auth)?.[1]?.trim() : undefined;
   const apiKey = typeof request.headers['x-api-key'] === 'string' ? request.headers['x-api-key'] : undefined;
   const asAccount = request.headers['x-account-id'];
-  return [bearer || apiKey || undefined, typeof asAccount === 'string' && asAccount !== '' ? asAccount : undefined];
+  const workspace = request.headers['anthropic-workspace-id'];
+  return [
+    bearer || apiKey || undefined,
+    typeof asAccount === 'string' && asAccount !== '' ? asAccount : undefined,
+    typeof workspace === 'string' && workspace !== '' ? { workspace_id: workspace } : {},
+  ];
 }
 
 /** The lower-cased `charset` parameter of a Content-Type value, or `undefined` when it has none. */

@@ -18,7 +18,7 @@ import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import { InboxKitError } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requestIdFor } from './context.js';
+import { requestIdFor, setRequestIdHeaders } from './context.js';
 import { envelope } from './errors.js';
 
 /** Thresholds of the load shedding (`@fastify/under-pressure`); a threshold of 0 is not checked. */
@@ -65,7 +65,7 @@ const CLOSING_RETRY_AFTER = 1;
  */
 async function refuse(request: FastifyRequest, reply: FastifyReply, retryAfter: number, message: string, close: boolean): Promise<void> {
   request.requestId = requestIdFor(request.headers['x-request-id']);
-  void reply.code(503).header('x-request-id', request.requestId).header('retry-after', String(retryAfter))
+  void setRequestIdHeaders(reply, request.requestId).code(503).header('retry-after', String(retryAfter))
     .type('application/json; charset=utf-8');
   if (close) void reply.header('connection', 'close');
   void reply.send(envelope(503, 'overloaded', message, [], request.requestId));

@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import { newRequestId, requestIdFor } from './context.js';
+import { newRequestId, requestIdFor, requestIdOf, setRequestIdHeaders } from './context.js';
 import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
 import { envelope, toEnvelope } from './errors.js';
 import { inboxKit, type InboxKitServices } from './plugin.js';
@@ -73,9 +73,10 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     routerOptions: { maxParamLength: 1024 },
     // Errors Fastify raises before routing (bad percent-encoding, …) leave in the envelope too.
     frameworkErrors: (error, request, reply) => {
-      const request_id = requestIdFor(request.headers['x-request-id']);
+      // The id of the request's log lines (genReqId), as on every other answer.
+      const request_id = requestIdOf(request.headers['x-request-id'], String(request.id));
       const { status, body } = toEnvelope(error, request_id);
-      void (reply as FastifyReply).code(status).header('x-request-id', request_id).send(body);
+      void setRequestIdHeaders(reply as FastifyReply, request_id).code(status).send(body);
     },
     // Requests Node's HTTP parser refuses before Fastify sees them (a request line or headers over
     // the header size limit, garbage on the wire, a timeout) are answered in the envelope too.
@@ -107,7 +108,7 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
-      + `x-request-id: ${request_id}\r\nConnection: close\r\n\r\n${body}`,
+      + `x-request-id: ${request_id}\r\nrequest-id: ${request_id}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();

@@ -138,8 +138,10 @@ describe.each(engines)('authentication over HTTP (%s)', (engine) => {
   it('every response carries x-request-id; a safe caller id is used, an unsafe one replaced', async () => {
     const ok = await h.request('GET', '/projects/proj_main/inbox', { as: 'acc_owner' });
     expect(ok.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9_-]{21}$/);
+    expect(ok.headers.get('request-id')).toBe(ok.headers.get('x-request-id'));
     const mine = await h.request('GET', '/projects/proj_main/inbox', { as: 'acc_owner', headers: { 'x-request-id': 'client-req.42:a' } });
     expect(mine.headers.get('x-request-id')).toBe('client-req.42:a');
+    expect(mine.headers.get('request-id')).toBe('client-req.42:a');
     const err = await h.request('GET', '/projects/nope/inbox', { as: 'acc_owner', headers: { 'x-request-id': 'client-err-1' } });
     expect(expectError(err, 404, 'project_not_found').error.request_id).toBe('client-err-1');
     const unsafe = await h.request('GET', '/projects/proj_main/inbox', { as: 'acc_owner', headers: { 'x-request-id': 'has spaces and <script>' } });

@@ -334,7 +334,7 @@ export interface Envelope {
 
 /**
  * Checks a response is exactly the error envelope: `{ type: 'error', error: { type, code, message,
- * details, request_id } }` with `error.type` for the status and `x-request-id` equal to
+ * details, request_id } }` with `error.type` for the status and `x-request-id` and `request-id` equal to
  * `error.request_id`. `code` may be omitted to accept any code. Returns the envelope.
  */
 export function expectError(res: Response, status: number, code?: string): Envelope {
@@ -351,6 +351,7 @@ export function expectError(res: Response, status: number, code?: string): Envel
   expect(Array.isArray(body.error.details)).toBe(true);
   expect(body.error.request_id).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
   expect(res.headers.get('x-request-id')).toBe(body.error.request_id);
+  expect(res.headers.get('request-id')).toBe(body.error.request_id);
   return body;
 }
 

@@ -153,7 +153,10 @@ describe('Live Inbox routes', () => {
   it('steers a running Run: queue, reorder, replace, withdraw, 404, 409; the drained message commits before the next model output', async () => {
     const h = await harness();
     const { sent, step, run } = await startRun(h);
-    expect(sent.body.data).toEqual([{ id: expect.stringMatching(/^sevt_/), type: 'user.message', processed_at: expect.any(Number) }]);
+    expect(sent.body.data).toEqual([{
+      id: expect.stringMatching(/^sevt_/), type: 'user.message', processed_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), content: text('task'),
+      session_id: 'sess_001', seq: 1, run_id: run.id, message_id: null, floor_id: expect.any(String), page_id: expect.any(String),
+    }]);
     const owner = h.keys.acc_owner!;
 
     expect((await h.call(owner, 'GET', LI())).body).toEqual({ active: true, version: 0, messages: [] });
@@ -306,10 +309,13 @@ describe('Session event routes', () => {
     expect(await h.call(owner, 'POST', LI(), { content: text('not yet consumed') })).toMatchObject({ status: 200, body: { id: 1 } });
     const interrupted = await h.call(owner, 'POST', EV(), { events: [{ type: 'user.interrupt' }] });
     expect(interrupted.status).toBe(200);
-    expect(interrupted.body.data).toEqual([{ id: expect.any(String), type: 'user.interrupt', processed_at: expect.any(Number) }]);
+    expect(interrupted.body.data).toEqual([{
+      id: expect.any(String), type: 'user.interrupt', processed_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), session_id: 'sess_001', seq: expect.any(Number), run_id: run.id,
+      message_id: null, floor_id: null, page_id: null,
+    }]);
     await h.runtime.whenIdle('sess_001');
     expect(step.signal.aborted).toBe(true);
-    expect((await history(h)).at(-1)).toMatchObject({ type: 'session.status_idle', run_id: run.id, content: { outcome: 'cancelled' } });
+    expect((await history(h)).at(-1)).toMatchObject({ type: 'session.status_idle', run_id: run.id, stop_reason: { type: 'end_turn' }, stop_details: null, outcome: 'cancelled' });
     expect((await h.call(owner, 'POST', LI(), { content: text('late') })).status).toBe(410);
 
     const second = await startRun(h, 'continue');
@@ -326,9 +332,9 @@ describe('Session event routes', () => {
     const owner = h.keys.acc_owner!;
     await h.call(owner, 'POST', EV(), { events: [{ type: 'user.interrupt' }, { type: 'user.interrupt' }, { type: 'user.interrupt' }] });
     const p1 = await h.call(owner, 'GET', `${EV()}?limit=2`);
-    expect(p1.body).toMatchObject({ has_more: true, next_page: '2' });
+    expect(p1.body).toMatchObject({ has_more: true, next_page: expect.any(String) });
     expect(p1.body.data.map((e: { seq: number }) => e.seq)).toEqual([1, 2]);
-    const p2 = await h.call(h.keys.acc_observer!, 'GET', `${EV()}?limit=2&after=${p1.body.next_page}`);
+    const p2 = await h.call(h.keys.acc_observer!, 'GET', `${EV()}?limit=2&page=${encodeURIComponent(p1.body.next_page)}`);
     expect(p2.body).toMatchObject({ has_more: false, next_page: null });
     expect(p2.body.data.map((e: { seq: number }) => e.seq)).toEqual([3]);
   });

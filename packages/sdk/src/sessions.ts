@@ -103,9 +103,9 @@ export class SessionEvents {
 
   /**
    * Sends durable input: commits the events and starts a Run if none is running.
-   * `POST /v1/sessions/:id/events` `{ events }` → `{ data: [{ id, type, processed_at }] }`.
+   * `POST /v1/sessions/:id/events` `{ events }` → `{ data: [event] }` (the committed events).
    * Event `content` blocks are sent untouched. Never retried (POST).
-   * @returns the acknowledgements, camelCase (`processedAt` in ms).
+   * @returns the committed events, camelCase (`processedAt` RFC 3339).
    * @throws {InboxKitApiError} 400 `invalid_request_error` (bad event or block), 404 `not_found_error`.
    */
   async send(sessionId: string, events: SessionEventInput[], opts: CreateOptions = {}): Promise<SessionEventAck[]> {
@@ -122,16 +122,17 @@ export class SessionEvents {
   }
 
   /**
-   * A page of committed Session history. `GET /v1/sessions/:id/events?after=&limit=` →
+   * A page of committed Session history. `GET /v1/sessions/:id/events?page=&limit=&order=` →
    * `{ data, next_page, has_more }`.
-   * @returns `{ data, nextPage, hasMore }`; `nextPage` is opaque: pass it back as `after`.
-   * @throws {InboxKitApiError} 400, 404 `not_found_error`.
+   * @returns `{ data, nextPage, hasMore }`; `nextPage` is opaque: pass it back as `page` (same
+   *   `order` and `limit`).
+   * @throws {InboxKitApiError} 400 (also `invalid_cursor`), 404 `not_found_error`.
    */
   async list(sessionId: string, params: ListSessionEventsParams = {}): Promise<SessionEventPage> {
     const { opts, rest } = splitOptions(params);
     const body = await this.#t.request<Wire>('GET', path`/v1/sessions/${sessionId}/events`, {
       ...opts,
-      query: { after: rest.after, limit: rest.limit },
+      query: { page: rest.page, limit: rest.limit, order: rest.order },
     });
     return {
       data: listFromWire<SessionEvent>(body['data']),

@@ -88,6 +88,16 @@ export interface Session {
   title: string | null;
   createdByAccountId: string;
   createdAt: number;
+  /** Snapshot of the configured agent for a Session created through `POST /v1/sessions`, else null. */
+  agent: JsonValue | null;
+  /** The `environment_id` given to `POST /v1/sessions`, else null. */
+  environmentId: string | null;
+  /** String key-value metadata (set through `/v1/sessions`). */
+  metadata: Record<string, string>;
+  /** ms since the epoch. */
+  updatedAt: number;
+  /** ms since the epoch, or null while not archived. */
+  archivedAt: number | null;
 }
 
 /** One committed turn of a Session. */
@@ -384,45 +394,54 @@ export interface LiveInboxSnapshot {
 /** A durable input event for `client.sessions.events.send`. */
 export type SessionEventInput = { type: 'user.message'; content: ContentBlock[] } | { type: 'user.interrupt' };
 
-/** The server's acknowledgement of one sent Session event. */
-export interface SessionEventAck {
-  id: string;
-  type: string;
-  /** ms since the epoch. */
-  processedAt: number;
-}
+/** The server's acknowledgement of one sent Session event: the committed event itself. */
+export type SessionEventAck = SessionEvent;
 
 /** Result of `client.sessions.liveInbox.queueOrSend`. */
 export type QueueOrSendResult = { delivery: 'live'; id: number } | { delivery: 'durable'; events: SessionEventAck[] };
 
-/** One committed entry of the Session ledger. `content` is passed through untouched. */
+/**
+ * One committed entry of the Session ledger, in the Managed Agents wire shape (live-inbox.md
+ * "Managed Agents compatibility"). `content` (message events only) is passed through untouched.
+ */
 export interface SessionEvent {
   id: string;
   sessionId: string;
   /** Gap-free per session: 1, 2, 3 … */
   seq: number;
-  /** `user.message`, `agent.message`, `session.status_running`, `session.status_idle`, … */
+  /** `user.message`, `user.interrupt`, `agent.message`, `session.status_running`, `session.status_idle`, … */
   type: string;
   runId: string | null;
-  /** Run-scoped message id (`{run_id}-inbox-{n}`) or null. */
+  /** Run-scoped message id (`{run_id}-inbox-{n}`, `{run_id}-step-{k}`) or null. */
   messageId: string | null;
-  content: JsonValue;
+  /** Content blocks of `user.message` and `agent.message`; absent on other types. */
+  content?: ContentBlock[];
   floorId: string | null;
   pageId: string | null;
-  processedAt: number;
+  /** RFC 3339 timestamp (UTC, ms precision), e.g. `2026-11-30T14:37:57.123Z`. */
+  processedAt: string;
+  /** `session.status_idle`: `end_turn`, or `retries_exhausted` when the Run failed. */
+  stopReason?: { type: 'end_turn' | 'retries_exhausted' };
+  /** `session.status_idle`: always null. */
+  stopDetails?: null;
+  /** `session.status_idle`: how the Run ended (`completed`, `cancelled`, `failed`). */
+  outcome?: string | null;
 }
 
 /** Query of `client.sessions.events.list`. */
 export interface ListSessionEventsParams extends RequestOptions {
-  /** The `nextPage` of the previous page (opaque). */
-  after?: string;
+  /** The `nextPage` of the previous page (opaque; keep the other parameters unchanged). */
+  page?: string;
+  /** 1–1000, default 100. */
   limit?: number;
+  /** By `seq`: `asc` (default) or `desc`. */
+  order?: 'asc' | 'desc';
 }
 
 /** A page of committed Session history. */
 export interface SessionEventPage {
   data: SessionEvent[];
-  /** Opaque; pass back as `after`. `null` when there is no next page. */
+  /** Opaque; pass back as `page`. `null` when there is no next page. */
   nextPage: string | null;
   hasMore: boolean;
 }

@@ -83,7 +83,7 @@ const calls: Record<string, (c: InboxKitClient) => Promise<unknown>> = {
   'sessions.pages.add': (c) => c.sessions.pages.add('sess_1', 'floor_1', { content: { text: 'v2' } }),
   'sessions.events.send': (c) => c.sessions.events.send('sess_1', [{ type: 'user.message', content: [...content, image] }, { type: 'user.interrupt' }]),
   'sessions.events.interrupt': (c) => c.sessions.events.interrupt('sess_1'),
-  'sessions.events.list': (c) => c.sessions.events.list('sess_1', { after: '10', limit: 20 }),
+  'sessions.events.list': (c) => c.sessions.events.list('sess_1', { page: 'np_10', limit: 20, order: 'desc' }),
   'sessions.events.stream': async (c) => {
     for await (const _ of c.sessions.events.stream('sess_1', { after: 4 })) break;
   },

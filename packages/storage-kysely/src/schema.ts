@@ -75,6 +75,13 @@ export interface SessionsTable {
   title: string | null;
   created_by_account_id: string;
   created_at: number;
+  agent: JsonText | null;
+  environment_id: string | null;
+  metadata: Generated<JsonText>;
+  updated_at: number;
+  archived_at: number | null;
+  /** When the Session was deleted (ms); a deleted row is invisible to every read. Not part of the record. */
+  deleted_at: number | null;
   /** The last Session ledger `seq` handed out (0 = none yet). Not part of the Session record. */
   event_seq: Generated<number>;
 }

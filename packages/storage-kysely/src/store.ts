@@ -71,7 +71,7 @@ const ACCOUNT = ['accounts.id', 'accounts.name', 'accounts.created_at'] as const
 const API_KEY = ['id', 'workspace_id', 'account_id', 'kind', 'key_hash', 'created_at', 'revoked_at'] as const;
 const PROJECT = ['id', 'workspace_id', 'account_id', 'name', 'status', 'created_at', 'updated_at'] as const;
 const MEMBER = ['project_id', 'account_id', 'role', 'created_at'] as const;
-const SESSION = ['id', 'workspace_id', 'project_id', 'title', 'created_by_account_id', 'created_at'] as const;
+const SESSION = ['id', 'workspace_id', 'project_id', 'title', 'created_by_account_id', 'created_at', 'environment_id', 'updated_at', 'archived_at'] as const;
 const FLOOR = ['id', 'workspace_id', 'session_id', 'number', 'branch', 'state', 'created_at'] as const;
 const PAGE = ['id', 'workspace_id', 'session_id', 'floor_id', 'version', 'created_at'] as const;
 const ITEM = [
@@ -125,9 +125,11 @@ const toProject = (r: Row<'projects', typeof PROJECT>): Project => ({
 const toMembership = (r: Row<'project_members', typeof MEMBER>): Membership => ({
   project_id: r.project_id, account_id: r.account_id, role: r.role as MemberRole, created_at: num(r.created_at),
 });
-const toSession = (r: Row<'sessions', typeof SESSION>): Session => ({
+const toSession = (r: Row<'sessions', typeof SESSION> & { agent: string | null; metadata: string }): Session => ({
   id: r.id, workspace_id: r.workspace_id, project_id: r.project_id, title: r.title,
   created_by_account_id: r.created_by_account_id, created_at: num(r.created_at),
+  agent: r.agent === null ? null : fromJson(r.agent), environment_id: r.environment_id,
+  metadata: fromJson<Record<string, string>>(r.metadata), updated_at: num(r.updated_at), archived_at: numOrNull(r.archived_at),
 });
 const toFloor = (r: Row<'floors', typeof FLOOR>): Floor => ({
   id: r.id, workspace_id: r.workspace_id, session_id: r.session_id, number: num(r.number), branch: r.branch,
@@ -209,7 +211,7 @@ type Transact = <T>(fn: (trx: Kysely<Database>) => Promise<T>) => Promise<T>;
  */
 function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, transact: Transact, compiled: RunCompiled): StoreTx {
   /** A JSON column read back as its stored text. */
-  const jsonText = <C extends 'payload' | 'content' | 'metadata'>(column: C) =>
+  const jsonText = <C extends 'payload' | 'content' | 'metadata' | 'agent'>(column: C) =>
     (dialect === 'postgres' ? sql<string>`${sql.ref(column)}::text` : sql<string>`${sql.ref(column)}`).as(column);
 
   /** Runs `fn` atomically: on this transaction, or in a new one when running autocommit. */
@@ -331,27 +333,73 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
       await db.insertInto('sessions').values({
         id: s.id, workspace_id: s.workspace_id, project_id: s.project_id, title: s.title,
         created_by_account_id: s.created_by_account_id, created_at: s.created_at,
+        agent: s.agent === null ? null : toJson(s.agent), environment_id: s.environment_id, metadata: toJson(s.metadata),
+        updated_at: s.updated_at, archived_at: s.archived_at,
       }).execute();
     },
     async getSession(workspace_id, session_id) {
-      const r = await first('getSession', () => db.selectFrom('sessions').select(SESSION)
-        .where('id', '=', $(0)).where('workspace_id', '=', $(1)), session_id, workspace_id);
+      const r = await first('getSession', () => db.selectFrom('sessions').select([...SESSION, jsonText('agent'), jsonText('metadata')])
+        .where('id', '=', $(0)).where('workspace_id', '=', $(1)).where('deleted_at', 'is', null), session_id, workspace_id);
       return r && toSession(r);
     },
     async lockSession(workspace_id, session_id) {
       // As lockProject: the lock the `event_seq` bump takes, held until this transaction ends.
       const r = await first('lockSession', () => {
-        const q = db.selectFrom('sessions').select(SESSION).where('id', '=', $(0)).where('workspace_id', '=', $(1));
+        const q = db.selectFrom('sessions').select([...SESSION, jsonText('agent'), jsonText('metadata')])
+          .where('id', '=', $(0)).where('workspace_id', '=', $(1)).where('deleted_at', 'is', null);
         return dialect === 'postgres' ? q.forNoKeyUpdate() : q;
       }, session_id, workspace_id);
       return r && toSession(r);
     },
     async listSessions(workspace_id, filter) {
-      let q = db.selectFrom('sessions').select(SESSION).where('workspace_id', '=', workspace_id);
+      let q = db.selectFrom('sessions').select([...SESSION, jsonText('agent'), jsonText('metadata')])
+        .where('workspace_id', '=', workspace_id).where('deleted_at', 'is', null);
       if (filter.project_id === null) q = q.where('project_id', 'is', null);
       else if (filter.project_id !== undefined) q = q.where('project_id', '=', filter.project_id);
       const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
       return rows.map(toSession);
+    },
+    async pageSessions(workspace_id, query) {
+      const dir = query.order === 'asc' ? 'asc' : 'desc';
+      const cmp = dir === 'asc' ? '>' : '<';
+      let q = db.selectFrom('sessions').select([...SESSION, jsonText('agent'), jsonText('metadata')])
+        .where('workspace_id', '=', workspace_id).where('deleted_at', 'is', null);
+      const visible = query.visible_project_ids;
+      if (visible !== undefined) {
+        q = visible.length === 0 ? q.where('project_id', 'is', null)
+          : q.where((eb) => eb.or([eb('project_id', 'is', null), eb('project_id', 'in', visible)]));
+      }
+      if (query.include_archived === false) q = q.where('archived_at', 'is', null);
+      if (query.agent_id !== undefined) {
+        const agentId = dialect === 'postgres' ? sql<string>`${sql.ref('agent')}->>'id'` : sql<string>`json_extract(${sql.ref('agent')}, '$.id')`;
+        q = q.where(agentId, '=', query.agent_id);
+      }
+      const b = query.created_at;
+      if (b?.gt !== undefined) q = q.where('created_at', '>', b.gt);
+      if (b?.gte !== undefined) q = q.where('created_at', '>=', b.gte);
+      if (b?.lt !== undefined) q = q.where('created_at', '<', b.lt);
+      if (b?.lte !== undefined) q = q.where('created_at', '<=', b.lte);
+      const after = query.after;
+      if (after !== undefined) {
+        q = q.where((eb) => eb.or([eb('created_at', cmp, after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', cmp, after.id)])]));
+      }
+      const rows = await q.orderBy('created_at', dir).orderBy('id', dir).limit(limitOf(query.limit)).execute();
+      return rows.map(toSession);
+    },
+    async updateSession(workspace_id, session_id, patch) {
+      const set: Record<string, unknown> = { updated_at: patch.updated_at };
+      if (patch.title !== undefined) set.title = patch.title;
+      if (patch.metadata !== undefined) set.metadata = toJson(patch.metadata);
+      if (patch.archived_at !== undefined) set.archived_at = patch.archived_at;
+      const r = await db.updateTable('sessions').set(set)
+        .where('id', '=', session_id).where('workspace_id', '=', workspace_id).where('deleted_at', 'is', null)
+        .returning([...SESSION, jsonText('agent'), jsonText('metadata')]).executeTakeFirst();
+      return r && toSession(r);
+    },
+    async deleteSession(workspace_id, session_id, at) {
+      const r = await db.updateTable('sessions').set({ deleted_at: at })
+        .where('id', '=', session_id).where('workspace_id', '=', workspace_id).where('deleted_at', 'is', null).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
     },
     async insertFloor(f) {
       await db.insertInto('floors').values({
@@ -411,15 +459,16 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
     },
     async getSessionWithAccess(workspace_id, session_id, account_id) {
       // One statement: the session, its project (same workspace) and the caller's membership.
-      const r = await first<Record<string, unknown>>('getSessionWithAccess', () => sql`SELECT ${sql.raw(SESSION_ACCESS_COLUMNS)}
+      const r = await first<Record<string, unknown>>('getSessionWithAccess', () => sql`SELECT ${sql.raw(SESSION_ACCESS_COLUMNS)},
+        ${dialect === 'postgres' ? sql.raw('s.agent::text AS s_agent, s.metadata::text AS s_metadata') : sql.raw('s.agent AS s_agent, s.metadata AS s_metadata')}
         FROM sessions s
         LEFT JOIN projects p ON p.id = s.project_id AND p.workspace_id = s.workspace_id
         LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
-        WHERE s.id = ${$(1)} AND s.workspace_id = ${$(2)}` as never, account_id, session_id, workspace_id);
+        WHERE s.id = ${$(1)} AND s.workspace_id = ${$(2)} AND s.deleted_at IS NULL` as never, account_id, session_id, workspace_id);
       if (!r) return undefined;
       const pick = (prefix: string, columns: readonly string[]) => Object.fromEntries(columns.map((c) => [c, r[`${prefix}_${c}`]]));
       return {
-        session: toSession(pick('s', SESSION) as Row<'sessions', typeof SESSION>),
+        session: toSession(pick('s', [...SESSION, 'agent', 'metadata']) as Row<'sessions', typeof SESSION> & { agent: string | null; metadata: string }),
         project: r.p_id == null ? undefined : toProject(pick('p', PROJECT) as Row<'projects', typeof PROJECT>),
         membership: r.m_role == null ? undefined : toMembership(pick('m', MEMBER) as Row<'project_members', typeof MEMBER>),
       };
@@ -622,9 +671,16 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
       });
     },
     async listSessionEvents(q) {
-      const rows = await db.selectFrom('session_events').select([...SESSION_EVENT, jsonText('content')])
-        .where('session_id', '=', q.session_id).where('seq', '>', q.after)
-        .orderBy('seq', 'asc').limit(limitOf(q.limit)).execute();
+      let query = db.selectFrom('session_events').select([...SESSION_EVENT, jsonText('content')])
+        .where('session_id', '=', q.session_id).where('seq', '>', q.after);
+      if (q.before !== undefined) query = query.where('seq', '<', q.before);
+      if (q.types !== undefined) query = q.types.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('type', 'in', q.types);
+      const b = q.processed_at;
+      if (b?.gt !== undefined) query = query.where('processed_at', '>', b.gt);
+      if (b?.gte !== undefined) query = query.where('processed_at', '>=', b.gte);
+      if (b?.lt !== undefined) query = query.where('processed_at', '<', b.lt);
+      if (b?.lte !== undefined) query = query.where('processed_at', '<=', b.lte);
+      const rows = await query.orderBy('seq', q.order === 'desc' ? 'desc' : 'asc').limit(limitOf(q.limit)).execute();
       return rows.map(toSessionEvent);
     },
     async lastSessionEventSeq(session_id) {

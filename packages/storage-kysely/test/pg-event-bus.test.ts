@@ -59,7 +59,8 @@ if (!pgUrl) {
     const newProject = async () => {
       const id = `proj_bus_${++projects}`;
       await opened.store.insertProject({ id, workspace_id: 'ws_bus', account_id: 'acc_bus', name: id, status: 'active', created_at: 1, updated_at: 1 });
-      await opened.store.insertSession({ id: `sess_bus_${projects}`, workspace_id: 'ws_bus', project_id: id, title: null, created_by_account_id: 'acc_bus', created_at: 1 });
+      await opened.store.insertSession({ id: `sess_bus_${projects}`, workspace_id: 'ws_bus', project_id: id, title: null, created_by_account_id: 'acc_bus', created_at: 1,
+        agent: null, environment_id: null, metadata: {}, updated_at: 1, archived_at: null });
       return { project_id: id, session_id: `sess_bus_${projects}` };
     };
 

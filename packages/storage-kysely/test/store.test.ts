@@ -105,7 +105,7 @@ describe('migrations', () => {
     const tmp = tempDir();
     const db = openSqlite(join(tmp.dir, 'm.sqlite'));
     try {
-      expect(await migrateToLatest(db)).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0006_project_event_visibility_source']);
+      expect(await migrateToLatest(db)).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source']);
       expect(await migrateToLatest(db)).toEqual([]);
       sqliteSchema = await schemaOf(db);
       expect(Object.keys(sqliteSchema)).toEqual(EXPECTED_TABLES);
@@ -128,8 +128,15 @@ describe('migrations', () => {
   const upgradeKeepsRows = async (db: Kysely<Database>, dialect: 'sqlite' | 'postgres') => {
     await migrateTo0001(db, dialect);
     await db.insertInto('workspaces').values({ id: 'ws_old', name: 'before 0002', created_at: T0 }).execute();
-    expect(await migrateToLatest(db)).toEqual(['0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0006_project_event_visibility_source']);
+    // A Session of the first release: 0005 gives it metadata {}, updated_at = created_at, nulls elsewhere.
+    await sql`insert into sessions (id, workspace_id, project_id, title, created_by_account_id, created_at) values ('sess_old', 'ws_old', null, 'old', 'acc_1', ${T0 + 5})`.execute(db);
+    expect(await migrateToLatest(db)).toEqual(['0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source']);
     expect(await db.selectFrom('workspaces').selectAll().execute()).toEqual([{ id: 'ws_old', name: 'before 0002', created_at: T0 }]);
+    const session = await db.selectFrom('sessions').select(['agent', 'environment_id', 'metadata', 'updated_at', 'archived_at', 'deleted_at']).executeTakeFirstOrThrow();
+    const metadata: unknown = typeof session.metadata === 'string' ? JSON.parse(session.metadata) : session.metadata;
+    expect({ ...session, metadata, updated_at: Number(session.updated_at) }).toEqual({
+      agent: null, environment_id: null, metadata: {}, updated_at: T0 + 5, archived_at: null, deleted_at: null,
+    });
     await db.insertInto('idempotency_records').values({
       workspace_id: 'ws_old', account_id: 'acc_1', key: 'k', request_hash: 'h', resource_type: 'project_inbox_item', resource_id: 'pinbox_1', created_at: T0,
     }).execute();
@@ -138,7 +145,7 @@ describe('migrations', () => {
     }).execute()).rejects.toThrow();
   };
 
-  it('0002 upgrades a database of 0001 in place (rows kept; the key is unique per workspace and account)', async () => {
+  it('0002–0006 upgrade a database of 0001 in place (rows kept; the key is unique per workspace and account; old Sessions get metadata {} and updated_at)', async () => {
     const tmp = tempDir();
     const db = openSqlite(join(tmp.dir, 'upgrade.sqlite'));
     try {
@@ -149,7 +156,7 @@ describe('migrations', () => {
     }
   });
 
-  it.runIf(PG_URL)('0002 upgrades a PostgreSQL database of 0001 in place', async () => {
+  it.runIf(PG_URL)('0002–0006 upgrade a PostgreSQL database of 0001 in place', async () => {
     const database = await freshPostgresDatabase(PG_URL as string);
     const db = openPostgres(database.url);
     try {
@@ -214,7 +221,7 @@ describe('migrations', () => {
     const db = openPostgres(database.url);
     try {
       const [first, concurrent] = await Promise.all([migrateToLatest(db), migrateToLatest(db)]);
-      expect([...first, ...concurrent]).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0006_project_event_visibility_source']);
+      expect([...first, ...concurrent]).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source']);
       expect(await migrateToLatest(db)).toEqual([]);
       expect(await schemaOf(db)).toEqual(sqliteSchema);
       const json = await sql<{ column_name: string; data_type: string }>`

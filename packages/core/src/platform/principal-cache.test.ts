@@ -97,6 +97,14 @@ describe('PlatformService.authenticate with the cache', () => {
     expect(lookups).toHaveLength(4);
   });
 
+  it('a named workspace (anthropic-workspace-id) must be the key\'s own, cached or not', async () => {
+    const { platform, standard } = await world();
+    expect((await platform.authenticate(standard.secret, undefined, { workspace_id: 'ws' })).workspace_id).toBe('ws');
+    expect(await code(platform.authenticate(standard.secret, undefined, { workspace_id: 'ws_other' }))).toBe('permission_denied');
+    expect(await code(platform.authenticate(standard.secret, undefined, { workspace_id: 'ws_other' }))).toBe('permission_denied');
+    expect(await code(platform.authenticate('sk-unknown', undefined, { workspace_id: 'ws' }))).toBe('invalid_credentials');
+  });
+
   it('a revocation through the service applies to the next request', async () => {
     const { platform, standard } = await world();
     await platform.authenticate(standard.secret);

@@ -130,8 +130,20 @@ export class PlatformService {
    * Successful results are cached in the process for 1 s by key hash (`principal-cache.ts`):
    * {@link revokeApiKey} takes effect at once; a key revoked in another process or directly in
    * storage is refused within 1 s.
+   *
+   * `options.workspace_id` is the workspace the caller says it acts in (the Managed Agents
+   * `anthropic-workspace-id` header): a key may only name its own workspace, else 403
+   * `permission_denied` (live-inbox.md "Managed Agents compatibility").
    */
-  async authenticate(secret: string | undefined, as_account_id?: string): Promise<Principal> {
+  async authenticate(secret: string | undefined, as_account_id?: string, options: { workspace_id?: string } = {}): Promise<Principal> {
+    const principal = await this.#authenticate(secret, as_account_id);
+    if (options.workspace_id !== undefined && options.workspace_id !== principal.workspace_id) {
+      throw forbidden('This API key belongs to another workspace than the one the request names');
+    }
+    return principal;
+  }
+
+  async #authenticate(secret: string | undefined, as_account_id: string | undefined): Promise<Principal> {
     if (!secret) throw new InboxKitError('authentication_required', 'An API key is required (Authorization: Bearer <key> or x-api-key)');
     const hash = await (this.deps.hashApiKey ?? hashApiKey)(secret);
     const cached = this.#principals.get(hash, as_account_id);
@@ -302,18 +314,28 @@ export class PlatformService {
 
   /**
    * Creates a session, optionally in a project (the project's owner or a deriver may).
-   * `input.id` is for trusted callers only, as for {@link createProject}.
+   * `input.id` is for trusted callers only, as for {@link createProject}. `managed` carries the
+   * Managed Agents fields of `POST /v1/sessions` (see `ManagedSessionsService`).
    * @throws project_not_found, permission_denied, project_archived, conflict (a trusted caller's id is taken).
    */
-  async createSession(ctx: RequestContext, input: z.input<typeof createSessionBody>): Promise<Session> {
+  async createSession(
+    ctx: RequestContext, input: z.input<typeof createSessionBody>,
+    managed?: { agent: JsonValue; environment_id: string; metadata: Record<string, string> },
+  ): Promise<Session> {
     const body = parseOrThrow(createSessionBody, input, 'session');
+    const now = this.deps.clock.now();
     const session: Session = {
       id: body.id ?? this.deps.ids.next('sess'),
       workspace_id: ctx.principal.workspace_id,
       project_id: body.project_id ?? null,
       title: body.title,
       created_by_account_id: ctx.principal.account_id,
-      created_at: this.deps.clock.now(),
+      created_at: now,
+      agent: managed?.agent ?? null,
+      environment_id: managed?.environment_id ?? null,
+      metadata: managed?.metadata ?? {},
+      updated_at: now,
+      archived_at: null,
     };
     const events = await idTakenIsConflict(body.id, 'session', () => this.deps.store.transaction(async (tx) => {
       if (body.id !== undefined && (await tx.getSession(ctx.principal.workspace_id, body.id))) {

@@ -68,6 +68,45 @@ export interface InboxDecisionPatch {
   updated_at: number;
 }
 
+/** Bounds on a time column, in ms: `gt` / `gte` (after) and `lt` / `lte` (before); each optional. */
+export interface TimeBounds {
+  gt?: number;
+  gte?: number;
+  lt?: number;
+  lte?: number;
+}
+
+/** Query of {@link StoreTx.pageSessions}. */
+export interface SessionPageQuery {
+  order: 'asc' | 'desc';
+  /** Keyset: the last `(created_at, id)` of the previous page. */
+  after?: { created_at: number; id: string };
+  limit: number;
+  visible_project_ids?: string[];
+  include_archived?: boolean;
+  agent_id?: string;
+  created_at?: TimeBounds;
+}
+
+/** Changes of {@link StoreTx.updateSession}: only the fields present are set. */
+export interface SessionPatch {
+  title?: string | null;
+  metadata?: Record<string, string>;
+  archived_at?: number | null;
+  updated_at: number;
+}
+
+/** Query of {@link StoreTx.listSessionEvents}. */
+export interface SessionEventQuery {
+  session_id: string;
+  after: number;
+  before?: number;
+  order?: 'asc' | 'desc';
+  types?: string[];
+  processed_at?: TimeBounds;
+  limit: number;
+}
+
 /** A Session ledger entry before the store allocates its `seq`. */
 export type NewSessionEvent = Omit<SessionEvent, 'seq'>;
 
@@ -156,23 +195,43 @@ export interface StoreTx {
 
   // — sessions, floors, pages —
   insertSession(session: Session): Promise<void>;
+  /** The Session, unless it is in another workspace or was deleted ({@link deleteSession}). */
   getSession(workspace_id: string, session_id: string): Promise<Session | undefined>;
   /**
-   * {@link getSession}, holding the row against concurrent writers of the Session until the
-   * caller's transaction ends (as {@link lockProject}). Writes that depend on the Session's Run
+   * {@link getSession} (so never a deleted Session), holding the row against concurrent writers
+   * of the Session until the caller's transaction ends (as {@link lockProject}). Writes that depend on the Session's Run
    * state (start or end a Run, commit drained input to a Run) call it first, inside their
    * transaction. Take the project's lock first when both are needed.
    */
   lockSession(workspace_id: string, session_id: string): Promise<Session | undefined>;
-  /** Sessions of the workspace, newest first; `project_id: null` lists those outside any project. */
+  /** Sessions of the workspace, newest first; `project_id: null` lists those outside any project. Never a deleted one. */
   listSessions(workspace_id: string, filter: { project_id?: string | null }): Promise<Session[]>;
   /**
    * OPTIONAL (without it, callers use `getSession`, `getProject` and `getMembership`). The session
    * `session_id` only if it is in `workspace_id` (else `undefined`, as for a missing one), its
    * project (only if in the same workspace) and `account_id`'s membership of that project, in one
-   * read: MUST return exactly what those three methods would return at one moment.
+   * read: MUST return exactly what those three methods would return at one moment (so never a
+   * deleted Session: `undefined`, as for a missing one).
    */
   getSessionWithAccess?(workspace_id: string, session_id: string, account_id: string): Promise<SessionWithAccess | undefined>;
+  /**
+   * One keyset page of the workspace's Sessions (`GET /v1/sessions`), never a deleted one:
+   * ordered by `(created_at, id)` (`desc` or `asc`, id in byte order), strictly after `after` in
+   * that order, at most `limit`. Filters: `visible_project_ids` keeps Sessions outside any project
+   * plus those of the listed projects; `include_archived` false drops archived ones; `agent_id`
+   * matches the snapshot's `agent.id`; `created_at` bounds in ms.
+   */
+  pageSessions(workspace_id: string, query: SessionPageQuery): Promise<Session[]>;
+  /**
+   * Conditional update of a live (not deleted) Session: sets the given fields and `updated_at`.
+   * Returns the updated Session, or undefined when there is none (or it was deleted).
+   */
+  updateSession(workspace_id: string, session_id: string, patch: SessionPatch): Promise<Session | undefined>;
+  /**
+   * Deletes a Session: from then on every read of the port treats it as absent (its ledger and
+   * turns stay stored). Returns whether a live Session was deleted (false: none, or already deleted).
+   */
+  deleteSession(workspace_id: string, session_id: string, at: number): Promise<boolean>;
   insertFloor(floor: Floor): Promise<void>;
   getFloor(workspace_id: string, floor_id: string): Promise<Floor | undefined>;
   /** Floors of a session, ascending by number. */
@@ -258,8 +317,12 @@ export interface StoreTx {
   endRun(run_id: string, outcome: string, at: number): Promise<boolean>;
   /** Appends ledger entries with the session's next `seq` values, in order, atomically. */
   appendSessionEvents(events: NewSessionEvent[]): Promise<SessionEvent[]>;
-  /** Ledger entries with `seq > after`, ascending, at most `limit`. */
-  listSessionEvents(query: { session_id: string; after: number; limit: number }): Promise<SessionEvent[]>;
+  /**
+   * Ledger entries with `seq > after` (and `seq < before` when given), ascending by `seq` (or
+   * descending with `order: 'desc'`), at most `limit`. Optional filters: `types` (any of these
+   * types; an empty list matches none), `processed_at` bounds in ms.
+   */
+  listSessionEvents(query: SessionEventQuery): Promise<SessionEvent[]>;
   /** The highest committed `seq` of the session's ledger (0 when it has none, or the session does not exist). */
   lastSessionEventSeq(session_id: string): Promise<number>;
 

@@ -7,8 +7,8 @@
  */
 import { z } from 'zod';
 import { contentSchema } from '../live-inbox/content.js';
-import { queryInt } from '../project-inbox/schemas.js';
-import { idString } from '../validation.js';
+import { InboxKitError } from '../errors.js';
+import { idString, parseOrThrow } from '../validation.js';
 
 /** Most events one `POST /v1/sessions/{id}/events` may carry. */
 export const MAX_EVENTS_PER_REQUEST = 50;
@@ -23,26 +23,44 @@ export const sessionEventInput = z.discriminatedUnion('type', [
 ]);
 export type SessionEventInput = z.output<typeof sessionEventInput>;
 
+/**
+ * Managed Agents input event types this Runtime does not host (tools, custom tools, outcomes,
+ * system messages): sending one is 400 `unsupported_capability` rather than a bare validation error.
+ */
+export const UNSUPPORTED_EVENT_TYPES: readonly string[] = [
+  'user.tool_confirmation', 'user.custom_tool_result', 'user.tool_result', 'user.define_outcome', 'system.message',
+];
+
+/**
+ * Refuses, before validation, an events body holding an input type this Runtime does not host.
+ * @throws InboxKitError `unsupported_capability` (400; the detail names the event).
+ */
+export function rejectUnsupportedEvents(input: unknown): void {
+  const events = input !== null && typeof input === 'object' ? (input as { events?: unknown }).events : undefined;
+  if (!Array.isArray(events)) return;
+  const index = events.findIndex((e) => e !== null && typeof e === 'object' && UNSUPPORTED_EVENT_TYPES.includes(String((e as { type?: unknown }).type)));
+  if (index < 0) return;
+  const type = String((events[index] as { type: unknown }).type);
+  throw new InboxKitError('unsupported_capability', `${type} is not supported by this runtime (it hosts no tools, outcomes or system messages)`,
+    [{ path: `events.${index}.type`, message: `${type} is not supported` }]);
+}
+
+/**
+ * Parses a `POST /v1/sessions/{id}/events` body.
+ * @throws InboxKitError `unsupported_capability` ({@link rejectUnsupportedEvents}), `validation_error`.
+ */
+export function parseSendSessionEvents(input: unknown): z.output<typeof sendSessionEventsBody> {
+  rejectUnsupportedEvents(input);
+  return parseOrThrow(sendSessionEventsBody, input, 'events');
+}
+
 /** `POST /v1/sessions/{id}/events` body: `{ events: [1–50 events] }`, processed in order. */
 export const sendSessionEventsBody = z.strictObject({
   events: z.array(sessionEventInput).min(1, 'send at least one event').max(MAX_EVENTS_PER_REQUEST, `send at most ${MAX_EVENTS_PER_REQUEST} events`),
 });
 export type SendSessionEventsInput = z.input<typeof sendSessionEventsBody>;
 
-/**
- * `GET /v1/sessions/{id}/events` query: `after` = a `seq` (0 = from the start; pass the previous
- * page's `next_page` back here), `limit` 1–1000 (default 100).
- */
-export const listSessionEventsQuery = z.strictObject({
-  after: queryInt(0, Number.MAX_SAFE_INTEGER).default(0),
-  limit: queryInt(1, 1000).default(100),
-});
-export type ListSessionEventsInput = z.input<typeof listSessionEventsQuery>;
-
-/** `GET /v1/sessions/{id}/events/stream` query; `after` may also come as the `Last-Event-ID` header. */
-export const streamSessionEventsQuery = z.strictObject({
-  after: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
-});
+// The `GET …/events` and `…/events/stream` queries live in managed-agents.ts (the Managed Agents wire).
 
 /** `POST …/live-inbox` and `PUT …/live-inbox/{message_id}` body: `{ content }`. */
 export const liveInboxContentBody = z.strictObject({ content: contentSchema });

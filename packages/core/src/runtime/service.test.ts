@@ -62,6 +62,7 @@ const stranger = ctxOf('ws_b', 'acc_stranger');
 
 interface Fixture {
   store: MemoryStore;
+  clock: ReturnType<typeof createManualClock>;
   host: LiveInboxHost;
   model: ReturnType<typeof gatedModel>;
   runtime: SessionRuntimeService;
@@ -80,7 +81,8 @@ async function fixture(options: { store?: (store: MemoryStore) => Store } = {}):
   const bus = createLocalEventBus();
   const published: BusMessage[] = [];
   bus.subscribe('session:sess_p', (m) => published.push(m));
-  const deps = { store, bus, clock: createManualClock(), ids: createSequentialIdGenerator() };
+  const clock = createManualClock();
+  const deps = { store, bus, clock, ids: createSequentialIdGenerator() };
   const platform = new PlatformService(deps);
   await platform.createWorkspace({ id: 'ws_a', name: 'A' });
   await platform.createWorkspace({ id: 'ws_b', name: 'B' });
@@ -100,7 +102,7 @@ async function fixture(options: { store?: (store: MemoryStore) => Store } = {}):
   });
   open.push(runtime);
   return {
-    store, host, model, runtime, published, runErrors,
+    store, clock, host, model, runtime, published, runErrors,
     events: async (session_id = 'sess_p') => store.listSessionEvents({ session_id, after: 0, limit: 1000 }),
   };
 }
@@ -114,7 +116,7 @@ describe('SessionRuntimeService — durable events and Runs', () => {
 
     const receipt = await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('hello') }] });
     expect(receipt.data).toHaveLength(1);
-    expect(receipt.data[0]).toMatchObject({ type: 'user.message', id: expect.stringMatching(/^sevt_/), processed_at: expect.any(Number) });
+    expect(receipt.data[0]).toMatchObject({ type: 'user.message', id: expect.stringMatching(/^sevt_/), processed_at: expect.any(Number), content: text('hello') });
 
     const step = await f.model.next();
     expect(step.transcript.map((m) => `${m.role}:${textOf(m.content)}`)).toEqual(['user:hello']);
@@ -452,11 +454,66 @@ describe('SessionRuntimeService — history and feed', () => {
     });
     const p1 = await f.runtime.listEvents(owner, 'sess_p', { limit: 2 });
     expect(p1.data.map((e) => e.seq)).toEqual([1, 2]);
-    expect(p1).toMatchObject({ has_more: true, next_page: '2' });
-    const p2 = await f.runtime.listEvents(observer, 'sess_p', { after: p1.next_page!, limit: 2 });
+    expect(p1).toMatchObject({ has_more: true, next_page: expect.any(String) });
+    const p2 = await f.runtime.listEvents(observer, 'sess_p', { page: p1.next_page!, limit: 2 });
     expect(p2.data.map((e) => e.seq)).toEqual([3]);
     expect(p2).toMatchObject({ has_more: false, next_page: null });
+    expect((await f.runtime.listEvents(owner, 'sess_p', { after: 1 })).data.map((e) => e.seq)).toEqual([2, 3]);
     expect((await rejection(f.runtime.listEvents(owner, 'sess_p', { limit: 0 }))).code).toBe('validation_error');
+  });
+
+  it('pages history descending, by types and by processed_at (RFC 3339); a page cursor is bound to its filters and Session', async () => {
+    const f = await fixture();
+    const clock = f.clock;
+    clock.set(Date.parse('2026-01-01T00:00:00.000Z'));
+    await f.runtime.sendEvents(owner, 'sess_free', { events: [{ type: 'user.interrupt' }, { type: 'user.interrupt' }] });
+    clock.set(Date.parse('2026-01-01T00:00:01.000Z'));
+    await f.runtime.sendEvents(owner, 'sess_free', { events: [{ type: 'user.interrupt' }, { type: 'user.interrupt' }, { type: 'user.interrupt' }] });
+    const seqs = (p: { data: SessionEvent[] }) => p.data.map((e) => e.seq);
+
+    const d1 = await f.runtime.listEvents(owner, 'sess_free', { order: 'desc', limit: 2 });
+    expect(seqs(d1)).toEqual([5, 4]);
+    const d2 = await f.runtime.listEvents(owner, 'sess_free', { order: 'desc', limit: 2, page: d1.next_page! });
+    expect(seqs(d2)).toEqual([3, 2]);
+    const d3 = await f.runtime.listEvents(owner, 'sess_free', { order: 'desc', limit: 2, page: d2.next_page! });
+    expect(d3).toMatchObject({ has_more: false, next_page: null });
+    expect(seqs(d3)).toEqual([1]);
+
+    expect(seqs(await f.runtime.listEvents(owner, 'sess_free', { 'created_at[gte]': '2026-01-01T00:00:01Z' }))).toEqual([3, 4, 5]);
+    expect(seqs(await f.runtime.listEvents(owner, 'sess_free', { 'created_at[lt]': '2026-01-01T01:00:01+01:00' }))).toEqual([1, 2]);
+    expect(seqs(await f.runtime.listEvents(owner, 'sess_free', { 'created_at[gt]': '2026-01-01T00:00:00Z', 'created_at[lte]': '2026-01-01T00:00:01.000Z' }))).toEqual([3, 4, 5]);
+    expect(seqs(await f.runtime.listEvents(owner, 'sess_free', { 'types[]': ['user.message'] }))).toEqual([]);
+    expect(seqs(await f.runtime.listEvents(owner, 'sess_free', { 'types[]': 'user.interrupt', limit: 1 }))).toEqual([1]);
+
+    // A cursor replayed with other filters, another order or on another Session is refused.
+    expect((await rejection(f.runtime.listEvents(owner, 'sess_free', { order: 'asc', limit: 2, page: d1.next_page! }))).code).toBe('invalid_cursor');
+    expect((await rejection(f.runtime.listEvents(owner, 'sess_free', { order: 'desc', 'types[]': ['user.interrupt'], page: d1.next_page! }))).code).toBe('invalid_cursor');
+    expect((await rejection(f.runtime.listEvents(owner, 'sess_p', { order: 'desc', limit: 2, page: d1.next_page! }))).code).toBe('invalid_cursor');
+    for (const bad of [{ 'created_at[gt]': 'yesterday' }, { 'created_at[gt]': '2026-01-01' }, { order: 'up' }, { 'types[]': ['Not A Type'] }, { page: 'x' }, { unknown: '1' }]) {
+      const code = (await rejection(f.runtime.listEvents(owner, 'sess_free', bad as never))).code;
+      expect([code, bad]).toEqual([bad.page === undefined ? 'validation_error' : 'invalid_cursor', bad]);
+    }
+  });
+
+  it('Managed Agents input this Runtime does not host is 400 unsupported_capability, nothing written', async () => {
+    const f = await fixture();
+    for (const event of [
+      { type: 'user.custom_tool_result', custom_tool_use_id: 'x', content: [] }, { type: 'user.tool_confirmation', tool_use_id: 'x', result: 'allow' },
+      { type: 'user.tool_result', tool_use_id: 'x' }, { type: 'user.define_outcome', description: 'd' }, { type: 'system.message', content: [] },
+    ]) {
+      const error = await rejection(f.runtime.sendEvents(owner, 'sess_free', { events: [{ type: 'user.interrupt' }, event] } as never));
+      expect([error.code, error.details]).toEqual(['unsupported_capability', [{ path: 'events.1.type', message: `${event.type} is not supported` }]]);
+    }
+    expect((await rejection(f.runtime.sendEvents(owner, 'sess_free', { events: [{ type: 'user.nonsense' }] } as never))).code).toBe('validation_error');
+    expect(await f.events('sess_free')).toEqual([]);
+  });
+
+  it('an archived Session refuses a user.message (409 session_archived) and still takes an interrupt', async () => {
+    const f = await fixture();
+    await f.store.updateSession('ws_a', 'sess_free', { archived_at: 5, updated_at: 5 });
+    expect((await rejection(f.runtime.sendEvents(owner, 'sess_free', { events: [{ type: 'user.message', content: text('late') }] }))).code).toBe('session_archived');
+    expect(await f.events('sess_free')).toEqual([]);
+    expect((await f.runtime.sendEvents(owner, 'sess_free', { events: [{ type: 'user.interrupt' }] })).data.map((e) => e.type)).toEqual(['user.interrupt']);
   });
 
   it('feeds stored events and live ones', async () => {

@@ -30,9 +30,11 @@ import type { AttemptOwnership, NewSessionEvent, StoreTx } from '../ports/store.
 import type { JsonValue, Run, Session, SessionEvent } from '../records.js';
 import { parseOrThrow } from '../validation.js';
 import { DEFAULT_ATTEMPT_LEASE_MS, type AttemptRoute, type AttemptRoutingErrorInfo, type AttemptRoutingOptions, type LiveInboxOperation } from './routing.js';
+import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
+import { listSessionEventsQuery, timeBoundsOf, type ListSessionEventsInput } from './managed-agents.js';
 import {
-  listSessionEventsQuery, liveInboxContentBody, liveInboxOrderBody, sendSessionEventsBody,
-  type ListSessionEventsInput, type LiveInboxContentInput, type LiveInboxOrderInput, type SendSessionEventsInput,
+  liveInboxContentBody, liveInboxOrderBody, parseSendSessionEvents,
+  type LiveInboxContentInput, type LiveInboxOrderInput, type SendSessionEventsInput,
 } from './schemas.js';
 
 /** Dependencies of {@link SessionRuntimeService}. */
@@ -60,14 +62,10 @@ export type SessionRuntimeDeps = ServiceDeps & {
   routing?: AttemptRoutingOptions;
 };
 
-/** One acknowledgement of `POST /v1/sessions/{id}/events`: the committed event's id, type and time (ms). */
-export interface SessionEventReceipt {
-  id: string;
-  type: string;
-  processed_at: number;
-}
-
-/** One page of committed Session history, ascending by `seq`. `next_page` (a `seq` as decimal string) is null on the last page. */
+/**
+ * One page of committed Session history, in the order asked for (by `seq`). `next_page` (an opaque
+ * cursor for `page`) is null on the last page.
+ */
 export interface SessionEventPage {
   data: SessionEvent[];
   next_page: string | null;
@@ -206,13 +204,16 @@ export class SessionRuntimeService {
    * one receipt per event. A `user.message` starts a Run when none is running (see the class doc
    * for a message sent while one runs); a `user.interrupt` aborts the running Run after commit.
    * @param input `{ events: [{ type: 'user.message', content } | { type: 'user.interrupt' }] }`, 1–50 events.
-   * @returns `{ data: [{ id, type, processed_at }] }`, `processed_at` in ms.
-   * @throws InboxKitError `validation_error` (400), `session_not_found` (404), `permission_denied`
+   * @returns `{ data }`: the committed `user.message` / `user.interrupt` events, in order (the
+   *   wire shows them as {@link managedSessionEvent}).
+   * @throws InboxKitError `validation_error` (400), `unsupported_capability` (400: tool results,
+   *   tool confirmations, outcomes, system messages), `session_not_found` (404), `permission_denied`
    *   (403: a deriver or observer of the Session's Project), `project_archived` (409: a
-   *   `user.message` to a Session of an archived Project), `overloaded` (503: the runtime is closing).
+   *   `user.message` to a Session of an archived Project), `session_archived` (409: a
+   *   `user.message` to an archived Session), `overloaded` (503: the runtime is closing).
    */
-  async sendEvents(ctx: RequestContext, session_id: string, input: SendSessionEventsInput): Promise<{ data: SessionEventReceipt[] }> {
-    const body = parseOrThrow(sendSessionEventsBody, input, 'events');
+  async sendEvents(ctx: RequestContext, session_id: string, input: SendSessionEventsInput): Promise<{ data: SessionEvent[] }> {
+    const body = parseSendSessionEvents(input);
     if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
     return this.#withSessionLock(session_id, async () => {
       const { events, start, interruptRunId } = await this.#deps.store.transaction(async (tx) => {
@@ -221,6 +222,9 @@ export class SessionRuntimeService {
         // An archived project takes no new input; an interrupt may still stop a running Run.
         if (access.archived && body.events.some((e) => e.type === 'user.message')) {
           throw new InboxKitError('project_archived', 'Project is archived');
+        }
+        if (access.session.archived_at !== null && body.events.some((e) => e.type === 'user.message')) {
+          throw new InboxKitError('session_archived', 'Session is archived; it takes no new messages');
         }
         const session = access.session;
         const now = this.#deps.clock.now();
@@ -279,11 +283,7 @@ export class SessionRuntimeService {
           active.controller.abort(new Error('The Run was interrupted by a user.interrupt event'));
         }
       }
-      return {
-        data: events
-          .filter((e) => e.type === SESSION_EVENT_TYPES.userMessage || e.type === SESSION_EVENT_TYPES.userInterrupt)
-          .map((e) => ({ id: e.id, type: e.type, processed_at: e.processed_at })),
-      };
+      return { data: events.filter((e) => e.type === SESSION_EVENT_TYPES.userMessage || e.type === SESSION_EVENT_TYPES.userInterrupt) };
     });
   }
 
@@ -292,24 +292,44 @@ export class SessionRuntimeService {
    * Without a running Run the interrupt is still committed and changes nothing else.
    * @throws as {@link sendEvents}.
    */
-  interrupt(ctx: RequestContext, session_id: string): Promise<{ data: SessionEventReceipt[] }> {
+  interrupt(ctx: RequestContext, session_id: string): Promise<{ data: SessionEvent[] }> {
     return this.sendEvents(ctx, session_id, { events: [{ type: 'user.interrupt' }] });
   }
 
   /**
-   * `GET /v1/sessions/{id}/events`: one page of committed history, ascending by `seq`.
-   * @param input `{ after?: seq (default 0), limit?: 1–1000 (default 100) }`; pass `next_page`
-   *   back as `after`.
-   * @throws InboxKitError `validation_error`, `session_not_found`.
+   * `GET /v1/sessions/{id}/events` (`client.beta.sessions.events.list`): one page of committed
+   * history. Spec: live-inbox.md "Managed Agents compatibility".
+   * @param input `{ limit?: 1–1000 (100), page?: cursor, order?: 'asc' | 'desc' ('asc'), types?,
+   *   'types[]'?, 'created_at[gt|gte|lt|lte]'?: RFC 3339 (on processed_at), after?: seq }`; pass
+   *   `next_page` back as `page` with the same other parameters.
+   * @throws InboxKitError `validation_error` (400), `invalid_cursor` (400: a foreign, forged or
+   *   mismatched `page`), `session_not_found` (404).
    */
   async listEvents(ctx: RequestContext, session_id: string, input: ListSessionEventsInput = {}): Promise<SessionEventPage> {
     const query = parseOrThrow(listSessionEventsQuery, input, 'query');
     const { session } = await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
-    const rows = await this.#deps.store.listSessionEvents({ session_id: session.id, after: query.after, limit: query.limit + 1 });
+    const types = query.types === undefined && query['types[]'] === undefined ? undefined : [...(query.types ?? []), ...(query['types[]'] ?? [])];
+    const processed_at = timeBoundsOf(query);
+    const scope = `session_events:${session.id}`;
+    const fingerprint = filterFingerprint({
+      order: query.order, after: query.after, types: types?.join(','),
+      gt: processed_at?.gt, gte: processed_at?.gte, lt: processed_at?.lt, lte: processed_at?.lte,
+    });
+    let after = query.after ?? 0;
+    let before: number | undefined;
+    if (query.page !== undefined) {
+      const position = decodeCursor(query.page, scope, fingerprint).created_at;
+      if (query.order === 'asc') after = Math.max(after, position);
+      else before = position;
+    }
+    const rows = await this.#deps.store.listSessionEvents({
+      session_id: session.id, after, before, order: query.order, types, processed_at, limit: query.limit + 1,
+    });
     const data = rows.slice(0, query.limit);
     const has_more = rows.length > query.limit;
     const last = data[data.length - 1];
-    return { data, next_page: has_more && last !== undefined ? String(last.seq) : null, has_more };
+    // In the order of the wire schema ({ data, next_page, has_more }), so the response check's same-text fast path holds.
+    return { data, next_page: has_more && last !== undefined ? encodeCursor(scope, fingerprint, { created_at: last.seq, id: last.id }) : null, has_more };
   }
 
   /**
@@ -422,7 +442,7 @@ export class SessionRuntimeService {
     if (routing === undefined || options.forwarded === true) return LOCAL;
     let sid: string;
     if (operation.type === 'send_events') {
-      const body = parseOrThrow(sendSessionEventsBody, operation.body, 'events');
+      const body = parseSendSessionEvents(operation.body);
       if (!body.events.some((e) => e.type === 'user.interrupt') || this.#active.has(session_id)) return LOCAL;
       const access = await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
       if (!access.canWrite) throw sessionWriteDenied();

@@ -67,6 +67,11 @@ export const sessionSchema = z.object({
   title: z.string().nullable(),
   created_by_account_id: z.string(),
   created_at: ms(),
+  agent: jsonValueSchema.nullable().describe('Snapshot of the configured agent (Managed Agents shape), or null'),
+  environment_id: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  updated_at: ms(),
+  archived_at: nullableMs(),
 });
 
 export const floorSchema = z.object({

@@ -3,7 +3,7 @@
  * core's unit tests and as the first subject of the conformance kit. Transactions are serialised
  * by a mutex and rolled back by restoring a snapshot.
  */
-import type { AttemptOwnership, IdempotencyRecord, InboxItemQuery, NewProjectEvent, NewSessionEvent, Store, StoreTx } from '../ports/store.js';
+import type { AttemptOwnership, IdempotencyRecord, InboxItemQuery, NewProjectEvent, NewSessionEvent, Store, StoreTx, TimeBounds } from '../ports/store.js';
 import type {
   Account, ApiKey, Floor, Membership, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run, Session,
   SessionEvent, Workspace,
@@ -17,6 +17,8 @@ interface State {
   projects: Map<string, Project>;
   memberships: Map<string, Membership>;
   sessions: Map<string, Session>;
+  /** Ids of deleted Sessions (kept in `sessions`, invisible to every read). */
+  deletedSessions: Set<string>;
   floors: Map<string, Floor>;
   pages: Map<string, Page>;
   items: Map<string, ProjectInboxItem>;
@@ -32,11 +34,14 @@ interface State {
 
 const emptyState = (): State => ({
   workspaces: new Map(), accounts: new Map(), workspaceMembers: new Set(), keys: new Map(), projects: new Map(),
-  memberships: new Map(), sessions: new Map(), floors: new Map(), pages: new Map(), items: new Map(), events: [],
+  memberships: new Map(), sessions: new Map(), deletedSessions: new Set(), floors: new Map(), pages: new Map(), items: new Map(), events: [],
   logs: [], runs: new Map(), sessionEvents: [], idempotency: new Map(), attemptOwners: new Map(),
 });
 
 const copy = <T>(v: T): T => structuredClone(v);
+/** Whether `t` (ms) lies within the bounds (absent bounds pass). */
+const inBounds = (t: number, b: TimeBounds | undefined): boolean =>
+  b === undefined || ((b.gt === undefined || t > b.gt) && (b.gte === undefined || t >= b.gte) && (b.lt === undefined || t < b.lt) && (b.lte === undefined || t <= b.lte));
 const byKeyDesc = (a: { created_at: number; id: string }, b: { created_at: number; id: string }) =>
   b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 const isAfterDesc = (row: { created_at: number; id: string }, after?: { created_at: number; id: string }) =>
@@ -88,12 +93,40 @@ function operations(get: () => State): StoreTx {
     },
 
     async insertSession(x) { const s = get(); unique(s.sessions, x.id, 'session'); s.sessions.set(x.id, copy(x)); },
-    async getSession(ws, id) { const x = get().sessions.get(id); return x && x.workspace_id === ws ? copy(x) : undefined; },
-    async lockSession(ws, id) { const x = get().sessions.get(id); return x && x.workspace_id === ws ? copy(x) : undefined; },
+    async getSession(ws, id) { const s = get(); const x = s.sessions.get(id); return x && x.workspace_id === ws && !s.deletedSessions.has(id) ? copy(x) : undefined; },
+    async lockSession(ws, id) { const s = get(); const x = s.sessions.get(id); return x && x.workspace_id === ws && !s.deletedSessions.has(id) ? copy(x) : undefined; },
     async listSessions(ws, f) {
-      return [...get().sessions.values()]
-        .filter((x) => x.workspace_id === ws && (f.project_id === undefined || x.project_id === f.project_id))
+      const s = get();
+      return [...s.sessions.values()]
+        .filter((x) => x.workspace_id === ws && !s.deletedSessions.has(x.id) && (f.project_id === undefined || x.project_id === f.project_id))
         .sort(byKeyDesc).map(copy);
+    },
+    async pageSessions(ws, q) {
+      const s = get();
+      const sign = q.order === 'asc' ? 1 : -1;
+      const cmp = (a: Session, b: { created_at: number; id: string }) => sign * (a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return [...s.sessions.values()]
+        .filter((x) => x.workspace_id === ws && !s.deletedSessions.has(x.id)
+          && (q.visible_project_ids === undefined || x.project_id === null || q.visible_project_ids.includes(x.project_id))
+          && (q.include_archived !== false || x.archived_at === null)
+          && (q.agent_id === undefined || (x.agent as { id?: unknown } | null)?.id === q.agent_id)
+          && inBounds(x.created_at, q.created_at)
+          && (q.after === undefined || cmp(x, q.after) > 0))
+        .sort((a, b) => cmp(a, b)).slice(0, q.limit).map(copy);
+    },
+    async updateSession(ws, id, patch) {
+      const s = get(); const x = s.sessions.get(id);
+      if (!x || x.workspace_id !== ws || s.deletedSessions.has(id)) return undefined;
+      if (patch.title !== undefined) x.title = patch.title;
+      if (patch.metadata !== undefined) x.metadata = copy(patch.metadata);
+      if (patch.archived_at !== undefined) x.archived_at = patch.archived_at;
+      x.updated_at = patch.updated_at;
+      return copy(x);
+    },
+    async deleteSession(ws, id) {
+      const s = get(); const x = s.sessions.get(id);
+      if (!x || x.workspace_id !== ws || s.deletedSessions.has(id)) return false;
+      s.deletedSessions.add(id); return true;
     },
     async insertFloor(f) { const s = get(); unique(s.floors, f.id, 'floor'); s.floors.set(f.id, copy(f)); },
     async getFloor(ws, id) { const f = get().floors.get(id); return f && f.workspace_id === ws ? copy(f) : undefined; },
@@ -110,7 +143,7 @@ function operations(get: () => State): StoreTx {
     async getSessionWithAccess(ws, sid, acc) {
       const s = get();
       const session = s.sessions.get(sid);
-      if (!session || session.workspace_id !== ws) return undefined;
+      if (!session || session.workspace_id !== ws || s.deletedSessions.has(sid)) return undefined;
       const p = session.project_id === null ? undefined : s.projects.get(session.project_id);
       const project = p && p.workspace_id === ws ? p : undefined;
       return {
@@ -192,8 +225,11 @@ function operations(get: () => State): StoreTx {
       return out;
     },
     async listSessionEvents(q) {
-      return get().sessionEvents.filter((e) => e.session_id === q.session_id && e.seq > q.after)
-        .sort((a, b) => a.seq - b.seq).slice(0, q.limit).map(copy);
+      const sign = q.order === 'desc' ? -1 : 1;
+      return get().sessionEvents.filter((e) => e.session_id === q.session_id && e.seq > q.after
+        && (q.before === undefined || e.seq < q.before) && (q.types === undefined || q.types.includes(e.type))
+        && inBounds(e.processed_at, q.processed_at))
+        .sort((a, b) => sign * (a.seq - b.seq)).slice(0, q.limit).map(copy);
     },
 
     async lastSessionEventSeq(sid) {

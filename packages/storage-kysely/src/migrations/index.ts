@@ -9,6 +9,7 @@ import { initialMigration } from './0001-initial.js';
 import { idempotencyMigration } from './0002-idempotency.js';
 import { attemptOwnersMigration } from './0003-attempt-owners.js';
 import { runningRunsIndexMigration } from './0004-running-runs-index.js';
+import { managedSessionsMigration } from './0005-managed-sessions.js';
 import { projectEventVisibilitySourceMigration } from './0006-project-event-visibility-source.js';
 
 /** All migrations for one engine, keyed by name (`0001_initial`, …). */
@@ -18,6 +19,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0002_idempotency': idempotencyMigration(dialect),
     '0003_attempt_owners': attemptOwnersMigration(dialect),
     '0004_running_runs_index': runningRunsIndexMigration(dialect),
+    '0005_managed_sessions': managedSessionsMigration(dialect),
     '0006_project_event_visibility_source': projectEventVisibilitySourceMigration(dialect),
   };
 }

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { Session, SessionEvent } from '../records.js';
+import { agentSnapshot, managedSession, managedSessionEvent, rfc3339, rfc3339Query, stopReasonOf } from './managed-agents.js';
+
+const T = Date.parse('2026-11-30T14:37:57.123Z');
+const event = (over: Partial<SessionEvent>): SessionEvent => ({
+  id: 'sevt_1', session_id: 'sess_1', seq: 1, type: 'user.message', run_id: 'run_1', message_id: null, content: null,
+  floor_id: null, page_id: null, processed_at: T, ...over,
+});
+
+describe('Managed Agents wire mapping', () => {
+  it('writes RFC 3339 UTC timestamps with ms and reads RFC 3339 with offsets', () => {
+    expect(rfc3339(T)).toBe('2026-11-30T14:37:57.123Z');
+    expect(rfc3339Query.parse('2026-11-30T15:37:57.123+01:00')).toBe(T);
+    expect(rfc3339Query.parse('2026-11-30T14:37:57.123456Z')).toBe(T);
+    for (const bad of ['2026-11-30', '1700000000000', '2026-13-01T00:00:00Z', 'now', '2026-11-30T14:37:57']) {
+      expect(rfc3339Query.safeParse(bad).success, bad).toBe(false);
+    }
+  });
+
+  it('maps each Session event type to the shape the SDK declares', () => {
+    const content = [{ type: 'text', text: 'hi' }];
+    expect(managedSessionEvent(event({ content }))).toEqual({
+      id: 'sevt_1', type: 'user.message', processed_at: '2026-11-30T14:37:57.123Z', content, session_id: 'sess_1', seq: 1,
+      run_id: 'run_1', message_id: null, floor_id: null, page_id: null,
+    });
+    expect(managedSessionEvent(event({ type: 'agent.message', content, message_id: 'run_1-step-0' }))).toMatchObject({ type: 'agent.message', content, message_id: 'run_1-step-0' });
+    const running = managedSessionEvent(event({ type: 'session.status_running' }));
+    expect(running).not.toHaveProperty('content');
+    expect(managedSessionEvent(event({ type: 'user.interrupt' }))).not.toHaveProperty('content');
+    expect(managedSessionEvent(event({ type: 'session.status_idle', content: { outcome: 'completed' } }))).toMatchObject({
+      type: 'session.status_idle', stop_reason: { type: 'end_turn' }, stop_details: null, outcome: 'completed', processed_at: '2026-11-30T14:37:57.123Z',
+    });
+    expect(managedSessionEvent(event({ type: 'session.status_idle', content: { outcome: 'cancelled' } })).stop_reason).toEqual({ type: 'end_turn' });
+    expect(managedSessionEvent(event({ type: 'session.status_idle', content: { outcome: 'failed' } })).stop_reason).toEqual({ type: 'retries_exhausted' });
+    expect(managedSessionEvent(event({ type: 'session.status_idle', content: { outcome: 'failed', error: { type: 'overloaded_error', message: 'busy' } } })))
+      .toMatchObject({ outcome: 'failed', stop_reason: { type: 'retries_exhausted' }, error: { type: 'overloaded_error', message: 'busy' } });
+    expect(managedSessionEvent(event({ type: 'session.status_idle', content: { outcome: 'completed' } }))).not.toHaveProperty('error');
+    expect(stopReasonOf(undefined)).toEqual({ type: 'end_turn' });
+  });
+
+  it('maps a Session to BetaManagedAgentsSession, keeping metadata and environment_id as given', () => {
+    const agent = agentSnapshot({ id: 'assistant', name: 'Assistant', model: 'scripted-demo' });
+    const session: Session = {
+      id: 'sess_1', workspace_id: 'ws_1', project_id: null, title: 'T', created_by_account_id: 'acc_1', created_at: T, agent,
+      environment_id: 'env_ 1', metadata: { a: 'b' }, updated_at: T + 1000, archived_at: null,
+    };
+    expect(managedSession(session, 'idle')).toEqual({
+      type: 'session', id: 'sess_1', agent, environment_id: 'env_ 1', title: 'T', metadata: { a: 'b' }, status: 'idle', archived_at: null,
+      created_at: '2026-11-30T14:37:57.123Z', updated_at: '2026-11-30T14:37:58.123Z', budget: null, deployment_id: null,
+      outcome_evaluations: [], resources: [], stats: {}, usage: {}, vault_ids: [], workspace_id: 'ws_1', project_id: null,
+    });
+    expect(agent).toEqual({
+      type: 'agent', id: 'assistant', version: 1, name: 'Assistant', description: null, model: { id: 'scripted-demo' }, system: null,
+      tools: [], mcp_servers: [], skills: [], multiagent: null, execution_identity: { type: 'service_account' },
+    });
+    expect(managedSession({ ...session, archived_at: T }, 'running')).toMatchObject({ status: 'running', archived_at: '2026-11-30T14:37:57.123Z' });
+  });
+});
