@@ -21,3 +21,4 @@ export { projectInboxRoutes } from './routes/project-inbox.js';
 export { liveInboxRoutes, type LiveInboxRoutesOptions } from './routes/live-inbox.js';
 export { sessionEventRoutes, type SessionEventRoutesOptions } from './routes/session-events.js';
 export { sendEventStream, resumeCursor, openStreamCount, type EventStreamSource, type StreamTiming, type EventStreamOptions } from './sse.js';
+export { ResponseSchemaError, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';

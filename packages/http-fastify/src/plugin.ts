@@ -5,9 +5,10 @@
 import { InboxKitError, findInexactJsonNumber, type ManagedSessionsService, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { validatorCompiler, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { requestIdFor, setRequestIdHeaders } from './context.js';
+import { requestIdOf, setRequestIdHeaders } from './context.js';
+import { defaultResponseValidation, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';
 import { envelope, errorHandler } from './errors.js';
 import { forwardedPrincipal } from './forwarding.js';
 import { registerStreamShutdown, type StreamTiming } from './sse.js';
@@ -47,6 +48,12 @@ export interface InboxKitPluginOptions {
    * The Runtime's `routing` option decides what this process forwards.
    */
   forwarding?: { secret: string };
+  /**
+   * Check every response against its route's zod schema (see `serializer.ts`): a response the
+   * schema would reject or change becomes a 500. Default: on unless `NODE_ENV` is `production`.
+   * Off, responses are `JSON.stringify` of what the services return, with no per-response cost.
+   */
+  responseValidation?: boolean;
 }
 
 /** 404 `not_found` for a route that does not exist. */
@@ -57,7 +64,7 @@ async function notFound(request: FastifyRequest, reply: FastifyReply): Promise<v
 const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
   const { services } = opts;
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(opts.responseValidation ?? defaultResponseValidation() ? validatingSerializerCompiler : stringifySerializerCompiler);
   // Before every route: @fastify/swagger documents only the routes added after it.
   if (opts.openapi !== false) await app.register(inboxKitOpenApi, opts.openapi ?? {});
   // JSON bodies must be valid UTF-8: invalid bytes get 400 instead of being stored as U+FFFD.
@@ -102,7 +109,7 @@ const inboxKitPlugin: FastifyPluginAsync<InboxKitPluginOptions> = async (app, op
   if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
 
   app.addHook('onRequest', async (request, reply) => {
-    request.requestId = requestIdFor(request.headers['x-request-id']);
+    request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
     setRequestIdHeaders(reply, request.requestId);
     if (request.routeOptions.config?.public) return;
     if (request.is404) {
