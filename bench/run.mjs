@@ -16,13 +16,19 @@
  * 50 over 10,000 items), get, decide, create; list again at 1,000,000 items (100,000 with
  * --quick); Live Inbox queue / replace / reorder on queues of 10 and 1,000 messages (SQLite);
  * 1,000 SSE subscribers on one project (fan-out latency, and memory per stream measured first,
- * on the fresh server); server RSS at the end. Prints one table and writes bench-results/bench.json.
+ * on the fresh server); server RSS at the end; then create and get again on a server logging as
+ * deployed (`LOG_LEVEL=info`, stdout to a file). On SQLite also the page floor after each list run
+ * (the same page read by the store's SQL in raw better-sqlite3 + `JSON.stringify` of the exact
+ * body, one process; lib/page-floor.mjs) and, on a server of its own whose scripted model takes
+ * 10 ms steps, the steering latency (a `POST …/live-inbox` 200 → that message in the Session
+ * ledger; lib/steering.mjs). Prints one table and writes bench-results/bench.json.
+ * `node bench/serializers.mjs` prints what the zod response check cost per route.
  *
  * Options: --quick (short runs, 100k rows: a smoke run of ~1.5 minutes); --cpu-prof (profile the
  * demo server; .cpuprofile files in bench-results/profiles); --no-pg (= BENCH_PG=0).
  * Needs the built demo: `pnpm bench` runs scripts/setup.mjs (install + build) first.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -46,10 +52,13 @@ const cpuProf = argv.includes('--cpu-prof');
 const withPg = !argv.includes('--no-pg') && process.env.BENCH_PG !== '0';
 
 const config = quick
-  ? { duration: 2, warmup: 1, limitSeconds: 2, listRows: 10_000, scaleRows: 100_000, decideRows: 30_000, subscribers: 1000, events: 20 }
-  : { duration: 5, warmup: 2, limitSeconds: 5, listRows: 10_000, scaleRows: 1_000_000, decideRows: 60_000, subscribers: 1000, events: 50 };
+  ? { duration: 2, warmup: 1, limitSeconds: 2, listRows: 10_000, scaleRows: 100_000, decideRows: 30_000, subscribers: 1000, events: 20, steeringSeconds: 4 }
+  : { duration: 5, warmup: 2, limitSeconds: 5, listRows: 10_000, scaleRows: 1_000_000, decideRows: 60_000, subscribers: 1000, events: 50, steeringSeconds: 10 };
 const CONNECTIONS = 10;
 const LIVE_SIZES = [10, 1000];
+const LIST_LIMIT = 50;
+/** The scripted model of the steering run: 10 ms steps, enough of them to outlast it. */
+const STEERING_STEP_MS = 10;
 
 const t0 = Date.now();
 const log = (message) => console.log(`[bench ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)}s] ${message}`);
@@ -69,7 +78,7 @@ function readDemoNodeFlags() {
 }
 const DEMO_NODE_FLAGS = readDemoNodeFlags();
 
-async function startDemo({ dataDir, databaseUrl, label }) {
+async function startDemo({ dataDir, databaseUrl, label, env = {}, logFile }) {
   const execArgv = [
     ...DEMO_NODE_FLAGS,
     ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${label}-${Date.now()}.cpuprofile`] : []),
@@ -87,8 +96,10 @@ async function startDemo({ dataDir, databaseUrl, label }) {
       LIVE_INBOX_MAX_MESSAGES: '100000', MAX_STREAMS_PER_CALLER: '100000',
       // A Run's model step takes an hour: Runs stay active (and their queues undrained) for the Live Inbox runs.
       DEMO_MODEL_STEP_MS: '3600000', DEMO_MODEL_STEPS: '3', NODE_ENV: 'production',
+      ...env,
     },
     ready: /listening on (http:\/\/\S+)/,
+    ...(logFile ? { stdoutFile: logFile } : {}),
   });
   return { child, url: match[1], pid: child.pid };
 }
@@ -146,6 +157,74 @@ async function liveInbox(url, owner) {
   return results;
 }
 
+// — page floor, steering, logging —
+
+/**
+ * The page floor of the list run just made: the same page read by the store's own SQL in raw
+ * better-sqlite3 plus `JSON.stringify` of the exact body the server answered (lib/page-floor.mjs).
+ */
+async function pageFloor(url, file, owner) {
+  const { text } = await request(url, 'GET', `/projects/proj_main/inbox?limit=${LIST_LIMIT}`, { key: owner, expect: 200 });
+  return runChild(lib('page-floor.mjs'), {
+    file, project: 'proj_main', limit: LIST_LIMIT, body: text, duration: config.duration, warmup: config.warmup,
+  });
+}
+
+/**
+ * Steering latency (lib/steering.mjs) on its own demo server (SQLite, fresh data directory) whose
+ * scripted model takes 10 ms steps, enough of them to outlast the run.
+ */
+async function steeringLatency() {
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'inbox-kit-bench-steering-'));
+  const total = config.warmup + config.steeringSeconds;
+  const steps = Math.ceil(((total + 60) * 1000) / STEERING_STEP_MS);
+  let server;
+  try {
+    server = await startDemo({ dataDir, label: 'steering', env: { DEMO_MODEL_STEP_MS: String(STEERING_STEP_MS), DEMO_MODEL_STEPS: String(steps) } });
+    const owner = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')).acc_owner;
+    const { url } = server;
+    const { body: { session } } = await request(url, 'POST', '/sessions', { key: owner, expect: 201, body: { project_id: 'proj_main', title: 'Steering latency' } });
+    await request(url, 'POST', `/v1/sessions/${session.id}/events`, {
+      key: owner, expect: 200, body: { events: [{ type: 'user.message', content: [{ type: 'text', text: 'Work through the backlog.' }] }] },
+    });
+    for (let i = 0; ; i++) {
+      if ((await request(url, 'GET', `/v1/awaken/sessions/${session.id}/live-inbox`, { key: owner, expect: 200 })).body.active) break;
+      if (i > 100) throw new Error('steering: the Run never became active');
+      await sleep(20);
+    }
+    const result = await runChild(lib('steering.mjs'), { url, session: session.id, key: owner, duration: config.steeringSeconds, warmup: config.warmup });
+    return { ...result, step_ms: STEERING_STEP_MS, model_steps: steps };
+  } finally {
+    closeRequests();
+    if (server) await stopChild(server.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Create and get again on a server logging as deployed: `LOG_LEVEL=info`, stdout straight to a
+ * file. Also the bytes logged per request.
+ */
+async function loggedRuns(engine, { dataDir, databaseUrl, owner, deriver, getIds }) {
+  const logFile = join(dataDir, 'server.log');
+  const server = await startDemo({ dataDir, databaseUrl, label: `${engine}-logged`, env: { LOG_LEVEL: 'info' }, logFile });
+  try {
+    const before = statSync(logFile).size;
+    log(`${engine}: get, LOG_LEVEL=info to a file`);
+    const get = await drive('get', server.url, { project: 'proj_main', key: owner, ids: getIds });
+    log(`${engine}: create, LOG_LEVEL=info to a file`);
+    const create = await drive('create', server.url, { project: 'proj_main', key: deriver });
+    await sleep(500);
+    const bytes = statSync(logFile).size - before;
+    const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.includes('"msg":"request"'));
+    const requests = lines.length;
+    return { get, create, log_bytes: bytes, log_request_lines: requests, bytes_per_request: requests ? Math.round(bytes / requests) : null, sample_line: lines[0] ?? null };
+  } finally {
+    closeRequests();
+    await stopChild(server.child);
+  }
+}
+
 // — one engine —
 
 async function engineSuite(engine, pgServer) {
@@ -159,7 +238,8 @@ async function engineSuite(engine, pgServer) {
     log(`${engine}: first start (migrate + seed)`);
     server = await startDemo({ dataDir, databaseUrl, label: `${label}-seed` });
     const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
-    await request(server.url, 'POST', '/projects', { key: credentials.acc_owner, expect: 201, body: { id: 'proj_decide', name: 'Decide targets' } });
+    // The server chooses project ids: the decide targets' project is whatever id it gave.
+    const decideProject = (await request(server.url, 'POST', '/projects', { key: credentials.acc_owner, expect: 201, body: { name: 'Decide targets' } })).body.project.id;
     closeRequests();
     await stopChild(server.child);
     server = undefined;
@@ -170,7 +250,7 @@ async function engineSuite(engine, pgServer) {
     log(`${engine}: bulk insert ${config.listRows.toLocaleString('en')} items (proj_main) + ${config.decideRows.toLocaleString('en')} decide targets`);
     const seed = engine === 'postgres' ? (opts) => seedPostgresItems(databaseUrl, opts) : async (opts) => seedSqliteItems(file, opts);
     await seed({ project: 'proj_main', tag: 'm', to: config.listRows, base: listBase, session: 'sess_001' });
-    await seed({ project: 'proj_decide', tag: 'd', to: config.decideRows, base: listBase, pendingOnly: true });
+    await seed({ project: decideProject, tag: 'd', to: config.decideRows, base: listBase, pendingOnly: true });
 
     if (engine === 'postgres') {
       log('postgres: storage limit (raw pg, 10 clients)');
@@ -184,21 +264,25 @@ async function engineSuite(engine, pgServer) {
     out.rss_start_bytes = rssOf(server.pid);
 
     // First, on the fresh server (so the RSS delta is the streams', not the heap growth of earlier
-    // load): streams on proj_decide, whose new items stay out of the list and decide runs.
+    // load): streams on the decide targets' project, whose new items stay out of the list and decide runs.
     log(`${engine}: events stream, ${config.subscribers} subscribers`);
-    const after = engine === 'postgres' ? await postgresEventSequence(databaseUrl, 'proj_decide') : sqliteEventSequence(file, 'proj_decide');
+    const after = engine === 'postgres' ? await postgresEventSequence(databaseUrl, decideProject) : sqliteEventSequence(file, decideProject);
     out.events = await runChild(lib('streams.mjs'), {
-      url, project: 'proj_decide', key: owner, after, subscribers: config.subscribers, events: config.events, serverPid: server.pid,
+      url, project: decideProject, key: owner, after, subscribers: config.subscribers, events: config.events, serverPid: server.pid,
     });
 
     log(`${engine}: list (limit 50, ${config.listRows.toLocaleString('en')} items)`);
-    out.list = await drive('list', url, { project: 'proj_main', key: owner, limit: 50 });
+    out.list = await drive('list', url, { project: 'proj_main', key: owner, limit: LIST_LIMIT });
+    if (engine === 'sqlite') {
+      log(`${engine}: page floor (${config.listRows.toLocaleString('en')} items)`);
+      out.page_floor = await pageFloor(url, file, owner);
+    }
     log(`${engine}: get`);
     const getIds = Array.from({ length: 2000 }, (_, i) => seededId('m', Math.floor((i * config.listRows) / 2000)));
     out.get = await drive('get', url, { project: 'proj_main', key: owner, ids: getIds });
     log(`${engine}: decide`);
     const decideIds = Array.from({ length: config.decideRows }, (_, i) => seededId('d', i));
-    out.decide = await drive('decide', url, { project: 'proj_decide', key: owner, ids: decideIds });
+    out.decide = await drive('decide', url, { project: decideProject, key: owner, ids: decideIds });
     log(`${engine}: create`);
     out.create = await drive('create', url, { project: 'proj_main', key: deriver });
 
@@ -213,10 +297,18 @@ async function engineSuite(engine, pgServer) {
     out.scale_seed_s = Math.round((Date.now() - seedStarted) / 100) / 10;
     out.scale_rows = count + extra;
     log(`${engine}: list (limit 50, ${out.scale_rows.toLocaleString('en')} items)`);
-    out.list_scale = await drive('list', url, { project: 'proj_main', key: owner, limit: 50 });
+    out.list_scale = await drive('list', url, { project: 'proj_main', key: owner, limit: LIST_LIMIT });
+    if (engine === 'sqlite') {
+      log(`${engine}: page floor (${out.scale_rows.toLocaleString('en')} items)`);
+      out.page_floor_scale = await pageFloor(url, file, owner);
+    }
 
     await sleep(2000);
     out.rss_end_bytes = rssOf(server.pid);
+    closeRequests();
+    await stopChild(server.child);
+    server = undefined;
+    out.logged = await loggedRuns(engine, { dataDir, databaseUrl, owner, deriver, getIds });
     return out;
   } finally {
     closeRequests();
@@ -256,24 +348,39 @@ function report(results) {
     if (!e) continue;
     const limit = engine === 'sqlite' ? sqliteLimit : e.storage_limit?.transactions_per_s;
     const tag = engine === 'sqlite' ? '' : ' (pg)';
-    const row = (name, r, storage, t) => {
+    const row = (name, r, storage, t, note = '') => {
       const k = Object.values(r.kinds)[0];
       const errors = r.non_2xx + r.errors + r.timeouts;
       rows.push([`${name}`, engine, int(r.requests_per_s), ms(k.latency_ms.p50), ms(k.latency_ms.p99), ratio(r.requests_per_s / ceiling),
-        storage ? ratio(r.requests_per_s / limit) : '', t ?? '', errors ? `${errors} non-2xx/err` : '']);
+        storage ? ratio(r.requests_per_s / limit) : '', t ?? '', [note, errors ? `${errors} non-2xx/err` : ''].filter(Boolean).join('; ')]);
     };
     row('create', e.create, true, mark(`create ≥ 0.6 × storage limit${tag}`, e.create.requests_per_s / limit, 0.6));
-    row(`list (50 of ${int(config.listRows)})`, e.list, false, mark(`list ≥ 0.12 × ceiling${tag}`, e.list.requests_per_s / ceiling, 0.12));
-    row('get', e.get, false, mark(`get ≥ 0.25 × ceiling${tag}`, e.get.requests_per_s / ceiling, 0.25));
+    const floorNote = (f) => (f ? `${ratio(f.ratio)} × page floor` : '');
+    const listFloor = e.page_floor ? { ratio: e.list.requests_per_s / e.page_floor.pages_per_s } : undefined;
+    row(`list (50 of ${int(config.listRows)})`, e.list, false,
+      listFloor ? mark(`list ≥ 0.5 × page floor (${int(config.listRows)} items)`, listFloor.ratio, 0.5) : '', floorNote(listFloor));
+    const getTarget = engine === 'sqlite' ? 0.25 : 0.2;
+    row('get', e.get, false, mark(`get ≥ ${getTarget} × ceiling${tag}`, e.get.requests_per_s / ceiling, getTarget));
     row('decide', e.decide, true, mark(`decide ≥ 0.5 × storage limit${tag}`, e.decide.requests_per_s / limit, 0.5));
     const p99 = (r) => r.kinds.list.latency_ms.p99;
     row(`list (50 of ${int(e.scale_rows)})`, e.list_scale, false,
       mark(`list p99 at ${int(e.scale_rows)} ≤ 1.5 × at ${int(config.listRows)}${tag}`, p99(e.list_scale) / p99(e.list), 1.5, '<='));
+    if (e.page_floor_scale) {
+      const scaleFloor = { ratio: e.list_scale.requests_per_s / e.page_floor_scale.pages_per_s };
+      rows.push([`list (50 of ${int(e.scale_rows)}) vs its floor`, engine, '', '', '', '', '',
+        mark(`list ≥ 0.5 × page floor (${int(e.scale_rows)} items)`, scaleFloor.ratio, 0.5), floorNote(scaleFloor)]);
+    }
+    if (e.logged) {
+      for (const op of ['create', 'get']) {
+        const r = e.logged[op];
+        row(`${op}, LOG_LEVEL=info to a file`, r, op === 'create', '', `${ratio(r.requests_per_s / e[op].requests_per_s)} × silent; ${int(e.logged.bytes_per_request)} B/request logged`);
+      }
+    }
     if (e.live_inbox) {
       for (const [size, entry] of Object.entries(e.live_inbox)) {
         const q = entry.queue;
         rows.push([`live queue (+withdraw), ${size} msgs`, engine, int(q.requests_per_s), ms(q.kinds.queue.latency_ms.p50), ms(q.kinds.queue.latency_ms.p99),
-          ratio(q.requests_per_s / ceiling), '', mark(`live-inbox queue ≥ 0.5 × ceiling (queue of ${size})`, q.requests_per_s / ceiling, 0.5),
+          ratio(q.requests_per_s / ceiling), '', mark(`live-inbox queue ≥ 0.35 × ceiling (queue of ${size})`, q.requests_per_s / ceiling, 0.35),
           q.non_2xx + q.errors ? `${q.non_2xx + q.errors} non-2xx/err` : '']);
         for (const op of ['replace', 'reorder']) {
           const r = entry[op];
@@ -282,12 +389,18 @@ function report(results) {
         }
       }
     }
+    if (e.steering) {
+      const st = e.steering;
+      rows.push(['steering: 200 → in the ledger', engine, '', ms(st.latency_ms.p50), ms(st.latency_ms.p99), '', '',
+        mark('steering latency p99 ≤ 15 ms (10 ms model steps)', st.latency_ms.p99, 15, '<='), `${st.messages} messages, ${st.step_ms} ms steps`]);
+    }
     const ev = e.events;
     rows.push([`fan-out to ${ev.subscribers} streams (last)`, engine, '', ms(ev.fanout_last_ms.p50), ms(ev.fanout_last_ms.p99), '', '',
       mark(`${ev.subscribers}-subscriber fan-out p99 ≤ 100 ms${tag}`, ev.fanout_last_ms.p99, 100, '<='), `${ev.events} events`]);
     rows.push(['memory per idle stream', engine, '', '', '', '', '', mark(`≤ 64 KiB per idle stream${tag}`, ev.bytes_per_stream / 1024, 64, '<='),
       kib(ev.bytes_per_stream)]);
-    rows.push(['server RSS after the runs', engine, '', '', '', '', '', mark(`RSS ≤ 128 MiB after the runs${tag}`, e.rss_end_bytes / 1_048_576, 128, '<='),
+    const rssLimit = engine === 'sqlite' ? 128 : 144;
+    rows.push(['server RSS after the runs', engine, '', '', '', '', '', mark(`RSS ≤ ${rssLimit} MiB after the runs${tag}`, e.rss_end_bytes / 1_048_576, rssLimit, '<='),
       mib(e.rss_end_bytes)]);
   }
   const refs = results.references;
@@ -295,6 +408,7 @@ function report(results) {
     `inbox-kit bench${quick ? ' --quick' : ''} · ${results.meta.date} · node ${process.version} · ${os.cpus().length} CPUs · ${results.meta.commit}`,
     `references: HTTP ceiling ${int(ceiling)} req/s (start ${int(refs.ceiling.start.requests_per_s)}, end ${int(refs.ceiling.end.requests_per_s)}; p50 ${ms(refs.ceiling.start.kinds.get.latency_ms.p50)} ms)`,
     `            SQLite storage limit ${int(sqliteLimit)} tx/s (start ${int(refs.storage_limit.sqlite.start.transactions_per_s)}, end ${int(refs.storage_limit.sqlite.end.transactions_per_s)}; 4 statements, journal_mode=${refs.storage_limit.sqlite.journal_mode}, synchronous=${refs.storage_limit.sqlite.synchronous}; p50 ${ms(refs.storage_limit.sqlite.start.latency_ms.p50)} ms)`,
+    ...(results.sqlite?.page_floor ? [`            page floor ${int(results.sqlite.page_floor.pages_per_s)} pages/s at ${int(config.listRows)} items, ${int(results.sqlite.page_floor_scale?.pages_per_s)} at ${int(results.sqlite.scale_rows)} (read ${results.sqlite.page_floor.read_us} µs + JSON.stringify ${results.sqlite.page_floor.stringify_us} µs of ${int(results.sqlite.page_floor.body_bytes)} B; plan: ${results.sqlite.page_floor.plan})`] : []),
     results.postgres?.storage_limit
       ? `            PostgreSQL storage limit ${int(results.postgres.storage_limit.transactions_per_s)} tx/s (10 clients, fsync=${results.postgres.storage_limit.fsync}, synchronous_commit=${results.postgres.storage_limit.synchronous_commit}: the throw-away test server is not durable)`
       : `            PostgreSQL: ${results.meta.postgres}`,
@@ -331,6 +445,8 @@ log('SQLite storage limit (raw better-sqlite3)');
 const limitStart = await measureSqliteLimit();
 
 results.sqlite = await engineSuite('sqlite');
+log('sqlite: steering latency (scripted model, 10 ms steps)');
+results.sqlite.steering = await steeringLatency();
 
 if (withPg) {
   const pgServer = await startPostgres().catch((error) => {

@@ -4,7 +4,7 @@
  * small JSON HTTP client (keep-alive) for set-up calls.
  */
 import { fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 
 /** Percentile `p` (0–100) of an ascending array of numbers (nearest rank); NaN when empty. */
@@ -45,9 +45,12 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Starts `node <args>` and resolves once a stdout line matches `ready` (with the match), or
  * rejects when the process exits first or `timeoutMs` passes. stderr (and stdout, when
- * `echo`) is kept for error messages.
+ * `echo`) is kept for error messages. With `stdoutFile`, the child writes its stdout straight
+ * to that file (as a deployment logging to a file does; no pipe through this process) and the
+ * file is watched for `ready`.
  */
-export function startNode(args, { env = {}, ready, timeoutMs = 60_000, execArgv = [], cwd } = {}) {
+export function startNode(args, { env = {}, ready, timeoutMs = 60_000, execArgv = [], cwd, stdoutFile } = {}) {
+  if (stdoutFile !== undefined) return startNodeToFile(args, { env, ready, timeoutMs, execArgv, cwd, stdoutFile });
   const child = spawn(process.execPath, [...execArgv, ...args], {
     cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -78,6 +81,35 @@ export function startNode(args, { env = {}, ready, timeoutMs = 60_000, execArgv 
       reject(new Error(`${args.join(' ')} exited (${code ?? signal}) before it was ready:\n${output}`));
     };
     child.stdout.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+function startNodeToFile(args, { env, ready, timeoutMs, execArgv, cwd, stdoutFile }) {
+  const fd = openSync(stdoutFile, 'w');
+  const child = spawn(process.execPath, [...execArgv, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', fd, 'pipe'] });
+  closeSync(fd);
+  let errors = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (d) => { errors = (errors + d).slice(-8000); });
+  return new Promise((resolve, reject) => {
+    const deadline = Date.now() + timeoutMs;
+    const onExit = (code, signal) => {
+      clearInterval(timer);
+      reject(new Error(`${args.join(' ')} exited (${code ?? signal}) before it was ready:\n${errors}`));
+    };
+    const timer = setInterval(() => {
+      const match = ready.exec(readFileSync(stdoutFile, 'utf8'));
+      if (match) {
+        clearInterval(timer);
+        child.off('exit', onExit);
+        resolve({ child, match, output: () => errors });
+      } else if (Date.now() > deadline) {
+        clearInterval(timer);
+        child.kill('SIGKILL');
+        reject(new Error(`${args.join(' ')}: not ready after ${timeoutMs} ms\n${errors}`));
+      }
+    }, 50);
     child.once('exit', onExit);
   });
 }
@@ -129,7 +161,7 @@ export function childMain(fn) {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
 /**
- * One JSON request: `{ status, body }` (body parsed when JSON). `key` becomes the bearer token.
+ * One JSON request: `{ status, body, text }` (body parsed when JSON). `key` becomes the bearer token.
  * @throws when `expect` is given and the status differs.
  */
 export function request(base, method, path, { key, body, expect } = {}) {
@@ -152,7 +184,7 @@ export function request(base, method, path, { key, body, expect } = {}) {
         if (expect !== undefined && res.statusCode !== expect) {
           reject(new Error(`${method} ${path}: expected ${expect}, got ${res.statusCode}: ${text.slice(0, 500)}`));
         } else {
-          resolve({ status: res.statusCode, body: parsed });
+          resolve({ status: res.statusCode, body: parsed, text });
         }
       });
     });

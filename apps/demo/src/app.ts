@@ -170,7 +170,7 @@ async function openEventBus(opened: OpenedStore, config: DemoConfig, onError: (e
 
 /**
  * The Fastify logger option: off for `silent`; one JSON object per line (`json`); or, for `pretty`,
- * human-readable lines (`12:03:04.567 INFO: incoming request …`) written by pino-pretty in this
+ * human-readable lines (`12:03:04.567 INFO: request` with the request's `reqId`, `method`, `url`, `status`, `ms`) written by pino-pretty in this
  * thread, so nothing is lost when the process exits.
  */
 function loggerOf(config: DemoConfig): FastifyServerOptions['logger'] {

@@ -23,12 +23,25 @@ declare module 'fastify' {
   }
 }
 
-export { newRequestId, requestIdFor } from '@inbox-kit/core/http';
+import { newRequestId, requestIdFor } from '@inbox-kit/core/http';
+
+export { newRequestId, requestIdFor };
+
+const OWN_REQUEST_ID = /^req_[A-Za-z0-9_-]{21}$/;
 
 /**
- * The use-case context of an authenticated request.
- * @throws InboxKitError authentication_required when the route was not authenticated.
+ * {@link requestIdFor}, reusing `generated` (Fastify's `request.id`) when there is no safe header
+ * and it is one of ours (`req_` + 21 characters): with `createServer`'s `genReqId` the id in the
+ * log lines is then the `x-request-id` of the response.
  */
+export function requestIdOf(header: string | string[] | undefined, generated: string): string {
+  if (typeof header === 'string') {
+    const id = requestIdFor(header);
+    if (id === header) return header;
+  }
+  return OWN_REQUEST_ID.test(generated) ? generated : newRequestId();
+}
+
 /**
  * Sets the request id headers of an answer: `x-request-id` and `request-id` (the one
  * `@anthropic-ai/sdk` reads into `err.requestID`), the same value, also on the raw response so a
@@ -39,6 +52,10 @@ export function setRequestIdHeaders(reply: FastifyReply, request_id: string): Fa
   return reply.header('x-request-id', request_id).header('request-id', request_id);
 }
 
+/**
+ * The use-case context of an authenticated request.
+ * @throws InboxKitError authentication_required when the route was not authenticated.
+ */
 export function ctxOf(request: FastifyRequest): RequestContext {
   if (!request.principal) throw new InboxKitError('authentication_required', 'An API key is required');
   return { principal: request.principal, request_id: request.requestId };

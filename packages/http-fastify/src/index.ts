@@ -18,3 +18,4 @@ export {
 } from './forwarding.js';
 export { registerRoutes } from './routes.js';
 export { sendEventStream, resumeCursor, openStreamCount, type EventStreamSource, type StreamTiming, type EventStreamOptions } from './sse.js';
+export { ResponseSchemaError, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';

@@ -6,8 +6,10 @@
  */
 import { InboxKitError, findInexactJsonNumber, type ManagedSessionsService, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { validatorCompiler, serializerCompiler } from 'fastify-type-provider-zod';
-import { readCredentials, requestIdFor, routeNotFound } from '@inbox-kit/core/http';
+import { validatorCompiler } from 'fastify-type-provider-zod';
+import { readCredentials, routeNotFound } from '@inbox-kit/core/http';
+import { requestIdOf } from './context.js';
+import { defaultResponseValidation, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';
 import { errorHandler } from './errors.js';
 import { forwardedPrincipal } from './forwarding.js';
 import { registerStreamShutdown, type StreamTiming } from './sse.js';
@@ -45,6 +47,12 @@ export interface InboxKitPluginOptions {
    * The Runtime's `routing` option decides what this process forwards.
    */
   forwarding?: { secret: string };
+  /**
+   * Check every response against its route's zod schema (see `serializer.ts`): a response the
+   * schema would reject or change becomes a 500. Default: on unless `NODE_ENV` is `production`.
+   * Off, responses are `JSON.stringify` of what the services return, with no per-response cost.
+   */
+  responseValidation?: boolean;
 }
 
 /** 404 `not_found` in the envelope for a route that does not exist (`request.requestId` must be set). */
@@ -63,7 +71,7 @@ export async function notFound(request: FastifyRequest, reply: FastifyReply): Pr
 export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
   const { services } = opts;
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(opts.responseValidation ?? defaultResponseValidation() ? validatingSerializerCompiler : stringifySerializerCompiler);
   // Before every route: @fastify/swagger documents only the routes added after it.
   if (opts.openapi !== false) await app.register(inboxKitOpenApi, opts.openapi ?? {});
   // JSON bodies must be valid UTF-8: invalid bytes get 400 instead of being stored as U+FFFD.
@@ -106,7 +114,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
 
   app.addHook('onRequest', async (request, reply) => {
-    if (request.requestId === '') request.requestId = requestIdFor(request.headers['x-request-id']);
+    if (request.requestId === '') request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
     setRequestIdHeaders(reply, request.requestId);
     if (request.routeOptions.config?.public) return;
     if (request.is404) {

@@ -8,7 +8,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import { newRequestId, requestIdFor, setRequestIdHeaders } from './context.js';
+import { newRequestId, requestIdFor, requestIdOf, setRequestIdHeaders } from './context.js';
 import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
 import { envelope, errorHandler, toEnvelope } from './errors.js';
 import { decorateRequests, inboxKit, notFound, type InboxKitServices } from './plugin.js';
@@ -25,7 +25,12 @@ export interface CreateServerOptions {
    * sent before its request's body arrived (401, 413 …) closes the socket too (`body-deadline.ts`).
    */
   bodyTimeoutMs?: number;
-  /** Fastify logger option (default: off). */
+  /**
+   * Fastify logger option (default: off). When on, each answered request is logged once, at
+   * `info`, as one line: `{ reqId, method, url, status, ms, msg: "request" }` (`reqId` is the
+   * response's `x-request-id`, `ms` the response time to 0.1 ms), instead of Fastify's
+   * "incoming request" / "request completed" pair.
+   */
   logger?: FastifyServerOptions['logger'];
   /** SSE heartbeat and retry hint. */
   streamTiming?: StreamTiming;
@@ -41,6 +46,18 @@ export interface CreateServerOptions {
   rateLimit?: RateLimitOptions | false;
   /** Accept requests forwarded by other processes (attempt routing); see `InboxKitPluginOptions.forwarding`. */
   forwarding?: { secret: string };
+  /** Check responses against their schemas (default: unless `NODE_ENV=production`); see `InboxKitPluginOptions.responseValidation`. */
+  responseValidation?: boolean;
+}
+
+/**
+ * Fastify's own "incoming request" / "request completed" pair off (the `onResponse` hook below
+ * logs one line instead): through `logController` where Fastify has it (5.12 and later, which
+ * warn FSTDEP023 on the top-level `disableRequestLogging`), through that option before.
+ */
+function requestLoggingOff(): Pick<FastifyServerOptions, 'logController' | 'disableRequestLogging'> {
+  const { LogController } = Fastify as unknown as { LogController?: new (options: { disableRequestLogging: boolean }) => FastifyServerOptions['logController'] };
+  return LogController ? { logController: new LogController({ disableRequestLogging: true }) } : { disableRequestLogging: true };
 }
 
 /** Builds (but does not start) a Fastify server exposing every inbox-kit route. */
@@ -48,7 +65,8 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 1_048_576,
-    genReqId: () => newRequestId(),
+    genReqId: (request) => requestIdFor(request.headers['x-request-id']),
+    ...requestLoggingOff(),
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     // Ids are up to 128 characters; longer path segments reach the routes and fail validation
@@ -56,7 +74,8 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     routerOptions: { maxParamLength: 1024 },
     // Errors Fastify raises before routing (bad percent-encoding, …) leave in the envelope too.
     frameworkErrors: (error, request, reply) => {
-      const request_id = requestIdFor(request.headers['x-request-id']);
+      // The id of the request's log lines (genReqId), as on every other answer.
+      const request_id = requestIdOf(request.headers['x-request-id'], String(request.id));
       const { status, body } = toEnvelope(error, request_id);
       void setRequestIdHeaders(reply as FastifyReply, request_id).code(status).send(body);
     },
@@ -77,8 +96,14 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFound);
   registerBodyDeadline(app, options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
+  if (options.logger) {
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+      done();
+    });
+  }
   await registerProtection(app, { underPressure: options.underPressure, rateLimit: options.rateLimit });
-  await app.register(inboxKit, { services: options.services, streamTiming: options.streamTiming, forwarding: options.forwarding });
+  await app.register(inboxKit, { services: options.services, streamTiming: options.streamTiming, forwarding: options.forwarding, responseValidation: options.responseValidation });
   return app;
 }
 

@@ -459,16 +459,20 @@ describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
         await s.waitForId(7);
         expect((await member({ account_id: 'acc_deriver2', role: 'observer' })).status).toBe(201); // 8
         await server.request('PATCH', `/projects/${project_id}/inbox/${x.id}`, { key: k.acc_owner, body: { decision: 'accept' } }); // 9: hidden
-        expect((await member({ account_id: 'acc_deriver2', role: 'deriver' })).status).toBe(201); // 10
-        const y = await createItem(server, k.acc_deriver2, project_id); // 11: its own item again
-        await s.waitForId(11);
-        expect((await server.request('DELETE', `/projects/${project_id}/members/acc_deriver2`, { key: k.acc_owner })).status).toBe(204); // 12: ends the stream
+        // 10: an event every member reads. Frames go out in sequence order, so once 10 arrived, 9 was
+        // decided while the member was still an observer (a delivery is authorised as of its send).
+        expect((await member({ account_id: 'acc_deriver', role: 'observer' })).status).toBe(201);
+        await s.waitForId(10);
+        expect((await member({ account_id: 'acc_deriver2', role: 'deriver' })).status).toBe(201); // 11
+        const y = await createItem(server, k.acc_deriver2, project_id); // 12: its own item again
+        await s.waitForId(12);
+        expect((await server.request('DELETE', `/projects/${project_id}/members/acc_deriver2`, { key: k.acc_owner })).status).toBe(204); // 13: ends the stream
         await s.waitFor((st) => st.ended, 'the end of the stream after the removal');
-        await server.request('PATCH', `/projects/${project_id}/inbox/${y.id}`, { key: k.acc_owner, body: { decision: 'accept' } }); // 13
-        expect(s.ids()).toEqual([...range(1, 8), 10, 11]);
-        expect(s.frames.find((f) => f.id === 11)!.data.payload.inbox_item_id).toBe(y.id);
+        await server.request('PATCH', `/projects/${project_id}/inbox/${y.id}`, { key: k.acc_owner, body: { decision: 'accept' } }); // 14
+        expect(s.ids()).toEqual([...range(1, 8), 10, 11, 12]);
+        expect(s.frames.find((f) => f.id === 12)!.data.payload.inbox_item_id).toBe(y.id);
         // The reconnection gets what a fresh request gets.
-        const again = await server.stream(streamPath(project_id), { key: k.acc_deriver2, headers: { 'last-event-id': '11' } });
+        const again = await server.stream(streamPath(project_id), { key: k.acc_deriver2, headers: { 'last-event-id': '12' } });
         await again.waitFor((st) => st.ended, 'the end of the 404 answer');
         expect(again.status).toBe(404);
         expect(JSON.parse(again.body).error.code).toBe('project_not_found');

@@ -59,6 +59,10 @@ export interface HarnessOptions {
   wrapStore?: (store: Store) => Store;
   /** Load shedding, rate limits and body deadline of `createServer` (defaults: `createServer`'s). */
   protection?: Pick<CreateServerOptions, 'underPressure' | 'rateLimit' | 'bodyTimeoutMs'>;
+  /** `createServer`'s logger (default: off). */
+  logger?: CreateServerOptions['logger'];
+  /** `createServer`'s `responseValidation` (default: on, as in every test). */
+  responseValidation?: boolean;
 }
 
 export interface Response<T = any> {
@@ -238,7 +242,9 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
   const services = options.wrapStore
     ? { platform: new PlatformService(served), projectInbox: new ProjectInboxService(served) }
     : { platform, projectInbox };
-  const app = await createServer({ services: { ...services, ...(runtime ? { runtime } : {}) }, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}), ...options.protection });
+  const app = await createServer({ services: { ...services, ...(runtime ? { runtime } : {}) }, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}), ...options.protection,
+    ...(options.responseValidation === undefined ? {} : { responseValidation: options.responseValidation }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address !== 'object') throw new Error('harness: no address');

@@ -277,7 +277,7 @@ describe('Live Inbox routes', () => {
     const h = await harness({
       wrapStore: (store) => new Proxy(store, {
         get(target, prop, receiver) {
-          if (prop === 'getSession' && failing) return async () => { throw new Error('SQLITE_BUSY: secret detail'); };
+          if ((prop === 'getSession' || prop === 'getSessionWithAccess') && failing) return async () => { throw new Error('SQLITE_BUSY: secret detail'); };
           return Reflect.get(target, prop, receiver) as unknown;
         },
       }),

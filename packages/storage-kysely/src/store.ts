@@ -91,6 +91,16 @@ const SESSION_EVENT = ['id', 'session_id', 'seq', 'type', 'run_id', 'message_id'
 const IDEMPOTENCY = ['workspace_id', 'account_id', 'key', 'request_hash', 'resource_type', 'resource_id', 'created_at'] as const;
 const OWNER = ['session_id', 'run_id', 'host_id', 'host_url', 'lease_expires_at'] as const;
 
+/** The columns of `getInboxItemWithAccess`: project (`p_`), membership (`m_`) and item (`i_`, payload apart). */
+const ACCESS_COLUMNS = [
+  ...PROJECT.map((c) => `p.${c} AS p_${c}`), ...MEMBER.map((c) => `m.${c} AS m_${c}`), ...ITEM.map((c) => `i.${c} AS i_${c}`),
+].join(', ');
+
+/** The columns of `getSessionWithAccess`: session (`s_`), project (`p_`) and membership (`m_`). */
+const SESSION_ACCESS_COLUMNS = [
+  ...SESSION.map((c) => `s.${c} AS s_${c}`), ...PROJECT.map((c) => `p.${c} AS p_${c}`), ...MEMBER.map((c) => `m.${c} AS m_${c}`),
+].join(', ');
+
 type Row<T extends keyof Database, C extends readonly (keyof Database[T] & string)[]> = Selection<Database, T, C[number]>;
 
 // — row → record —
@@ -446,6 +456,38 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
       const r = await first('getInboxItem', () => db.selectFrom('project_inbox_items').select([...ITEM, jsonText('payload')])
         .where('id', '=', $(0)).where('project_id', '=', $(1)), item_id, project_id);
       return r && toItem(r);
+    },
+    async getSessionWithAccess(workspace_id, session_id, account_id) {
+      // One statement: the session, its project (same workspace) and the caller's membership.
+      const r = await first<Record<string, unknown>>('getSessionWithAccess', () => sql`SELECT ${sql.raw(SESSION_ACCESS_COLUMNS)},
+        ${dialect === 'postgres' ? sql.raw('s.agent::text AS s_agent, s.metadata::text AS s_metadata') : sql.raw('s.agent AS s_agent, s.metadata AS s_metadata')}
+        FROM sessions s
+        LEFT JOIN projects p ON p.id = s.project_id AND p.workspace_id = s.workspace_id
+        LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
+        WHERE s.id = ${$(1)} AND s.workspace_id = ${$(2)} AND s.deleted_at IS NULL` as never, account_id, session_id, workspace_id);
+      if (!r) return undefined;
+      const pick = (prefix: string, columns: readonly string[]) => Object.fromEntries(columns.map((c) => [c, r[`${prefix}_${c}`]]));
+      return {
+        session: toSession(pick('s', [...SESSION, 'agent', 'metadata']) as Row<'sessions', typeof SESSION> & { agent: string | null; metadata: string }),
+        project: r.p_id == null ? undefined : toProject(pick('p', PROJECT) as Row<'projects', typeof PROJECT>),
+        membership: r.m_role == null ? undefined : toMembership(pick('m', MEMBER) as Row<'project_members', typeof MEMBER>),
+      };
+    },
+    async getInboxItemWithAccess(workspace_id, project_id, account_id, item_id) {
+      // One statement: the project, the caller's membership and the item (one round trip on PostgreSQL).
+      const r = await first<Record<string, unknown>>('getInboxItemWithAccess', () => sql`SELECT ${sql.raw(ACCESS_COLUMNS)},
+        ${dialect === 'postgres' ? sql.raw('i.payload::text') : sql.raw('i.payload')} AS i_payload
+        FROM projects p
+        LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
+        LEFT JOIN project_inbox_items i ON i.project_id = p.id AND i.id = ${$(1)}
+        WHERE p.id = ${$(2)} AND p.workspace_id = ${$(3)}` as never, account_id, item_id, project_id, workspace_id);
+      if (!r) return undefined;
+      const pick = (prefix: string, columns: readonly string[]) => Object.fromEntries(columns.map((c) => [c, r[`${prefix}_${c}`]]));
+      return {
+        project: toProject(pick('p', PROJECT) as Row<'projects', typeof PROJECT>),
+        membership: r.m_role == null ? undefined : toMembership(pick('m', MEMBER) as Row<'project_members', typeof MEMBER>),
+        item: r.i_id == null ? undefined : toItem(pick('i', [...ITEM, 'payload']) as Row<'project_inbox_items', typeof ITEM> & { payload: string }),
+      };
     },
     async listInboxItems(q: InboxItemQuery) {
       const filters = INBOX_FILTERS.filter((column) => q[column] !== undefined);

@@ -120,12 +120,11 @@ describe('runNativeAttempt', () => {
     const result = await runNativeAttempt({ host, model, ledger, session_id: SESSION, run_id: 'run_1', transcript: start });
     expect(result.status).toBe('completed');
     expect(log).toEqual([
+      // One commit per boundary: the step's output, then what was drained after it (issue 18).
       'model:0',
-      'commit:run_1-step-0',
-      'commit:run_1-inbox-0,run_1-inbox-1',
+      'commit:run_1-step-0,run_1-inbox-0,run_1-inbox-1',
       'model:1',
-      'commit:run_1-step-1',
-      'commit:run_1-inbox-2',
+      'commit:run_1-step-1,run_1-inbox-2',
       'model:2',
       'commit:run_1-step-2',
     ]);
@@ -151,8 +150,24 @@ describe('runNativeAttempt', () => {
     ]);
     const result = await runNativeAttempt({ host, model, ledger: fakeLedger(log), session_id: SESSION, run_id: 'run_1', transcript: start });
     expect(result.status).toBe('completed');
-    expect(log).toEqual(['model:0', 'commit:run_1-step-0', 'commit:run_1-inbox-0', 'model:1', 'commit:run_1-step-1']);
+    expect(log).toEqual(['model:0', 'commit:run_1-step-0,run_1-inbox-0', 'model:1', 'commit:run_1-step-1']);
     expect(model.seen[1]?.at(-1)).toBe('user:run_1-inbox-0:wait, one more thing');
+    expect(host.pendingCarryOver(SESSION)).toEqual([]);
+  });
+
+  it('input queued while the final step commits gets a boundary of its own and one more step', async () => {
+    const log: Log = [];
+    const host = new LiveInboxHost();
+    const model = fakeModel(log, [() => ({ content: text('final answer'), continue: false }), reply('revised answer')]);
+    const ledger = fakeLedger(log, {
+      during: (ids) => {
+        if (ids.includes('run_1-step-0')) host.liveInbox(SESSION)!.queue(text('arrived during the commit'));
+      },
+    });
+    const result = await runNativeAttempt({ host, model, ledger, session_id: SESSION, run_id: 'run_1', transcript: start });
+    expect(result.status).toBe('completed');
+    expect(log).toEqual(['model:0', 'commit:run_1-step-0', 'commit:run_1-inbox-0', 'model:1', 'commit:run_1-step-1']);
+    expect(model.seen[1]?.at(-1)).toBe('user:run_1-inbox-0:arrived during the commit');
     expect(host.pendingCarryOver(SESSION)).toEqual([]);
   });
 
@@ -277,7 +292,7 @@ describe('runNativeAttempt', () => {
     expect(host.pendingCarryOver(SESSION).map(textOf)).toEqual(['keep me']);
   });
 
-  it('a failed commit of drained input carries that input over ahead of later leftovers', async () => {
+  it('a failed commit of a step and its drained input carries that input over ahead of later leftovers', async () => {
     const log: Log = [];
     const host = new LiveInboxHost();
     const model = fakeModel(log, [
@@ -296,8 +311,9 @@ describe('runNativeAttempt', () => {
     const result = await runNativeAttempt({ host, model, ledger, session_id: SESSION, run_id: 'run_1', transcript: start });
     expect(result.status).toBe('failed');
     expect((result.error as Error).message).toBe('ledger down');
-    expect(brief(result.committed)).toEqual(['assistant:run_1-step-0:a']);
-    expect(log).toEqual(['model:0', 'commit:run_1-step-0', 'commit-failed:run_1-inbox-0']);
+    // The step and the drained input share the failed commit (issue 18): neither is committed.
+    expect(result.committed).toEqual([]);
+    expect(log).toEqual(['model:0', 'commit-failed:run_1-step-0,run_1-inbox-0']);
     expect(host.pendingCarryOver(SESSION).map(textOf)).toEqual(['drained', 'queued later']);
   });
 

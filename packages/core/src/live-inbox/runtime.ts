@@ -122,9 +122,11 @@ export function stepMessageId(run_id: string, k: number): string {
  * 1. boundary: drain the inbox; drained entries become user messages `{run_id}-inbox-{n}`,
  *    appended to the transcript and committed to the ledger before the next model call (the
  *    attempt's start is a boundary too, so carried-over input reaches the first decision);
- * 2. `model.step(transcript, signal)`; commit the assistant message `{run_id}-step-{k}`;
- * 3. drain again (step 1) and go on while the model wants another step OR anything was drained —
- *    input queued during the final step keeps the Run going one more step.
+ * 2. `model.step(transcript, signal)`; then the boundary again: the assistant message
+ *    `{run_id}-step-{k}` and the drained entries are committed together, in one ledger commit
+ *    (the step first);
+ * 3. go on while the model wants another step OR anything was drained — input queued during the
+ *    final step (or while it commits) keeps the Run going one more step.
  *
  * After the final drain finds nothing, the attempt is closed synchronously (no await in between);
  * whatever is queued later is refused with 410 by the HTTP layer, and anything still queued is
@@ -155,14 +157,15 @@ export async function runNativeAttempt(opts: RunNativeAttemptOptions): Promise<N
 
   /**
    * The boundary: drains the inbox synchronously (so nothing can slip in between this drain and a
-   * synchronous close), then commits what it took. Returns how many messages were drained.
+   * synchronous close), then commits what it took — after `step`, the output of the step that
+   * just ended, in the same commit when given. Returns how many messages were drained.
    */
-  const boundary = (): { count: number; committing: Promise<void> } => {
+  const boundary = (step?: TranscriptMessage): { count: number; committing: Promise<void> } => {
     const drained = inbox === null ? [] : inbox.drain();
-    if (drained.length === 0) return { count: 0, committing: Promise.resolve() };
+    if (drained.length === 0) return { count: 0, committing: step === undefined ? Promise.resolve() : commit([step]) };
     undelivered = drained.map((m) => m.content);
     const messages = drained.map((m, i): TranscriptMessage => ({ id: inboxMessageId(run_id, n + i), role: 'user', content: m.content }));
-    const committing = commit(messages).then(() => {
+    const committing = commit(step === undefined ? messages : [step, ...messages]).then(() => {
       undelivered = [];
       n += messages.length;
     });
@@ -178,14 +181,20 @@ export async function runNativeAttempt(opts: RunNativeAttemptOptions): Promise<N
       if (interrupted()) return cancelled(signal, committed);
       const result = await model.step(transcript.slice(), signal);
       if (interrupted()) return cancelled(signal, committed);
-      await commit([{ id: stepMessageId(run_id, k), role: 'assistant', content: cloneContent(result.content) }]);
+      // The boundary after a step: its output and what the inbox holds now commit together, in one
+      // ledger commit (output first), so steering waits for one commit after the step, not two.
+      const step: TranscriptMessage = { id: stepMessageId(run_id, k), role: 'assistant', content: cloneContent(result.content) };
+      const drained = boundary(step);
+      await drained.committing;
       k++;
       if (interrupted()) return cancelled(signal, committed);
-      const drained = boundary();
-      // Nothing drained after the final step: return now, with no await between the drain and
-      // the close in `finally`, so no input can be queued in between.
-      if (!result.continue && drained.count === 0) return { status: 'completed', committed };
-      await drained.committing;
+      if (!result.continue && drained.count === 0) {
+        // The final step: input queued while it committed keeps the Run going. Nothing there:
+        // return now, with no await between this drain and the close in `finally`.
+        const late = boundary();
+        if (late.count === 0) return { status: 'completed', committed };
+        await late.committing;
+      }
     }
   } catch (error) {
     if (signal.aborted || (isInboxKitError(error) && error.code === 'live_inbox_inactive')) return cancelled(signal, committed);

@@ -74,20 +74,37 @@ export const PROJECT_FEED_RECHECK_MS = 10_000;
  * the project's owner and members (only the owner writes); a session outside any project is open
  * to every account of its workspace. Everything else is 404 `session_not_found`. With
  * `options.lock` (inside a write's transaction) the project and then the Session are read with
- * `lockProject` / `lockSession`, so archive, membership and Run state stay as read until commit.
+ * `lockProject` / `lockSession`, so archive, membership and Run state stay as read until commit;
+ * without it, a store's optional `getSessionWithAccess` reads all three at once.
  */
 export async function loadSessionAccess(tx: StoreTx, principal: Principal, session_id: string, options: { lock?: boolean } = {}): Promise<SessionAccess> {
-  const found = await tx.getSession(principal.workspace_id, session_id);
-  if (!found) throw sessionNotFound();
-  const lock = options.lock === true;
-  // With `lock` (a write's transaction): the project, then the Session (the port's lock order).
-  const project = found.project_id === null ? undefined
-    : lock ? await tx.lockProject(principal.workspace_id, found.project_id) : await tx.getProject(principal.workspace_id, found.project_id);
-  const session = lock ? await tx.lockSession(principal.workspace_id, session_id) : found;
+  let session: Session | undefined;
+  let project: Project | undefined;
+  let membership: Membership | undefined;
+  if (options.lock === true) {
+    // A write's transaction: the project, then the Session (the port's lock order), both locked;
+    // the one-read fast path below is for reads only.
+    const found = await tx.getSession(principal.workspace_id, session_id);
+    if (!found) throw sessionNotFound();
+    project = found.project_id === null ? undefined : await tx.lockProject(principal.workspace_id, found.project_id);
+    session = await tx.lockSession(principal.workspace_id, session_id);
+    if (project && project.account_id !== principal.account_id) membership = await tx.getMembership(project.id, principal.account_id);
+  } else if (tx.getSessionWithAccess) {
+    // One read (one round trip on PostgreSQL) for the session, its project and the membership.
+    const read = await tx.getSessionWithAccess(principal.workspace_id, session_id, principal.account_id);
+    session = read?.session;
+    project = read?.project;
+    membership = read?.membership?.project_id === project?.id ? read?.membership : undefined;
+  } else {
+    session = await tx.getSession(principal.workspace_id, session_id);
+    if (session?.project_id) {
+      project = await tx.getProject(principal.workspace_id, session.project_id);
+      if (project && project.account_id !== principal.account_id) membership = await tx.getMembership(project.id, principal.account_id);
+    }
+  }
   if (!session) throw sessionNotFound();
   if (session.project_id === null) return { session, canWrite: true, role: 'workspace', archived: false };
   if (!project) throw sessionNotFound();
-  const membership = project.account_id === principal.account_id ? undefined : await tx.getMembership(project.id, principal.account_id);
   const role = roleOf(project, principal.account_id, membership?.role);
   if (role === null) throw sessionNotFound();
   return { session, canWrite: role === 'owner', role, archived: project.status === 'archived' };

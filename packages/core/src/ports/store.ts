@@ -27,6 +27,26 @@ export interface InboxItemQuery {
   limit: number;
 }
 
+/** What {@link StoreTx.getInboxItemWithAccess} reads in one go. */
+export interface InboxItemWithAccess {
+  /** The project (of the asked workspace). */
+  project: Project;
+  /** `account_id`'s membership row of the project, or `undefined` when it has none (an owner usually has none). */
+  membership: Membership | undefined;
+  /** The item, only if it belongs to the project; `undefined` when missing or of another project. */
+  item: ProjectInboxItem | undefined;
+}
+
+/** What {@link StoreTx.getSessionWithAccess} reads in one go. */
+export interface SessionWithAccess {
+  /** The session (of the asked workspace). */
+  session: Session;
+  /** Its project (of the same workspace), or `undefined` when the session has none or it is missing. */
+  project: Project | undefined;
+  /** `account_id`'s membership of that project, or `undefined`. */
+  membership: Membership | undefined;
+}
+
 /** A Project Event before the store allocates its sequence. */
 export type NewProjectEvent = Omit<ProjectEvent, 'sequence'>;
 
@@ -187,6 +207,14 @@ export interface StoreTx {
   /** Sessions of the workspace, newest first; `project_id: null` lists those outside any project. Never a deleted one. */
   listSessions(workspace_id: string, filter: { project_id?: string | null }): Promise<Session[]>;
   /**
+   * OPTIONAL (without it, callers use `getSession`, `getProject` and `getMembership`). The session
+   * `session_id` only if it is in `workspace_id` (else `undefined`, as for a missing one), its
+   * project (only if in the same workspace) and `account_id`'s membership of that project, in one
+   * read: MUST return exactly what those three methods would return at one moment (so never a
+   * deleted Session: `undefined`, as for a missing one).
+   */
+  getSessionWithAccess?(workspace_id: string, session_id: string, account_id: string): Promise<SessionWithAccess | undefined>;
+  /**
    * One keyset page of the workspace's Sessions (`GET /v1/sessions`), never a deleted one:
    * ordered by `(created_at, id)` (`desc` or `asc`, id in byte order), strictly after `after` in
    * that order, at most `limit`. Filters: `visible_project_ids` keeps Sessions outside any project
@@ -219,6 +247,16 @@ export interface StoreTx {
   insertInboxItem(item: ProjectInboxItem): Promise<void>;
   /** The item only if it belongs to `project_id`. */
   getInboxItem(project_id: string, item_id: string): Promise<ProjectInboxItem | undefined>;
+  /**
+   * OPTIONAL (a store without it still works: the Project Inbox then calls `getProject`,
+   * `getMembership` and `getInboxItem`). Everything a get needs in one read, one round trip on a
+   * networked database: the project `project_id` only if it is in `workspace_id` (else
+   * `undefined`, exactly as for a missing project — scoping rule), `account_id`'s membership of it,
+   * and the item `item_id` only if it belongs to that project. MUST return exactly what those three
+   * methods would return at one moment (one statement, or one snapshot), never a membership or an
+   * item of another project.
+   */
+  getInboxItemWithAccess?(workspace_id: string, project_id: string, account_id: string, item_id: string): Promise<InboxItemWithAccess | undefined>;
   /** One keyset page in `created_at DESC, id DESC` order; never skips or repeats rows that share a `created_at`. */
   listInboxItems(query: InboxItemQuery): Promise<ProjectInboxItem[]>;
   /**

@@ -5,7 +5,7 @@
 import { InboxKitError } from '../errors.js';
 import type { Principal } from '../context.js';
 import type { StoreTx } from '../ports/store.js';
-import type { Project } from '../records.js';
+import type { Membership, Project } from '../records.js';
 import { roleOf, type ProjectRole } from './permissions.js';
 
 export interface ProjectAccess {
@@ -33,7 +33,16 @@ export async function loadProjectAccess(tx: StoreTx, principal: Principal, proje
   const project = options.lock === true ? await tx.lockProject(principal.workspace_id, project_id) : await tx.getProject(principal.workspace_id, project_id);
   if (!project) throw projectNotFound();
   const membership = project.account_id === principal.account_id ? undefined : await tx.getMembership(project.id, principal.account_id);
-  const role = roleOf(project, principal.account_id, membership?.role);
+  return accessOf(project, principal, membership);
+}
+
+/**
+ * The caller's access to a project already read with its membership row (or `undefined`).
+ * @throws InboxKitError `project_not_found` when the project is missing or the caller has no role in it.
+ */
+export function accessOf(project: Project | undefined, principal: Principal, membership: Membership | undefined): ProjectAccess {
+  if (!project) throw projectNotFound();
+  const role = roleOf(project, principal.account_id, membership?.project_id === project.id ? membership.role : undefined);
   if (role === null) throw projectNotFound();
   return { project, role };
 }

@@ -1027,6 +1027,68 @@ describe('units of work', () => {
   });
 });
 
+describe('get: one read with getInboxItemWithAccess, three without', () => {
+  /** The same service over the same store, counting calls, with or without the optional method. */
+  const serviceOver = (withMethod: boolean) => {
+    const calls: string[] = [];
+    const store = new Proxy(w.store, {
+      get(target, prop, receiver) {
+        if (prop === 'getInboxItemWithAccess' && !withMethod) return undefined;
+        const real = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof real !== 'function') return real;
+        return (...args: unknown[]) => {
+          calls.push(String(prop));
+          return (real as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    return { calls, inbox: new ProjectInboxService({ store, bus: w.bus, clock: w.clock, ids: w.ids }) };
+  };
+
+  it('gives the same answer or error either way, for every role and miss', async () => {
+    const own = await itemIn('accepted');
+    const other = await itemIn('pending', 'acc_deriver2');
+    const side = await w.inbox.create(w.ctx('acc_owner'), 'proj_side', { type: 'side' });
+    const cases: Array<[string, string, string]> = [
+      ['acc_owner', 'proj_main', own.id],
+      ['acc_owner', 'proj_main', other.id],
+      ['acc_deriver', 'proj_main', own.id],
+      ['acc_deriver', 'proj_main', other.id], // not its own: 404 item
+      ['acc_observer', 'proj_main', own.id], // 403
+      ['acc_outsider', 'proj_main', own.id], // 404 project
+      ['acc_stranger', 'proj_main', own.id], // other workspace: 404 project
+      ['acc_owner', 'proj_missing', own.id],
+      ['acc_owner', 'proj_main', 'pinbox_missing'],
+      ['acc_owner', 'proj_main', side.id], // item of another project: 404 item
+      ['acc_owner', 'proj_side', side.id],
+    ];
+    const outcome = (p: Promise<ProjectInboxItem>) => p.then((item) => ({ item }), (error: unknown) => ({ error: (error as InboxKitError).code }));
+    const one = serviceOver(true);
+    const three = serviceOver(false);
+    const answers = [];
+    for (const [account, project, item] of cases) {
+      const a = await outcome(one.inbox.get(w.ctx(account), project, item));
+      const b = await outcome(three.inbox.get(w.ctx(account), project, item));
+      expect(a, `${account} ${project} ${item}`).toEqual(b);
+      answers.push('item' in a ? 'item' : a.error);
+    }
+    expect(answers).toEqual([
+      'item', 'item', 'item', 'project_inbox_item_not_found', 'project_inbox_read_denied', 'project_not_found', 'project_not_found',
+      'project_not_found', 'project_inbox_item_not_found', 'project_inbox_item_not_found', 'item',
+    ]);
+  });
+
+  it('reads once when the store has the method, and falls back to the three reads when not', async () => {
+    const item = await itemIn('pending');
+    const one = serviceOver(true);
+    expect(await one.inbox.get(w.ctx('acc_deriver'), 'proj_main', item.id)).toEqual(item);
+    expect(one.calls).toEqual(['getInboxItemWithAccess']);
+    const three = serviceOver(false);
+    expect(await three.inbox.get(w.ctx('acc_deriver'), 'proj_main', item.id)).toEqual(item);
+    expect(three.calls).toEqual(['getProject', 'getMembership', 'getInboxItem']);
+  });
+});
+
 describe('Project Event visibility and source (platform.md "Project Events")', () => {
   it('every event the services write carries the visibility of its type and the source of its context', async () => {
     const before = w.mem.raw().events.length;

@@ -10,7 +10,7 @@ import { idempotencyRequestHash, parseIdempotencyKey } from '../idempotency.js';
 import type { IdempotencyRecord, StoreTx } from '../ports/store.js';
 import type { InboxDecision, ProjectEvent, ProjectInboxItem, Session } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
-import { loadProjectAccess, type ProjectAccess } from './access.js';
+import { accessOf, loadProjectAccess, type ProjectAccess } from './access.js';
 import { inboxPermissions, visibilityOfEventType } from './permissions.js';
 import {
   createInboxItemBody, decideInboxItemBody, listInboxItemsQuery,
@@ -195,10 +195,20 @@ export class ProjectInboxService {
    * @throws InboxKitError project_not_found, project_inbox_read_denied, project_inbox_item_not_found.
    */
   async get(ctx: RequestContext, project_id: string, item_id: string): Promise<ProjectInboxItem> {
-    const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
+    const { store } = this.deps;
+    let access: ProjectAccess;
+    let item: ProjectInboxItem | undefined;
+    if (store.getInboxItemWithAccess) {
+      // One read for access and item (one round trip on PostgreSQL); the checks below keep their order.
+      const read = await store.getInboxItemWithAccess(ctx.principal.workspace_id, project_id, ctx.principal.account_id, item_id);
+      access = accessOf(read?.project, ctx.principal, read?.membership);
+      item = read?.item;
+    } else {
+      access = await loadProjectAccess(store, ctx.principal, project_id);
+    }
     const read = inboxPermissions(access.role).read;
     if (read === 'none') throw new InboxKitError('project_inbox_read_denied', 'This role may not read the inbox');
-    const item = await this.deps.store.getInboxItem(access.project.id, item_id);
+    if (!store.getInboxItemWithAccess) item = await store.getInboxItem(access.project.id, item_id);
     if (!item || (read === 'own' && item.sender_account_id !== ctx.principal.account_id)) throw itemNotFound();
     return item;
   }

@@ -617,7 +617,8 @@ describe('SessionRuntimeService — who may steer and check order', () => {
     const f = await fixture({
       store: (store) => new Proxy(store, {
         get(target, prop, receiver) {
-          if (prop === 'getSession' && failing) return async () => { throw new Error('database is down'); };
+          // Either read path of the ownership check (the one-read port method, or getSession).
+          if ((prop === 'getSession' || prop === 'getSessionWithAccess') && failing) return async () => { throw new Error('database is down'); };
           return Reflect.get(target, prop, receiver) as unknown;
         },
       }),

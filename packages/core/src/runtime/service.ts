@@ -328,7 +328,8 @@ export class SessionRuntimeService {
     const data = rows.slice(0, query.limit);
     const has_more = rows.length > query.limit;
     const last = data[data.length - 1];
-    return { data, has_more, next_page: has_more && last !== undefined ? encodeCursor(scope, fingerprint, { created_at: last.seq, id: last.id }) : null };
+    // In the order of the wire schema ({ data, next_page, has_more }), so the response check's same-text fast path holds.
+    return { data, next_page: has_more && last !== undefined ? encodeCursor(scope, fingerprint, { created_at: last.seq, id: last.id }) : null, has_more };
   }
 
   /**

@@ -1053,6 +1053,112 @@ export async function checkAttemptOwnership({ store, raw }: Pick<StoreConformanc
 }
 
 /**
+ * `getInboxItemWithAccess` (optional: a store without it passes) returns exactly what
+ * `getProject`, `getMembership` and `getInboxItem` return: for the owner (no membership row), a
+ * member, an account with no role, a missing item, an item of another project, a project asked
+ * through another workspace or missing (`undefined`); payload JSON as stored; inside a transaction
+ * it sees the transaction's own writes.
+ */
+export async function checkInboxItemWithAccess({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.getInboxItemWithAccess === undefined) return;
+  const w = await seedWorld(store, 'access');
+  const p = w.project;
+  const ws2: Workspace = { id: `ws_${w.u}_2`, name: 'other', created_at: T0 };
+  await store.insertWorkspace(ws2);
+  const outsider: Account = { id: `acc_${w.u}_outsider`, name: 'Outsider', created_at: T0 };
+  await store.insertAccount(outsider, [w.ws.id]);
+  const other = newProject(w.u, w.ws, w.owner, 'other', T0 + 5);
+  await store.insertProject(other);
+  await store.upsertMembership({ project_id: other.id, account_id: outsider.id, role: 'observer', created_at: T0 + 6 });
+  const payload: JsonValue = { text: '表 "quoted" \\ \u2028', nested: { list: [1, 2.5, null, true], empty: {} }, zebra: 1, apple: 2 };
+  const item = newItem(w, p, `pinbox_${w.u}`, { payload, title: null });
+  await store.insertInboxItem(item);
+  const elsewhere = newItem(w, other, `pinbox_${w.u}_other`);
+  await store.insertInboxItem(elsewhere);
+
+  const read = (ws: string, pid: string, acc: string, id: string) => store.getInboxItemWithAccess!(ws, pid, acc, id);
+  const expected = async (pid: string, acc: string, id: string) => ({
+    project: await store.getProject(w.ws.id, pid),
+    membership: await store.getMembership(pid, acc),
+    item: await store.getInboxItem(pid, id),
+  });
+  const cases: Array<[string, string, string, string]> = [
+    ['the owner (no membership row)', p.id, w.owner.id, item.id],
+    ['a deriver member', p.id, w.deriver.id, item.id],
+    ['an account with no role in the project', p.id, outsider.id, item.id],
+    ['a missing item', p.id, w.owner.id, `pinbox_${w.u}_missing`],
+    ['an item of another project', p.id, w.owner.id, elsewhere.id],
+    ['another project, its member', other.id, outsider.id, elsewhere.id],
+  ];
+  for (const [what, pid, acc, id] of cases) {
+    const got = await read(w.ws.id, pid, acc, id);
+    assert(got !== undefined, `getInboxItemWithAccess, ${what}: the project exists, so the answer must not be undefined`);
+    assertSame(got, await expected(pid, acc, id), `getInboxItemWithAccess, ${what}`);
+  }
+  const own = await read(w.ws.id, p.id, w.deriver.id, item.id);
+  assert(own?.membership?.role === 'deriver', 'getInboxItemWithAccess: the member\'s role');
+  assertSameJson(own?.item?.payload, payload, 'getInboxItemWithAccess: payload');
+  assert((await read(ws2.id, p.id, w.owner.id, item.id)) === undefined, 'getInboxItemWithAccess through another workspace must be undefined');
+  assert((await read(w.ws.id, `proj_${w.u}_missing`, w.owner.id, item.id)) === undefined, 'getInboxItemWithAccess of a missing project must be undefined');
+
+  const fresh = newItem(w, p, `pinbox_${w.u}_tx`);
+  await store.transaction(async (tx) => {
+    await tx.insertInboxItem(fresh);
+    await tx.upsertMembership({ project_id: p.id, account_id: outsider.id, role: 'observer', created_at: T0 + 7 });
+    const got = await tx.getInboxItemWithAccess?.(w.ws.id, p.id, outsider.id, fresh.id);
+    assertSame(got?.item, fresh, 'getInboxItemWithAccess inside a transaction sees its own item');
+    assert(got?.membership?.role === 'observer', 'getInboxItemWithAccess inside a transaction sees its own membership');
+  });
+}
+
+/**
+ * `getSessionWithAccess` (optional: a store without it passes) returns exactly what `getSession`,
+ * `getProject` and `getMembership` return: a session of a project for its owner, a member and an
+ * account with no role; a session with no project (with agent, metadata and archive); a session
+ * asked through another workspace, missing or deleted (`undefined`); inside a transaction it sees the transaction's own writes.
+ */
+export async function checkSessionWithAccess({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.getSessionWithAccess === undefined) return;
+  const w = await seedWorld(store, 'saccess');
+  const ws2: Workspace = { id: `ws_${w.u}_2`, name: 'other', created_at: T0 };
+  await store.insertWorkspace(ws2);
+  const outsider: Account = { id: `acc_${w.u}_outsider`, name: 'Outsider', created_at: T0 };
+  await store.insertAccount(outsider, [w.ws.id]);
+  const loose: Session = {
+    id: `sess_${w.u}_loose`, workspace_id: w.ws.id, project_id: null, title: null, created_by_account_id: w.owner.id, created_at: T0 + 1,
+    agent: { id: 'assistant', type: 'agent', version: 1 }, environment_id: 'env_demo', metadata: { k: 'v', '表': '"q"' }, updated_at: T0 + 2, archived_at: T0 + 3,
+  };
+  await store.insertSession(loose);
+  const gone: Session = { ...w.session, id: `sess_${w.u}_gone`, created_at: T0 + 4 };
+  await store.insertSession(gone);
+  assert(await store.deleteSession(w.ws.id, gone.id, T0 + 5), 'deleteSession of a live Session');
+
+  const expected = async (sid: string, acc: string) => {
+    const session = await store.getSession(w.ws.id, sid);
+    const project = session?.project_id ? await store.getProject(w.ws.id, session.project_id) : undefined;
+    return { session, project, membership: project ? await store.getMembership(project.id, acc) : undefined };
+  };
+  for (const [what, sid, acc] of [
+    ['the owner (no membership row)', w.session.id, w.owner.id],
+    ['a deriver member', w.session.id, w.deriver.id],
+    ['an account with no role', w.session.id, outsider.id],
+    ['a session with no project', loose.id, w.deriver.id],
+  ] as const) {
+    const got = await store.getSessionWithAccess(w.ws.id, sid, acc);
+    assert(got !== undefined, `getSessionWithAccess, ${what}: the session exists, so the answer must not be undefined`);
+    assertSame(got, await expected(sid, acc), `getSessionWithAccess, ${what}`);
+  }
+  assert((await store.getSessionWithAccess(ws2.id, w.session.id, w.owner.id)) === undefined, 'getSessionWithAccess through another workspace must be undefined');
+  assert((await store.getSessionWithAccess(w.ws.id, `sess_${w.u}_missing`, w.owner.id)) === undefined, 'getSessionWithAccess of a missing session must be undefined');
+  assert((await store.getSessionWithAccess(w.ws.id, gone.id, w.owner.id)) === undefined, 'getSessionWithAccess of a deleted session must be undefined');
+  await store.transaction(async (tx) => {
+    await tx.upsertMembership({ project_id: w.project.id, account_id: outsider.id, role: 'observer', created_at: T0 + 7 });
+    const got = await tx.getSessionWithAccess?.(w.ws.id, w.session.id, outsider.id);
+    assert(got?.membership?.role === 'observer', 'getSessionWithAccess inside a transaction sees its own membership');
+  });
+}
+
+/**
  * Project Events keep the `visibility` and `source` they were written with (every value of both,
  * in and outside a transaction, as returned, listed and fetched), and `lastProjectEventSequence` /
  * `lastSessionEventSeq` name the newest committed position (0 when none; a rolled-back append
@@ -1159,6 +1265,8 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { name: 'appendProjectEvent: gap-free per-project sequences under 270 concurrent writers', run: checkGapFreeProjectSequences },
   { name: 'keyset pages neither skip nor repeat rows sharing created_at (with filters)', run: checkKeysetPaging },
   { name: 'workspace and project scoping of lookups and lists', run: checkWorkspaceScoping },
+  { name: 'getSessionWithAccess (optional): session, project and membership in one read, as the three reads give them', run: checkSessionWithAccess },
+  { name: 'getInboxItemWithAccess (optional): project, membership and item in one read, as the three reads give them', run: checkInboxItemWithAccess },
   { name: 'JSON round trip: what was written is what is read', run: checkJsonRoundTrip },
   { name: 'memberships: upsert and delete', run: checkMemberships },
   { name: 'runs: endRun is conditional', run: checkEndRunConditional },

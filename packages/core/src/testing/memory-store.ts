@@ -140,6 +140,24 @@ function operations(get: () => State): StoreTx {
 
     async insertInboxItem(i) { const s = get(); unique(s.items, i.id, 'inbox item'); s.items.set(i.id, copy(i)); },
     async getInboxItem(pid, id) { const i = get().items.get(id); return i && i.project_id === pid ? copy(i) : undefined; },
+    async getSessionWithAccess(ws, sid, acc) {
+      const s = get();
+      const session = s.sessions.get(sid);
+      if (!session || session.workspace_id !== ws || s.deletedSessions.has(sid)) return undefined;
+      const p = session.project_id === null ? undefined : s.projects.get(session.project_id);
+      const project = p && p.workspace_id === ws ? p : undefined;
+      return {
+        session: copy(session), project: copy(project),
+        membership: project ? copy(s.memberships.get(`${project.id}\u0000${acc}`)) : undefined,
+      };
+    },
+    async getInboxItemWithAccess(ws, pid, acc, id) {
+      const s = get();
+      const p = s.projects.get(pid);
+      if (!p || p.workspace_id !== ws) return undefined;
+      const i = s.items.get(id);
+      return { project: copy(p), membership: copy(s.memberships.get(`${pid}\u0000${acc}`)), item: i && i.project_id === pid ? copy(i) : undefined };
+    },
     async listInboxItems(q: InboxItemQuery) {
       return [...get().items.values()]
         .filter((i) => i.project_id === q.project_id

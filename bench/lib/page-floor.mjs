@@ -1,0 +1,89 @@
+/**
+ * The page floor: the fastest one process can produce a list answer's two unavoidable parts —
+ * reading the page from SQLite and serialising the response body — with no HTTP, no
+ * authentication, no validation and no Kysely. Forked by run.mjs, while the server is idle.
+ *
+ * 1. The store's own list query: `createKyselyStore` over a Kysely instance that logs its SQL runs
+ *    `listInboxItems` once as the route does (limit + 1 rows, no filters), and the SQL text and
+ *    parameters it sent are captured — so the loop runs the very statement of the server, with
+ *    the same query plan (printed as `plan`).
+ * 2. The exact response body: `body` is the text the server answered to `GET …/inbox?limit=<n>`;
+ *    its parsed value must `JSON.stringify` back to the same bytes.
+ * 3. The loop, for `duration` s after a `warmup`: the prepared statement in better-sqlite3's raw
+ *    mode (arrays, as the adapter reads named columns), then `JSON.stringify` of the body object.
+ *    Also timed apart, to say where a floor page's time goes.
+ *
+ * Job: `{ file, project, limit, body, duration, warmup }` → `{ pages_per_s, read_us, stringify_us, plan, sql, rows, body_bytes }`.
+ */
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { createKyselyStore } from '@inbox-kit/storage-kysely';
+import { childMain } from './util.mjs';
+
+/** The SQL and parameters of the store's list query for `project` (limit + 1, as the service asks). */
+async function listQueryOf(file, project, limit) {
+  const captured = [];
+  const db = new Kysely({
+    dialect: new SqliteDialect({ database: new Database(file, { readonly: true }) }),
+    log: (event) => { if (event.level === 'query') captured.push(event.query); },
+  });
+  try {
+    const store = createKyselyStore(db, { dialect: 'sqlite' });
+    const rows = await store.listInboxItems({ project_id: project, limit: limit + 1 });
+    const query = captured.find((q) => /from "project_inbox_items"/i.test(q.sql));
+    if (!query) throw new Error('page floor: the store ran no list query');
+    return { sql: query.sql, parameters: [...query.parameters], ids: rows.map((r) => r.id) };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Runs `fn` in a loop for `seconds`; returns calls per second. */
+function loop(seconds, fn) {
+  const end = performance.now() + seconds * 1000;
+  let n = 0;
+  let now = performance.now();
+  const started = now;
+  while (now < end) {
+    for (let i = 0; i < 20; i++) fn();
+    n += 20;
+    now = performance.now();
+  }
+  return n / ((now - started) / 1000);
+}
+
+childMain(async ({ file, project, limit, body, duration, warmup }) => {
+  const { sql, parameters, ids } = await listQueryOf(file, project, limit);
+  const value = JSON.parse(body);
+  if (JSON.stringify(value) !== body) throw new Error('page floor: the response body does not round-trip through JSON.stringify');
+  const answered = value.items.map((item) => item.id);
+  if (JSON.stringify(answered) !== JSON.stringify(ids.slice(0, limit))) throw new Error('page floor: the store query and the response list other items');
+
+  const sqlite = new Database(file, { readonly: true });
+  try {
+    const statement = sqlite.prepare(sql).raw(true);
+    const plan = sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters).map((r) => r.detail).join('; ');
+    let sink = 0;
+    const page = () => {
+      const rows = statement.all(...parameters);
+      sink += rows.length + JSON.stringify(value).length;
+    };
+    loop(warmup, page);
+    const pagesPerS = loop(duration, page);
+    const readPerS = loop(Math.max(1, duration / 2), () => { sink += statement.all(...parameters).length; });
+    const stringifyPerS = loop(Math.max(1, duration / 2), () => { sink += JSON.stringify(value).length; });
+    if (sink === 0) throw new Error('page floor: nothing read');
+    return {
+      pages_per_s: Math.round(pagesPerS),
+      read_us: Math.round((1e6 / readPerS) * 10) / 10,
+      stringify_us: Math.round((1e6 / stringifyPerS) * 10) / 10,
+      rows: statement.all(...parameters).length,
+      body_bytes: Buffer.byteLength(body),
+      plan,
+      sql,
+    };
+  } finally {
+    sqlite.close();
+  }
+});
