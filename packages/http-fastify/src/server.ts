@@ -88,7 +88,7 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
   // The preset owns the whole server: request ids, 404 and errors in the envelope at the root too.
   decorateRequests(app);
   app.addHook('onRequest', async (request, reply) => {
-    request.requestId = requestIdFor(request.headers['x-request-id']);
+    request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
     setRequestIdHeaders(reply, request.requestId);
     // An unknown route is answered before its body is read when it has not all arrived (the socket then closes).
     if (request.is404 && !request.raw.complete) return notFound(request, reply);
