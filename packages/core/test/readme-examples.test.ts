@@ -5,21 +5,11 @@
  * against the built demo), and checks each package README has its install and API sections.
  * Under scripts/test.mjs PostgreSQL is there, so no example may be skipped.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-
-const script = fileURLToPath(new URL('../../../scripts/check-readme-examples.mjs', import.meta.url));
+import { runScript } from './run-script.js';
 
 it('every README example type-checks, runs and ends', { timeout: 600_000 }, async () => {
-  // Asynchronous, so the other test files of this worker's project keep running meanwhile.
-  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('close', (exitCode) => resolve({ code: exitCode, output }));
-  });
+  const { code, output } = await runScript('check-readme-examples.mjs');
   expect(code, output).toBe(0);
   expect(output).toMatch(/examples in \d+ READMEs type-check/);
   const counts = /(\d+) examples ran, (\d+) skipped/.exec(output);
