@@ -25,4 +25,4 @@ export * from './platform/keys.js';
 export * from './platform/schemas.js';
 export { PlatformService, PROJECT_FEED_RECHECK_MS, loadSessionAccess, writeTurn, type SessionAccess } from './platform/service.js';
 export * from './live-inbox/index.js';
-export * from './runtime/index.js';
+export * from './sessions/index.js';

@@ -16,8 +16,8 @@ import type { RequestContext } from '../context.js';
 import { InboxKitError } from '../errors.js';
 import type { Feed, FeedItem } from '../ports/feed.js';
 import type { SessionEvent } from '../records.js';
-import { managedSessionEvent, managedSessionEventSchema } from '../runtime/managed-agents.js';
-import { rejectUnsupportedEvents } from '../runtime/schemas.js';
+import { managedSessionEvent, managedSessionEventSchema } from '../sessions/managed-agents.js';
+import { rejectUnsupportedEvents } from '../sessions/schemas.js';
 import {
   accountSchema, apiKeyKindSchema, floorSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectInboxItemSchema,
   projectRoleSchema, projectSchema, sessionSchema,
@@ -35,7 +35,7 @@ import { contentSchema } from '../live-inbox/content.js';
 import {
   listSessionEventsQuery, liveInboxContentBody, liveInboxMessageParams, liveInboxOrderBody, sendSessionEventsBody, sessionParams,
   streamSessionEventsQuery, type SessionRuntimeService, type ForwardedReply, type LiveInboxOperation,
-} from '../runtime/index.js';
+} from '../sessions/index.js';
 import type { HeaderValue } from './request.js';
 import { resumePosition } from '../stream-resume.js';
 

@@ -9,7 +9,7 @@ import { createLocalEventBus } from '../ports/event-bus.js';
 import type { Store } from '../ports/store.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { ctxOf } from '../test-support.js';
-import { PlatformService, loadSessionAccess } from './service.js';
+import { PlatformService, loadSessionAccess } from '../platform/service.js';
 
 /** The store, counting calls, with or without the optional method. */
 function counted(store: Store, withMethod: boolean) {

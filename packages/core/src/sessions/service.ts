@@ -23,7 +23,7 @@ import { InboxKitError, isInboxKitError } from '../errors.js';
 import { contentSchema, type ContentBlock } from '../live-inbox/content.js';
 import type { LiveInboxMessage, LiveInboxQueue } from '../live-inbox/queue.js';
 import type { LiveInboxHost } from '../live-inbox/registry.js';
-import { isModelError, runNativeAttempt, type Model, type NativeAttemptResult, type RunLedger, type TranscriptMessage } from '../live-inbox/runtime.js';
+import { isModelError, runNativeAttempt, type Model, type NativeAttemptResult, type RunLedger, type TranscriptMessage } from '../live-inbox/agent-loop.js';
 import { loadSessionAccess, writeTurn, type SessionAccess } from '../platform/service.js';
 import type { Feed, FeedItem } from '../ports/feed.js';
 import type { AttemptOwnership, NewSessionEvent, StoreTx } from '../ports/store.js';
