@@ -23,6 +23,7 @@ export * from './project-inbox/access.js';
 export * from './project-inbox/service.js';
 export * from './platform/keys.js';
 export * from './platform/schemas.js';
-export { PlatformService, PROJECT_FEED_RECHECK_MS, loadSessionAccess, writeTurn, type SessionAccess } from './platform/service.js';
+export { PlatformService, PROJECT_FEED_RECHECK_MS } from './platform/service.js';
+export { loadSessionAccess, writeTurn, type SessionAccess } from './sessions/access.js';
 export * from './live-inbox/index.js';
 export * from './sessions/index.js';

@@ -1,12 +1,8 @@
 /** Session Runtime: durable Session events, background Runs of the native agent loop, Live Inbox operations (spec live-inbox.md). */
-export {
-  SessionRuntimeService,
-  SESSION_EVENT_TYPES,
-  type LiveInboxView,
-  type RunFailure,
-  type SessionEventPage,
-  type SessionRuntimeDeps,
-} from './service.js';
+export { SessionRuntimeService, type SessionRuntimeDeps } from './service.js';
+export { SESSION_EVENT_TYPES, type SessionEventPage } from './ledger.js';
+export type { RunFailure } from './run-supervisor.js';
+export type { LiveInboxView } from './steering.js';
 export {
   DEFAULT_ATTEMPT_LEASE_MS,
   type AttemptForwarder,

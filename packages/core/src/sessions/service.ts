@@ -4,6 +4,12 @@
  * the active native attempt. Spec: live-inbox.md ("Model", "HTTP", "Drain, commit, carry-over"),
  * platform.md (Floor and Page written when the Runtime commits a turn).
  *
+ * The service is a facade over four units, each its own module: the Session ledger
+ * (`ledger.ts`: events, turns, pages, reads and publishing), the Run supervisor
+ * (`run-supervisor.ts`: durable input, Run start, end, follow-up, recovery, shutdown), attempt
+ * leases (`attempt-leases.ts`: ownership of the running attempt and routing to its process) and
+ * Live Inbox steering (`steering.ts`). Who may use a Session is `access.ts`.
+ *
  * Decisions the spec leaves open (documented on {@link SessionRuntimeService}):
  * - a durable `user.message` committed while a Run is running is NOT put into the Live Inbox (it
  *   is already committed; the queue is for editable, not-yet-authoritative input). The running
@@ -19,23 +25,17 @@
  *   forwarded to the owner (see "Attempt routing" on the class).
  */
 import type { RequestContext, ServiceDeps } from '../context.js';
-import { InboxKitError, isInboxKitError } from '../errors.js';
-import { contentSchema, type ContentBlock } from '../live-inbox/content.js';
-import type { LiveInboxMessage, LiveInboxQueue } from '../live-inbox/queue.js';
+import type { Model } from '../live-inbox/agent-loop.js';
 import type { LiveInboxHost } from '../live-inbox/registry.js';
-import { isModelError, runNativeAttempt, type Model, type NativeAttemptResult, type RunLedger, type TranscriptMessage } from '../live-inbox/agent-loop.js';
-import { loadSessionAccess, writeTurn, type SessionAccess } from '../platform/service.js';
-import type { Feed, FeedItem } from '../ports/feed.js';
-import type { AttemptOwnership, NewSessionEvent, StoreTx } from '../ports/store.js';
-import type { JsonValue, Run, Session, SessionEvent } from '../records.js';
-import { parseOrThrow } from '../validation.js';
-import { DEFAULT_ATTEMPT_LEASE_MS, type AttemptRoute, type AttemptRoutingErrorInfo, type AttemptRoutingOptions, type LiveInboxOperation } from './routing.js';
-import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
-import { listSessionEventsQuery, timeBoundsOf, type ListSessionEventsInput } from './managed-agents.js';
-import {
-  liveInboxContentBody, liveInboxOrderBody, parseSendSessionEvents,
-  type LiveInboxContentInput, type LiveInboxOrderInput, type SendSessionEventsInput,
-} from './schemas.js';
+import type { Feed } from '../ports/feed.js';
+import type { SessionEvent } from '../records.js';
+import { AttemptLeases } from './attempt-leases.js';
+import { SessionLedger, type SessionEventPage } from './ledger.js';
+import type { ListSessionEventsInput } from './managed-agents.js';
+import type { AttemptRoute, AttemptRoutingOptions, LiveInboxOperation } from './routing.js';
+import { RunSupervisor } from './run-supervisor.js';
+import type { LiveInboxContentInput, LiveInboxOrderInput, SendSessionEventsInput } from './schemas.js';
+import { LiveInboxSteering, type LiveInboxView } from './steering.js';
 
 /** Dependencies of {@link SessionRuntimeService}. */
 export type SessionRuntimeDeps = ServiceDeps & {
@@ -61,58 +61,6 @@ export type SessionRuntimeDeps = ServiceDeps & {
    */
   routing?: AttemptRoutingOptions;
 };
-
-/**
- * One page of committed Session history, in the order asked for (by `seq`). `next_page` (an opaque
- * cursor for `page`) is null on the last page.
- */
-export interface SessionEventPage {
-  data: SessionEvent[];
-  next_page: string | null;
-  has_more: boolean;
-}
-
-/**
- * The editable window as `GET …/live-inbox` answers it. With no active native attempt:
- * `{ active: false, version: 0, messages: [] }`. Spec: live-inbox.md "HTTP".
- */
-export interface LiveInboxView {
-  active: boolean;
-  version: number;
-  messages: LiveInboxMessage[];
-}
-
-/** Session event types the Runtime writes. */
-export const SESSION_EVENT_TYPES = {
-  userMessage: 'user.message',
-  userInterrupt: 'user.interrupt',
-  agentMessage: 'agent.message',
-  running: 'session.status_running',
-  idle: 'session.status_idle',
-} as const;
-
-interface ActiveRun {
-  run: Run;
-  session: Session;
-  /** `seq` of the Run's `session.status_running` event: its transcript is the history up to it. */
-  startSeq: number;
-  controller: AbortController;
-  done: Promise<void>;
-}
-
-/** A Run the start transaction created, launched after commit. */
-interface RunStart {
-  run: Run;
-  session: Session;
-  startSeq: number;
-}
-
-const PAGE = 1000;
-const LOCAL: AttemptRoute = Object.freeze({ route: 'local' });
-
-const sessionWriteDenied = () => new InboxKitError('permission_denied', 'Only the project owner may send events to or steer this session');
-const liveInboxInactive = () =>
-  new InboxKitError('live_inbox_inactive', 'No native attempt accepts live input for this session; send the content as a durable Session event.');
 
 /**
  * Session Runtime use cases. Spec: live-inbox.md.
@@ -183,18 +131,16 @@ const liveInboxInactive = () =>
  * goes to `onPublishError` and never undoes the write.
  */
 export class SessionRuntimeService {
-  readonly #deps: SessionRuntimeDeps;
-  /** Runs this instance executes, by session id. */
-  readonly #active = new Map<string, ActiveRun>();
-  /** Per-session serialisation of the start/end decisions (so no durable input is missed). */
-  readonly #locks = new Map<string, Promise<void>>();
-  #closed = false;
-  /** When this instance was built (ms): Runs started at or before it by nobody here are leftovers. */
-  readonly #bootedAt: number;
+  readonly #ledger: SessionLedger;
+  readonly #runs: RunSupervisor;
+  readonly #leases: AttemptLeases;
+  readonly #steering: LiveInboxSteering;
 
   constructor(deps: SessionRuntimeDeps) {
-    this.#deps = deps;
-    this.#bootedAt = deps.clock.now();
+    this.#ledger = new SessionLedger(deps);
+    this.#leases = new AttemptLeases({ ...deps, isExecuting: (session_id) => this.#runs.isRunning(session_id) });
+    this.#runs = new RunSupervisor(deps, this.#ledger, this.#leases);
+    this.#steering = new LiveInboxSteering(deps);
   }
 
   // — durable Session events —
@@ -212,79 +158,8 @@ export class SessionRuntimeService {
    *   `user.message` to a Session of an archived Project), `session_archived` (409: a
    *   `user.message` to an archived Session), `overloaded` (503: the runtime is closing).
    */
-  async sendEvents(ctx: RequestContext, session_id: string, input: SendSessionEventsInput): Promise<{ data: SessionEvent[] }> {
-    const body = parseSendSessionEvents(input);
-    if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
-    return this.#withSessionLock(session_id, async () => {
-      const { events, start, interruptRunId } = await this.#deps.store.transaction(async (tx) => {
-        const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
-        if (!access.canWrite) throw sessionWriteDenied();
-        // An archived project takes no new input; an interrupt may still stop a running Run.
-        if (access.archived && body.events.some((e) => e.type === 'user.message')) {
-          throw new InboxKitError('project_archived', 'Project is archived');
-        }
-        if (access.session.archived_at !== null && body.events.some((e) => e.type === 'user.message')) {
-          throw new InboxKitError('session_archived', 'Session is archived; it takes no new messages');
-        }
-        const session = access.session;
-        const now = this.#deps.clock.now();
-        const pending: NewSessionEvent[] = [];
-        const stored: SessionEvent[] = [];
-        const flush = async () => {
-          if (pending.length > 0) stored.push(...(await tx.appendSessionEvents(pending.splice(0))));
-        };
-
-        let running = await tx.getRunningRun(session.id);
-        if (running !== undefined) {
-          const recovered = await this.#endLeftover(tx, running, now);
-          if (recovered !== false) {
-            pending.push(...recovered);
-            running = undefined;
-          }
-        }
-        let start: RunStart | undefined;
-        let interruptRunId: string | undefined;
-        for (const event of body.events) {
-          if (event.type === 'user.interrupt') {
-            const target = start?.run ?? running;
-            pending.push({
-              id: this.#deps.ids.next('sevt'), session_id: session.id, type: SESSION_EVENT_TYPES.userInterrupt, run_id: target?.id ?? null,
-              message_id: null, content: null, floor_id: null, page_id: null, processed_at: now,
-            });
-            if (target !== undefined) interruptRunId = target.id;
-            continue;
-          }
-          const startsRun = start === undefined && running === undefined;
-          const run: Run | undefined = startsRun
-            ? { id: this.#deps.ids.next('run'), session_id: session.id, status: 'running', started_at: now, ended_at: null, outcome: null }
-            : undefined;
-          const id = this.#deps.ids.next('sevt');
-          const { floor, page } = await writeTurn(tx, this.#deps, session, pageContent('user', null, id, event.content));
-          pending.push({
-            id, session_id: session.id, type: SESSION_EVENT_TYPES.userMessage, run_id: run?.id ?? null, message_id: null,
-            content: event.content as unknown as JsonValue, floor_id: floor.id, page_id: page.id, processed_at: now,
-          });
-          if (run !== undefined) {
-            await tx.insertRun(run);
-            pending.push(this.#statusRunning(session.id, run.id, now));
-            await flush();
-            const startSeq = stored[stored.length - 1]?.seq ?? 0;
-            start = { run, session, startSeq };
-          }
-        }
-        await flush();
-        return { events: stored, start, interruptRunId };
-      });
-      this.#publish(events);
-      if (start !== undefined) this.#launch(start);
-      if (interruptRunId !== undefined) {
-        const active = this.#active.get(session_id);
-        if (active !== undefined && active.run.id === interruptRunId) {
-          active.controller.abort(new Error('The Run was interrupted by a user.interrupt event'));
-        }
-      }
-      return { data: events.filter((e) => e.type === SESSION_EVENT_TYPES.userMessage || e.type === SESSION_EVENT_TYPES.userInterrupt) };
-    });
+  sendEvents(ctx: RequestContext, session_id: string, input: SendSessionEventsInput): Promise<{ data: SessionEvent[] }> {
+    return this.#runs.sendEvents(ctx, session_id, input);
   }
 
   /**
@@ -305,31 +180,8 @@ export class SessionRuntimeService {
    * @throws InboxKitError `validation_error` (400), `invalid_cursor` (400: a foreign, forged or
    *   mismatched `page`), `session_not_found` (404).
    */
-  async listEvents(ctx: RequestContext, session_id: string, input: ListSessionEventsInput = {}): Promise<SessionEventPage> {
-    const query = parseOrThrow(listSessionEventsQuery, input, 'query');
-    const { session } = await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
-    const types = query.types === undefined && query['types[]'] === undefined ? undefined : [...(query.types ?? []), ...(query['types[]'] ?? [])];
-    const processed_at = timeBoundsOf(query);
-    const scope = `session_events:${session.id}`;
-    const fingerprint = filterFingerprint({
-      order: query.order, after: query.after, types: types?.join(','),
-      gt: processed_at?.gt, gte: processed_at?.gte, lt: processed_at?.lt, lte: processed_at?.lte,
-    });
-    let after = query.after ?? 0;
-    let before: number | undefined;
-    if (query.page !== undefined) {
-      const position = decodeCursor(query.page, scope, fingerprint).created_at;
-      if (query.order === 'asc') after = Math.max(after, position);
-      else before = position;
-    }
-    const rows = await this.#deps.store.listSessionEvents({
-      session_id: session.id, after, before, order: query.order, types, processed_at, limit: query.limit + 1,
-    });
-    const data = rows.slice(0, query.limit);
-    const has_more = rows.length > query.limit;
-    const last = data[data.length - 1];
-    // In the order of the wire schema ({ data, next_page, has_more }), so the response check's same-text fast path holds.
-    return { data, next_page: has_more && last !== undefined ? encodeCursor(scope, fingerprint, { created_at: last.seq, id: last.id }) : null, has_more };
+  listEvents(ctx: RequestContext, session_id: string, input: ListSessionEventsInput = {}): Promise<SessionEventPage> {
+    return this.#ledger.listEvents(ctx, session_id, input);
   }
 
   /**
@@ -342,21 +194,8 @@ export class SessionRuntimeService {
    * `session_not_found` before the next frame, as a fresh request would be.
    * @throws InboxKitError `session_not_found`.
    */
-  async eventFeed(ctx: RequestContext, session_id: string): Promise<Feed<SessionEvent>> {
-    const { session } = await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
-    const sid = session.id;
-    const toItem = (e: SessionEvent): FeedItem<SessionEvent> => ({ id: e.seq, type: e.type, data: e });
-    return {
-      replay: async (after, limit) => (await this.#deps.store.listSessionEvents({ session_id: sid, after, limit })).map(toItem),
-      latest: () => this.#deps.store.lastSessionEventSeq(sid),
-      authorize: async () => {
-        await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
-      },
-      subscribe: (push) => this.#deps.bus.subscribe(`session:${sid}`, (m) => {
-        if (m.kind === 'session_event' && m.event.session_id === sid) push(toItem(m.event));
-      }),
-      visible: () => true,
-    };
+  eventFeed(ctx: RequestContext, session_id: string): Promise<Feed<SessionEvent>> {
+    return this.#ledger.eventFeed(ctx, session_id);
   }
 
   // — Live Inbox (spec live-inbox.md "HTTP") —
@@ -367,11 +206,8 @@ export class SessionRuntimeService {
    * may read the Session may read it.
    * @throws InboxKitError `session_not_found` (404), `session_ownership_unavailable` (500).
    */
-  async liveInboxSnapshot(ctx: RequestContext, session_id: string): Promise<LiveInboxView> {
-    const session = await this.#liveAccess(ctx, session_id, false);
-    const inbox = this.#deps.host.liveInbox(session.id);
-    if (inbox === undefined) return { active: false, version: 0, messages: [] };
-    return { active: true, ...inbox.snapshot() };
+  liveInboxSnapshot(ctx: RequestContext, session_id: string): Promise<LiveInboxView> {
+    return this.#steering.snapshot(ctx, session_id);
   }
 
   /**
@@ -380,10 +216,8 @@ export class SessionRuntimeService {
    * @throws InboxKitError `validation_error` (400), `session_not_found` (404),
    *   `session_ownership_unavailable` (500), `permission_denied` (403), `live_inbox_inactive` (410).
    */
-  async liveInboxQueue(ctx: RequestContext, session_id: string, input: LiveInboxContentInput): Promise<{ id: number }> {
-    const body = parseOrThrow(liveInboxContentBody, input, 'live inbox message');
-    const inbox = await this.#mutableInbox(ctx, session_id);
-    return { id: inbox.queue(body.content) };
+  liveInboxQueue(ctx: RequestContext, session_id: string, input: LiveInboxContentInput): Promise<{ id: number }> {
+    return this.#steering.queue(ctx, session_id, input);
   }
 
   /**
@@ -391,10 +225,8 @@ export class SessionRuntimeService {
    * @throws InboxKitError as {@link liveInboxQueue}, plus `live_inbox_message_not_found` (404:
    *   drained, withdrawn or never queued).
    */
-  async liveInboxReplace(ctx: RequestContext, session_id: string, message_id: number, input: LiveInboxContentInput): Promise<void> {
-    const body = parseOrThrow(liveInboxContentBody, input, 'live inbox message');
-    const inbox = await this.#mutableInbox(ctx, session_id);
-    inbox.replace(message_id, body.content);
+  liveInboxReplace(ctx: RequestContext, session_id: string, message_id: number, input: LiveInboxContentInput): Promise<void> {
+    return this.#steering.replace(ctx, session_id, message_id, input);
   }
 
   /**
@@ -402,9 +234,8 @@ export class SessionRuntimeService {
    * @throws InboxKitError `session_not_found` (404), `session_ownership_unavailable` (500),
    *   `permission_denied` (403), `live_inbox_inactive` (410), `live_inbox_message_not_found` (404).
    */
-  async liveInboxWithdraw(ctx: RequestContext, session_id: string, message_id: number): Promise<void> {
-    const inbox = await this.#mutableInbox(ctx, session_id);
-    inbox.withdraw(message_id);
+  liveInboxWithdraw(ctx: RequestContext, session_id: string, message_id: number): Promise<void> {
+    return this.#steering.withdraw(ctx, session_id, message_id);
   }
 
   /**
@@ -414,10 +245,8 @@ export class SessionRuntimeService {
    *   `session_ownership_unavailable` (500), `permission_denied` (403), `live_inbox_inactive`
    *   (410), `live_inbox_order_conflict` (409).
    */
-  async liveInboxReorder(ctx: RequestContext, session_id: string, input: LiveInboxOrderInput): Promise<void> {
-    const body = parseOrThrow(liveInboxOrderBody, input, 'order');
-    const inbox = await this.#mutableInbox(ctx, session_id);
-    inbox.reorder(body.order);
+  liveInboxReorder(ctx: RequestContext, session_id: string, input: LiveInboxOrderInput): Promise<void> {
+    return this.#steering.reorder(ctx, session_id, input);
   }
 
   // — attempt routing (live-inbox.md "Scale") —
@@ -437,35 +266,8 @@ export class SessionRuntimeService {
    * @throws InboxKitError `validation_error` (400, `send_events`), `session_not_found` (404),
    *   `session_ownership_unavailable` (500), `permission_denied` (403).
    */
-  async routeLiveInbox(ctx: RequestContext, session_id: string, operation: LiveInboxOperation, options: { forwarded?: boolean } = {}): Promise<AttemptRoute> {
-    const routing = this.#deps.routing;
-    if (routing === undefined || options.forwarded === true) return LOCAL;
-    let sid: string;
-    if (operation.type === 'send_events') {
-      const body = parseSendSessionEvents(operation.body);
-      if (!body.events.some((e) => e.type === 'user.interrupt') || this.#active.has(session_id)) return LOCAL;
-      const access = await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
-      if (!access.canWrite) throw sessionWriteDenied();
-      sid = access.session.id;
-    } else {
-      if (this.#deps.host.liveInbox(session_id) !== undefined) return LOCAL;
-      sid = (await this.#liveAccess(ctx, session_id, operation.type !== 'snapshot')).id;
-    }
-    let owner: AttemptOwnership | undefined;
-    try {
-      owner = await this.#deps.store.findAttemptOwner(sid, this.#deps.clock.now());
-    } catch (error) {
-      this.#routingError(error, { session_id: sid, action: 'lookup' });
-      return LOCAL;
-    }
-    if (owner === undefined || owner.host_id === routing.host_id) return LOCAL;
-    try {
-      const reply = await routing.forwarder.forward({ owner, session_id: sid, operation, principal: ctx.principal, request_id: ctx.request_id });
-      return { route: 'forwarded', reply };
-    } catch (error) {
-      this.#routingError(error, { session_id: sid, action: 'forward', owner });
-      return LOCAL;
-    }
+  routeLiveInbox(ctx: RequestContext, session_id: string, operation: LiveInboxOperation, options: { forwarded?: boolean } = {}): Promise<AttemptRoute> {
+    return this.#leases.route(ctx, session_id, operation, options);
   }
 
   // — lifecycle —
@@ -486,43 +288,21 @@ export class SessionRuntimeService {
    * @returns how many Runs it ended.
    * @throws the store's error when a read or a transaction fails (Runs already ended stay ended).
    */
-  async recoverStaleRuns(): Promise<number> {
-    if (!(this.#deps.recoverStaleRuns ?? true)) return 0;
-    const seen = new Set<string>();
-    let ended = 0;
-    for (let limit = PAGE; ; limit += PAGE) {
-      // Runs this call keeps (ours, leased elsewhere) stay listed; a growing limit pages past them.
-      const rows = await this.#deps.store.listRunningRuns(limit);
-      for (const run of rows) {
-        // Oldest first: from here on every Run started after this instance was built.
-        if (run.started_at > this.#bootedAt) return ended;
-        if (seen.has(run.id)) continue;
-        seen.add(run.id);
-        const events = await this.#withSessionLock(run.session_id, () =>
-          this.#deps.store.transaction(async (tx) => {
-            const recovered = await this.#endLeftover(tx, run, this.#deps.clock.now());
-            return recovered === false || recovered.length === 0 ? [] : tx.appendSessionEvents(recovered);
-          }));
-        if (events.length > 0) ended++;
-        this.#publish(events);
-      }
-      if (rows.length < limit) return ended;
-    }
+  recoverStaleRuns(): Promise<number> {
+    return this.#runs.recoverStaleRuns();
   }
 
   /** Whether this instance is executing a Run of `session_id` right now. */
   isRunning(session_id: string): boolean {
-    return this.#active.has(session_id);
+    return this.#runs.isRunning(session_id);
   }
 
   /**
    * Resolves once this instance executes no Run of `session_id` (follow-up Runs included). For
    * tests and embedders; never rejects.
    */
-  async whenIdle(session_id: string): Promise<void> {
-    for (let active = this.#active.get(session_id); active !== undefined; active = this.#active.get(session_id)) {
-      await active.done;
-    }
+  whenIdle(session_id: string): Promise<void> {
+    return this.#runs.whenIdle(session_id);
   }
 
   /**
@@ -530,325 +310,7 @@ export class SessionRuntimeService {
    * instance executes, and waits until each has ended in storage (`cancelled`, with
    * `session.status_idle`). Starts no follow-up Run. Idempotent.
    */
-  async close(): Promise<void> {
-    this.#closed = true;
-    for (;;) {
-      const runs = [...this.#active.values()];
-      if (runs.length === 0) return;
-      for (const r of runs) r.controller.abort(new Error('The runtime is shutting down'));
-      await Promise.all(runs.map((r) => r.done));
-    }
+  close(): Promise<void> {
+    return this.#runs.close();
   }
-
-  // — internals —
-
-  /** Session visibility for the Live Inbox: 404 as usual, but a failing read is 500 `session_ownership_unavailable`. */
-  async #liveAccess(ctx: RequestContext, session_id: string, mutation: boolean): Promise<Session> {
-    let access: SessionAccess;
-    try {
-      access = await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
-    } catch (error) {
-      if (isInboxKitError(error)) throw error;
-      throw new InboxKitError('session_ownership_unavailable', 'Session ownership could not be read; no queue mutation was attempted.', [], { cause: error });
-    }
-    if (mutation && !access.canWrite) throw sessionWriteDenied();
-    return access.session;
-  }
-
-  /** Visibility (404/500) → write permission (403) → active native attempt (410). */
-  async #mutableInbox(ctx: RequestContext, session_id: string): Promise<LiveInboxQueue> {
-    const session = await this.#liveAccess(ctx, session_id, true);
-    const inbox = this.#deps.host.liveInbox(session.id);
-    if (inbox === undefined) throw liveInboxInactive();
-    return inbox;
-  }
-
-  /**
-   * The one rule of Run recovery (lazy in {@link sendEvents}, eager in {@link recoverStaleRuns}):
-   * inside `tx`, ends `run` `failed` when it is a leftover of a previous process
-   * ({@link #isLeftover}) whose attempt no other host holds a live lease on. Returns `false` when
-   * the Run is not a leftover (it is left alone), else the events to append: the
-   * `session.status_idle` `{ outcome: 'failed' }`, or none when another writer ended it first.
-   * Call under the Run's session lock.
-   */
-  async #endLeftover(tx: StoreTx, run: Run, now: number): Promise<false | NewSessionEvent[]> {
-    if (!this.#isLeftover(run) || (await this.#leasedElsewhere(tx, run, now))) return false;
-    // A leftover of a previous process: nobody executes it any more.
-    if (!(await tx.endRun(run.id, 'failed', now))) return [];
-    return [this.#statusIdle(run.session_id, run.id, 'failed', now)];
-  }
-
-  /** A running Run nobody executes any more: not ours, and started before this instance existed. */
-  #isLeftover(run: Run): boolean {
-    if (this.#active.get(run.session_id)?.run.id === run.id) return false;
-    return (this.#deps.recoverStaleRuns ?? true) && run.started_at <= this.#bootedAt;
-  }
-
-  /** With routing: whether another host holds a live ownership lease on `run` (so it is not a leftover). */
-  async #leasedElsewhere(tx: StoreTx, run: Run, now: number): Promise<boolean> {
-    const routing = this.#deps.routing;
-    if (routing === undefined) return false;
-    const owner = await tx.findAttemptOwner(run.session_id, now);
-    return owner !== undefined && owner.run_id === run.id && owner.host_id !== routing.host_id;
-  }
-
-  /**
-   * With routing: claims the Session for `run_id` on this host and renews the lease every third of
-   * it until the returned release is called (which stops renewing and releases). Never throws:
-   * failures go to `onRoutingError` and the attempt runs process-local.
-   */
-  async #holdOwnership(session_id: string, run_id: string): Promise<() => Promise<void>> {
-    const routing = this.#deps.routing;
-    if (routing === undefined) return async () => {};
-    const { store, clock } = this.#deps;
-    const leaseMs = routing.lease_ms ?? DEFAULT_ATTEMPT_LEASE_MS;
-    const key = { session_id, run_id, host_id: routing.host_id };
-    try {
-      const now = clock.now();
-      if (!(await store.claimAttemptOwnership({ ...key, host_url: routing.host_url, lease_expires_at: now + leaseMs }, now))) {
-        this.#routingError(new Error('Another host holds a live lease on this Session; the attempt is not routable'), { session_id, run_id, action: 'claim' });
-        return async () => {};
-      }
-    } catch (error) {
-      this.#routingError(error, { session_id, run_id, action: 'claim' });
-      return async () => {};
-    }
-    let renewing: Promise<void> = Promise.resolve();
-    let stopped = false;
-    const timer = setInterval(() => {
-      renewing = renewing.then(async () => {
-        if (stopped) return;
-        try {
-          if (!(await store.renewAttemptOwnership(key, clock.now() + leaseMs))) {
-            stopped = true;
-            clearInterval(timer);
-            this.#routingError(new Error('The attempt lost its ownership lease'), { session_id, run_id, action: 'renew' });
-          }
-        } catch (error) {
-          this.#routingError(error, { session_id, run_id, action: 'renew' });
-        }
-      });
-    }, Math.max(1, Math.floor(leaseMs / 3)));
-    (timer as { unref?: () => void }).unref?.();
-    return async () => {
-      stopped = true;
-      clearInterval(timer);
-      await renewing;
-      try {
-        await store.releaseAttemptOwnership(key);
-      } catch (error) {
-        // The lease expires on its own.
-        this.#routingError(error, { session_id, run_id, action: 'release' });
-      }
-    };
-  }
-
-  #routingError(error: unknown, info: AttemptRoutingErrorInfo): void {
-    try {
-      this.#deps.routing?.onRoutingError?.(error, info);
-    } catch {
-      // A failing reporter must not break routing.
-    }
-  }
-
-  /** Registers and starts a Run committed by a transaction. Call under the session lock, after commit. */
-  #launch(start: RunStart): void {
-    const controller = new AbortController();
-    const active: ActiveRun = { ...start, controller, done: Promise.resolve() };
-    this.#active.set(start.session.id, active);
-    active.done = this.#execute(active).catch((error: unknown) => this.#runError(error, active));
-  }
-
-  /** Executes a Run, then ends it (and maybe starts the follow-up) under the session lock. */
-  async #execute(active: ActiveRun): Promise<void> {
-    const { run, session } = active;
-    let result: NativeAttemptResult;
-    const release = await this.#holdOwnership(session.id, run.id);
-    try {
-      const transcript = await this.#transcript(session.id, active.startSeq);
-      result = await runNativeAttempt({
-        host: this.#deps.host, model: this.#deps.model, ledger: this.#ledger(session), session_id: session.id, run_id: run.id,
-        transcript, signal: active.controller.signal,
-      });
-    } catch (error) {
-      result = { status: 'failed', error, committed: [] };
-    }
-    await release();
-    if (result.status === 'failed') this.#runError(result.error, active);
-    await this.#withSessionLock(session.id, async () => {
-      try {
-        const { events, next } = await this.#deps.store.transaction(async (tx) => {
-          // Durable input committed by another process for this Session waits for this end (or
-          // this end waits for it), so the follow-up check below sees it or it sees no running Run.
-          await tx.lockSession(session.workspace_id, session.id);
-          const now = this.#deps.clock.now();
-          const pending: NewSessionEvent[] = [];
-          if (await tx.endRun(run.id, result.status, now)) {
-            pending.push(this.#statusIdle(session.id, run.id, result.status, now, result.status === 'failed' ? runFailureOf(result.error) : undefined));
-          }
-          let next: RunStart | undefined;
-          if (!this.#closed && (await this.#hasFollowUpInput(tx, session.id, active.startSeq))) {
-            const nextRun: Run = { id: this.#deps.ids.next('run'), session_id: session.id, status: 'running', started_at: now, ended_at: null, outcome: null };
-            await tx.insertRun(nextRun);
-            pending.push(this.#statusRunning(session.id, nextRun.id, now));
-            next = { run: nextRun, session, startSeq: 0 };
-          }
-          const events = await tx.appendSessionEvents(pending);
-          if (next !== undefined) next.startSeq = events[events.length - 1]?.seq ?? 0;
-          return { events, next };
-        });
-        this.#publish(events);
-        if (this.#active.get(session.id) === active) this.#active.delete(session.id);
-        if (next !== undefined) this.#launch(next);
-      } catch (error) {
-        // The Run stays `running` in storage; the next durable input ends it as a leftover.
-        if (this.#active.get(session.id) === active) this.#active.delete(session.id);
-        this.#runError(error, active);
-      }
-    });
-  }
-
-  /**
-   * Whether durable `user.message` input was committed after the Run started (seq > `startSeq`)
-   * and after the last `user.interrupt` — input the ending Run never saw, for a follow-up Run.
-   */
-  async #hasFollowUpInput(tx: StoreTx, session_id: string, startSeq: number): Promise<boolean> {
-    let after = startSeq;
-    let durableAfterInterrupt = false;
-    for (;;) {
-      const rows = await tx.listSessionEvents({ session_id, after, limit: PAGE });
-      for (const e of rows) {
-        if (e.type === SESSION_EVENT_TYPES.userInterrupt) durableAfterInterrupt = false;
-        else if (e.type === SESSION_EVENT_TYPES.userMessage && e.message_id === null) durableAfterInterrupt = true;
-      }
-      const last = rows[rows.length - 1];
-      if (rows.length < PAGE || last === undefined) return durableAfterInterrupt;
-      after = last.seq;
-    }
-  }
-
-  /**
-   * The transcript a Run starts from: every `user.message` and `agent.message` with `seq ≤ upTo`,
-   * oldest first. Ids: the Run-scoped `message_id`, or the event id for durable input.
-   */
-  async #transcript(session_id: string, upTo: number): Promise<TranscriptMessage[]> {
-    const out: TranscriptMessage[] = [];
-    let after = 0;
-    for (;;) {
-      const rows = await this.#deps.store.listSessionEvents({ session_id, after, limit: PAGE });
-      for (const e of rows) {
-        if (e.seq > upTo) return out;
-        const role = e.type === SESSION_EVENT_TYPES.userMessage ? 'user' : e.type === SESSION_EVENT_TYPES.agentMessage ? 'assistant' : undefined;
-        if (role === undefined) continue;
-        const content = contentSchema.safeParse(e.content);
-        if (content.success) out.push({ id: e.message_id ?? e.id, role, content: content.data });
-      }
-      const last = rows[rows.length - 1];
-      if (rows.length < PAGE || last === undefined) return out;
-      after = last.seq;
-    }
-  }
-
-  /**
-   * The Session ledger as the native loop commits to it: one transaction per commit, one Floor and
-   * Page per message (Page content `{ role, message_id, event_id, content }`), one Session event per
-   * message (`user.message` for drained inbox input, `agent.message` for a step), published after commit.
-   */
-  #ledger(session: Session): RunLedger {
-    return {
-      commit: async ({ run_id, messages }) => {
-        const events = await this.#deps.store.transaction(async (tx) => {
-          // Conditional on the Run: a drain racing the Run's end (a leftover ended by another
-          // process, a recovery at start-up) commits nothing; the attempt then fails and its
-          // drained input moves to the Session's next attempt instead of landing in an ended Run.
-          await tx.lockSession(session.workspace_id, session.id);
-          if ((await tx.getRunningRun(session.id))?.id !== run_id) {
-            throw new InboxKitError('conflict', `Run ${run_id} has ended; nothing more of it is committed (drained input moves to the next attempt)`);
-          }
-          const now = this.#deps.clock.now();
-          const rows: NewSessionEvent[] = [];
-          for (const m of messages) {
-            const id = this.#deps.ids.next('sevt');
-            const { floor, page } = await writeTurn(tx, this.#deps, session, pageContent(m.role, m.id, id, m.content));
-            rows.push({
-              id, session_id: session.id, type: m.role === 'user' ? SESSION_EVENT_TYPES.userMessage : SESSION_EVENT_TYPES.agentMessage,
-              run_id, message_id: m.id, content: m.content as unknown as JsonValue, floor_id: floor.id, page_id: page.id, processed_at: now,
-            });
-          }
-          return tx.appendSessionEvents(rows);
-        });
-        this.#publish(events);
-      },
-    };
-  }
-
-  #statusRunning(session_id: string, run_id: string, now: number): NewSessionEvent {
-    return {
-      id: this.#deps.ids.next('sevt'), session_id, type: SESSION_EVENT_TYPES.running, run_id, message_id: null, content: null,
-      floor_id: null, page_id: null, processed_at: now,
-    };
-  }
-
-  #statusIdle(session_id: string, run_id: string, outcome: string, now: number, error?: RunFailure): NewSessionEvent {
-    return {
-      id: this.#deps.ids.next('sevt'), session_id, type: SESSION_EVENT_TYPES.idle, run_id, message_id: null,
-      content: error === undefined ? { outcome } : { outcome, error: { type: error.type, message: error.message } },
-      floor_id: null, page_id: null, processed_at: now,
-    };
-  }
-
-  #publish(events: SessionEvent[]): void {
-    for (const event of events) {
-      try {
-        this.#deps.bus.publish({ kind: 'session_event', event });
-      } catch (error) {
-        this.#deps.onPublishError?.(error);
-      }
-    }
-  }
-
-  #runError(error: unknown, active: ActiveRun): void {
-    try {
-      this.#deps.onRunError?.(error, { session_id: active.session.id, run_id: active.run.id });
-    } catch {
-      // A failing reporter must not break the Runtime.
-    }
-  }
-
-  /** Runs `fn` after every earlier holder of `session_id`'s lock has finished (FIFO). */
-  async #withSessionLock<T>(session_id: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.#locks.get(session_id) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const tail = previous.then(() => mine);
-    this.#locks.set(session_id, tail);
-    await previous;
-    try {
-      return await fn();
-    } finally {
-      release();
-      if (this.#locks.get(session_id) === tail) this.#locks.delete(session_id);
-    }
-  }
-}
-
-/**
- * What a failed Run records on its `session.status_idle` event (`content.error`): a
- * {@link ModelError}'s own `type` and `message` (the model's words, meant for Session readers);
- * any other cause (a ledger or store failure, a model bug) as `api_error` with a fixed message, so
- * no internal detail reaches a reader. The cause itself goes to `onRunError`.
- */
-export interface RunFailure {
-  type: string;
-  message: string;
-}
-
-function runFailureOf(error: unknown): RunFailure {
-  if (isModelError(error)) return { type: error.type, message: error.message };
-  return { type: 'api_error', message: 'The Run failed on an internal error.' };
-}
-
-/** The Page content of one committed message. */
-function pageContent(role: 'user' | 'assistant', message_id: string | null, event_id: string, content: ContentBlock[]): JsonValue {
-  return { role, message_id, event_id, content: content as unknown as JsonValue };
 }
