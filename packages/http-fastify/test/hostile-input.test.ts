@@ -14,7 +14,7 @@
  * Run of `sess_001` open (its model waits) for the whole suite.
  */
 import { gzipSync } from 'node:zlib';
-import { encodeCursor, filterFingerprint } from '@inbox-kit/core';
+import { encodeCursor, filterFingerprint } from '@inbox-kit/core/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, expectError, startHarness, type Harness, type Response } from './harness.js';

@@ -4,9 +4,17 @@
  * `error.type` table and envelope, credentials and request ids, SSE framing and resume rules, and
  * the forwarding-header checks of attempt routing. Imports zod and the core only.
  */
-export * from './errors.js';
-export * from './request.js';
-export * from './sse.js';
-export * from './forwarding.js';
-export * from './routes.js';
-export * from './parse.js';
+export {
+  envelope, envelopeForStatus, envelopeOf, ERROR_KINDS, type ErrorAnswer, errorDetailSchema, type ErrorEnvelope, errorEnvelopeSchema,
+  errorKind, type ErrorKind, routeNotFound, STATUS_BY_CODE,
+} from './errors.js';
+export { type HeaderValue, newRequestId, readCredentials, type RequestCredentials, requestIdFor } from './request.js';
+export { eventFrame, heartbeatFrame, retryFrame, SSE_DEFAULTS, SSE_HEADERS } from './sse.js';
+export { resumePosition, resyncFor, type ResyncSignal } from '../stream-resume.js';
+export { DEFAULT_FORWARD_TIMEOUT_MS, FORWARD_HEADERS, forwardedPrincipal, forwardHeadersFor, forwardRequestOf } from './forwarding.js';
+export {
+  healthResponse, HTTP_ROUTES, type HttpCall, type HttpOutcome, type HttpRoute, httpRoutesFor, type HttpServices, inboxItemPageResponse,
+  liveInboxSnapshotResponse, meResponse, operationLogPageResponse, projectEventPageResponse, projectWithRoleResponse,
+  sessionEventPageResponse, sessionEventsSentResponse, wireSessionFeed,
+} from './routes.js';
+export { parseJsonBody, parseRequestPart, queryObject, type RequestPart } from './parse.js';

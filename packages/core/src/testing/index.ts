@@ -5,5 +5,23 @@
  * `@inbox-kit/core/memory`, which loads no test runner.
  */
 export { createMemoryStore, type MemoryStore } from './memory-store.js';
-export * from './conformance.js';
-export * from './http-conformance.js';
+export { runStoreConformance, type StoreConformanceOptions } from './conformance.js';
+export { memoryConformanceSubject, memoryRawReader } from './conformance-memory.js';
+export {
+  checkAttemptOwnership, checkDecideHasOneWinner, checkEndRunConditional, checkEventVisibilitySourceAndLatest,
+  checkGapFreeProjectSequences, checkGapFreeSessionSeq, checkIdempotencyRecords, checkIdentityAndProjects, checkInboxItemWithAccess,
+  checkJsonRoundTrip, checkKeysetPaging, checkListRunningRuns, checkManagedSessions, checkMemberships, checkRowLocks,
+  checkSessionsFloorsPages, checkSessionWithAccess, checkTransactionAtomicity, checkWorkspaceScoping, ConformanceError, JSON_SAMPLES,
+  type RawReader, type RawTable, type StoreConformanceCheck, storeConformanceChecks, type StoreConformanceSubject,
+} from './conformance-checks.js';
+export { runHttpConformance } from './http-conformance.js';
+export {
+  type GatedModel, type HttpConformanceCheck, httpConformanceChecks, HttpConformanceError, type HttpConformanceOptions,
+  type HttpConformanceServer, type HttpConformanceSubject, withHttpSubject,
+} from './http-conformance-checks.js';
+/**
+ * The cursor codec, for adapters' hostile-input tests that forge a well-formed cursor at any
+ * position (`encodeCursor(scope, filterFingerprint(filter), { created_at, id })`). Internal to the
+ * services otherwise: clients treat cursors as opaque.
+ */
+export { encodeCursor, filterFingerprint } from '../cursor.js';
