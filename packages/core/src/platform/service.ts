@@ -7,7 +7,7 @@ import type { Principal, RequestContext, ServiceDeps } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import type { StoreTx } from '../ports/store.js';
 import type { Feed, FeedItem } from '../ports/feed.js';
-import { loadProjectAccess, projectNotFound } from '../project-inbox/access.js';
+import { loadProjectAccess } from '../project-inbox/access.js';
 import { canSeeEvent, visibilityOfEventType, type ProjectRole } from '../project-inbox/permissions.js';
 import { loadSessionAccess, writeTurn } from '../sessions/access.js';
 import type {
