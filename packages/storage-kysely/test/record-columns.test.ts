@@ -59,9 +59,10 @@ describe('record fields ↔ columns', () => {
     }
   });
 
-  if (PG_URL) {
+  const pgUrl = PG_URL;
+  if (pgUrl) {
     it('every record field has a column of the same nullability (PostgreSQL)', async () => {
-      const database = await freshPostgresDatabase(PG_URL);
+      const database = await freshPostgresDatabase(pgUrl);
       const db = openPostgres(database.url);
       try {
         await migrateToLatest(db);
