@@ -12,7 +12,7 @@
  * Every check creates its own workspace, accounts and projects with fresh random ids, so checks
  * also work on a store shared between them.
  */
-import type { AttemptOwnership, IdempotencyRecord, IdempotencyScope, InboxItemQuery, NewProjectEvent, NewSessionEvent, Store } from '../ports/store.js';
+import type { AttemptOwnership, IdempotencyRecord, IdempotencyScope, InboxItemQuery, NewProjectEvent, NewSessionEvent, Store, StoreTx } from '../ports/store.js';
 import type {
   Account, ApiKey, Floor, InboxItemStatus, JsonValue, Membership, OperationLog, Page, Project, ProjectEvent,
   ProjectInboxItem, Run, Session, SessionEvent, Workspace,
@@ -59,10 +59,49 @@ export interface StoreConformanceSubject {
   close(): Promise<void>;
 }
 
+/**
+ * The sub-ports of the storage port (`ports/store.ts`), by which the kit groups its checks:
+ * `identity` (IdentityStore), `projects` (ProjectStore), `inbox` (InboxStore), `events`
+ * (ProjectEventStore), `sessions` (SessionStore), `runs` (RunStore), `idempotency`
+ * (IdempotencyStore).
+ */
+export const STORE_PORT_GROUPS = ['identity', 'projects', 'inbox', 'events', 'sessions', 'runs', 'idempotency'] as const;
+
+/** One sub-port of the storage port, as the kit names it. */
+export type StorePortGroup = (typeof STORE_PORT_GROUPS)[number];
+
+/** The methods of each sub-port (optional ones included), e.g. to build a partial store in a test. */
+export const STORE_PORT_METHODS = {
+  identity: ['insertWorkspace', 'getWorkspace', 'insertAccount', 'getWorkspaceAccount', 'insertApiKey', 'findApiKeyByHash', 'revokeApiKey'],
+  projects: [
+    'insertProject', 'getProject', 'lockProject', 'listProjectsForAccount', 'setProjectStatus', 'getMembership', 'upsertMembership',
+    'deleteMembership', 'listMemberships',
+  ],
+  inbox: ['insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'listInboxItems', 'decideInboxItem'],
+  events: ['appendProjectEvent', 'getProjectEvent', 'listProjectEvents', 'lastProjectEventSequence', 'appendOperationLog', 'listOperationLogs'],
+  sessions: [
+    'insertSession', 'getSession', 'lockSession', 'listSessions', 'getSessionWithAccess', 'pageSessions', 'updateSession', 'deleteSession',
+    'insertFloor', 'getFloor', 'listFloors', 'lastFloorNumber', 'insertPage', 'getPage', 'listPages', 'appendSessionEvents',
+    'listSessionEvents', 'lastSessionEventSeq',
+  ],
+  runs: ['insertRun', 'getRunningRun', 'listRunningRuns', 'endRun', 'claimAttemptOwnership', 'renewAttemptOwnership', 'releaseAttemptOwnership', 'findAttemptOwner'],
+  idempotency: ['findIdempotencyRecord', 'insertIdempotencyRecord'],
+} as const satisfies Record<StorePortGroup, readonly (keyof StoreTx)[]>;
+
+// Compile-time proof that the lists name every method of the port exactly (a new method fails `tsc` until it is listed).
+type ListedMethods = (typeof STORE_PORT_METHODS)[StorePortGroup][number];
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const everyMethodListed: Same<ListedMethods, keyof StoreTx> = true;
+void everyMethodListed;
+
 /** One check of the kit. */
 export interface StoreConformanceCheck {
   /** Human-readable name (the vitest test title). */
   name: string;
+  /** The sub-port whose guarantee it checks, or `transactions` for the units of work of `Store`. */
+  group: StorePortGroup | 'transactions';
+  /** Every sub-port whose methods the check calls (to seed its world or to read back): it runs only on a store that has them all. */
+  requires: readonly StorePortGroup[];
   run(subject: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void>;
 }
 
@@ -1258,25 +1297,67 @@ export async function checkRowLocks({ store, raw }: Pick<StoreConformanceSubject
   assertSame(await store.transaction((tx) => tx.lockSession(w.ws.id, w.session.id)), w.session, 'lockSession reads the committed row');
 }
 
-/** Every check of the kit, in the order the suite runs them. */
+/** What every check needs to seed its world: a workspace, accounts, a project with a member, a Session. */
+const WORLD: readonly StorePortGroup[] = ['identity', 'projects', 'sessions'];
+const needs = (...more: StorePortGroup[]): readonly StorePortGroup[] => [...WORLD, ...more];
+
+/** Every check of the kit, grouped by sub-port, in the order the suite runs them. */
 export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
-  { name: 'transactions are atomic (rollback after 1, 2 or 3 writes leaves nothing; commit keeps all)', run: checkTransactionAtomicity },
-  { name: 'decideInboxItem: 20 concurrent decisions → exactly one winner, one log row, one event', run: checkDecideHasOneWinner },
-  { name: 'appendProjectEvent: gap-free per-project sequences under 270 concurrent writers', run: checkGapFreeProjectSequences },
-  { name: 'keyset pages neither skip nor repeat rows sharing created_at (with filters)', run: checkKeysetPaging },
-  { name: 'workspace and project scoping of lookups and lists', run: checkWorkspaceScoping },
-  { name: 'getSessionWithAccess (optional): session, project and membership in one read, as the three reads give them', run: checkSessionWithAccess },
-  { name: 'getInboxItemWithAccess (optional): project, membership and item in one read, as the three reads give them', run: checkInboxItemWithAccess },
-  { name: 'JSON round trip: what was written is what is read', run: checkJsonRoundTrip },
-  { name: 'memberships: upsert and delete', run: checkMemberships },
-  { name: 'runs: endRun is conditional', run: checkEndRunConditional },
-  { name: 'runs: listRunningRuns lists running Runs oldest first, at most limit', run: checkListRunningRuns },
-  { name: 'session ledger: gap-free seq under concurrent appends', run: checkGapFreeSessionSeq },
-  { name: 'Project Events keep visibility and source; lastProjectEventSequence and lastSessionEventSeq', run: checkEventVisibilitySourceAndLatest },
-  { name: 'identity, API keys and conditional project status', run: checkIdentityAndProjects },
-  { name: 'sessions, floors and pages', run: checkSessionsFloorsPages },
-  { name: 'managed sessions: pages, update, delete, ledger filters', run: checkManagedSessions },
-  { name: 'idempotency records: conditional insert, exact scope, released by rollback, one winner of 20', run: checkIdempotencyRecords },
-  { name: 'attempt ownership: conditional claim, lease expiry, exact renew and release, one winner of 20', run: checkAttemptOwnership },
-  { name: 'row locks: no write checked under lockProject / lockSession commits after a change it did not see', run: checkRowLocks },
+  { group: 'transactions', requires: needs('inbox', 'events'), name: 'transactions are atomic (rollback after 1, 2 or 3 writes leaves nothing; commit keeps all)', run: checkTransactionAtomicity },
+  { group: 'transactions', requires: needs('inbox', 'events', 'runs'), name: 'row locks: no write checked under lockProject / lockSession commits after a change it did not see', run: checkRowLocks },
+  { group: 'identity', requires: needs('inbox', 'events'), name: 'workspace and project scoping of lookups and lists', run: checkWorkspaceScoping },
+  { group: 'identity', requires: needs(), name: 'identity, API keys and conditional project status', run: checkIdentityAndProjects },
+  { group: 'projects', requires: needs(), name: 'memberships: upsert and delete', run: checkMemberships },
+  { group: 'inbox', requires: needs('inbox', 'events'), name: 'decideInboxItem: 20 concurrent decisions → exactly one winner, one log row, one event', run: checkDecideHasOneWinner },
+  { group: 'inbox', requires: needs('inbox', 'events'), name: 'keyset pages neither skip nor repeat rows sharing created_at (with filters)', run: checkKeysetPaging },
+  { group: 'inbox', requires: needs('inbox'), name: 'getInboxItemWithAccess (optional): project, membership and item in one read, as the three reads give them', run: checkInboxItemWithAccess },
+  { group: 'inbox', requires: needs('inbox', 'events'), name: 'JSON round trip: what was written is what is read', run: checkJsonRoundTrip },
+  { group: 'events', requires: needs('inbox', 'events'), name: 'appendProjectEvent: gap-free per-project sequences under 270 concurrent writers', run: checkGapFreeProjectSequences },
+  { group: 'events', requires: needs('events'), name: 'Project Events keep visibility and source; lastProjectEventSequence and lastSessionEventSeq', run: checkEventVisibilitySourceAndLatest },
+  { group: 'sessions', requires: needs(), name: 'getSessionWithAccess (optional): session, project and membership in one read, as the three reads give them', run: checkSessionWithAccess },
+  { group: 'sessions', requires: needs(), name: 'session ledger: gap-free seq under concurrent appends', run: checkGapFreeSessionSeq },
+  { group: 'sessions', requires: needs(), name: 'sessions, floors and pages', run: checkSessionsFloorsPages },
+  { group: 'sessions', requires: needs(), name: 'managed sessions: pages, update, delete, ledger filters', run: checkManagedSessions },
+  { group: 'runs', requires: needs('runs'), name: 'runs: endRun is conditional', run: checkEndRunConditional },
+  { group: 'runs', requires: needs('runs'), name: 'runs: listRunningRuns lists running Runs oldest first, at most limit', run: checkListRunningRuns },
+  { group: 'runs', requires: needs('runs'), name: 'attempt ownership: conditional claim, lease expiry, exact renew and release, one winner of 20', run: checkAttemptOwnership },
+  { group: 'idempotency', requires: needs('idempotency', 'inbox', 'events'), name: 'idempotency records: conditional insert, exact scope, released by rollback, one winner of 20', run: checkIdempotencyRecords },
 ];
+
+/**
+ * Sub-ports a store declares it does not implement: a list (`['runs']`) or a reason per sub-port
+ * (`{ runs: 'this store keeps no Runs' }`).
+ */
+export type UnsupportedStorePorts = readonly StorePortGroup[] | Partial<Record<StorePortGroup, string>>;
+
+/** One check as a run of the kit treats it: `skip` is the reason it does not run, if it does not. */
+export interface PlannedStoreCheck {
+  check: StoreConformanceCheck;
+  skip: string | undefined;
+}
+
+/**
+ * Which checks run on a store that declares `unsupported` sub-ports: a check that requires one of
+ * them is skipped, with the reason; every other check runs.
+ *
+ * @throws TypeError when `unsupported` names something that is not a sub-port (a typo must not
+ *   silently skip nothing).
+ */
+export function planStoreConformance(checks: readonly StoreConformanceCheck[], unsupported: UnsupportedStorePorts = []): PlannedStoreCheck[] {
+  const reasons = new Map<string, string | undefined>(Array.isArray(unsupported)
+    ? (unsupported as readonly string[]).map((group) => [group, undefined])
+    : Object.entries(unsupported));
+  for (const group of reasons.keys()) {
+    if (!(STORE_PORT_GROUPS as readonly string[]).includes(group)) {
+      throw new TypeError(`@inbox-kit/core/testing: unknown sub-port "${group}" in unsupported (one of: ${STORE_PORT_GROUPS.join(', ')})`);
+    }
+  }
+  return checks.map((check) => {
+    const missing = check.requires.filter((group) => reasons.has(group));
+    const skip = missing.length === 0 ? undefined : `the store declares ${missing.map((group) => {
+      const reason = reasons.get(group);
+      return reason === undefined ? `"${group}"` : `"${group}" (${reason})`;
+    }).join(' and ')} unsupported`;
+    return { check, skip };
+  });
+}
