@@ -12,7 +12,7 @@ import type { StoreConformanceSubject } from './conformance-checks.js';
 /** `store` with the methods of `groups` replaced by `replace(name)` (or removed when it returns undefined), in and out of transactions. */
 function reshaped(store: Store, groups: readonly StorePortGroup[], replace: (method: string) => unknown): Store {
   const reshape = <T extends StoreTx>(ops: T): T => {
-    const out: Record<string, unknown> = { ...ops };
+    const out = { ...ops } as Record<string, unknown>;
     for (const group of groups) {
       for (const method of STORE_PORT_METHODS[group]) {
         const replacement = replace(method);
@@ -78,7 +78,7 @@ describe('each check needs only the sub-ports it requires', () => {
 describe('a store that declares "runs" unsupported', () => {
   runStoreConformance('memory store without runs', storeWithoutRuns, { unsupported: { runs: 'this store keeps no Runs' } });
 
-  // eslint-disable-next-line no-empty-pattern -- vitest passes the suite as the second argument of a hook
+  // vitest passes the suite as the second argument of a hook (the first is the fixture context).
   afterAll(({}, suite) => {
     // Read how the registered tests ended: the checks needing Runs skipped, every other one passed.
     const states = new Map<string, string | undefined>();
