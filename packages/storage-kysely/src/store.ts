@@ -3,7 +3,8 @@
  *
  * The store holds no business rule (no permission, transition or validation logic): it runs the
  * queries the port promises, atomically. One module per sub-port of the port (`store/identity.ts`,
- * `projects.ts`, `inbox.ts`, `events.ts`, `sessions.ts`, `runs.ts`, `idempotency.ts`); every
+ * `projects.ts`, `inbox.ts`, `events.ts`, `sessions.ts` with `turns.ts` and `ledger.ts`, `runs.ts`,
+ * `idempotency.ts`); every
  * difference between the engines in one dialect object (`store/dialect.ts`); the column lists and
  * row mappings derived from the record schemas of `@inbox-kit/core` (`store/rows.ts`). This file
  * composes them. How each guarantee of the port is kept:
@@ -43,7 +44,9 @@ import { identityOps } from './store/identity.js';
 import { inboxOps } from './store/inbox.js';
 import { projectOps } from './store/projects.js';
 import { runOps } from './store/runs.js';
-import { sessionOps } from './store/sessions.js';
+import { ledgerOps } from './store/ledger.js';
+import { sessionRowOps } from './store/sessions.js';
+import { turnOps } from './store/turns.js';
 
 /** Options of {@link createKyselyStore}. */
 export interface KyselyStoreOptions {
@@ -55,7 +58,7 @@ export interface KyselyStoreOptions {
 function opsOn(db: Kysely<Database>, dialect: SqlDialect, inTransaction: boolean, transact: Transact, compiled: RunCompiled): StoreTx {
   const ctx = contextOn(db, dialect, inTransaction, transact, compiled);
   return {
-    ...identityOps(ctx), ...projectOps(ctx), ...inboxOps(ctx), ...projectEventOps(ctx), ...sessionOps(ctx), ...runOps(ctx), ...idempotencyOps(ctx),
+    ...identityOps(ctx), ...projectOps(ctx), ...inboxOps(ctx), ...projectEventOps(ctx), ...sessionRowOps(ctx), ...turnOps(ctx), ...ledgerOps(ctx), ...runOps(ctx), ...idempotencyOps(ctx),
   };
 }
 

@@ -1,10 +1,13 @@
-/** `SessionStore` on Kysely: Sessions (soft delete, row lock, keyset pages), Floors, Pages and the Session ledger. */
+/** `SessionStore` on Kysely, the Session rows: soft delete, row lock, keyset pages, access in one read. */
 import { sql } from 'kysely';
-import type { NewSessionEvent, SessionEvent, SessionStore } from '@inbox-kit/core';
+import type { SessionStore } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
-import { FLOOR, MEMBER, PAGE, PROJECT, SESSION, SESSION_EVENT, fromJson, limitOf, num, toJson } from './rows.js';
+import type { LedgerStore } from './ledger.js';
+import type { TurnStore } from './turns.js';
+import { MEMBER, PROJECT, SESSION, limitOf, toJson } from './rows.js';
 
-export function sessionOps(ctx: StoreContext): SessionStore {
+/** The Session rows of {@link SessionStore}; its turns and ledger are `turns.ts` and `ledger.ts`. */
+export function sessionRowOps(ctx: StoreContext): Omit<SessionStore, keyof TurnStore | keyof LedgerStore> {
   const { db, dialect, first } = ctx;
   /** The live Session rows of a workspace (never a deleted one). */
   const liveSessions = (workspace_id: unknown) => db.selectFrom('sessions').select(SESSION.select(dialect))
@@ -81,87 +84,6 @@ export function sessionOps(ctx: StoreContext): SessionStore {
         project: r.p_id == null ? undefined : PROJECT.decode(r, 'p'),
         membership: r.m_role == null ? undefined : MEMBER.decode(r, 'm'),
       };
-    },
-
-    // — turns: Floors and Pages —
-    async insertFloor(f) {
-      await insertRecord(ctx, FLOOR, f);
-    },
-    async getFloor(workspace_id, floor_id) {
-      const r = await db.selectFrom('floors').select(FLOOR.select(dialect))
-        .where('id', '=', floor_id).where('workspace_id', '=', workspace_id).executeTakeFirst();
-      return r && FLOOR.decode(r);
-    },
-    async listFloors(session_id) {
-      const rows = await db.selectFrom('floors').select(FLOOR.select(dialect)).where('session_id', '=', session_id)
-        .orderBy('number', 'asc').orderBy('branch', 'asc').orderBy('id', 'asc').execute();
-      return rows.map((r) => FLOOR.decode(r));
-    },
-    async lastFloorNumber(session_id, branch) {
-      const r = await db.selectFrom('floors')
-        .select((eb) => eb.fn.max('number').as('last'))
-        .where('session_id', '=', session_id).where('branch', '=', branch).executeTakeFirst();
-      return r?.last === null || r?.last === undefined ? 0 : num(r.last);
-    },
-    async insertPage(p) {
-      await insertRecord(ctx, PAGE, p);
-    },
-    async getPage(workspace_id, page_id) {
-      const r = await db.selectFrom('pages').select(PAGE.select(dialect))
-        .where('id', '=', page_id).where('workspace_id', '=', workspace_id).executeTakeFirst();
-      return r && PAGE.decode(r);
-    },
-    async listPages(floor_id) {
-      const rows = await db.selectFrom('pages').select(PAGE.select(dialect)).where('floor_id', '=', floor_id)
-        .orderBy('version', 'asc').orderBy('id', 'asc').execute();
-      return rows.map((r) => PAGE.decode(r));
-    },
-
-    // — the Session ledger —
-    async appendSessionEvents(events: NewSessionEvent[]) {
-      if (events.length === 0) return [];
-      return ctx.atomically(async (trx) => {
-        // Reserve a block of `seq` values per session. Sessions are locked in id order, so two calls
-        // touching the same sessions cannot deadlock.
-        const counts = new Map<string, number>();
-        for (const e of events) counts.set(e.session_id, (counts.get(e.session_id) ?? 0) + 1);
-        const next = new Map<string, number>();
-        for (const session_id of [...counts.keys()].sort()) {
-          const n = counts.get(session_id) ?? 0;
-          const counter = await trx.updateTable('sessions')
-            .set((eb) => ({ event_seq: eb('event_seq', '+', n) }))
-            .where('id', '=', session_id)
-            .returning('event_seq')
-            .executeTakeFirst();
-          if (!counter) throw new Error(`@inbox-kit/storage-kysely: appendSessionEvents: session ${session_id} does not exist`);
-          next.set(session_id, num(counter.event_seq) - n + 1);
-        }
-        const stored: SessionEvent[] = events.map((e) => {
-          const seq = next.get(e.session_id) ?? 0;
-          next.set(e.session_id, seq + 1);
-          return SESSION_EVENT.pick({ ...e, seq, content: fromJson(toJson(e.content)) });
-        });
-        await trx.insertInto('session_events').values(stored.map((s) => SESSION_EVENT.row(s)) as never).execute();
-        return stored;
-      });
-    },
-    async listSessionEvents(q) {
-      let query = db.selectFrom('session_events').select(SESSION_EVENT.select(dialect))
-        .where('session_id', '=', q.session_id).where('seq', '>', q.after);
-      if (q.before !== undefined) query = query.where('seq', '<', q.before);
-      if (q.types !== undefined) query = q.types.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('type', 'in', q.types);
-      const b = q.processed_at;
-      if (b?.gt !== undefined) query = query.where('processed_at', '>', b.gt);
-      if (b?.gte !== undefined) query = query.where('processed_at', '>=', b.gte);
-      if (b?.lt !== undefined) query = query.where('processed_at', '<', b.lt);
-      if (b?.lte !== undefined) query = query.where('processed_at', '<=', b.lte);
-      const rows = await query.orderBy('seq', q.order === 'desc' ? 'desc' : 'asc').limit(limitOf(q.limit)).execute();
-      return rows.map((r) => SESSION_EVENT.decode(r));
-    },
-    async lastSessionEventSeq(session_id) {
-      const r = await db.selectFrom('session_events').select((eb) => eb.fn.max('seq').as('last'))
-        .where('session_id', '=', session_id).executeTakeFirst();
-      return r?.last == null ? 0 : num(r.last);
     },
   };
 }
