@@ -1,7 +1,10 @@
 /**
  * The storage port: what any inbox-kit store (in-memory, SQLite, PostgreSQL, or a third party's)
  * MUST provide. Written in domain verbs; each method's doc states the guarantee it MUST keep.
- * The conformance kit (`@inbox-kit/core/testing`) checks these guarantees.
+ * Grouped by aggregate into sub-ports — {@link IdentityStore}, {@link ProjectStore},
+ * {@link InboxStore}, {@link ProjectEventStore}, {@link SessionStore}, {@link RunStore},
+ * {@link IdempotencyStore} — whose sum is {@link StoreTx}; {@link Store} adds units of work. The
+ * conformance kit (`@inbox-kit/core/testing`) checks these guarantees, grouped the same way.
  *
  * Parent rule: a row's parent (workspace, project, session, floor) MUST exist when the row is
  * written; adapters may refuse orphans (SQL adapters do, through foreign keys).
