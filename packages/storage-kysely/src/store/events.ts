@@ -35,14 +35,16 @@ export function projectEventOps(ctx: StoreContext): ProjectEventStore {
   const { db, dialect, compiled } = ctx;
   return {
     async appendProjectEvent(e: NewProjectEvent) {
-      const stored = (sequence: number) => EVENT.pick({ ...e, sequence, payload: fromJson(toJson(e.payload)) });
+      // What a read will return (the payload as its JSON text parses), with the sequence to come.
+      const event = EVENT.pick({ ...e, sequence: 0, payload: fromJson(toJson(e.payload)) });
       const missing = () => new Error(`@inbox-kit/storage-kysely: appendProjectEvent: project ${e.project_id} does not exist`);
       if (dialect.counterAndInsertInOneStatement) {
         // One statement: the project row stays locked (from the counter bump to the commit) one
         // round trip less, which is what bounds concurrent writers of one project.
-        const row = (await compiled(db, 'appendProjectEvent', EVENT_WITH_COUNTER, EVENT.encode(stored(0)))).rows[0];
+        const row = (await compiled(db, 'appendProjectEvent', EVENT_WITH_COUNTER, EVENT.encode(event))).rows[0];
         if (!row) throw missing();
-        return stored(num(row.sequence));
+        event.sequence = num(row.sequence);
+        return event;
       }
       return ctx.atomically(async (trx) => {
         const counter = (await compiled(trx, 'nextProjectEventSequence', () => trx.updateTable('projects')
@@ -50,7 +52,7 @@ export function projectEventOps(ctx: StoreContext): ProjectEventStore {
           .where('id', '=', $(0))
           .returning('event_sequence'), [e.project_id])).rows[0];
         if (!counter) throw missing();
-        const event = stored(num(counter.event_sequence));
+        event.sequence = num(counter.event_sequence);
         await insertRecord(ctx, EVENT, event, trx);
         return event;
       });
