@@ -28,6 +28,8 @@ export interface SqlDialect {
   holdRows<Q extends SelectQueryBuilder<Database, keyof Database, object>>(query: Q): Q;
   /** A JSON column read back as the text that was stored (`::text` on PostgreSQL, whatever the pool's JSON parser). */
   jsonText(column: string): RawBuilder<string>;
+  /** {@link jsonText} as SQL text, for a raw select list (`ref` is a trusted `alias.column`). */
+  jsonTextSql(ref: string): string;
   /** The string at `key` of the JSON object in `column` (`->>` on PostgreSQL, `json_extract` on SQLite). */
   jsonField(column: string, key: string): RawBuilder<string>;
   /**
@@ -45,6 +47,7 @@ const sqlite: SqlDialect = {
   transact: (db) => createGroupCommit(db),
   holdRows: (query) => query,
   jsonText: (column) => sql<string>`${sql.ref(column)}`,
+  jsonTextSql: (ref) => ref,
   jsonField: (column, key) => sql<string>`json_extract(${sql.ref(column)}, ${sql.lit(`$.${key}`)})`,
   counterAndInsertInOneStatement: false,
   onCompile: undefined,
@@ -55,6 +58,7 @@ const postgres: SqlDialect = {
   transact: (db) => (fn) => db.transaction().setIsolationLevel('read committed').execute(fn),
   holdRows: (query) => query.forNoKeyUpdate() as typeof query,
   jsonText: (column) => sql<string>`${sql.ref(column)}::text`,
+  jsonTextSql: (ref) => `${ref}::text`,
   jsonField: (column, key) => sql<string>`${sql.ref(column)}->>${sql.lit(key)}`,
   counterAndInsertInOneStatement: true,
   onCompile: prepareStatement,

@@ -89,7 +89,7 @@ export function codecOf<R>(table: keyof Database, fields: readonly RecordField[]
     selectRaw(dialect, alias, prefix) {
       return fields.map((f) => {
         const ref = `${alias}.${f.name}`;
-        return `${f.kind === 'json' && dialect.name === 'postgres' ? `${ref}::text` : ref} AS ${prefix}_${f.name}`;
+        return `${f.kind === 'json' ? dialect.jsonTextSql(ref) : ref} AS ${prefix}_${f.name}`;
       }).join(', ');
     },
     decode(row, prefix) {
@@ -101,7 +101,7 @@ export function codecOf<R>(table: keyof Database, fields: readonly RecordField[]
         return record as R;
       }
       const record: Record<string, unknown> = {};
-      for (const f of fields) record[f.name] = decodeValue(f, row[prefix === undefined ? f.name : `${prefix}_${f.name}`]);
+      for (const f of fields) record[f.name] = decodeValue(f, row[`${prefix}_${f.name}`]);
       return record as R;
     },
     encode(record) {
