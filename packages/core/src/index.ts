@@ -17,10 +17,11 @@ export {
   type RunStatus, type Session, type SessionEvent, type Workspace,
 } from './records.js';
 export {
-  accountSchema, apiKeyKindSchema, floorSchema, inboxItemStatusSchema, jsonObjectSchema, jsonValueSchema,
+  accountSchema, apiKeyKindSchema, apiKeySchema, floorSchema, inboxItemStatusSchema, jsonObjectSchema, jsonValueSchema,
   memberRoleSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectEventSourceSchema,
   projectEventVisibilitySchema, projectInboxItemSchema, projectRoleSchema, projectSchema, projectStatusSchema,
-  runSchema, sessionEventSchema, sessionSchema, workspaceSchema,
+  type RecordField, type RecordFieldKind, recordFields, runSchema, runStatusSchema, sessionEventSchema, sessionSchema,
+  workspaceSchema,
 } from './schemas/records.js';
 export { type Principal, type RequestContext, type ServiceDeps } from './context.js';
 export { MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH } from './validation.js';
@@ -33,9 +34,10 @@ export {
 } from './ports/clock.js';
 export {
   type AttemptOwnership, type AttemptOwnershipKey, type IdempotencyRecord, type IdempotencyScope,
-  type InboxDecisionPatch, type InboxItemQuery, type InboxItemWithAccess, type NewProjectEvent, type NewSessionEvent,
-  type ProjectEventQuery, type SessionEventQuery, type SessionPageQuery, type SessionPatch, type SessionWithAccess,
-  type Store, type StoreTx, type TimeBounds,
+  type IdempotencyStore, type IdentityStore, type InboxDecisionPatch, type InboxItemQuery, type InboxItemWithAccess,
+  type InboxStore, type NewProjectEvent, type NewSessionEvent, type ProjectEventQuery, type ProjectEventStore,
+  type ProjectStore, type RunStore, type SessionEventQuery, type SessionPageQuery, type SessionPatch,
+  type SessionStore, type SessionWithAccess, type Store, type StoreTx, type TimeBounds,
 } from './ports/store.js';
 export { type BusListener, type BusMessage, createLocalEventBus, type EventBus, topicOf } from './ports/event-bus.js';
 export { type Feed, type FeedItem } from './ports/feed.js';

@@ -31,7 +31,7 @@ export { migrationsFor } from './migrations/index.js';
 export type {
   AccountsTable, ApiKeysTable, AttemptOwnersTable, Database, Dialect, FloorsTable, IdempotencyRecordsTable,
   JsonText, OperationLogsTable, PagesTable, ProjectEventsTable, ProjectInboxItemsTable, ProjectMembersTable,
-  ProjectsTable, RunsTable, SessionEventsTable, SessionsTable, WorkspaceMembersTable, WorkspacesTable,
+  ProjectsTable, RunsTable, SessionEventsTable, SessionsTable, TableOf, WorkspaceMembersTable, WorkspacesTable,
 } from './schema.js';
 
 /** The SQLite file used when neither `databaseUrl` nor `sqliteFile` names one (relative to the cwd). */

@@ -5,7 +5,10 @@
  * `@inbox-kit/core/memory`, which loads no test runner.
  */
 export { createMemoryStore, type MemoryStore } from './memory-store.js';
-export { runStoreConformance, type StoreConformanceOptions } from './conformance.js';
+export {
+  type PlannedStoreCheck, planStoreConformance, runStoreConformance, STORE_PORT_GROUPS, STORE_PORT_METHODS,
+  type StoreConformanceOptions, type StorePortGroup, type UnsupportedStorePorts,
+} from './conformance.js';
 export { memoryConformanceSubject, memoryRawReader } from './conformance-memory.js';
 export {
   checkAttemptOwnership, checkDecideHasOneWinner, checkEndRunConditional, checkEventVisibilitySourceAndLatest,
