@@ -6,7 +6,7 @@
  */
 import { InboxKitError, type Principal } from '@inbox-kit/core';
 import {
-  envelopeOf, forwardedPrincipal, httpRoutesFor, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
+  createStreamSlots, envelopeOf, forwardedPrincipal, httpRoutesFor, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
   type HttpOutcome, type HttpRoute, type HttpServices,
 } from '@inbox-kit/core/http';
 import { Hono, type Context } from 'hono';
@@ -51,7 +51,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
   const bodyLimit = options.bodyLimit ?? 1_048_576;
   const secret = options.forwarding?.secret;
   if (secret === '') throw new TypeError('inboxKitHono: forwarding.secret must not be empty');
-  const streams: StreamRegistry = { open: new Set(), perCaller: new Map() };
+  const streams: StreamRegistry = { open: new Set(), slots: createStreamSlots() };
   const app = new Hono<Env>();
 
   app.use('*', async (c, next) => {
