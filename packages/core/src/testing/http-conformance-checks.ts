@@ -33,10 +33,16 @@ export interface HttpConformanceServer {
   close(): Promise<void>;
 }
 
+/** What the kit's suites ask of an adapter beyond its services (pass each on to the adapter's own options). */
+export interface HttpAdapterSettings {
+  /** SSE heartbeat (ms) and the per-caller cap on open event streams (default 16). */
+  streamTiming?: { heartbeatMs?: number; maxStreamsPerCaller?: number };
+}
+
 /** Options of the kit. */
 export interface HttpConformanceOptions {
-  /** Starts the adapter on `services`, listening on a real socket (e.g. 127.0.0.1, port 0). */
-  start(services: HttpServices): Promise<HttpConformanceServer>;
+  /** Starts the adapter on `services` with `settings` (absent: the adapter's defaults), listening on a real socket (e.g. 127.0.0.1, port 0). */
+  start(services: HttpServices, settings?: HttpAdapterSettings): Promise<HttpConformanceServer>;
   /** A fresh, migrated store per check (default: the in-memory reference store). */
   openStore?: () => Promise<{ store: Store; close(): Promise<void> }>;
 }

@@ -1,0 +1,290 @@
+/**
+ * The HTTP conformance kit's vitest suites (registered by `runHttpConformance`), each over its own
+ * seeded world (`http-world.ts`) and driving the adapter with `fetch` only. Moved here from
+ * `@inbox-kit/http-fastify`'s tests so every adapter runs them: authentication and request ids
+ * (platform.md "Identity and credentials", "Errors"), Live Inbox bounds (live-inbox.md "Limits"),
+ * and the per-caller cap on event streams (platform.md "Per-caller bounds").
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HttpConformanceOptions } from './http-conformance-checks.js';
+import { expectError, heldModel, startHttpWorld, type HeldModel, type HttpWorld } from './http-world.js';
+
+const text = (t: string) => [{ type: 'text', text: t }];
+
+/** Authentication, request ids, public and unknown routes over real HTTP. */
+export function authenticationSuite(kit: HttpConformanceOptions): void {
+  describe('authentication over HTTP', () => {
+    let h: HttpWorld;
+    beforeAll(async () => {
+      h = await startHttpWorld(kit);
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    const routes: [string, string, unknown?][] = [
+      ['GET', '/projects/proj_main/inbox'],
+      ['GET', '/projects/proj_main/inbox/pinbox_whatever'],
+      ['POST', '/projects/proj_main/inbox', { type: 'derived_output.review' }],
+      ['PATCH', '/projects/proj_main/inbox/pinbox_whatever', { decision: 'accept' }],
+      ['GET', '/projects/proj_main/events'],
+      ['GET', '/me'],
+    ];
+
+    it.each(routes)('%s %s without a key → 401 authentication_required, nothing written', async (method, path, body) => {
+      const before = await h.inboxRows();
+      expectError(await h.request(method, path, { body }), 401, 'authentication_required');
+      expectError(await h.request(method, path, { body, headers: { 'x-api-key': '' } }), 401, 'authentication_required');
+      expectError(await h.request(method, path, { body, headers: { authorization: 'Bearer ' } }), 401, 'authentication_required');
+      expect(await h.inboxRows()).toEqual(before);
+    });
+
+    it.each(routes)('%s %s with an unknown or revoked key → 401 invalid_credentials, nothing written', async (method, path, body) => {
+      const before = await h.inboxRows();
+      expectError(await h.request(method, path, { body, as: 'ik_not_a_real_key' }), 401, 'invalid_credentials');
+      expectError(await h.request(method, path, { body, as: 'ik_not_a_real_key', via: 'x-api-key' }), 401, 'invalid_credentials');
+      expectError(await h.request(method, path, { body, as: 'revoked' }), 401, 'invalid_credentials');
+      expectError(await h.request(method, path, { body, as: 'revoked', via: 'x-api-key' }), 401, 'invalid_credentials');
+      expect(await h.inboxRows()).toEqual(before);
+    });
+
+    it('unknown and revoked keys get identical bodies (except request_id)', async () => {
+      const strip = (b: { error: Record<string, unknown> }) => ({ ...b, error: { ...b.error, request_id: undefined } });
+      const unknown = expectError(await h.request('GET', '/me', { as: 'ik_nope' }), 401, 'invalid_credentials');
+      const revoked = expectError(await h.request('GET', '/me', { as: 'revoked' }), 401, 'invalid_credentials');
+      expect(strip(unknown)).toEqual(strip(revoked));
+    });
+
+    it('a key authenticates as Bearer (any case of the scheme) and as x-api-key', async () => {
+      const headerSets: Record<string, string>[] = [
+        { authorization: `Bearer ${h.keys.acc_deriver}` },
+        { authorization: `bearer ${h.keys.acc_deriver}` },
+        { authorization: `BEARER  ${h.keys.acc_deriver}` },
+        { 'x-api-key': h.keys.acc_deriver! },
+      ];
+      for (const headers of headerSets) {
+        const res = await h.request('GET', '/me', { headers });
+        expect(res.status, JSON.stringify(headers)).toBe(200);
+        expect(res.body.account.id).toBe('acc_deriver');
+        expect(res.body.workspace_id).toBe('ws_demo');
+      }
+      const res = await h.request('GET', '/projects/proj_main/inbox', { as: 'acc_owner', via: 'x-api-key' });
+      expect(res.status).toBe(200);
+    });
+
+    it('an Authorization header of another scheme is not a credential (401)', async () => {
+      const res = await h.request('GET', '/me', { headers: { authorization: `Basic ${btoa('a:b')}` } });
+      expect(['authentication_required', 'invalid_credentials']).toContain(expectError(res, 401).error.code);
+    });
+
+    it('the service key acts as any ws_demo account through x-account-id', async () => {
+      const me = await h.request('GET', '/me', { as: 'service', accountId: 'acc_deriver' });
+      expect(me.status).toBe(200);
+      expect(me.body.account.id).toBe('acc_deriver');
+
+      const created = await h.request('POST', '/projects/proj_main/inbox', { as: 'service', accountId: 'acc_deriver', body: { type: 'via.service' } });
+      expect(created.status).toBe(201);
+      expect(created.body.item.sender_account_id).toBe('acc_deriver');
+      // Read through the store, not the adapter under test.
+      const log = (await h.store.listOperationLogs({ project_id: 'proj_main', limit: 1000 })).find((l) => l.target_id === created.body.item.id);
+      expect(log!.actor_account_id).toBe('acc_deriver');
+
+      // acting as the deriver, the service key has exactly the deriver's rights
+      expectError(await h.request('PATCH', `/projects/proj_main/inbox/${created.body.item.id}`, { as: 'service', accountId: 'acc_deriver', body: { decision: 'accept' } }), 403, 'project_inbox_decide_denied');
+      expectError(await h.request('GET', '/projects/proj_main/inbox', { as: 'service', accountId: 'acc_observer' }), 403, 'project_inbox_read_denied');
+      expectError(await h.request('GET', '/projects/proj_main/inbox', { as: 'service', accountId: 'acc_outsider' }), 404, 'project_not_found');
+
+      const accepted = await h.request('PATCH', `/projects/proj_main/inbox/${created.body.item.id}`, { as: 'service', accountId: 'acc_owner', body: { decision: 'accept' } });
+      expect(accepted.status).toBe(200);
+      expect(accepted.body.item.decided_by_account_id).toBe('acc_owner');
+    });
+
+    it('the service key without x-account-id acts as its own account', async () => {
+      const me = await h.request('GET', '/me', { as: 'service' });
+      expect(me.status).toBe(200);
+      expect(me.body.account.id).toBe('acc_owner');
+      expect(me.body.key_kind).toBe('service');
+    });
+
+    it('the service key cannot act as an account of another workspace; nothing written', async () => {
+      const before = await h.inboxRows();
+      for (const accountId of ['acc_stranger', 'acc_nobody']) {
+        const res = await h.request('POST', '/projects/proj_main/inbox', { as: 'service', accountId, body: { type: 't' } });
+        expect([403, 404]).toContain(res.status);
+        expectError(res, res.status);
+      }
+      expect(await h.inboxRows()).toEqual(before);
+    });
+
+    it('an ordinary key naming another account in x-account-id → 403; its own account is fine', async () => {
+      const before = await h.inboxRows();
+      for (const accountId of ['acc_owner', 'acc_deriver2', 'acc_stranger']) {
+        expectError(await h.request('POST', '/projects/proj_main/inbox', { as: 'acc_deriver', accountId, body: { type: 't' } }), 403, 'permission_denied');
+        expectError(await h.request('GET', '/projects/proj_main/inbox', { as: 'acc_deriver', accountId }), 403, 'permission_denied');
+      }
+      expect(await h.inboxRows()).toEqual(before);
+      const own = await h.request('GET', '/me', { as: 'acc_deriver', accountId: 'acc_deriver' });
+      expect(own.status).toBe(200);
+      expect(own.body.account.id).toBe('acc_deriver');
+    });
+
+    it('GET /health is public: 200 without a key (and with a bad one)', async () => {
+      for (const opts of [{}, { as: 'ik_nope' }, { as: 'revoked' }]) {
+        const res = await h.request('GET', '/health', opts);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ status: 'ok' });
+        expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+      }
+    });
+
+    it('unknown routes answer 404 in the envelope, with or without a key', async () => {
+      for (const [method, path] of [['GET', '/nope'], ['GET', '/projects/proj_main/inbox/x/y'], ['DELETE', '/projects/proj_main/inbox'], ['PUT', '/projects/proj_main/inbox/pinbox_1'], ['POST', '/v2/projects']]) {
+        expectError(await h.request(method!, path!), 404);
+        expectError(await h.request(method!, path!, { as: 'acc_owner' }), 404);
+      }
+    });
+
+    it('every response carries x-request-id; a safe caller id is used, an unsafe one replaced', async () => {
+      const ok = await h.request('GET', '/projects/proj_main/inbox', { as: 'acc_owner' });
+      expect(ok.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9_-]{21}$/);
+      expect(ok.headers.get('request-id')).toBe(ok.headers.get('x-request-id'));
+      const mine = await h.request('GET', '/projects/proj_main/inbox', { as: 'acc_owner', headers: { 'x-request-id': 'client-req.42:a' } });
+      expect(mine.headers.get('x-request-id')).toBe('client-req.42:a');
+      expect(mine.headers.get('request-id')).toBe('client-req.42:a');
+      const err = await h.request('GET', '/projects/nope/inbox', { as: 'acc_owner', headers: { 'x-request-id': 'client-err-1' } });
+      expect(expectError(err, 404, 'project_not_found').error.request_id).toBe('client-err-1');
+      const unsafe = await h.request('GET', '/projects/proj_main/inbox', { as: 'acc_owner', headers: { 'x-request-id': 'has spaces and <script>' } });
+      expect(unsafe.headers.get('x-request-id')).toMatch(/^req_/);
+      const unauth = await h.request('GET', '/projects/proj_main/inbox', { headers: { 'x-request-id': 'anon-1' } });
+      expect(expectError(unauth, 401).error.request_id).toBe('anon-1');
+    });
+  });
+}
+
+/**
+ * Live Inbox bounds: past the per-inbox message count or content bytes, `POST …/live-inbox` and
+ * `PUT …/live-inbox/:id` answer 409 `live_inbox_full` in the envelope and the inbox is unchanged;
+ * a withdraw gives the room back; the OpenAPI document lists the answer.
+ */
+export function liveInboxLimitsSuite(kit: HttpConformanceOptions): void {
+  describe('Live Inbox limits over HTTP', () => {
+    let h: HttpWorld;
+    let model: HeldModel;
+    beforeAll(async () => {
+      model = heldModel();
+      h = await startHttpWorld(kit, { model, liveInboxLimits: { maxMessages: 3, maxBytes: 2_000 } });
+    });
+    afterAll(async () => {
+      model?.release();
+      await h?.close();
+    });
+
+    it('past maxMessages or maxBytes → 409 live_inbox_full (queue and replace), nothing changes; a withdraw gives room back', async () => {
+      const { session_id } = await h.newProject();
+      const li = `/v1/awaken/sessions/${session_id}/live-inbox`;
+      const sent = await h.request('POST', `/v1/sessions/${session_id}/events`, { as: 'acc_owner', body: { events: [{ type: 'user.message', content: text('task') }] } });
+      expect(sent.status, sent.text).toBe(200);
+      await model.waiting();
+
+      const ids: number[] = [];
+      for (const t of ['a', 'b', 'c']) {
+        const res = await h.request('POST', li, { as: 'acc_owner', body: { content: text(t) } });
+        expect(res.status, res.text).toBe(200);
+        ids.push(res.body.id);
+      }
+      const before = (await h.request('GET', li, { as: 'acc_owner' })).body;
+      const count = expectError(await h.request('POST', li, { as: 'acc_owner', body: { content: text('d') } }), 409, 'live_inbox_full');
+      expect(count.error.details).toEqual([expect.objectContaining({ path: 'content', code: 'max_messages' })]);
+
+      const big = expectError(await h.request('PUT', `${li}/${ids[0]}`, { as: 'acc_owner', body: { content: text('x'.repeat(2_000)) } }), 409, 'live_inbox_full');
+      expect(big.error.details).toEqual([expect.objectContaining({ code: 'max_bytes' })]);
+      expect((await h.request('GET', li, { as: 'acc_owner' })).body).toEqual(before);
+
+      expect((await h.request('DELETE', `${li}/${ids[1]}`, { as: 'acc_owner' })).status).toBe(204);
+      expectError(await h.request('POST', li, { as: 'acc_owner', body: { content: text('y'.repeat(2_000)) } }), 409, 'live_inbox_full');
+      expect((await h.request('POST', li, { as: 'acc_owner', body: { content: text('d') } })).status).toBe(200);
+    });
+
+    it('the OpenAPI document lists 409 LiveInboxFull on queue and replace, not on order', async () => {
+      const doc = (await h.request('GET', '/openapi.json')).body;
+      const path = Object.keys(doc.paths).find((p) => p.endsWith('/live-inbox'))!;
+      expect(doc.paths[path].post.responses['409']).toEqual({ $ref: '#/components/responses/LiveInboxFull' });
+      expect(doc.paths[`${path}/{message_id}`].put.responses['409']).toEqual({ $ref: '#/components/responses/LiveInboxFull' });
+      expect(doc.paths[`${path}/order`].put.responses['409']).toEqual({ $ref: '#/components/responses/LiveInboxOrderConflict' });
+    });
+  });
+}
+
+/** An event stream held open by the suite: its status, headers, the body of a refusal, and `destroy()` to drop it. */
+interface HeldStream {
+  status: number;
+  headers: Record<string, string>;
+  /** The whole body when the answer is not a stream (read to its end), else ''. */
+  body: string;
+  destroy(): void;
+}
+
+async function holdStream(h: HttpWorld, path: string, key: string): Promise<HeldStream> {
+  const abort = new AbortController();
+  const res = await fetch(h.url + path, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, signal: abort.signal });
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const body = res.status === 200 ? '' : await res.text();
+  return { status: res.status, headers, body, destroy: () => abort.abort() };
+}
+
+/**
+ * The cap on event streams one caller holds open: past `maxStreamsPerCaller` a new event stream
+ * (on any project) answers 429 `too_many_streams` in the envelope; other keys are unaffected;
+ * closing a stream gives its slot back.
+ */
+export function streamsPerCallerSuite(kit: HttpConformanceOptions): void {
+  describe('event streams per caller', () => {
+    let h: HttpWorld;
+    beforeAll(async () => {
+      h = await startHttpWorld(kit, { settings: { streamTiming: { heartbeatMs: 60_000, maxStreamsPerCaller: 2 } } });
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    it('past the cap → 429 too_many_streams; other callers unaffected; a closed stream gives its slot back', async () => {
+      const { project_id } = await h.newProject();
+      const second = await h.newProject();
+      const path = `/projects/${project_id}/events/stream`;
+      const open: HeldStream[] = [];
+      open.push(await holdStream(h, path, h.keys.acc_owner!));
+      open.push(await holdStream(h, `/projects/${second.project_id}/events/stream`, h.keys.acc_owner!));
+      expect(open.map((s) => s.status)).toEqual([200, 200]);
+
+      const refused = await holdStream(h, path, h.keys.acc_owner!);
+      expect(refused.status).toBe(429);
+      expect(refused.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(refused.body)).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', code: 'too_many_streams' } });
+
+      const other = await holdStream(h, path, h.keys.acc_observer!);
+      expect(other.status).toBe(200);
+      open.push(other);
+
+      open[0]!.destroy();
+      let again: HeldStream | undefined;
+      for (let i = 0; i < 100; i++) {
+        again = await holdStream(h, path, h.keys.acc_owner!);
+        if (again.status === 200) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(again!.status).toBe(200);
+      open.push(again!);
+      for (const s of open) s.destroy();
+    });
+  });
+}
+
+/** Every suite, in order. */
+export function httpSuites(kit: HttpConformanceOptions): void {
+  authenticationSuite(kit);
+  liveInboxLimitsSuite(kit);
+  streamsPerCallerSuite(kit);
+}
