@@ -18,8 +18,8 @@ import type { LiveInboxLimits } from '../live-inbox/queue.js';
 import type { Model } from '../live-inbox/runtime.js';
 import { createIdGenerator, systemClock } from '../ports/clock.js';
 import { createLocalEventBus, type EventBus } from '../ports/event-bus.js';
-import type { Store } from '../ports/store.js';
-import type { ProjectEvent } from '../records.js';
+import type { Store, StoreTx } from '../ports/store.js';
+import type { Floor, Page, ProjectEvent } from '../records.js';
 import { PlatformService } from '../platform/service.js';
 import { ProjectInboxService } from '../project-inbox/service.js';
 import { SessionRuntimeService } from '../runtime/service.js';
@@ -54,9 +54,14 @@ export interface WorldRequestOptions {
 export interface HttpWorld {
   url: string;
   keys: Record<string, string>;
+  /** The store under the services, unwrapped (for reads that do not go through the adapter). */
   store: Store;
   /** Every Project Event published to the bus, in order (seed excluded). */
   published: ProjectEvent[];
+  /** Set `method` to make that store method misbehave inside transactions (called twice: the database refuses the duplicate); `null`: none. */
+  failure: { method: keyof StoreTx | null };
+  floors: Record<'A' | 'B' | 'C' | 'S' | 'L' | 'F', Floor>;
+  pages: Record<'A1' | 'A2' | 'B1' | 'C1' | 'S1' | 'L1' | 'F1', Page>;
   request<T = any>(method: string, path: string, opts?: WorldRequestOptions): Promise<WorldResponse<T>>;
   /** A fresh project of acc_owner (created over HTTP) with acc_deriver, acc_deriver2 as derivers, acc_observer as observer, and one session. */
   newProject(): Promise<{ project_id: string; session_id: string }>;
@@ -121,7 +126,8 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
     subscribe: (topic, listener) => local.subscribe(topic, listener),
     subscriberCount: () => local.subscriberCount(),
   };
-  const deps = { store: opened.store, bus, clock: systemClock, ids: createIdGenerator() };
+  const failure: HttpWorld['failure'] = { method: null };
+  const deps = { store: failingStore(opened.store, failure), bus, clock: systemClock, ids: createIdGenerator() };
   const platform = new PlatformService(deps);
   const runtime = options.model ? new SessionRuntimeService({ ...deps, host: new LiveInboxHost({ limits: options.liveInboxLimits }), model: options.model }) : undefined;
   let server: HttpConformanceServer | undefined;
@@ -148,17 +154,17 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
     await platform.createSession(owner, { id: 'sess_001', project_id: 'proj_main', title: 'First session' });
     await platform.createSession(owner, { id: 'sess_002', project_id: 'proj_main', title: 'Second session' });
     const A = await platform.commitTurn(owner, 'sess_001', { content: { text: 'turn A' } });
-    await platform.addPage(owner, 'sess_001', A.floor.id, { content: { text: 'turn A again' } });
-    await platform.commitTurn(owner, 'sess_001', { content: { text: 'turn B' } });
-    await platform.commitTurn(owner, 'sess_002', { content: { text: 'turn C' } });
+    const A2 = await platform.addPage(owner, 'sess_001', A.floor.id, { content: { text: 'turn A again' } });
+    const B = await platform.commitTurn(owner, 'sess_001', { content: { text: 'turn B' } });
+    const C = await platform.commitTurn(owner, 'sess_002', { content: { text: 'turn C' } });
     await platform.createProject(owner, { id: 'proj_side', name: 'Side project' });
     await platform.createSession(owner, { id: 'sess_side', project_id: 'proj_side', title: null });
-    await platform.commitTurn(owner, 'sess_side', { content: 'side' });
+    const S = await platform.commitTurn(owner, 'sess_side', { content: 'side' });
     await platform.createSession(owner, { id: 'sess_loose', project_id: null, title: null });
-    await platform.commitTurn(owner, 'sess_loose', { content: 'loose' });
+    const L = await platform.commitTurn(owner, 'sess_loose', { content: 'loose' });
     await platform.createProject(stranger, { id: 'proj_foreign', name: 'Foreign project' });
     await platform.createSession(stranger, { id: 'sess_foreign', project_id: 'proj_foreign', title: null });
-    await platform.commitTurn(stranger, 'sess_foreign', { content: 'foreign' });
+    const F = await platform.commitTurn(stranger, 'sess_foreign', { content: 'foreign' });
     published.length = 0;
 
     server = await kit.start({ platform, projectInbox: new ProjectInboxService(deps), ...(runtime ? { runtime } : {}) }, options.settings ?? {});
@@ -225,7 +231,9 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
 
     const running = server;
     return {
-      url, keys, store, published, request, newProject, inboxRows,
+      url, keys, store, published, failure, request, newProject, inboxRows,
+      floors: { A: A.floor, B: B.floor, C: C.floor, S: S.floor, L: L.floor, F: F.floor },
+      pages: { A1: A.page, A2, B1: B.page, C1: C.page, S1: S.page, L1: L.page, F1: F.page },
       close: async () => {
         await runtime?.close();
         await running.close();
@@ -238,6 +246,27 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
     await opened.close();
     throw error;
   }
+}
+
+/** `inner`, whose transactions call `failure.method` twice (a real duplicate-key error from the database) while it is set. */
+function failingStore(inner: Store, failure: HttpWorld['failure']): Store {
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
+      return <T>(fn: (tx: StoreTx) => Promise<T>) =>
+        target.transaction((tx) =>
+          fn(new Proxy(tx, {
+            get(t, p, r) {
+              const real = Reflect.get(t, p, r) as unknown;
+              if (p !== failure.method || typeof real !== 'function') return real;
+              return async (...args: unknown[]) => {
+                await (real as (...a: unknown[]) => Promise<unknown>).apply(t, args);
+                return (real as (...a: unknown[]) => Promise<unknown>).apply(t, args);
+              };
+            },
+          })));
+    },
+  });
 }
 
 /** The error envelope of a response body. */
