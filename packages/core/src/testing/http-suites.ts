@@ -3,12 +3,16 @@
  * seeded world (`http-world.ts`) and driving the adapter with `fetch` only. Moved here from
  * `@inbox-kit/http-fastify`'s tests so every adapter runs them: authentication and request ids
  * (platform.md "Identity and credentials", "Errors"), safe retries with `Idempotency-Key`
- * (project-inbox.md), Live Inbox bounds (live-inbox.md "Limits"),
+ * (project-inbox.md), editing the Live Inbox during a Run and the Session event routes
+ * (`http-suites-live-inbox.ts`), Live Inbox bounds (live-inbox.md "Limits"),
  * and the per-caller cap on event streams (platform.md "Per-caller bounds").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { expectError, heldModel, startHttpWorld, type HeldModel, type HttpWorld } from './http-world.js';
+import { liveInboxSuite } from './http-suites-live-inbox.js';
+
+export { liveInboxSuite };
 
 const text = (t: string) => [{ type: 'text', text: t }];
 
@@ -490,6 +494,7 @@ export function idempotencySuite(kit: HttpConformanceOptions): void {
 export function httpSuites(kit: HttpConformanceOptions): void {
   authenticationSuite(kit);
   idempotencySuite(kit);
+  liveInboxSuite(kit);
   liveInboxLimitsSuite(kit);
   streamsPerCallerSuite(kit);
 }
