@@ -67,7 +67,21 @@ export interface HttpWorld {
   newProject(): Promise<{ project_id: string; session_id: string }>;
   /** Inbox items, inbox Operation Log rows and inbox Project Events stored in every project of the world (read through the Store port). */
   inboxRows(): Promise<{ items: number; logs: number; events: number }>;
+  /**
+   * What a refused request must leave as it was: how many projects, members, sessions, floors,
+   * pages, inbox items, Operation Log rows, Project Events, Session events and running Runs the
+   * store holds in the world (read through the Store port), how many Project Events were
+   * published, and the Live Inbox window at `liveInboxPath` (read as `as`, default the owner).
+   */
+  worldState(liveInboxPath?: string, as?: string): Promise<WorldState>;
   close(): Promise<void>;
+}
+
+/** See {@link HttpWorld.worldState}. */
+export interface WorldState {
+  counts: Record<string, number>;
+  published: number;
+  liveInbox: unknown;
 }
 
 /** Options of {@link startHttpWorld}. */
@@ -229,9 +243,37 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
       return { items, logs, events };
     };
 
+    const worldState = async (liveInboxPath?: string, as = 'acc_owner'): Promise<WorldState> => {
+      const liveInbox = liveInboxPath === undefined ? null : (await request('GET', liveInboxPath, { as })).body;
+      const counts: Record<string, number> = { projects: 0, members: 0, sessions: 0, floors: 0, pages: 0, items: 0, logs: 0, events: 0, session_events: 0, running_runs: 0 };
+      const all = [...await store.listProjectsForAccount('ws_demo', 'acc_owner'), ...await store.listProjectsForAccount('ws_other', 'acc_stranger')];
+      counts.projects = all.length;
+      for (const { id: project_id } of all) counts.members! += (await store.listMemberships(project_id)).length;
+      const { items, logs, events } = await inboxRows();
+      for (const { id: project_id } of all) {
+        counts.logs! += (await store.listOperationLogs({ project_id, limit: 1000 })).length;
+        counts.events! += (await store.listProjectEvents({ project_id, after: 0, limit: 1000 })).length;
+      }
+      counts.items = items;
+      counts.inbox_logs = logs;
+      counts.inbox_events = events;
+      for (const workspace_id of ['ws_demo', 'ws_other']) {
+        for (const session of await store.listSessions(workspace_id, {})) {
+          counts.sessions!++;
+          if (await store.getRunningRun(session.id)) counts.running_runs!++;
+          counts.session_events! += (await store.listSessionEvents({ session_id: session.id, after: 0, limit: 1000 })).length;
+          for (const floor of await store.listFloors(session.id)) {
+            counts.floors!++;
+            counts.pages! += (await store.listPages(floor.id)).length;
+          }
+        }
+      }
+      return { counts, published: published.length, liveInbox };
+    };
+
     const running = server;
     return {
-      url, keys, store, published, failure, request, newProject, inboxRows,
+      url, keys, store, published, failure, request, newProject, inboxRows, worldState,
       floors: { A: A.floor, B: B.floor, C: C.floor, S: S.floor, L: L.floor, F: F.floor },
       pages: { A1: A.page, A2, B1: B.page, C1: C.page, S1: S.page, L1: L.page, F1: F.page },
       close: async () => {
