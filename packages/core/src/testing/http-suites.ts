@@ -10,9 +10,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { expectError, heldModel, startHttpWorld, type HeldModel, type HttpWorld } from './http-world.js';
+import { errorsSuite } from './http-suites-errors.js';
 import { liveInboxSuite } from './http-suites-live-inbox.js';
 
-export { liveInboxSuite };
+export { errorsSuite, liveInboxSuite };
 
 const text = (t: string) => [{ type: 'text', text: t }];
 
@@ -639,6 +640,7 @@ export function inputRulesSuite(kit: HttpConformanceOptions): void {
 export function httpSuites(kit: HttpConformanceOptions): void {
   authenticationSuite(kit);
   idempotencySuite(kit);
+  errorsSuite(kit);
   liveInboxSuite(kit);
   liveInboxLimitsSuite(kit);
   inputRulesSuite(kit);
