@@ -11,9 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { expectError, heldModel, startHttpWorld, type HeldModel, type HttpWorld } from './http-world.js';
 import { errorsSuite } from './http-suites-errors.js';
+import { projectInboxSuite } from './http-suites-inbox.js';
 import { liveInboxSuite } from './http-suites-live-inbox.js';
 
-export { errorsSuite, liveInboxSuite };
+export { errorsSuite, liveInboxSuite, projectInboxSuite };
 
 const text = (t: string) => [{ type: 'text', text: t }];
 
@@ -639,6 +640,7 @@ export function inputRulesSuite(kit: HttpConformanceOptions): void {
 /** Every suite, in order. */
 export function httpSuites(kit: HttpConformanceOptions): void {
   authenticationSuite(kit);
+  projectInboxSuite(kit);
   idempotencySuite(kit);
   errorsSuite(kit);
   liveInboxSuite(kit);

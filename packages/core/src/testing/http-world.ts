@@ -58,6 +58,8 @@ export interface HttpWorld {
   store: Store;
   /** Every Project Event published to the bus, in order (seed excluded). */
   published: ProjectEvent[];
+  /** The services' clock: the wall clock unless frozen (`freeze(ms)`, `unfreeze()`). */
+  clock: { now(): number; freeze(ms: number): void; unfreeze(): void };
   /** Set `method` to make that store method misbehave inside transactions (called twice: the database refuses the duplicate); `null`: none. */
   failure: { method: keyof StoreTx | null };
   floors: Record<'A' | 'B' | 'C' | 'S' | 'L' | 'F', Floor>;
@@ -141,7 +143,9 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
     subscriberCount: () => local.subscriberCount(),
   };
   const failure: HttpWorld['failure'] = { method: null };
-  const deps = { store: failingStore(opened.store, failure), bus, clock: systemClock, ids: createIdGenerator() };
+  let frozen: number | undefined;
+  const clock: HttpWorld['clock'] = { now: () => frozen ?? systemClock.now(), freeze: (ms) => { frozen = ms; }, unfreeze: () => { frozen = undefined; } };
+  const deps = { store: failingStore(opened.store, failure), bus, clock, ids: createIdGenerator() };
   const platform = new PlatformService(deps);
   const runtime = options.model ? new SessionRuntimeService({ ...deps, host: new LiveInboxHost({ limits: options.liveInboxLimits }), model: options.model }) : undefined;
   let server: HttpConformanceServer | undefined;
@@ -273,7 +277,7 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
 
     const running = server;
     return {
-      url, keys, store, published, failure, request, newProject, inboxRows, worldState,
+      url, keys, store, published, clock, failure, request, newProject, inboxRows, worldState,
       floors: { A: A.floor, B: B.floor, C: C.floor, S: S.floor, L: L.floor, F: F.floor },
       pages: { A1: A.page, A2, B1: B.page, C1: C.page, S1: S.page, L1: L.page, F1: F.page },
       close: async () => {
