@@ -1,8 +1,9 @@
 /**
  * The HTTP conformance kit of `@inbox-kit/core/testing` against this adapter (`createServer`),
  * over real sockets: on the in-memory store, and on a SQLite file (and PostgreSQL when configured).
- * The kit's suites (authentication, Live Inbox limits, event streams per caller) used to be this
- * package's `auth.test.ts`, `live-inbox-limits.test.ts` and `stream-limits.test.ts`.
+ * The kit's suites used to be this package's `auth.test.ts`, `inbox.test.ts`, `idempotency.test.ts`,
+ * `errors.test.ts`, `live-inbox.test.ts`, `live-inbox-limits.test.ts`, `input-rules.test.ts` and
+ * `stream-limits.test.ts`; they now run on every adapter (see `@inbox-kit/core/testing`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
