@@ -17,7 +17,12 @@ export {
   checkSessionsFloorsPages, checkSessionWithAccess, checkTransactionAtomicity, checkWorkspaceScoping, ConformanceError, JSON_SAMPLES,
   type RawReader, type RawTable, type StoreConformanceCheck, storeConformanceChecks, type StoreConformanceSubject,
 } from './conformance-checks.js';
-export { runHttpConformance } from './http-conformance.js';
+export {
+  authenticationSuite, errorsSuite, expectError, heldModel, type HeldModel, type HttpAdapterSettings, httpSuites,
+  type HttpWorld, type HttpWorldOptions, idempotencySuite, inputRulesSuite, liveInboxLimitsSuite, liveInboxSuite,
+  projectInboxSuite, runHttpConformance, startHttpWorld, streamsPerCallerSuite, type WorldEnvelope,
+  type WorldRequestOptions, type WorldResponse, type WorldState,
+} from './http-conformance.js';
 export {
   type GatedModel, type HttpConformanceCheck, httpConformanceChecks, HttpConformanceError, type HttpConformanceOptions,
   type HttpConformanceServer, type HttpConformanceSubject, withHttpSubject,

@@ -7,6 +7,8 @@ export function projectEventOps(get: GetState): ProjectEventStore {
   return {
     async appendProjectEvent(e: NewProjectEvent) {
       const s = get();
+      // The id is the primary key, as in the SQL stores.
+      if (s.events.some((x) => x.id === e.id)) throw new Error(`duplicate project event: ${e.id}`);
       const sequence = s.events.filter((x) => x.project_id === e.project_id).length + 1;
       const stored: ProjectEvent = { ...copy(e), sequence };
       s.events.push(stored); return copy(stored);
@@ -21,7 +23,11 @@ export function projectEventOps(get: GetState): ProjectEventStore {
     async lastProjectEventSequence(pid) {
       return get().events.reduce((max, e) => (e.project_id === pid && e.sequence > max ? e.sequence : max), 0);
     },
-    async appendOperationLog(l) { get().logs.push(copy(l)); },
+    async appendOperationLog(l) {
+      const s = get();
+      if (s.logs.some((x) => x.id === l.id)) throw new Error(`duplicate operation log: ${l.id}`);
+      s.logs.push(copy(l));
+    },
     async listOperationLogs(q) {
       return get().logs.filter((l) => l.project_id === q.project_id && isAfterDesc(l, q.after)).sort(byKeyDesc).slice(0, q.limit).map(copy);
     },
