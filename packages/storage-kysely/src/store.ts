@@ -101,6 +101,22 @@ const SESSION_ACCESS_COLUMNS = [
   ...SESSION.map((c) => `s.${c} AS s_${c}`), ...PROJECT.map((c) => `p.${c} AS p_${c}`), ...MEMBER.map((c) => `m.${c} AS m_${c}`),
 ].join(', ');
 
+/**
+ * SQLite's `…WithAccess` reads: one `UNION ALL` of point reads by key (one statement, so one
+ * snapshot; the row kind in `k`, the values in `c0`, `c1` …), never a join. Once `ANALYZE` has
+ * filled `sqlite_stat4` (a bulk load or `PRAGMA optimize` does), SQLite plans a join again on every
+ * execution, since the plan may depend on the bound values: ~20 µs a call, five times the reads
+ * themselves (issue 18). Point reads by primary key are planned once.
+ */
+const SQLITE_ITEM_COLUMNS = [...ITEM, 'payload'] as const;
+const SQLITE_SESSION_COLUMNS = [...SESSION, 'agent', 'metadata'] as const;
+/** `expressions` as `e0 AS c0, e1 AS c1, …`, padded with NULLs to `width` columns. */
+const unionColumns = (expressions: readonly string[], width: number): string =>
+  [...expressions, ...Array<string>(width - expressions.length).fill('NULL')].map((e, i) => `${e} AS c${i}`).join(', ');
+/** The values `c0…` of a union row under `columns`' names, from `c<offset>` on. */
+const unionValues = (row: Record<string, unknown>, columns: readonly string[], offset = 0): Record<string, unknown> =>
+  Object.fromEntries(columns.map((c, i) => [c, row[`c${i + offset}`]]));
+
 type Row<T extends keyof Database, C extends readonly (keyof Database[T] & string)[]> = Selection<Database, T, C[number]>;
 
 // — row → record —
@@ -458,6 +474,27 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
       return r && toItem(r);
     },
     async getSessionWithAccess(workspace_id, session_id, account_id) {
+      if (dialect === 'sqlite') {
+        // The session, then its project (same workspace) with the caller's membership as two scalar reads.
+        const width = SQLITE_SESSION_COLUMNS.length;
+        const rows = await all<Record<string, unknown>>('getSessionWithAccess', () => sql`SELECT 's' AS k, ${sql.raw(unionColumns(SQLITE_SESSION_COLUMNS, width))}
+          FROM sessions WHERE id = ${$(1)} AND workspace_id = ${$(2)} AND deleted_at IS NULL
+          UNION ALL SELECT 'p', ${sql.raw(PROJECT.map((c) => `p.${c}`).join(', '))},
+          (SELECT m.role FROM project_members m WHERE m.project_id = p.id AND m.account_id = ${$(0)}),
+          (SELECT m.created_at FROM project_members m WHERE m.project_id = p.id AND m.account_id = ${$(0)})${sql.raw(', NULL'.repeat(width - PROJECT.length - 2))}
+          FROM projects p WHERE p.id = (SELECT project_id FROM sessions WHERE id = ${$(1)} AND workspace_id = ${$(2)} AND deleted_at IS NULL)
+          AND p.workspace_id = ${$(2)}` as never, account_id, session_id, workspace_id);
+        const s = rows.find((r) => r.k === 's');
+        if (!s) return undefined;
+        const p = rows.find((r) => r.k === 'p');
+        return {
+          session: toSession(unionValues(s, SQLITE_SESSION_COLUMNS) as Row<'sessions', typeof SESSION> & { agent: string | null; metadata: string }),
+          project: p && toProject(unionValues(p, PROJECT) as Row<'projects', typeof PROJECT>),
+          membership: p && p[`c${PROJECT.length}`] != null
+            ? toMembership({ project_id: p.c0, account_id, role: p[`c${PROJECT.length}`], created_at: p[`c${PROJECT.length + 1}`] } as Row<'project_members', typeof MEMBER>)
+            : undefined,
+        };
+      }
       // One statement: the session, its project (same workspace) and the caller's membership.
       const r = await first<Record<string, unknown>>('getSessionWithAccess', () => sql`SELECT ${sql.raw(SESSION_ACCESS_COLUMNS)},
         ${dialect === 'postgres' ? sql.raw('s.agent::text AS s_agent, s.metadata::text AS s_metadata') : sql.raw('s.agent AS s_agent, s.metadata AS s_metadata')}
@@ -474,6 +511,26 @@ function opsOn(db: Kysely<Database>, dialect: Dialect, inTransaction: boolean, t
       };
     },
     async getInboxItemWithAccess(workspace_id, project_id, account_id, item_id) {
+      if (dialect === 'sqlite') {
+        // The project with the caller's membership as two scalar reads, then the item of that project.
+        const width = SQLITE_ITEM_COLUMNS.length;
+        const rows = await all<Record<string, unknown>>('getInboxItemWithAccess', () => sql`SELECT 'p' AS k, ${sql.raw(unionColumns(PROJECT.map((c) => `p.${c}`), PROJECT.length))},
+          (SELECT m.role FROM project_members m WHERE m.project_id = p.id AND m.account_id = ${$(0)}) AS c${sql.raw(String(PROJECT.length))},
+          (SELECT m.created_at FROM project_members m WHERE m.project_id = p.id AND m.account_id = ${$(0)}) AS c${sql.raw(String(PROJECT.length + 1))}${sql.raw(Array.from({ length: width - PROJECT.length - 2 }, (_, k) => `, NULL AS c${PROJECT.length + 2 + k}`).join(''))}
+          FROM projects p WHERE p.id = ${$(2)} AND p.workspace_id = ${$(3)}
+          UNION ALL SELECT 'i', ${sql.raw(SQLITE_ITEM_COLUMNS.join(', '))} FROM project_inbox_items WHERE id = ${$(1)} AND project_id = ${$(2)}` as never,
+        account_id, item_id, project_id, workspace_id);
+        const p = rows.find((r) => r.k === 'p');
+        if (!p) return undefined;
+        const i = rows.find((r) => r.k === 'i');
+        return {
+          project: toProject(unionValues(p, PROJECT) as Row<'projects', typeof PROJECT>),
+          membership: p[`c${PROJECT.length}`] != null
+            ? toMembership({ project_id: p.c0, account_id, role: p[`c${PROJECT.length}`], created_at: p[`c${PROJECT.length + 1}`] } as Row<'project_members', typeof MEMBER>)
+            : undefined,
+          item: i && toItem(unionValues(i, SQLITE_ITEM_COLUMNS) as Row<'project_inbox_items', typeof ITEM> & { payload: string }),
+        };
+      }
       // One statement: the project, the caller's membership and the item (one round trip on PostgreSQL).
       const r = await first<Record<string, unknown>>('getInboxItemWithAccess', () => sql`SELECT ${sql.raw(ACCESS_COLUMNS)},
         ${dialect === 'postgres' ? sql.raw('i.payload::text') : sql.raw('i.payload')} AS i_payload
