@@ -7,7 +7,7 @@
  * is one line naming `PORT`, exit status 1.
  */
 import { join } from 'node:path';
-import { serveInboxKit, type InboxKitHonoServer } from '@inbox-kit/http-hono';
+import type { InboxKitHonoServer } from '@inbox-kit/http-hono';
 import { buildDemo, type Demo } from './app.js';
 import { loadConfig, type DemoConfig } from './config.js';
 import { describeModel } from './model.js';
@@ -55,6 +55,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 try {
   if (config.httpAdapter === 'hono') {
+    // Loaded only with HTTP_ADAPTER=hono: the Fastify demo does not carry Hono.
+    const { serveInboxKit } = await import('@inbox-kit/http-hono');
     hono = await serveInboxKit({
       ...demo.http, hostname: config.host, port: config.port, bodyLimit: config.bodyLimit,
       streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller },
