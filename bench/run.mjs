@@ -21,10 +21,13 @@
  * (the same page read by the store's SQL in raw better-sqlite3 + `JSON.stringify` of the exact
  * body, one process; lib/page-floor.mjs) and, on a server of its own whose scripted model takes
  * 10 ms steps, the steering latency (a `POST …/live-inbox` 200 → that message in the Session
- * ledger; lib/steering.mjs). Prints one table and writes bench-results/bench.json.
+ * ledger; lib/steering.mjs). Then the SQLite suite again on the demo with HTTP_ADAPTER=hono (no page
+ * floor, scale or logged runs). Prints one table, the two adapters side by side, and writes
+ * bench-results/bench.json (`sqlite_hono` holds the Hono suite).
  * `node bench/serializers.mjs` prints what the zod response check cost per route.
  *
- * Options: --quick (short runs, 100k rows: a smoke run of ~1.5 minutes); --cpu-prof (profile the
+ * Options: --quick (short runs, 100k rows: a smoke run of ~1.5 minutes); --only a,b (only these
+ * scenarios, see SCENARIOS); --no-hono (= BENCH_HONO=0: no Hono suite); --cpu-prof (profile the
  * demo server; .cpuprofile files in bench-results/profiles); --no-pg (= BENCH_PG=0).
  * Needs the built demo: `pnpm bench` runs scripts/setup.mjs (install + build) first.
  */
@@ -50,6 +53,8 @@ const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const cpuProf = argv.includes('--cpu-prof');
 const withPg = !argv.includes('--no-pg') && process.env.BENCH_PG !== '0';
+/** The SQLite suite again on the demo with HTTP_ADAPTER=hono (issue 14 item 4), unless --no-hono / BENCH_HONO=0. */
+const withHono = !argv.includes('--no-hono') && process.env.BENCH_HONO !== '0';
 /**
  * `--only get,live-queue`: run only these scenarios (the references are still measured, once).
  * Names: fanout, list, get, decide, create, live-queue, live-replace, live-reorder, scale,
@@ -108,7 +113,7 @@ async function startDemo({ dataDir, databaseUrl, label, env = {}, logFile }) {
       // The demo's defaults, whatever the caller's shell sets: these change what a request does.
       BODY_LIMIT: '', RATE_LIMIT_MAX: '', RATE_LIMIT_WINDOW_MS: '', DATABASE_PREPARED_STATEMENTS: '',
       INBOX_KIT_ADVERTISE_URL: '', INBOX_KIT_FORWARD_SECRET: '', INBOX_KIT_RECOVER_STALE_RUNS: '',
-      BODY_TIMEOUT_MS: '', LIVE_INBOX_MAX_BYTES: '',
+      BODY_TIMEOUT_MS: '', LIVE_INBOX_MAX_BYTES: '', HTTP_ADAPTER: 'fastify',
       // Past the demo's default bounds on purpose: the Live Inbox runs measure a queue of 1,000
       // (default limit 100 messages) and the fan-out run opens 1,000 streams with one key (default 16).
       LIVE_INBOX_MAX_MESSAGES: '100000', MAX_STREAMS_PER_CALLER: '100000',
@@ -256,15 +261,22 @@ async function loggedRuns(engine, { dataDir, databaseUrl, owner, deriver, getIds
 
 // — one engine —
 
-async function engineSuite(engine, pgServer) {
+/**
+ * One engine's suite. `adapter` is the demo's HTTP_ADAPTER of the measured server (the seeding
+ * start is always the default one); on `hono`, the runs that measure storage rather than HTTP
+ * (the page floor, the scale run, the logged runs) are left to the Fastify suite.
+ */
+async function engineSuite(engine, pgServer, adapter = 'fastify') {
+  const name = adapter === 'fastify' ? engine : `${engine}/${adapter}`;
+  const main = adapter === 'fastify';
   const dataDir = mkdtempSync(join(os.tmpdir(), `inbox-kit-bench-${engine}-`));
   const databaseUrl = engine === 'postgres' ? pgServer.url : undefined;
   const file = join(dataDir, 'inbox-kit.sqlite');
-  const label = engine;
-  const out = { engine };
+  const label = main ? engine : `${engine}-${adapter}`;
+  const out = { engine, adapter };
   let server;
   try {
-    log(`${engine}: first start (migrate + seed)`);
+    log(`${name}: first start (migrate + seed)`);
     server = await startDemo({ dataDir, databaseUrl, label: `${label}-seed` });
     const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
     // The server chooses project ids: the decide targets' project is whatever id it gave.
@@ -276,7 +288,7 @@ async function engineSuite(engine, pgServer) {
     // Rows older than anything the server writes: created 10 ms apart, ending a day ago.
     const end = Date.now() - 86_400_000;
     const listBase = end - config.listRows * 10;
-    log(`${engine}: bulk insert ${config.listRows.toLocaleString('en')} items (proj_main) + ${config.decideRows.toLocaleString('en')} decide targets`);
+    log(`${name}: bulk insert ${config.listRows.toLocaleString('en')} items (proj_main) + ${config.decideRows.toLocaleString('en')} decide targets`);
     const seed = engine === 'postgres' ? (opts) => seedPostgresItems(databaseUrl, opts) : async (opts) => seedSqliteItems(file, opts);
     await seed({ project: 'proj_main', tag: 'm', to: config.listRows, base: listBase, session: 'sess_001' });
     await seed({ project: decideProject, tag: 'd', to: config.decideRows, base: listBase, pendingOnly: true });
@@ -286,7 +298,7 @@ async function engineSuite(engine, pgServer) {
       out.storage_limit = await runChild(lib('storage-limit.mjs'), { engine, url: databaseUrl, duration: config.limitSeconds, warmup: 1, connections: 10 });
     }
 
-    server = await startDemo({ dataDir, databaseUrl, label });
+    server = await startDemo({ dataDir, databaseUrl, label, env: { HTTP_ADAPTER: adapter } });
     const { url } = server;
     const owner = credentials.acc_owner;
     const deriver = credentials.acc_deriver;
@@ -295,7 +307,7 @@ async function engineSuite(engine, pgServer) {
     // First, on the fresh server (so the RSS delta is the streams', not the heap growth of earlier
     // load): streams on the decide targets' project, whose new items stay out of the list and decide runs.
     if (wants('fanout')) {
-      log(`${engine}: events stream, ${config.subscribers} subscribers`);
+      log(`${name}: events stream, ${config.subscribers} subscribers`);
       const after = engine === 'postgres' ? await postgresEventSequence(databaseUrl, decideProject) : sqliteEventSequence(file, decideProject);
       out.events = await runChild(lib('streams.mjs'), {
         url, project: decideProject, key: owner, after, subscribers: config.subscribers, events: config.events, serverPid: server.pid,
@@ -303,43 +315,43 @@ async function engineSuite(engine, pgServer) {
     }
 
     if (wants('list')) {
-      log(`${engine}: list (limit 50, ${config.listRows.toLocaleString('en')} items)`);
+      log(`${name}: list (limit 50, ${config.listRows.toLocaleString('en')} items)`);
       out.list = await drive('list', url, { project: 'proj_main', key: owner, limit: LIST_LIMIT });
-      if (engine === 'sqlite') {
-        log(`${engine}: page floor (${config.listRows.toLocaleString('en')} items)`);
+      if (engine === 'sqlite' && main) {
+        log(`${name}: page floor (${config.listRows.toLocaleString('en')} items)`);
         out.page_floor = await pageFloor(url, file, owner);
       }
     }
     const getIds = Array.from({ length: 2000 }, (_, i) => seededId('m', Math.floor((i * config.listRows) / 2000)));
     if (wants('get')) {
-      log(`${engine}: get`);
+      log(`${name}: get`);
       out.get = await drive('get', url, { project: 'proj_main', key: owner, ids: getIds });
     }
     if (wants('decide')) {
-      log(`${engine}: decide`);
+      log(`${name}: decide`);
       const decideIds = Array.from({ length: config.decideRows }, (_, i) => seededId('d', i));
       out.decide = await drive('decide', url, { project: decideProject, key: owner, ids: decideIds });
     }
     if (wants('create')) {
-      log(`${engine}: create`);
+      log(`${name}: create`);
       out.create = await drive('create', url, { project: 'proj_main', key: deriver });
     }
 
     if (engine === 'sqlite' && (wants('live-queue') || wants('live-replace') || wants('live-reorder'))) out.live_inbox = await liveInbox(url, owner);
 
     // Scale: fill proj_main up to scaleRows with older items, the server idle but running.
-    if (wants('scale')) {
+    if (wants('scale') && main) {
     const count = engine === 'postgres' ? await countPostgresItems(databaseUrl, 'proj_main') : countSqliteItems(file, 'proj_main');
     const extra = Math.max(0, config.scaleRows - count);
-    log(`${engine}: bulk insert ${extra.toLocaleString('en')} more items (proj_main → ${config.scaleRows.toLocaleString('en')})`);
+    log(`${name}: bulk insert ${extra.toLocaleString('en')} more items (proj_main → ${config.scaleRows.toLocaleString('en')})`);
     const seedStarted = Date.now();
     await seed({ project: 'proj_main', tag: 'n', to: extra, base: listBase - extra * 10, session: 'sess_001' });
     out.scale_seed_s = Math.round((Date.now() - seedStarted) / 100) / 10;
     out.scale_rows = count + extra;
-    log(`${engine}: list (limit 50, ${out.scale_rows.toLocaleString('en')} items)`);
+    log(`${name}: list (limit 50, ${out.scale_rows.toLocaleString('en')} items)`);
     out.list_scale = await drive('list', url, { project: 'proj_main', key: owner, limit: LIST_LIMIT });
     if (engine === 'sqlite') {
-      log(`${engine}: page floor (${out.scale_rows.toLocaleString('en')} items)`);
+      log(`${name}: page floor (${out.scale_rows.toLocaleString('en')} items)`);
       out.page_floor_scale = await pageFloor(url, file, owner);
     }
     }
@@ -349,7 +361,7 @@ async function engineSuite(engine, pgServer) {
     closeRequests();
     await stopChild(server.child);
     server = undefined;
-    if (wants('logged')) out.logged = await loggedRuns(engine, { dataDir, databaseUrl, owner, deriver, getIds });
+    if (wants('logged') && main) out.logged = await loggedRuns(engine, { dataDir, databaseUrl, owner, deriver, getIds });
     return out;
   } finally {
     closeRequests();
@@ -462,8 +474,41 @@ function report(results) {
       : `            PostgreSQL: ${results.meta.postgres}`,
     `each run: autocannon, ${CONNECTIONS} connections, ${config.warmup} s warm-up + ${config.duration} s; latency in ms; srv µs/req = server CPU time per 2xx answer; ×ceiling / ×storage = req/s ÷ reference`,
   ].join('\n');
-  const text = `${header}\n\n${table(rows, ['benchmark', 'engine', 'req/s', 'p50', 'p99', 'srv µs/req', '×ceiling', '×storage', 'target', 'note'])}`;
+  const text = [
+    `${header}\n\n${table(rows, ['benchmark', 'engine', 'req/s', 'p50', 'p99', 'srv µs/req', '×ceiling', '×storage', 'target', 'note'])}`,
+    ...(results.sqlite_hono ? [adapterTable(results.sqlite, results.sqlite_hono, ceiling)] : []),
+  ].join('\n\n');
   return { text, targets };
+}
+
+/**
+ * The HTTP adapters side by side on SQLite: the same runs against the demo on Fastify (the main
+ * table) and on Hono (HTTP_ADAPTER=hono), same references.
+ */
+function adapterTable(fastify, hono, ceiling) {
+  const rows = [];
+  const pair = (name, a, b, kind) => {
+    if (!a || !b) return;
+    const stat = (r) => {
+      const k = r.kinds[kind ?? Object.keys(r.kinds)[0]];
+      return [int(r.requests_per_s), ms(k.latency_ms.p99), r.server_cpu_us_per_request == null ? '–' : int(r.server_cpu_us_per_request), ratio(r.requests_per_s / ceiling)];
+    };
+    rows.push([name, ...stat(a), ...stat(b), ratio(b.requests_per_s / a.requests_per_s)]);
+  };
+  pair('create', fastify.create, hono.create);
+  pair(`list (50 of ${int(config.listRows)})`, fastify.list, hono.list);
+  pair('get', fastify.get, hono.get);
+  pair('decide', fastify.decide, hono.decide);
+  for (const size of Object.keys(hono.live_inbox ?? {})) {
+    for (const op of ['queue', 'replace', 'reorder']) pair(`live ${op}, ${size} msgs`, fastify.live_inbox?.[size]?.[op], hono.live_inbox[size][op], op);
+  }
+  if (fastify.events && hono.events) {
+    rows.push([`fan-out to ${hono.events.subscribers} streams, p99 ms`, '', ms(fastify.events.fanout_last_ms.p99), '', '', '', ms(hono.events.fanout_last_ms.p99), '', '', '']);
+    rows.push(['memory per idle stream', '', kib(fastify.events.bytes_per_stream), '', '', '', kib(hono.events.bytes_per_stream), '', '', '']);
+  }
+  rows.push(['server RSS after the runs', '', mib(fastify.rss_end_bytes), '', '', '', mib(hono.rss_end_bytes), '', '', '']);
+  return `HTTP adapters, SQLite (the same runs; hono = the demo with HTTP_ADAPTER=hono, its own server and database):\n${table(rows,
+    ['benchmark', 'fastify req/s', 'p99', 'srv µs/req', '×ceiling', 'hono req/s', 'p99', 'srv µs/req', '×ceiling', 'hono ÷ fastify'])}`;
 }
 
 // — main —
@@ -497,6 +542,7 @@ if (wants('steering')) {
   log('sqlite: steering latency (scripted model, 10 ms steps)');
   results.sqlite.steering = await steeringLatency();
 }
+if (withHono) results.sqlite_hono = await engineSuite('sqlite', undefined, 'hono');
 
 if (withPg) {
   const pgServer = await startPostgres().catch((error) => {
