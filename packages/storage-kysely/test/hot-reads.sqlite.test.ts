@@ -83,7 +83,7 @@ describe('SQLite hot reads with sqlite_stat4 present (issue 18)', () => {
     it(`${name}: one statement of point reads by primary key, no join, no scan`, async () => {
       const plans = await plansOf(read);
       expect(plans).toHaveLength(1);
-      const [{ sql, plan }] = plans;
+      const { sql, plan } = plans[0]!;
       expect(sql).not.toMatch(/\bjoin\b/i);
       expect(plan.length).toBeGreaterThan(0);
       for (const line of plan) expect(line, `${name}: ${plan.join(' | ')}`).toMatch(POINT_READ);
