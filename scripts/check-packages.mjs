@@ -228,7 +228,7 @@ try {
       if (!existsSync(stub)) {
         mkdirSync(stub, { recursive: true });
         writeFileSync(join(stub, 'package.json'), JSON.stringify({ name: 'vitest', version: '0.0.0-stub', type: 'module', exports: './index.js' }));
-        writeFileSync(join(stub, 'index.js'), 'export const describe = () => {};\nexport const it = () => {};\nexport const expect = () => {};\n');
+        writeFileSync(join(stub, 'index.js'), ['describe', 'it', 'expect', 'beforeAll', 'afterAll', 'beforeEach', 'afterEach'].map((name) => `export const ${name} = () => {};\n`).join(''));
       }
       writeFileSync(join(scratch, 'smoke.mjs'), SMOKE);
       check('smoke run of the installed tarballs', run(process.execPath, ['smoke.mjs'], { cwd: scratch, timeout: 120_000 }));

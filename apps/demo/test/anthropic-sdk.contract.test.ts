@@ -4,7 +4,9 @@
  * server over real HTTP: sessions create / retrieve / list / update / archive / delete; events
  * send, stream (a whole steered Run, with the five Live Inbox calls made through the SDK's
  * generic `client.get/post/put/delete` during it), list with auto-paging and filters; errors with
- * `requestID`. On SQLite and, with INBOX_KIT_TEST_PG_URL, PostgreSQL.
+ * `requestID`. On SQLite and, with INBOX_KIT_TEST_PG_URL, PostgreSQL, served by the Fastify adapter;
+ * and on SQLite served by the Hono adapter (`HTTP_ADAPTER=hono`: `@inbox-kit/http-hono` on the
+ * demo's services), since both serve the same route table.
  *
  * The model is gated: each step waits until the test releases it, so the Live Inbox edits happen
  * while the Run is at a known point (no timing assumptions).
@@ -13,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import { serveInboxKit, type InboxKitHonoServer } from '@inbox-kit/http-hono';
 import type { Model, ModelStepResult, TranscriptMessage } from '@inbox-kit/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
@@ -48,8 +51,9 @@ function gatedModel(): Model & { next(): Promise<PendingStep> } {
   };
 }
 
-const backends: { name: string; env: () => Promise<{ env: Record<string, string>; drop(): Promise<void> }> }[] = [
+const backends: { name: string; adapter?: 'hono'; env: () => Promise<{ env: Record<string, string>; drop(): Promise<void> }> }[] = [
   { name: 'SQLite', env: async () => ({ env: {}, drop: async () => {} }) },
+  { name: 'SQLite on hono', adapter: 'hono', env: async () => ({ env: {}, drop: async () => {} }) },
 ];
 if (PG_ADMIN_URL) {
   backends.push({
@@ -77,6 +81,7 @@ describe.each(backends)('Anthropic SDK contract on $name', (backend) => {
   let drop: () => Promise<void>;
   let model: ReturnType<typeof gatedModel>;
   let client: Anthropic;
+  let hono: InboxKitHonoServer | undefined;
   const clientAs = (apiKey: string) => new Anthropic({ apiKey, baseURL: base, maxRetries: 0 });
 
   beforeAll(async () => {
@@ -85,11 +90,17 @@ describe.each(backends)('Anthropic SDK contract on $name', (backend) => {
     drop = db.drop;
     model = gatedModel();
     demo = await buildDemo(loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...db.env }), { model });
-    base = await listen(demo);
+    if (backend.adapter === 'hono') {
+      hono = await serveInboxKit({ ...demo.http, hostname: '127.0.0.1', port: 0 });
+      base = hono.url;
+    } else {
+      base = await listen(demo);
+    }
     client = clientAs(demo.credentials.acc_owner!);
   });
 
   afterAll(async () => {
+    await hono?.close();
     await closeDemo(demo);
     await drop?.();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });

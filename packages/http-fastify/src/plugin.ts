@@ -4,10 +4,10 @@
  * scope. It is not wrapped in `fastify-plugin`, so `prefix` works and the host's other routes,
  * parsers, 404 and error handlers stay exactly as they were. `createServer` is the one-call preset.
  */
-import { InboxKitError, findInexactJsonNumber, type ManagedSessionsService, type PlatformService, type ProjectInboxService, type SessionRuntimeService } from '@inbox-kit/core';
+import { InboxKitError, findInexactJsonNumber } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import { readCredentials, routeNotFound } from '@inbox-kit/core/http';
+import { readCredentials, routeNotFound, type HttpServices } from '@inbox-kit/core/http';
 import { requestIdOf } from './context.js';
 import { defaultResponseValidation, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';
 import { errorHandler } from './errors.js';
@@ -16,23 +16,14 @@ import { registerStreamShutdown, type StreamTiming } from './sse.js';
 import { inboxKitOpenApi, type InboxKitOpenApiOptions } from './openapi.js';
 import { registerRoutes } from './routes.js';
 import { setRequestIdHeaders } from './context.js';
-import { managedSessionRoutes } from './routes/sessions.js';
 
-/** The services the routes call. */
-export interface InboxKitServices {
-  platform: PlatformService;
-  projectInbox: ProjectInboxService;
-  /**
-   * The Session Runtime. When present, the durable Session event routes (`/v1/sessions/:id/events`)
-   * and the Live Inbox routes (`/v1/awaken/sessions/:id/live-inbox`) are registered.
-   */
-  runtime?: SessionRuntimeService;
-  /**
-   * The Session resource of the Managed Agents surface (`POST/GET /v1/sessions`, `GET/POST/DELETE
-   * /v1/sessions/:id`, `POST /v1/sessions/:id/archive`). Registered when present (with `runtime`).
-   */
-  managedSessions?: ManagedSessionsService;
-}
+/**
+ * The services the routes call: `{ platform, projectInbox, runtime?, managedSessions? }`, the
+ * contract's `HttpServices` (`@inbox-kit/core/http`). With `runtime`, the durable Session event
+ * routes (`/v1/sessions/:id/events`) and the Live Inbox routes (`/v1/awaken/sessions/:id/live-inbox`)
+ * are registered; with `runtime` and `managedSessions`, the Session resource (`/v1/sessions`).
+ */
+export type InboxKitServices = HttpServices;
 
 export interface InboxKitPluginOptions {
   services: InboxKitServices;
@@ -157,8 +148,6 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   if (app.prefix !== '') app.setNotFoundHandler(notFound);
 
   registerStreamShutdown(app);
-  // The Managed Agents Session resource (not yet in the contract's table; Fastify only).
-  if (services.runtime !== undefined && services.managedSessions !== undefined) await app.register(managedSessionRoutes, { services: { managedSessions: services.managedSessions } });
   registerRoutes(app, services, opts.streamTiming, reauthenticate);
 };
 

@@ -49,6 +49,7 @@ function registerRoute(app: FastifyInstance, route: HttpRoute, services: HttpSer
     config: { ...(route.public ? { public: true } : {}), ...(route.forwardable ? { forwardable: true } : {}) },
     ...(route.precheckBody ? { preValidation: async (request: FastifyRequest) => route.precheckBody!(request.body) } : {}),
     schema: {
+      operationId: route.operationId,
       tags: route.tags,
       summary: route.summary,
       ...(route.description !== undefined ? { description: route.description } : {}),

@@ -1,18 +1,23 @@
 /**
  * The HTTP conformance kit of `@inbox-kit/core/testing` against this adapter (`createServer`),
  * over real sockets: on the in-memory store, and on a SQLite file (and PostgreSQL when configured).
+ * The kit's suites used to be this package's `auth.test.ts`, `inbox.test.ts`, `idempotency.test.ts`,
+ * `errors.test.ts`, `live-inbox.test.ts`, `live-inbox-limits.test.ts`, `input-rules.test.ts` and
+ * `stream-limits.test.ts`; they now run on every adapter (see `@inbox-kit/core/testing`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HttpServices } from '@inbox-kit/core/http';
-import { runHttpConformance } from '@inbox-kit/core/testing';
+import { runHttpConformance, type HttpAdapterSettings } from '@inbox-kit/core/testing';
+import { describe, expect, it } from 'vitest';
 import { openStore } from '@inbox-kit/storage-kysely';
 import { createServer } from '../src/entry-server.js';
+import { DEFAULT_MAX_STREAMS_PER_CALLER } from '../src/index.js';
 import { createPgDatabase, engines } from './harness.js';
 
-async function start(services: HttpServices) {
-  const app = await createServer({ services, underPressure: false, streamTiming: { heartbeatMs: 60_000 } });
+async function start(services: HttpServices, settings: HttpAdapterSettings = {}) {
+  const app = await createServer({ services, underPressure: false, streamTiming: { heartbeatMs: 60_000, ...settings.streamTiming } });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no address');
@@ -46,3 +51,9 @@ for (const engine of engines) {
     },
   });
 }
+
+describe('stream defaults', () => {
+  it('DEFAULT_MAX_STREAMS_PER_CALLER is 16', () => {
+    expect(DEFAULT_MAX_STREAMS_PER_CALLER).toBe(16);
+  });
+});

@@ -29,7 +29,7 @@ if (!PG_ADMIN_URL) {
 
     beforeAll(async () => {
       world = await startEventsWorld('postgres');
-      // One key holds 100 streams at once below: lift the per-caller cap (stream-limits.test.ts covers it).
+      // One key holds 100 streams at once below: lift the per-caller cap (the HTTP kit's streams-per-caller suite covers it).
       a = await world.startServer({ streamTiming: { heartbeatMs: 1_000, maxStreamsPerCaller: 1_000 } });
       b = await world.startServer({ streamTiming: { heartbeatMs: 1_000, maxStreamsPerCaller: 1_000 } });
     });

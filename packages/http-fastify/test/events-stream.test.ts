@@ -22,7 +22,7 @@ describe.each(engines)('Project Events over HTTP (%s)', (engine) => {
 
   beforeAll(async () => {
     world = await startEventsWorld(engine);
-    // The clean-up test holds 500 streams of one key at once: lift the per-caller cap (stream-limits.test.ts covers it).
+    // The clean-up test holds 500 streams of one key at once: lift the per-caller cap (the HTTP kit's streams-per-caller suite covers it).
     server = await world.startServer({ streamTiming: { heartbeatMs: 50, retryMs: 1234, maxStreamsPerCaller: 1_000 } });
   });
   afterAll(async () => {

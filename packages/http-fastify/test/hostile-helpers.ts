@@ -7,7 +7,6 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import type { Model } from '@inbox-kit/core';
 import { expect } from 'vitest';
 import { expectError, type Envelope, type Harness, type Response } from './harness.js';
 
@@ -226,40 +225,8 @@ export function parseRawResponse(raw: string): Response {
 
 // — a model that holds its Run —
 
-/** A model whose steps wait until {@link HeldModel.release} (or the Run is aborted), then end the Run. */
-export interface HeldModel extends Model {
-  /** Lets every waiting and future step answer (and end its Run). */
-  release(): void;
-  /** Resolves once a step is waiting. */
-  waiting(): Promise<void>;
-}
-
-export function heldModel(): HeldModel {
-  let released = false;
-  let wake: (() => void)[] = [];
-  let onStep: (() => void)[] = [];
-  let stepping = 0;
-  return {
-    step(_transcript, signal) {
-      if (released) return Promise.resolve({ content: [{ type: 'text', text: 'done' }], continue: false });
-      stepping++;
-      for (const f of onStep.splice(0)) f();
-      return new Promise((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason);
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-        wake.push(() => resolve({ content: [{ type: 'text', text: 'done' }], continue: false }));
-      });
-    },
-    release() {
-      released = true;
-      for (const f of wake.splice(0)) f();
-      wake = [];
-    },
-    waiting() {
-      return stepping > 0 ? Promise.resolve() : new Promise<void>((ok) => onStep.push(ok));
-    },
-  };
-}
+/** A model whose steps wait until `release()` (or the Run is aborted), then end the Run (the HTTP kit's). */
+export { heldModel, type HeldModel } from '@inbox-kit/core/testing';
 
 // — "nothing was written" —
 

@@ -6,10 +6,11 @@
  */
 import { InboxKitError, type Principal } from '@inbox-kit/core';
 import {
-  envelopeOf, forwardedPrincipal, httpRoutesFor, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
+  createStreamSlots, envelopeOf, forwardedPrincipal, httpRoutesFor, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
   type HttpOutcome, type HttpRoute, type HttpServices,
 } from '@inbox-kit/core/http';
 import { Hono, type Context } from 'hono';
+import packageJson from '../package.json' with { type: 'json' };
 import { eventStream, type StreamOptions, type StreamRegistry } from './sse.js';
 
 /** Options of {@link inboxKitHono}. */
@@ -21,6 +22,12 @@ export interface InboxKitHonoOptions {
   streamTiming?: StreamOptions;
   /** Accept requests other processes forward here (attempt routing); see `@inbox-kit/core/http` `forwardedPrincipal`. */
   forwarding?: { secret: string };
+  /**
+   * The OpenAPI 3.1 document at `GET /openapi.json` (public), generated from the routes served
+   * (`openApiDocument` of `@inbox-kit/core/http`: the same table as every adapter's). Options set
+   * `info` (default version: this package's) and `servers`; `false` serves none.
+   */
+  openapi?: OpenApiDocumentOptions | false;
 }
 
 type Env = { Variables: { requestId: string } };
@@ -51,7 +58,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
   const bodyLimit = options.bodyLimit ?? 1_048_576;
   const secret = options.forwarding?.secret;
   if (secret === '') throw new TypeError('inboxKitHono: forwarding.secret must not be empty');
-  const streams: StreamRegistry = { open: new Set(), perCaller: new Map() };
+  const streams: StreamRegistry = { open: new Set(), slots: createStreamSlots() };
   const app = new Hono<Env>();
 
   app.use('*', async (c, next) => {
@@ -108,7 +115,13 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     }
   };
 
-  for (const route of httpRoutesFor(services)) {
+  const routes = httpRoutesFor(services);
+  if (options.openapi !== false) {
+    const { info, servers } = options.openapi ?? {};
+    const document = JSON.stringify(openApiDocument(routes, { info: { ...info, version: info?.version ?? packageJson.version }, ...(servers ? { servers } : {}) }));
+    app.get(OPENAPI_DOCUMENT_PATH, (c) => c.body(document, 200, { 'content-type': JSON_TYPE }));
+  }
+  for (const route of routes) {
     app.on(route.method, route.path, async (c) => {
       const { principal, forwarded } = await authenticate(c, route);
       const params = route.params ? parseRequestPart('params', route.params, c.req.param()) : {};

@@ -5,11 +5,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runHttpConformance } from '@inbox-kit/core/testing';
+import { runHttpConformance, type HttpAdapterSettings } from '@inbox-kit/core/testing';
 import { openStore } from '@inbox-kit/storage-kysely';
 import { serveInboxKit } from '../src/index.js';
 
-const start = async (services: Parameters<typeof serveInboxKit>[0]['services']) => serveInboxKit({ services, streamTiming: { heartbeatMs: 60_000 } });
+const start = async (services: Parameters<typeof serveInboxKit>[0]['services'], settings: HttpAdapterSettings = {}) =>
+  serveInboxKit({ services, streamTiming: { heartbeatMs: 60_000, ...settings.streamTiming } });
 
 runHttpConformance('http-hono on the in-memory store', { start });
 

@@ -426,6 +426,8 @@ export interface SessionEvent {
   stopDetails?: null;
   /** `session.status_idle`: how the Run ended (`completed`, `cancelled`, `failed`). */
   outcome?: string | null;
+  /** `session.status_idle` of a failed Run (ours): why it failed, e.g. `{ type: 'overloaded_error', message }`. */
+  error?: { type: string; message: string };
 }
 
 /** Query of `client.sessions.events.list`. */

@@ -4,10 +4,10 @@
  * Type parsing is configured on this pool only (never on `pg.types`, which is global to the
  * process): `bigint` (int8) columns — times in ms, sequences, counts — arrive as JS numbers.
  * Every value the schema stores in `bigint` stays below 2^53, so the conversion is exact.
- * JSON columns are read as text by the adapter itself (see `store.ts`), so the pool's JSON parser
+ * JSON columns are read as text by the adapter itself (see `store/dialect.ts`), so the pool's JSON parser
  * never matters.
  *
- * Prepared statements: the queries the store compiles once (a fixed set, see `store.ts`
+ * Prepared statements: the queries the store compiles once (a fixed set, see `store/context.ts`
  * `compiledQueries`) run as named prepared statements, parsed and planned once per connection
  * (get, create and decide about a quarter faster on the benchmark). Every other statement stays
  * unnamed. A connection pooler in transaction mode that does not track prepared statements

@@ -1,6 +1,7 @@
 /**
  * The Kysely `Database` interface: one table per record of the storage port
- * (`@inbox-kit/core` `records.ts`), as the adapter reads and writes them.
+ * (`@inbox-kit/core` `records.ts`), as the adapter reads and writes them. Each table's row type is
+ * derived from its record ({@link TableOf}), so a new record field needs no edit here.
  *
  * Conventions shared by both engines:
  * - times are integer milliseconds since the epoch (`BIGINT`);
@@ -14,22 +15,28 @@
  * `BIGINT` as strings, so the adapter converts every numeric column with `Number()` on the way out.
  */
 import type { Generated } from 'kysely';
+import type {
+  Account, ApiKey, AttemptOwnership, Floor, IdempotencyRecord, Membership, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run,
+  Session, SessionEvent, Workspace,
+} from '@inbox-kit/core';
 
 /** JSON text: written and read as the `JSON.stringify` of a `JsonValue`. */
 export type JsonText = string;
 
-export interface WorkspacesTable {
-  id: string;
-  name: string;
-  /** ms since epoch */
-  created_at: number;
-}
+/** A column of a record field: a number or a string (a closed set of strings widened to `string`), null kept. */
+type Column<V> = V extends number ? number : V extends string ? string : V;
 
-export interface AccountsTable {
-  id: string;
-  name: string;
-  created_at: number;
-}
+/**
+ * The row type of a record's table, derived from the record (`@inbox-kit/core` `records.ts`, itself
+ * the schema's `z.infer`): one column per field, `Json` fields as {@link JsonText}; `Extra`
+ * replaces or adds columns (counters, soft-delete marks, defaults).
+ */
+export type TableOf<R, Json extends keyof R = never, Extra = object> =
+  Omit<{ [K in keyof R]: K extends Json ? JsonText : Column<R[K]> }, keyof Extra> & Extra;
+
+export type WorkspacesTable = TableOf<Workspace>;
+
+export type AccountsTable = TableOf<Account>;
 
 /** Which accounts belong to which workspaces (primary key: workspace_id + account_id). */
 export interface WorkspaceMembersTable {
@@ -37,174 +44,48 @@ export interface WorkspaceMembersTable {
   account_id: string;
 }
 
-export interface ApiKeysTable {
-  id: string;
-  workspace_id: string;
-  account_id: string;
-  kind: string;
-  /** Hex SHA-256 of the secret; unique. */
-  key_hash: string;
-  created_at: number;
-  revoked_at: number | null;
-}
+/** `key_hash` (hex SHA-256 of the secret) is unique. */
+export type ApiKeysTable = TableOf<ApiKey>;
 
-export interface ProjectsTable {
-  id: string;
-  workspace_id: string;
-  account_id: string;
-  name: string;
-  status: string;
-  created_at: number;
-  updated_at: number;
+export type ProjectsTable = TableOf<Project, never, {
   /** The last Project Event `sequence` handed out (0 = none yet). Not part of the Project record. */
   event_sequence: Generated<number>;
-}
+}>;
 
 /** Primary key: project_id + account_id. */
-export interface ProjectMembersTable {
-  project_id: string;
-  account_id: string;
-  role: string;
-  created_at: number;
-}
+export type ProjectMembersTable = TableOf<Membership>;
 
-export interface SessionsTable {
-  id: string;
-  workspace_id: string;
-  project_id: string | null;
-  title: string | null;
-  created_by_account_id: string;
-  created_at: number;
+export type SessionsTable = TableOf<Session, never, {
+  /** The agent snapshot as JSON text, or SQL `NULL` for a Session without one. */
   agent: JsonText | null;
-  environment_id: string | null;
   metadata: Generated<JsonText>;
-  updated_at: number;
-  archived_at: number | null;
   /** When the Session was deleted (ms); a deleted row is invisible to every read. Not part of the record. */
   deleted_at: number | null;
   /** The last Session ledger `seq` handed out (0 = none yet). Not part of the Session record. */
   event_seq: Generated<number>;
-}
+}>;
 
-export interface FloorsTable {
-  id: string;
-  workspace_id: string;
-  session_id: string;
-  number: number;
-  branch: string;
-  state: string;
-  created_at: number;
-}
+export type FloorsTable = TableOf<Floor>;
 
-export interface PagesTable {
-  id: string;
-  workspace_id: string;
-  session_id: string;
-  floor_id: string;
-  version: number;
-  content: JsonText;
-  created_at: number;
-}
+export type PagesTable = TableOf<Page, 'content'>;
 
-export interface ProjectInboxItemsTable {
-  id: string;
-  workspace_id: string;
-  project_id: string;
-  account_id: string;
-  sender_account_id: string;
-  type: string;
-  title: string | null;
-  payload: JsonText;
-  source_event_id: string | null;
-  source_session_id: string | null;
-  source_floor_id: string | null;
-  source_page_id: string | null;
-  status: string;
-  decided_by_account_id: string | null;
-  decided_at: number | null;
-  created_at: number;
-  updated_at: number;
-}
+export type ProjectInboxItemsTable = TableOf<ProjectInboxItem, 'payload'>;
 
-/** Unique (project_id, sequence). */
-export interface ProjectEventsTable {
-  id: string;
-  workspace_id: string;
-  project_id: string;
-  sequence: number;
-  type: string;
-  actor_account_id: string | null;
-  session_id: string | null;
-  floor_id: string | null;
-  page_id: string | null;
-  operation_log_id: string | null;
-  correlation_id: string | null;
-  causation_event_id: string | null;
-  payload: JsonText;
-  /** `project` | `owner` (migration 0006). */
-  visibility: string;
-  /** `api` | `runtime_job` | `system` (migration 0006). */
-  source: string;
-  created_at: number;
-}
+/** Unique (project_id, sequence). `visibility` and `source` added by migration 0006. */
+export type ProjectEventsTable = TableOf<ProjectEvent, 'payload'>;
 
-export interface OperationLogsTable {
-  id: string;
-  workspace_id: string;
-  project_id: string | null;
-  actor_account_id: string;
-  action: string;
-  target_type: string;
-  target_id: string;
-  request_id: string | null;
-  metadata: JsonText;
-  created_at: number;
-}
+export type OperationLogsTable = TableOf<OperationLog, 'metadata'>;
 
-export interface RunsTable {
-  id: string;
-  session_id: string;
-  status: string;
-  started_at: number;
-  ended_at: number | null;
-  outcome: string | null;
-}
+export type RunsTable = TableOf<Run>;
 
 /** Unique (session_id, seq). */
-export interface SessionEventsTable {
-  id: string;
-  session_id: string;
-  seq: number;
-  type: string;
-  run_id: string | null;
-  message_id: string | null;
-  content: JsonText;
-  floor_id: string | null;
-  page_id: string | null;
-  processed_at: number;
-}
+export type SessionEventsTable = TableOf<SessionEvent, 'content'>;
 
 /** Primary key (workspace_id, account_id, key). Added by migration 0002. */
-export interface IdempotencyRecordsTable {
-  workspace_id: string;
-  account_id: string;
-  key: string;
-  /** Hex SHA-256 of the request that claimed the key. */
-  request_hash: string;
-  resource_type: string;
-  resource_id: string;
-  created_at: number;
-}
+export type IdempotencyRecordsTable = TableOf<IdempotencyRecord>;
 
 /** Primary key session_id: which process hosts the Session's active native attempt. Added by migration 0003. */
-export interface AttemptOwnersTable {
-  session_id: string;
-  run_id: string;
-  host_id: string;
-  host_url: string;
-  /** ms since epoch; the row is ignored once it is not after "now". */
-  lease_expires_at: number;
-}
+export type AttemptOwnersTable = TableOf<AttemptOwnership>;
 
 /** Every table the migrations create, by name. */
 export interface Database {

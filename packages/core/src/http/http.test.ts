@@ -112,10 +112,17 @@ describe('the route table', () => {
     expect(new Set(HTTP_ROUTES.map((r) => r.operationId)).size).toBe(HTTP_ROUTES.length);
   });
 
-  it('serves the runtime routes only with a runtime', () => {
+  it('serves the runtime routes only with a runtime, and the Session resource only with managedSessions too', () => {
     const without = httpRoutesFor({} as never);
     expect(without.some((r) => r.path.startsWith('/v1/'))).toBe(false);
-    expect(httpRoutesFor({ runtime: {} } as never)).toHaveLength(HTTP_ROUTES.length);
+    expect(httpRoutesFor({ managedSessions: {} } as never).some((r) => r.path.startsWith('/v1/'))).toBe(false);
+    const runtimeOnly = httpRoutesFor({ runtime: {} } as never);
+    expect(runtimeOnly.filter((r) => r.requiresManagedSessions)).toEqual([]);
+    expect(runtimeOnly).toHaveLength(HTTP_ROUTES.length - 6);
+    expect(httpRoutesFor({ runtime: {}, managedSessions: {} } as never)).toHaveLength(HTTP_ROUTES.length);
+    expect(HTTP_ROUTES.filter((r) => r.requiresManagedSessions).map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'DELETE /v1/sessions/:session_id', 'GET /v1/sessions', 'GET /v1/sessions/:session_id', 'POST /v1/sessions', 'POST /v1/sessions/:session_id', 'POST /v1/sessions/:session_id/archive',
+    ]);
     expect(HTTP_ROUTES.filter((r) => r.public).map((r) => r.path)).toEqual(['/health']);
   });
 });

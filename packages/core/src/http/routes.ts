@@ -16,7 +16,10 @@ import type { RequestContext } from '../context.js';
 import { InboxKitError } from '../errors.js';
 import type { Feed, FeedItem } from '../ports/feed.js';
 import type { SessionEvent } from '../records.js';
-import { managedSessionEvent, managedSessionEventSchema } from '../runtime/managed-agents.js';
+import {
+  createManagedSessionBody, listManagedSessionsQuery, managedSessionEvent, managedSessionEventSchema, managedSessionSchema, updateManagedSessionBody,
+} from '../runtime/managed-agents.js';
+import type { ManagedSessionsService } from '../runtime/managed-sessions.js';
 import { rejectUnsupportedEvents } from '../runtime/schemas.js';
 import {
   accountSchema, apiKeyKindSchema, floorSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectInboxItemSchema,
@@ -39,11 +42,17 @@ import {
 import type { HeaderValue } from './request.js';
 import { resumePosition } from '../stream-resume.js';
 
-/** The services the routes call. Without `runtime`, the Session event and Live Inbox routes are not served. */
+/**
+ * The services the routes call. Without `runtime`, the Session event and Live Inbox routes are not
+ * served; without `runtime` and `managedSessions` both, the Session resource (`/v1/sessions`) is not.
+ */
 export interface HttpServices {
   platform: PlatformService;
   projectInbox: ProjectInboxService;
+  /** The Session Runtime: durable Session events (`/v1/sessions/:id/events`) and the Live Inbox (`/v1/awaken/sessions/:id/live-inbox`). */
   runtime?: SessionRuntimeService;
+  /** The Session resource of the Managed Agents surface (`POST/GET /v1/sessions`, `GET/POST/DELETE /v1/sessions/:id`, `POST /v1/sessions/:id/archive`). */
+  managedSessions?: ManagedSessionsService;
 }
 
 /** What an adapter hands a route's `handle`: the validated request parts and the caller. */
@@ -101,6 +110,8 @@ export interface HttpRoute {
   forwardable?: boolean;
   /** Served only when `services.runtime` is given. */
   requiresRuntime?: boolean;
+  /** Served only when `services.managedSessions` (and `services.runtime`) are given. */
+  requiresManagedSessions?: boolean;
   /**
    * Checked on the raw body before `body` validates it (e.g. input types this runtime does not
    * host get their own error, not a schema error). Throws `InboxKitError`.
@@ -221,6 +232,21 @@ const runtimeOf = (services: HttpServices): SessionRuntimeService => {
   if (services.runtime === undefined) throw new InboxKitError('not_found', 'The Session Runtime is not served here');
   return services.runtime;
 };
+const managedSessionsOf = (services: HttpServices): ManagedSessionsService => {
+  if (services.managedSessions === undefined) throw new InboxKitError('not_found', 'The Session resource is not served here');
+  return services.managedSessions;
+};
+/** `GET /v1/sessions` body. */
+export const managedSessionPageResponse = z
+  .object({
+    data: z.array(managedSessionSchema),
+    next_page: z.string().nullable().describe('Pass as `page` (other parameters unchanged) for the next page; null on the last page'),
+    prev_page: z.null(),
+  })
+  .describe('A page of Sessions');
+/** `DELETE /v1/sessions/:session_id` body. */
+export const deletedSessionResponse = z.object({ id: z.string(), type: z.literal('session_deleted') }).describe('The deleted Session');
+const managedSessionResponse = (what: string) => managedSessionSchema.describe(what);
 
 /**
  * A Live Inbox (or durable input) operation: answered here by `local`, or — when another process
@@ -368,6 +394,37 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     params: itemParams, body: decideInboxItemBody, status: 200, response: itemResponse('The decided item'),
     handle: async (s, c) => json(200, { item: await s.projectInbox.decide(c.ctx(), c.params.id, c.params.item_id, c.body) }),
   },
+  // — the Session resource (Managed Agents wire shape: what `client.beta.sessions.*` of `@anthropic-ai/sdk` calls) —
+  {
+    operationId: 'createManagedSession', method: 'POST', path: '/v1/sessions', tags: ['managed-sessions'], requiresManagedSessions: true,
+    summary: 'Create a Session with a configured agent (sessions.create)', body: createManagedSessionBody, status: 200, response: managedSessionResponse('The new Session'),
+    handle: async (s, c) => json(200, await managedSessionsOf(s).create(c.ctx(), c.body)),
+  },
+  {
+    operationId: 'listManagedSessions', method: 'GET', path: '/v1/sessions', tags: ['managed-sessions'], requiresManagedSessions: true,
+    summary: 'Sessions the caller may read, by created_at (sessions.list)', query: listManagedSessionsQuery, status: 200, response: managedSessionPageResponse,
+    handle: async (s, c) => json(200, await managedSessionsOf(s).list(c.ctx(), c.query)),
+  },
+  {
+    operationId: 'retrieveManagedSession', method: 'GET', path: '/v1/sessions/:session_id', tags: ['managed-sessions'], requiresManagedSessions: true,
+    summary: 'One Session (sessions.retrieve)', params: sessionParams, status: 200, response: managedSessionResponse('The Session'),
+    handle: async (s, c) => json(200, await managedSessionsOf(s).retrieve(c.ctx(), c.params.session_id)),
+  },
+  {
+    operationId: 'updateManagedSession', method: 'POST', path: '/v1/sessions/:session_id', tags: ['managed-sessions'], requiresManagedSessions: true,
+    summary: 'Update title and metadata (sessions.update)', params: sessionParams, body: updateManagedSessionBody, status: 200, response: managedSessionResponse('The updated Session'),
+    handle: async (s, c) => json(200, await managedSessionsOf(s).update(c.ctx(), c.params.session_id, c.body)),
+  },
+  {
+    operationId: 'archiveManagedSession', method: 'POST', path: '/v1/sessions/:session_id/archive', tags: ['managed-sessions'], requiresManagedSessions: true,
+    summary: 'Archive a Session: it takes no new user.message (sessions.archive)', params: sessionParams, status: 200, response: managedSessionResponse('The archived Session'),
+    handle: async (s, c) => json(200, await managedSessionsOf(s).archive(c.ctx(), c.params.session_id)),
+  },
+  {
+    operationId: 'deleteManagedSession', method: 'DELETE', path: '/v1/sessions/:session_id', tags: ['managed-sessions'], requiresManagedSessions: true,
+    summary: 'Delete an idle Session (sessions.delete)', params: sessionParams, status: 200, response: deletedSessionResponse,
+    handle: async (s, c) => json(200, await managedSessionsOf(s).delete(c.ctx(), c.params.session_id)),
+  },
   // — durable Session events (Managed Agents wire shape) —
   {
     // Input with a `user.interrupt` is forwarded to the process running the Session's Run, if another one does.
@@ -435,7 +492,12 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   },
 ];
 
-/** The routes served for `services`: all of them, minus the runtime routes when `services.runtime` is absent. */
+/**
+ * The routes served for `services`: all of them, minus the runtime routes when `services.runtime`
+ * is absent and the Session resource when `services.managedSessions` (or `runtime`) is.
+ */
 export function httpRoutesFor(services: HttpServices): HttpRoute[] {
-  return HTTP_ROUTES.filter((r) => !r.requiresRuntime || services.runtime !== undefined);
+  const runtime = services.runtime !== undefined;
+  const managed = runtime && services.managedSessions !== undefined;
+  return HTTP_ROUTES.filter((r) => (!r.requiresRuntime || runtime) && (!r.requiresManagedSessions || managed));
 }

@@ -1,7 +1,10 @@
 /**
  * The storage port: what any inbox-kit store (in-memory, SQLite, PostgreSQL, or a third party's)
  * MUST provide. Written in domain verbs; each method's doc states the guarantee it MUST keep.
- * The conformance kit (`@inbox-kit/core/testing`) checks these guarantees.
+ * Grouped by aggregate into sub-ports — {@link IdentityStore}, {@link ProjectStore},
+ * {@link InboxStore}, {@link ProjectEventStore}, {@link SessionStore}, {@link RunStore},
+ * {@link IdempotencyStore} — whose sum is {@link StoreTx}; {@link Store} adds units of work. The
+ * conformance kit (`@inbox-kit/core/testing`) checks these guarantees, grouped the same way.
  *
  * Parent rule: a row's parent (workspace, project, session, floor) MUST exist when the row is
  * written; adapters may refuse orphans (SQL adapters do, through foreign keys).
@@ -27,7 +30,7 @@ export interface InboxItemQuery {
   limit: number;
 }
 
-/** What {@link StoreTx.getInboxItemWithAccess} reads in one go. */
+/** What {@link InboxStore.getInboxItemWithAccess} reads in one go. */
 export interface InboxItemWithAccess {
   /** The project (of the asked workspace). */
   project: Project;
@@ -37,7 +40,7 @@ export interface InboxItemWithAccess {
   item: ProjectInboxItem | undefined;
 }
 
-/** What {@link StoreTx.getSessionWithAccess} reads in one go. */
+/** What {@link SessionStore.getSessionWithAccess} reads in one go. */
 export interface SessionWithAccess {
   /** The session (of the asked workspace). */
   session: Session;
@@ -76,7 +79,7 @@ export interface TimeBounds {
   lte?: number;
 }
 
-/** Query of {@link StoreTx.pageSessions}. */
+/** Query of {@link SessionStore.pageSessions}. */
 export interface SessionPageQuery {
   order: 'asc' | 'desc';
   /** Keyset: the last `(created_at, id)` of the previous page. */
@@ -88,7 +91,7 @@ export interface SessionPageQuery {
   created_at?: TimeBounds;
 }
 
-/** Changes of {@link StoreTx.updateSession}: only the fields present are set. */
+/** Changes of {@link SessionStore.updateSession}: only the fields present are set. */
 export interface SessionPatch {
   title?: string | null;
   metadata?: Record<string, string>;
@@ -96,7 +99,7 @@ export interface SessionPatch {
   updated_at: number;
 }
 
-/** Query of {@link StoreTx.listSessionEvents}. */
+/** Query of {@link SessionStore.listSessionEvents}. */
 export interface SessionEventQuery {
   session_id: string;
   after: number;
@@ -155,11 +158,10 @@ export interface AttemptOwnership {
 export type AttemptOwnershipKey = Pick<AttemptOwnership, 'session_id' | 'run_id' | 'host_id'>;
 
 /**
- * Reads and writes available inside a unit of work. Outside `transaction`, each call runs on its
- * own (autocommit).
+ * Workspaces, accounts and API keys: who is calling (platform.md "Identity").
+ * Conformance group `identity`.
  */
-export interface StoreTx {
-  // — identity —
+export interface IdentityStore {
   insertWorkspace(workspace: Workspace): Promise<void>;
   getWorkspace(id: string): Promise<Workspace | undefined>;
   insertAccount(account: Account, workspace_ids: string[]): Promise<void>;
@@ -169,8 +171,13 @@ export interface StoreTx {
   /** The key with this hash, revoked or not (the caller checks `revoked_at`). */
   findApiKeyByHash(key_hash: string): Promise<ApiKey | undefined>;
   revokeApiKey(id: string, at: number): Promise<void>;
+}
 
-  // — projects and members —
+/**
+ * Projects and their members: the project row (status, owner) and the member roles every
+ * permission reads (project-inbox.md "Roles"). Conformance group `projects`.
+ */
+export interface ProjectStore {
   insertProject(project: Project): Promise<void>;
   getProject(workspace_id: string, project_id: string): Promise<Project | undefined>;
   /**
@@ -192,14 +199,72 @@ export interface StoreTx {
   /** Returns true when a row was removed. */
   deleteMembership(project_id: string, account_id: string): Promise<boolean>;
   listMemberships(project_id: string): Promise<Membership[]>;
+}
 
-  // — sessions, floors, pages —
+/**
+ * Project Inbox items: insert, read, keyset pages and the conditional decision
+ * (project-inbox.md "Resource: ProjectInboxItem"). Conformance group `inbox`.
+ */
+export interface InboxStore {
+  insertInboxItem(item: ProjectInboxItem): Promise<void>;
+  /** The item only if it belongs to `project_id`. */
+  getInboxItem(project_id: string, item_id: string): Promise<ProjectInboxItem | undefined>;
+  /**
+   * OPTIONAL (a store without it still works: the Project Inbox then calls `getProject`,
+   * `getMembership` and `getInboxItem`). Everything a get needs in one read, one round trip on a
+   * networked database: the project `project_id` only if it is in `workspace_id` (else
+   * `undefined`, exactly as for a missing project — scoping rule), `account_id`'s membership of it,
+   * and the item `item_id` only if it belongs to that project. MUST return exactly what those three
+   * methods would return at one moment (one statement, or one snapshot), never a membership or an
+   * item of another project.
+   */
+  getInboxItemWithAccess?(workspace_id: string, project_id: string, account_id: string, item_id: string): Promise<InboxItemWithAccess | undefined>;
+  /** One keyset page in `created_at DESC, id DESC` order; never skips or repeats rows that share a `created_at`. */
+  listInboxItems(query: InboxItemQuery): Promise<ProjectInboxItem[]>;
+  /**
+   * Conditional update: applies `patch` only if the item's status is still `seen_status`
+   * (`… WHERE id = ? AND status = ?`), and returns the updated item, or `undefined` when another
+   * writer changed it first. MUST NOT be check-then-write: of N concurrent calls with the same
+   * `seen_status`, exactly one returns an item.
+   */
+  decideInboxItem(project_id: string, item_id: string, seen_status: InboxItemStatus, patch: InboxDecisionPatch): Promise<ProjectInboxItem | undefined>;
+}
+
+/**
+ * The Project Event stream (gap-free `sequence` per project) and the Operation Log
+ * (platform.md "Project Events"). Conformance group `events`.
+ */
+export interface ProjectEventStore {
+  /**
+   * Appends an event with the project's next `sequence` (1, 2, 3 … with no gap and no duplicate,
+   * also under concurrent writers), allocated inside the caller's transaction so a rollback
+   * releases it. Returns the stored event.
+   */
+  appendProjectEvent(event: NewProjectEvent): Promise<ProjectEvent>;
+  getProjectEvent(project_id: string, event_id: string): Promise<ProjectEvent | undefined>;
+  /** Events with `sequence > after`, ascending, at most `limit`. */
+  listProjectEvents(query: ProjectEventQuery): Promise<ProjectEvent[]>;
+  /**
+   * The highest committed `sequence` of the project's events (0 when it has none, or the project
+   * does not exist). Stream resume uses it to tell a position beyond the latest event.
+   */
+  lastProjectEventSequence(project_id: string): Promise<number>;
+  appendOperationLog(entry: OperationLog): Promise<void>;
+  /** Operation Log rows of a project, newest first, keyset after `(created_at, id)`. */
+  listOperationLogs(query: { project_id: string; after?: { created_at: number; id: string }; limit: number }): Promise<OperationLog[]>;
+}
+
+/**
+ * Sessions and their turns: the Session rows, Floors and Pages, and the Session ledger (gap-free
+ * `seq` per Session) (live-inbox.md, platform.md "Sessions"). Conformance group `sessions`.
+ */
+export interface SessionStore {
   insertSession(session: Session): Promise<void>;
   /** The Session, unless it is in another workspace or was deleted ({@link deleteSession}). */
   getSession(workspace_id: string, session_id: string): Promise<Session | undefined>;
   /**
    * {@link getSession} (so never a deleted Session), holding the row against concurrent writers
-   * of the Session until the caller's transaction ends (as {@link lockProject}). Writes that depend on the Session's Run
+   * of the Session until the caller's transaction ends (as {@link ProjectStore.lockProject}). Writes that depend on the Session's Run
    * state (start or end a Run, commit drained input to a Run) call it first, inside their
    * transaction. Take the project's lock first when both are needed.
    */
@@ -242,68 +307,23 @@ export interface StoreTx {
   getPage(workspace_id: string, page_id: string): Promise<Page | undefined>;
   /** Pages of a floor, ascending by version. */
   listPages(floor_id: string): Promise<Page[]>;
+  /** Appends ledger entries with the session's next `seq` values, in order, atomically. */
+  appendSessionEvents(events: NewSessionEvent[]): Promise<SessionEvent[]>;
+  /**
+   * Ledger entries with `seq > after` (and `seq < before` when given), ascending by `seq` (or
+   * descending with `order: 'desc'`), at most `limit`. Optional filters: `types` (any of these
+   * types; an empty list matches none), `processed_at` bounds in ms.
+   */
+  listSessionEvents(query: SessionEventQuery): Promise<SessionEvent[]>;
+  /** The highest committed `seq` of the session's ledger (0 when it has none, or the session does not exist). */
+  lastSessionEventSeq(session_id: string): Promise<number>;
+}
 
-  // — Project Inbox —
-  insertInboxItem(item: ProjectInboxItem): Promise<void>;
-  /** The item only if it belongs to `project_id`. */
-  getInboxItem(project_id: string, item_id: string): Promise<ProjectInboxItem | undefined>;
-  /**
-   * OPTIONAL (a store without it still works: the Project Inbox then calls `getProject`,
-   * `getMembership` and `getInboxItem`). Everything a get needs in one read, one round trip on a
-   * networked database: the project `project_id` only if it is in `workspace_id` (else
-   * `undefined`, exactly as for a missing project — scoping rule), `account_id`'s membership of it,
-   * and the item `item_id` only if it belongs to that project. MUST return exactly what those three
-   * methods would return at one moment (one statement, or one snapshot), never a membership or an
-   * item of another project.
-   */
-  getInboxItemWithAccess?(workspace_id: string, project_id: string, account_id: string, item_id: string): Promise<InboxItemWithAccess | undefined>;
-  /** One keyset page in `created_at DESC, id DESC` order; never skips or repeats rows that share a `created_at`. */
-  listInboxItems(query: InboxItemQuery): Promise<ProjectInboxItem[]>;
-  /**
-   * Conditional update: applies `patch` only if the item's status is still `seen_status`
-   * (`… WHERE id = ? AND status = ?`), and returns the updated item, or `undefined` when another
-   * writer changed it first. MUST NOT be check-then-write: of N concurrent calls with the same
-   * `seen_status`, exactly one returns an item.
-   */
-  decideInboxItem(project_id: string, item_id: string, seen_status: InboxItemStatus, patch: InboxDecisionPatch): Promise<ProjectInboxItem | undefined>;
-
-  // — idempotency keys —
-  /**
-   * The committed record of `(workspace_id, account_id, key)`, or `undefined`. MUST match all three
-   * exactly (byte for byte: no case folding, no trimming); a record of another workspace or account
-   * is never returned. Inside a transaction it MUST also see the transaction's own insert.
-   */
-  findIdempotencyRecord(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined>;
-  /**
-   * Conditional insert: stores `record` only if no record of its `(workspace_id, account_id, key)`
-   * exists, and returns `true` when it did, `false` when the key is already taken (the stored record
-   * is left unchanged). MUST NOT be check-then-write: of N concurrent calls for one scope (in
-   * transactions or not), exactly one returns `true`; a caller whose competitor has not committed
-   * yet waits for its outcome (its rollback frees the key, and then this insert succeeds). Inside a
-   * transaction the record is released by a rollback.
-   */
-  insertIdempotencyRecord(record: IdempotencyRecord): Promise<boolean>;
-
-  // — Project Events and Operation Log —
-  /**
-   * Appends an event with the project's next `sequence` (1, 2, 3 … with no gap and no duplicate,
-   * also under concurrent writers), allocated inside the caller's transaction so a rollback
-   * releases it. Returns the stored event.
-   */
-  appendProjectEvent(event: NewProjectEvent): Promise<ProjectEvent>;
-  getProjectEvent(project_id: string, event_id: string): Promise<ProjectEvent | undefined>;
-  /** Events with `sequence > after`, ascending, at most `limit`. */
-  listProjectEvents(query: ProjectEventQuery): Promise<ProjectEvent[]>;
-  /**
-   * The highest committed `sequence` of the project's events (0 when it has none, or the project
-   * does not exist). Stream resume uses it to tell a position beyond the latest event.
-   */
-  lastProjectEventSequence(project_id: string): Promise<number>;
-  appendOperationLog(entry: OperationLog): Promise<void>;
-  /** Operation Log rows of a project, newest first, keyset after `(created_at, id)`. */
-  listOperationLogs(query: { project_id: string; after?: { created_at: number; id: string }; limit: number }): Promise<OperationLog[]>;
-
-  // — Runs and the Session ledger —
+/**
+ * Runs of a Session and which process owns the active attempt (cross-process routing of the Live
+ * Inbox, live-inbox.md "Scale"). Conformance group `runs`.
+ */
+export interface RunStore {
   insertRun(run: Run): Promise<void>;
   /** The session's running Run, if any. */
   getRunningRun(session_id: string): Promise<Run | undefined>;
@@ -315,18 +335,6 @@ export interface StoreTx {
   listRunningRuns(limit: number): Promise<Run[]>;
   /** Conditional: ends the Run only while it is `running`; returns whether it did. */
   endRun(run_id: string, outcome: string, at: number): Promise<boolean>;
-  /** Appends ledger entries with the session's next `seq` values, in order, atomically. */
-  appendSessionEvents(events: NewSessionEvent[]): Promise<SessionEvent[]>;
-  /**
-   * Ledger entries with `seq > after` (and `seq < before` when given), ascending by `seq` (or
-   * descending with `order: 'desc'`), at most `limit`. Optional filters: `types` (any of these
-   * types; an empty list matches none), `processed_at` bounds in ms.
-   */
-  listSessionEvents(query: SessionEventQuery): Promise<SessionEvent[]>;
-  /** The highest committed `seq` of the session's ledger (0 when it has none, or the session does not exist). */
-  lastSessionEventSeq(session_id: string): Promise<number>;
-
-  // — attempt ownership (cross-process routing of the Live Inbox) —
   /**
    * Conditional claim: records `claim` as the owner of `claim.session_id` only if the Session has
    * no ownership row, its row is expired (`lease_expires_at <= now`), or its row is held by the
@@ -353,6 +361,39 @@ export interface StoreTx {
    */
   findAttemptOwner(session_id: string, now: number): Promise<AttemptOwnership | undefined>;
 }
+
+/**
+ * Recorded uses of `Idempotency-Key` (platform.md "Idempotency"). Conformance group `idempotency`.
+ */
+export interface IdempotencyStore {
+  /**
+   * The committed record of `(workspace_id, account_id, key)`, or `undefined`. MUST match all three
+   * exactly (byte for byte: no case folding, no trimming); a record of another workspace or account
+   * is never returned. Inside a transaction it MUST also see the transaction's own insert.
+   */
+  findIdempotencyRecord(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined>;
+  /**
+   * Conditional insert: stores `record` only if no record of its `(workspace_id, account_id, key)`
+   * exists, and returns `true` when it did, `false` when the key is already taken (the stored record
+   * is left unchanged). MUST NOT be check-then-write: of N concurrent calls for one scope (in
+   * transactions or not), exactly one returns `true`; a caller whose competitor has not committed
+   * yet waits for its outcome (its rollback frees the key, and then this insert succeeds). Inside a
+   * transaction the record is released by a rollback.
+   */
+  insertIdempotencyRecord(record: IdempotencyRecord): Promise<boolean>;
+}
+
+/**
+ * Reads and writes available inside a unit of work: the sub-ports of each aggregate together.
+ * Outside `transaction`, each call runs on its own (autocommit).
+ *
+ * How the port grows (storage README "How the port grows"): a method added to a sub-port in a
+ * minor release is OPTIONAL (`method?`), and every caller keeps a fallback built from the methods
+ * that already existed (as `getInboxItemWithAccess` and `getSessionWithAccess`), so a third-party
+ * store written against an older release keeps compiling and working; its conformance check runs
+ * only where the method exists. A method becomes required only in a major release.
+ */
+export interface StoreTx extends IdentityStore, ProjectStore, InboxStore, ProjectEventStore, SessionStore, RunStore, IdempotencyStore {}
 
 /** A store: the reads and writes of {@link StoreTx}, plus units of work. */
 export interface Store extends StoreTx {

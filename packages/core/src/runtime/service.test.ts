@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LiveInboxHost, ModelError, type Model, type ModelStepResult, type TranscriptMessage } from '../live-inbox/index.js';
 import { PlatformService } from '../platform/service.js';
-import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
+import { createIdGenerator, createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
 import { createLocalEventBus, type BusMessage } from '../ports/event-bus.js';
 import type { Store } from '../ports/store.js';
 import type { SessionEvent } from '../records.js';
@@ -406,7 +406,8 @@ describe('SessionRuntimeService — durable events and Runs', () => {
 
   it('a Session of an archived Project refuses new user.message input (409) and writes nothing', async () => {
     const f = await fixture();
-    await new PlatformService({ store: f.store, bus: createLocalEventBus(), clock: createManualClock(), ids: createSequentialIdGenerator() })
+    // Its own ids must not repeat the fixture's (ids are primary keys in every store).
+    await new PlatformService({ store: f.store, bus: createLocalEventBus(), clock: createManualClock(), ids: createIdGenerator() })
       .archiveProject(owner, 'proj_1');
     const before = await f.events();
     await expect(f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: [{ type: 'text', text: 'hi' }] }] }))

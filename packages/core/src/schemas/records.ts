@@ -1,15 +1,13 @@
 /**
- * Zod schemas of the records as they travel on the wire (`records.ts`, one schema per record that
- * a response carries). The HTTP adapter declares them as response schemas, so responses are
- * serialised through them and the OpenAPI document describes them. Each schema's output type is
- * checked at compile time to be exactly its record interface, so the two cannot drift apart.
- * Times are integer ms since the epoch. Spec: platform.md, project-inbox.md "Resource".
+ * The records inbox-kit stores, written once: each zod schema here is the source of its record
+ * type (`records.ts` exports `z.infer` of it under the record's name), of the HTTP response
+ * schema (responses are serialised through it and the OpenAPI document describes it) and of the
+ * storage adapters' column mapping ({@link recordFields}). A new field is one edit here plus a
+ * migration. Shapes as they travel on the wire: snake_case, times in integer ms since the epoch.
+ * Spec: platform.md, project-inbox.md "Resource".
  */
 import { z } from 'zod';
-import type {
-  Account, Floor, JsonValue, Membership, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run, Session, SessionEvent,
-  Workspace,
-} from '../records.js';
+import type { JsonValue } from '../records.js';
 
 /**
  * Any JSON value (`payload`, `content`). Passed through untouched: the value was checked when it
@@ -36,6 +34,7 @@ export const accountSchema = z.object({
   created_at: ms(),
 });
 
+/** `standard` authenticates its own account; `service` may act as any account of its workspace. */
 export const apiKeyKindSchema = z.enum(['standard', 'service']);
 export const projectStatusSchema = z.enum(['active', 'archived']);
 export const memberRoleSchema = z.enum(['deriver', 'observer']);
@@ -43,9 +42,21 @@ export const memberRoleSchema = z.enum(['deriver', 'observer']);
 export const projectRoleSchema = z.enum(['owner', 'deriver', 'observer']);
 export const inboxItemStatusSchema = z.enum(['pending', 'accepted', 'rejected', 'archived']);
 
+export const apiKeySchema = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  account_id: z.string(),
+  kind: apiKeyKindSchema,
+  /** Hex SHA-256 of the secret; the secret itself is never stored. */
+  key_hash: z.string(),
+  created_at: ms(),
+  revoked_at: nullableMs(),
+});
+
 export const projectSchema = z.object({
   id: z.string(),
   workspace_id: z.string(),
+  /** The owner's account id. */
   account_id: z.string().describe("The owner's account id"),
   name: z.string(),
   status: projectStatusSchema,
@@ -67,28 +78,40 @@ export const sessionSchema = z.object({
   title: z.string().nullable(),
   created_by_account_id: z.string(),
   created_at: ms(),
+  /**
+   * Snapshot of the configured agent the Session was created with (`POST /v1/sessions`, Managed
+   * Agents shape), or null for a Session created without one (`POST /sessions`).
+   */
   agent: jsonValueSchema.nullable().describe('Snapshot of the configured agent (Managed Agents shape), or null'),
+  /** The `environment_id` given at creation (kept as given), or null. */
   environment_id: z.string().nullable(),
+  /** String key-value metadata (≤ 16 pairs, keys ≤ 64 and values ≤ 512 code points). */
   metadata: z.record(z.string(), z.string()),
+  /** Last change of title, metadata or archive state (ms); `created_at` until then. */
   updated_at: ms(),
+  /** When the Session was archived (ms), or null. An archived Session takes no new `user.message`. */
   archived_at: nullableMs(),
 });
 
+/** One committed turn of a Session. */
 export const floorSchema = z.object({
   id: z.string(),
   workspace_id: z.string(),
   session_id: z.string(),
+  /** 1, 2, 3 … per session and branch. */
   number: z.number().int().describe('1, 2, 3 … per session and branch'),
   branch: z.string(),
   state: z.literal('committed'),
   created_at: ms(),
 });
 
+/** One version of a Floor's content. */
 export const pageSchema = z.object({
   id: z.string(),
   workspace_id: z.string(),
   session_id: z.string(),
   floor_id: z.string(),
+  /** 1 for the first version, +1 per regeneration. */
   version: z.number().int().describe('1 for the first version, +1 per regeneration'),
   content: jsonValueSchema,
   created_at: ms(),
@@ -98,6 +121,7 @@ export const projectInboxItemSchema = z.object({
   id: z.string(),
   workspace_id: z.string(),
   project_id: z.string(),
+  /** The Project owner's account id. */
   account_id: z.string().describe("The Project owner's account id"),
   sender_account_id: z.string(),
   type: z.string(),
@@ -126,6 +150,7 @@ export const projectEventSchema = z.object({
   id: z.string(),
   workspace_id: z.string(),
   project_id: z.string(),
+  /** Gap-free per project: 1, 2, 3 … */
   sequence: z.number().int().describe('Gap-free per project: 1, 2, 3 …'),
   type: z.string(),
   actor_account_id: z.string().nullable(),
@@ -133,10 +158,13 @@ export const projectEventSchema = z.object({
   floor_id: z.string().nullable(),
   page_id: z.string().nullable(),
   operation_log_id: z.string().nullable(),
+  /** The request id of the write that produced the event. */
   correlation_id: z.string().nullable().describe('The request id of the write that produced the event'),
   causation_event_id: z.string().nullable(),
   payload: jsonObjectSchema,
+  /** Who may read it; fixed when it is written. */
   visibility: projectEventVisibilitySchema,
+  /** What wrote it; fixed when it is written. */
   source: projectEventSourceSchema,
   created_at: ms(),
 });
@@ -154,21 +182,28 @@ export const operationLogSchema = z.object({
   created_at: ms(),
 });
 
+export const runStatusSchema = z.enum(['running', 'idle']);
+
 export const runSchema = z.object({
   id: z.string(),
   session_id: z.string(),
-  status: z.enum(['running', 'idle']),
+  status: runStatusSchema,
   started_at: ms(),
   ended_at: nullableMs(),
+  /** How the run ended: `completed`, `cancelled` or `failed`; null while running. */
   outcome: z.string().nullable().describe('`completed`, `cancelled` or `failed`; null while running'),
 });
 
+/** One committed entry of the Session ledger (`GET /v1/sessions/{id}/events`). */
 export const sessionEventSchema = z.object({
   id: z.string(),
   session_id: z.string(),
+  /** Gap-free per session: 1, 2, 3 … */
   seq: z.number().int().describe('Gap-free per session: 1, 2, 3 …'),
+  /** `user.message`, `user.interrupt`, `agent.message`, `session.status_running`, `session.status_idle`. */
   type: z.string().describe('`user.message`, `user.interrupt`, `agent.message`, `session.status_running`, `session.status_idle`'),
   run_id: z.string().nullable(),
+  /** Run-scoped message id (`{run_id}-inbox-{n}`) or null. */
   message_id: z.string().nullable().describe('Run-scoped message id (`{run_id}-inbox-{n}`) or null'),
   content: jsonValueSchema,
   floor_id: z.string().nullable(),
@@ -176,20 +211,42 @@ export const sessionEventSchema = z.object({
   processed_at: ms(),
 });
 
-// — compile-time proof that every schema's output is exactly its record (a mismatch fails `tsc`) —
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-type Assert<T extends true> = T;
-type RecordSchemasMatchRecords = [
-  Assert<Equal<z.output<typeof workspaceSchema>, Workspace>>,
-  Assert<Equal<z.output<typeof accountSchema>, Account>>,
-  Assert<Equal<z.output<typeof projectSchema>, Project>>,
-  Assert<Equal<z.output<typeof membershipSchema>, Membership>>,
-  Assert<Equal<z.output<typeof sessionSchema>, Session>>,
-  Assert<Equal<z.output<typeof floorSchema>, Floor>>,
-  Assert<Equal<z.output<typeof pageSchema>, Page>>,
-  Assert<Equal<z.output<typeof projectInboxItemSchema>, ProjectInboxItem>>,
-  Assert<Equal<z.output<typeof projectEventSchema>, ProjectEvent>>,
-  Assert<Equal<z.output<typeof operationLogSchema>, OperationLog>>,
-  Assert<Equal<z.output<typeof runSchema>, Run>>,
-  Assert<Equal<z.output<typeof sessionEventSchema>, SessionEvent>>,
-];
+
+/**
+ * How a storage adapter keeps a record field: `text` (a string, or one of a closed set of
+ * strings), `number` (an integer: times in ms, counters) or `json` (any other value, kept as its
+ * JSON text).
+ */
+export type RecordFieldKind = 'text' | 'number' | 'json';
+
+/** One field of a record schema, as {@link recordFields} reads it. */
+export interface RecordField<Name extends string = string> {
+  name: Name;
+  kind: RecordFieldKind;
+  /**
+   * Whether the schema allows null (`.nullable()`). A nullable `json` field keeps null as "no
+   * value" (SQL `NULL`); a `json` field that is not nullable keeps every value as JSON text,
+   * `null` included.
+   */
+  nullable: boolean;
+}
+
+/**
+ * The fields of a record schema (`workspaceSchema`, `sessionSchema`, …) in declaration order,
+ * each with its storage kind: the one place adapters derive column lists and row mappings from,
+ * so a field added to a schema reaches every adapter without another edit (storage README
+ * "One shape, written once"). Pure: reads the schema's shape only.
+ *
+ * @param schema a `z.object` of this module.
+ * @returns one entry per key of the object's shape.
+ */
+export function recordFields<S extends z.ZodObject>(schema: S): ReadonlyArray<RecordField<keyof z.output<S> & string>> {
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const nullable = field instanceof z.ZodNullable;
+    const inner = nullable ? (field as z.ZodNullable).unwrap() : field;
+    const kind: RecordFieldKind = inner instanceof z.ZodNumber ? 'number'
+      : inner instanceof z.ZodString || inner instanceof z.ZodEnum || inner instanceof z.ZodLiteral ? 'text'
+        : 'json';
+    return { name: name as keyof z.output<S> & string, kind, nullable };
+  });
+}

@@ -16,6 +16,7 @@ import type { Store } from '../ports/store.js';
 import { PlatformService } from '../platform/service.js';
 import { ProjectInboxService } from '../project-inbox/service.js';
 import { SessionRuntimeService } from '../runtime/service.js';
+import { ManagedSessionsService } from '../runtime/managed-sessions.js';
 import { HTTP_ROUTES, type HttpRoute, type HttpServices } from '../http/routes.js';
 import { STATUS_BY_CODE, errorEnvelopeSchema, errorKind } from '../http/errors.js';
 import type { ErrorCode } from '../errors.js';
@@ -32,10 +33,16 @@ export interface HttpConformanceServer {
   close(): Promise<void>;
 }
 
+/** What the kit's suites ask of an adapter beyond its services (pass each on to the adapter's own options). */
+export interface HttpAdapterSettings {
+  /** SSE heartbeat (ms) and the per-caller cap on open event streams (default 16). */
+  streamTiming?: { heartbeatMs?: number; maxStreamsPerCaller?: number };
+}
+
 /** Options of the kit. */
 export interface HttpConformanceOptions {
-  /** Starts the adapter on `services`, listening on a real socket (e.g. 127.0.0.1, port 0). */
-  start(services: HttpServices): Promise<HttpConformanceServer>;
+  /** Starts the adapter on `services` with `settings` (absent: the adapter's defaults), listening on a real socket (e.g. 127.0.0.1, port 0). */
+  start(services: HttpServices, settings?: HttpAdapterSettings): Promise<HttpConformanceServer>;
   /** A fresh, migrated store per check (default: the in-memory reference store). */
   openStore?: () => Promise<{ store: Store; close(): Promise<void> }>;
 }
@@ -54,6 +61,8 @@ export interface HttpConformanceSubject {
   /** `proj_kit`: owner acc_owner, deriver acc_deriver, observer acc_observer; session `sess_kit` in it. */
   project_id: string;
   session_id: string;
+  /** The one agent `POST /v1/sessions` may name: `kit_agent`, version 1. */
+  agent_id: string;
   model: GatedModel;
 }
 
@@ -106,9 +115,10 @@ export async function withHttpSubject(options: HttpConformanceOptions, check: (s
     await platform.addMember(owner, 'proj_kit', { account_id: 'acc_deriver', role: 'deriver' });
     await platform.addMember(owner, 'proj_kit', { account_id: 'acc_observer', role: 'observer' });
     await platform.createSession(owner, { id: 'sess_kit', project_id: 'proj_kit', title: 'Kit session' });
-    const server = await options.start({ platform, projectInbox: new ProjectInboxService(deps), runtime });
+    const managedSessions = new ManagedSessionsService({ ...deps, platform, runtime, agents: [{ id: 'kit_agent', name: 'Kit agent', model: 'gated', version: 1 }] });
+    const server = await options.start({ platform, projectInbox: new ProjectInboxService(deps), runtime, managedSessions });
     try {
-      await check({ url: server.url.replace(/\/+$/, ''), keys, project_id: 'proj_kit', session_id: 'sess_kit', model });
+      await check({ url: server.url.replace(/\/+$/, ''), keys, project_id: 'proj_kit', session_id: 'sess_kit', agent_id: 'kit_agent', model });
     } finally {
       await server.close();
     }
@@ -289,6 +299,14 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
       step.reply('thinking', true);
       (await s.model.next()).reply('done');
       await expectSuccess(s, covered, 'GET', `/v1/sessions/${s.session_id}/events`, { key: owner });
+      // The Session resource (Managed Agents shape).
+      const managed = await expectSuccess(s, covered, 'POST', '/v1/sessions', { key: owner, body: { agent: s.agent_id, environment_id: 'env_kit', title: 'Managed', metadata: { k: 'v' } } });
+      const managed_id = managed.body.id as string;
+      await expectSuccess(s, covered, 'GET', '/v1/sessions', { key: owner });
+      await expectSuccess(s, covered, 'GET', `/v1/sessions/${managed_id}`, { key: owner });
+      await expectSuccess(s, covered, 'POST', `/v1/sessions/${managed_id}`, { key: owner, body: { title: 'Renamed' } });
+      await expectSuccess(s, covered, 'POST', `/v1/sessions/${managed_id}/archive`, { key: owner });
+      await expectSuccess(s, covered, 'DELETE', `/v1/sessions/${managed_id}`, { key: owner });
       const missing = HTTP_ROUTES.filter((r) => !r.stream && !covered.has(`${r.method} ${r.path}`)).map((r) => `${r.method} ${r.path}`);
       if (missing.length > 0) throw new HttpConformanceError(`routes not served as documented: ${missing.join(', ')}`);
     },
@@ -444,6 +462,72 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
       expectError('stale order', await send(s, 'PUT', `${LI(s)}/order`, { key: k.acc_owner, body: { order: [999] } }), 409, 'live_inbox_order_conflict');
       expectError('empty content', await send(s, 'POST', LI(s), { key: k.acc_owner, body: { content: [] } }), 400, 'validation_error');
       step.reply('done');
+    },
+  },
+  {
+    name: 'the Session resource (/v1/sessions): create, retrieve, list pages, update, archive, delete, and its errors in the envelope',
+    async run(s) {
+      const k = s.keys as Record<string, string>;
+      const created = await send(s, 'POST', '/v1/sessions', { key: k.acc_owner, body: { agent: s.agent_id, environment_id: 'env_a', title: 'A', metadata: { team: 'qa' } } });
+      if (created.status !== 200 || created.body.type !== 'session' || created.body.title !== 'A' || created.body.status !== 'idle' || created.body.agent?.id !== s.agent_id
+        || created.body.environment_id !== 'env_a' || created.body.metadata.team !== 'qa' || created.body.workspace_id !== 'ws_kit' || created.body.project_id !== null || created.body.archived_at !== null) {
+        fail('POST /v1/sessions', created, 'expected 200 with the Session as asked for');
+      }
+      const id = created.body.id as string;
+      const got = await send(s, 'GET', `/v1/sessions/${id}`, { key: k.acc_owner });
+      if (got.status !== 200 || JSON.stringify(got.body) !== JSON.stringify(created.body)) fail(`GET /v1/sessions/${id}`, got, 'expected the Session as created');
+      // In a project: members read it, only the owner changes it; other tenants see nothing.
+      const inProject = await send(s, 'POST', '/v1/sessions', { key: k.acc_owner, body: { agent: { type: 'agent', id: s.agent_id, version: 1 }, environment_id: 'env_p', project_id: s.project_id } });
+      if (inProject.status !== 200 || inProject.body.project_id !== s.project_id) fail('POST /v1/sessions in a project', inProject, 'expected 200 in the project');
+      const observed = await send(s, 'GET', `/v1/sessions/${inProject.body.id}`, { key: k.acc_observer });
+      if (observed.status !== 200) fail('an observer reads a Session of its project', observed, 'expected 200');
+      expectError('an observer updates', await send(s, 'POST', `/v1/sessions/${inProject.body.id}`, { key: k.acc_observer, body: { title: 'no' } }), 403, 'permission_denied');
+      expectError('an observer creates in the project', await send(s, 'POST', '/v1/sessions', { key: k.acc_observer, body: { agent: s.agent_id, environment_id: 'e', project_id: s.project_id } }), 403, 'permission_denied');
+      expectError('another tenant reads', await send(s, 'GET', `/v1/sessions/${id}`, { key: k.acc_stranger }), 404, 'session_not_found');
+      expectError('another tenant deletes', await send(s, 'DELETE', `/v1/sessions/${id}`, { key: k.acc_stranger }), 404, 'session_not_found');
+      // Bad requests.
+      expectError('an unknown agent', await send(s, 'POST', '/v1/sessions', { key: k.acc_owner, body: { agent: 'no_such_agent', environment_id: 'e' } }), 404, 'agent_not_found');
+      expectError('another agent version', await send(s, 'POST', '/v1/sessions', { key: k.acc_owner, body: { agent: { type: 'agent', id: s.agent_id, version: 9 }, environment_id: 'e' } }), 404, 'agent_not_found');
+      expectError('vaults', await send(s, 'POST', '/v1/sessions', { key: k.acc_owner, body: { agent: s.agent_id, environment_id: 'e', vault_ids: ['v1'] } }), 400, 'unsupported_capability');
+      expectError('an unknown field', await send(s, 'POST', '/v1/sessions', { key: k.acc_owner, body: { agent: s.agent_id, environment_id: 'e', sneaky: 1 } }), 400, 'validation_error');
+      expectError('no environment_id', await send(s, 'POST', '/v1/sessions', { key: k.acc_owner, body: { agent: s.agent_id } }), 400, 'validation_error');
+      expectError('an agent update', await send(s, 'POST', `/v1/sessions/${id}`, { key: k.acc_owner, body: { agent: { tools: [] } } }), 400, 'unsupported_capability');
+      expectError('a bad list limit', await send(s, 'GET', '/v1/sessions?limit=0', { key: k.acc_owner }), 400, 'validation_error');
+      expectError('a forged page', await send(s, 'GET', '/v1/sessions?page=forged', { key: k.acc_owner }), 400, 'invalid_cursor');
+      expectError('no key', await send(s, 'GET', '/v1/sessions'), 401, 'authentication_required');
+      // Update: title set, metadata patched (null deletes a key).
+      const updated = await send(s, 'POST', `/v1/sessions/${id}`, { key: k.acc_owner, body: { title: 'Renamed', metadata: { team: null, stage: 'beta' } } });
+      if (updated.status !== 200 || updated.body.title !== 'Renamed' || JSON.stringify(updated.body.metadata) !== '{"stage":"beta"}') fail(`POST /v1/sessions/${id}`, updated, 'expected the title set and the metadata patched');
+      // List: cursor pages with every Session exactly once; archived ones only on request.
+      for (let i = 0; i < 3; i++) {
+        const more = await send(s, 'POST', '/v1/sessions', { key: k.acc_owner, body: { agent: s.agent_id, environment_id: `env_${i}` } });
+        if (more.status !== 200) fail('POST /v1/sessions', more, 'expected 200');
+      }
+      const seen: string[] = [];
+      let page: string | null = null;
+      do {
+        const res: Reply = await send(s, 'GET', `/v1/sessions?limit=2&order=asc${page ? `&page=${encodeURIComponent(page)}` : ''}`, { key: k.acc_owner });
+        if (res.status !== 200 || res.body.data.length > 2 || res.body.prev_page !== null) fail('GET /v1/sessions?limit=2', res, 'expected a page of at most 2');
+        seen.push(...res.body.data.map((d: { id: string }) => d.id));
+        page = res.body.next_page;
+      } while (page !== null && seen.length < 100);
+      if (new Set(seen).size !== seen.length || !seen.includes(id) || !seen.includes(inProject.body.id)) fail('GET /v1/sessions pages', undefined, `every Session once, got ${seen.join(',')}`);
+      const archived = await send(s, 'POST', `/v1/sessions/${id}/archive`, { key: k.acc_owner });
+      if (archived.status !== 200 || typeof archived.body.archived_at !== 'string') fail(`POST /v1/sessions/${id}/archive`, archived, 'expected archived_at set');
+      const without = await send(s, 'GET', '/v1/sessions?limit=100', { key: k.acc_owner });
+      const withArchived = await send(s, 'GET', '/v1/sessions?limit=100&include_archived=true', { key: k.acc_owner });
+      if (without.body.data.some((d: { id: string }) => d.id === id) || !withArchived.body.data.some((d: { id: string }) => d.id === id)) fail('GET /v1/sessions', without, 'an archived Session is listed only with include_archived=true');
+      expectError('a message to an archived Session', await send(s, 'POST', `/v1/sessions/${id}/events`, { key: k.acc_owner, body: { events: [{ type: 'user.message', content: text('late') }] } }), 409, 'session_archived');
+      // Delete: 409 while a Run runs; then gone from every read.
+      const running = await send(s, 'POST', '/v1/sessions', { key: k.acc_owner, body: { agent: s.agent_id, environment_id: 'env_run', initial_events: [{ type: 'user.message', content: text('go') }] } });
+      if (running.status !== 200 || running.body.status !== 'running') fail('POST /v1/sessions with initial_events', running, 'expected 200 with status running');
+      const step = await s.model.next();
+      expectError('deleting a running Session', await send(s, 'DELETE', `/v1/sessions/${running.body.id}`, { key: k.acc_owner }), 409, 'session_running');
+      step.reply('done');
+      const deleted = await send(s, 'DELETE', `/v1/sessions/${id}`, { key: k.acc_owner });
+      if (deleted.status !== 200 || deleted.body.id !== id || deleted.body.type !== 'session_deleted') fail(`DELETE /v1/sessions/${id}`, deleted, 'expected { id, type: session_deleted }');
+      expectError('reading a deleted Session', await send(s, 'GET', `/v1/sessions/${id}`, { key: k.acc_owner }), 404, 'session_not_found');
+      expectError('deleting it again', await send(s, 'DELETE', `/v1/sessions/${id}`, { key: k.acc_owner }), 404, 'session_not_found');
     },
   },
 ];

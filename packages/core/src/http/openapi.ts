@@ -1,0 +1,231 @@
+/**
+ * The OpenAPI 3.1 document of the contract, generated from the route table ({@link HTTP_ROUTES})
+ * and its zod schemas by framework-neutral functions, so every adapter serves the same document
+ * (platform.md "HTTP contract"): `GET /openapi.json`, public.
+ *
+ * - {@link openApiDocument} builds the whole document from the routes an adapter serves.
+ * - {@link zodToJsonSchema} and {@link decorateOpenApiDocument} are its parts, for adapters that
+ *   let their framework collect the routes (http-fastify feeds `@fastify/swagger` with the same
+ *   table and finishes the document with `decorateOpenApiDocument`).
+ *
+ * Security schemes `bearerAuth` (`Authorization: Bearer <key>`) and `apiKeyHeader` (`x-api-key`);
+ * public routes need neither. The one error envelope is the component
+ * `#/components/schemas/ErrorEnvelope`, and every operation's 4xx/5xx answers reference it.
+ */
+import { z } from 'zod';
+import { errorEnvelopeSchema } from './errors.js';
+import type { HttpRoute } from './routes.js';
+
+type Json = Record<string, unknown>;
+
+/** Path of the document in both adapters: `/openapi.json`. */
+export const OPENAPI_DOCUMENT_PATH = '/openapi.json';
+
+/** Options of {@link openApiDocument} (and of the adapters' `openapi` option). */
+export interface OpenApiDocumentOptions {
+  /** Overrides of `info` (default title `inbox-kit`; `version` is the adapter's package version). */
+  info?: { title?: string; version?: string; description?: string };
+  /** `servers` (default none: relative to where the document was fetched). */
+  servers?: Array<{ url: string; description?: string }>;
+}
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const errorRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
+
+/** Error responses by status: the component name and when an operation gets it. */
+const ERROR_RESPONSES: Array<{ status: string; name: string; description: string; when: (op: { auth: boolean; body: boolean; method: string; path: string }) => boolean }> = [
+  { status: '400', name: 'BadRequest', description: 'Invalid request: `validation_error` (with one detail per problem), `invalid_cursor`, `project_inbox_payload_invalid`, `unsupported_capability` (`/v1/sessions`: a capability this runtime does not host — agent overrides, tools, resources, vaults, budgets)', when: (o) => o.auth || o.body },
+  { status: '401', name: 'Unauthorized', description: 'No API key (`authentication_required`) or an unknown or revoked one (`invalid_credentials`)', when: (o) => o.auth },
+  { status: '403', name: 'Forbidden', description: 'The caller\'s role does not allow this (`permission_denied`, `project_inbox_*_denied`)', when: (o) => o.auth },
+  { status: '404', name: 'NotFound', description: 'Not found, or not visible to the caller (indistinguishable): `*_not_found` (`agent_not_found`: `POST /v1/sessions` names no configured agent)', when: (o) => o.auth },
+  { status: '413', name: 'PayloadTooLarge', description: 'The body is over the server\'s limit (`payload_too_large`) or the payload over 256 KiB (`project_inbox_payload_too_large`)', when: (o) => o.body },
+  { status: '415', name: 'UnsupportedMediaType', description: 'The body is not `application/json` (`unsupported_media_type`)', when: (o) => o.body },
+  { status: '409', name: 'LiveInboxOrderConflict', description: 'The order is not an exact permutation of the current ids (`live_inbox_order_conflict`); nothing changed: read a fresh snapshot and retry once', when: (o) => o.method === 'put' && o.path.endsWith('/live-inbox/order') },
+  { status: '409', name: 'LiveInboxFull', description: 'The Live Inbox holds its limit of messages (`live_inbox_full`, detail code `max_messages`) or the content would take it past its byte limit (`max_bytes`); nothing changed: wait for the next boundary or withdraw a message', when: (o) => (o.method === 'post' || o.method === 'put') && /\/live-inbox(\/\{[^}]+\})?$/.test(o.path) && !o.path.endsWith('/order') },
+  { status: '410', name: 'LiveInboxInactive', description: 'No native attempt accepts live input (`live_inbox_inactive`): send the content as a durable Session event instead', when: (o) => o.method !== 'get' && o.path.includes('/live-inbox') },
+  { status: '4XX', name: 'ClientError', description: 'Any other client error in the envelope: 409 (`conflict`, `project_archived`, `session_archived`, `session_running`, `project_inbox_invalid_transition`, `project_inbox_source_scope_mismatch`, `live_inbox_order_conflict`, `live_inbox_full`, `idempotency_key_reused`), 410 (`live_inbox_inactive`), 429 (`rate_limited`, `too_many_streams`)', when: () => true },
+  { status: '5XX', name: 'ServerError', description: 'Server error in the envelope: 500 (`internal_error`, `session_ownership_unavailable`), 503 (`overloaded`); never a stack or SQL', when: () => true },
+];
+
+/** The document's head: OpenAPI version, `info`, `servers`, security schemes, default security and tags (no paths). */
+export function openApiHead(options: OpenApiDocumentOptions = {}): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: options.info?.title ?? 'inbox-kit',
+      version: options.info?.version ?? '0.0.0',
+      description: options.info?.description ??
+        'The Project Inbox (derivers file suggestions, the project owner decides), the Live Inbox (steer an active agent Run) ' +
+        'and the platform they stand on. Authenticate with an API key as `Authorization: Bearer <key>` or `x-api-key: <key>`; ' +
+        'a service key may act as any account of its workspace with `x-account-id`. Every error is one envelope ' +
+        '(`#/components/schemas/ErrorEnvelope`) and every response carries `x-request-id`.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    ...(options.servers ? { servers: options.servers } : {}),
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An inbox-kit API key: `Authorization: Bearer <key>`' },
+        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An inbox-kit API key in the `x-api-key` header' },
+      },
+    },
+    security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+    tags: [
+      { name: 'meta', description: 'Health and this description' },
+      { name: 'identity', description: 'The calling account' },
+      { name: 'projects', description: 'Projects owned by an account' },
+      { name: 'members', description: 'Project members and their roles' },
+      { name: 'project-inbox', description: 'Suggestions filed by derivers, decided by the project owner' },
+      { name: 'events', description: 'Project Events (pages and a live SSE stream) and the Operation Log' },
+      { name: 'sessions', description: 'Sessions, their Floors (committed turns) and Pages (versions)' },
+      { name: 'managed-sessions', description: 'Managed Agents compatibility (`client.beta.sessions.*` of `@anthropic-ai/sdk`): Sessions with a configured agent' },
+      { name: 'session-events', description: 'Durable Session input and committed history, in the Managed Agents wire shape (`client.beta.sessions.events.*`)' },
+      { name: 'live-inbox', description: 'Best-effort steering of the active native Run of a Session' },
+    ],
+  };
+}
+
+/**
+ * One zod schema as a JSON Schema 2020-12 object (what OpenAPI 3.1 embeds): the request side
+ * (`io: 'input'`, what a caller sends) or the response side (`io: 'output'`). Values JSON Schema
+ * cannot express (a transform's function) become `{}`; `z.undefined()`/`z.null()` becomes
+ * `{ type: 'null' }` (a response without content, 204).
+ */
+export function zodToJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+  const kind = schema._zod.def.type;
+  if (kind === 'undefined' || kind === 'null') {
+    return { type: 'null', ...(schema.description ? { description: schema.description } : {}) };
+  }
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', cycles: 'throw', reused: 'inline' }) as Json;
+  delete json['$schema'];
+  delete json['$id'];
+  return json;
+}
+
+/** `getProjectsByIdInboxByItemId` from `get /projects/{id}/inbox/{item_id}`. */
+function operationIdOf(method: string, path: string): string {
+  const words = path.split('/').filter(Boolean).map((seg) => {
+    const param = /^\{(.+)\}$/.exec(seg);
+    const word = (param ? param[1] : seg) ?? '';
+    const camel = word.replace(/[-_.]+([A-Za-z0-9])/g, (_, c: string) => c.toUpperCase());
+    return (param ? 'By' : '') + camel.charAt(0).toUpperCase() + camel.slice(1);
+  });
+  return method + words.join('');
+}
+
+/**
+ * Finishes a document whose `paths` are filled: adds the shared components (the error envelope,
+ * the request-id header, the `x-account-id` and `x-request-id` parameters, one response per error
+ * class) and, to every operation, an `operationId` when it has none, the request-id headers on its
+ * responses, its error responses and the common parameters. Mutates and returns `doc`.
+ */
+export function decorateOpenApiDocument<T extends Json>(doc: T): T {
+  const d = doc as Json & { components?: Json; paths?: Record<string, Json> };
+  const components = (d.components ??= {}) as Record<string, Json>;
+  const requestIdHeader = {
+    description: 'The request id: the caller\'s own `x-request-id` when it is 1–128 safe characters, else `req_…`; sent as both `x-request-id` and `request-id` (what `@anthropic-ai/sdk` reads into `err.requestID`)',
+    schema: { type: 'string' },
+  };
+  components['schemas'] = { ...components['schemas'], ErrorEnvelope: zodToJsonSchema(errorEnvelopeSchema, 'output') };
+  components['headers'] = { ...components['headers'], RequestId: requestIdHeader };
+  components['parameters'] = {
+    ...components['parameters'],
+    AccountId: {
+      name: 'x-account-id', in: 'header', required: false, schema: { type: 'string' },
+      description: 'Act as this account of the key\'s workspace (service keys only; a standard key may name only its own account)',
+    },
+    RequestId: {
+      name: 'x-request-id', in: 'header', required: false, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+      description: 'Your own request id, echoed in the `x-request-id` response header and in error envelopes',
+    },
+  };
+  const responses: Json = { ...components['responses'] };
+  for (const { name, description } of ERROR_RESPONSES) {
+    responses[name] = {
+      description,
+      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' }, 'request-id': { $ref: '#/components/headers/RequestId' } },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+    };
+  }
+  components['responses'] = responses;
+
+  for (const [path, item] of Object.entries(d.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const op = item[method] as (Json & { responses?: Record<string, Json>; parameters?: Json[]; security?: unknown[] }) | undefined;
+      if (!op) continue;
+      op['operationId'] ??= operationIdOf(method, path);
+      const auth = !(Array.isArray(op.security) && op.security.length === 0);
+      const body = op['requestBody'] !== undefined;
+      const opResponses = (op.responses ??= {});
+      for (const response of Object.values(opResponses)) {
+        if (!('$ref' in response)) {
+          response['headers'] = {
+            'x-request-id': { $ref: '#/components/headers/RequestId' }, 'request-id': { $ref: '#/components/headers/RequestId' }, ...(response['headers'] as Json | undefined),
+          };
+        }
+      }
+      for (const e of ERROR_RESPONSES) {
+        if (e.when({ auth, body, method, path }) && opResponses[e.status] === undefined) opResponses[e.status] = errorRef(e.name);
+      }
+      const parameters = (op.parameters ??= []);
+      if (auth) parameters.push({ $ref: '#/components/parameters/AccountId' });
+      parameters.push({ $ref: '#/components/parameters/RequestId' });
+    }
+  }
+  return doc;
+}
+
+/** The route serving the document itself (`GET /openapi.json`, public), as the table describes routes. */
+export const openApiRoute = {
+  method: 'GET', path: OPENAPI_DOCUMENT_PATH, tags: ['meta'], summary: 'This OpenAPI 3.1 document', status: 200, public: true,
+  response: z.record(z.string(), z.unknown()).describe('The OpenAPI 3.1 document of this server'),
+} as const;
+
+/** The parameters of one part (`path`, `query`, `header`) from an object schema's properties. */
+function parametersOf(schema: z.ZodType, where: 'path' | 'query' | 'header'): Json[] {
+  const json = zodToJsonSchema(schema, 'input') as { properties?: Record<string, Json>; required?: string[] };
+  const required = new Set(json.required ?? []);
+  return Object.entries(json.properties ?? {}).map(([name, property]) => {
+    const { description, ...rest } = property as Json & { description?: string };
+    return { name, in: where, required: where === 'path' || required.has(name), schema: rest, ...(description === undefined ? {} : { description }) };
+  });
+}
+
+/** One operation of the document for a route (before {@link decorateOpenApiDocument}). */
+function operationOf(route: Pick<HttpRoute, 'tags' | 'summary' | 'status' | 'response'> & Partial<HttpRoute>): Json {
+  const response = zodToJsonSchema(route.response, 'output');
+  const description = (response['description'] as string | undefined) ?? 'Default Response';
+  const noContent = response['type'] === 'null';
+  return {
+    tags: route.tags,
+    summary: route.summary,
+    ...(route.description !== undefined ? { description: route.description } : {}),
+    ...(route.operationId !== undefined ? { operationId: route.operationId } : {}),
+    parameters: [
+      ...(route.params ? parametersOf(route.params, 'path') : []),
+      ...(route.query ? parametersOf(route.query, 'query') : []),
+      ...(route.headers ? parametersOf(route.headers, 'header') : []),
+    ],
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: zodToJsonSchema(route.body, 'input') } } } } : {}),
+    responses: {
+      [String(route.status)]: noContent
+        ? { description }
+        : { description, content: { [route.stream ? 'text/event-stream' : 'application/json']: { schema: response } } },
+    },
+    ...(route.public ? { security: [] } : {}),
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of `routes` (the ones an adapter serves, e.g. `httpRoutesFor(services)`),
+ * plus `GET /openapi.json` itself: paths in OpenAPI form (`/projects/{id}`), each operation with its
+ * summary, description, tags, `operationId`, parameters (path, query, documented headers), JSON
+ * body, success response (JSON, `text/event-stream` or no content) and the shared error responses.
+ */
+export function openApiDocument(routes: readonly HttpRoute[], options: OpenApiDocumentOptions = {}): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of [...routes, openApiRoute]) {
+    const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    (paths[path] ??= {})[route.method.toLowerCase()] = operationOf(route as HttpRoute);
+  }
+  return decorateOpenApiDocument({ ...openApiHead(options), paths });
+}

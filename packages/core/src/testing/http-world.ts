@@ -1,0 +1,345 @@
+/**
+ * The seeded world of the HTTP conformance kit's suites (`http-suites.ts`): services over a fresh
+ * store (the in-memory one, or the adapter author's `openStore()`), a bus that records what was
+ * published, the adapter started on them with `start(services, settings)`, and a `fetch` client.
+ * Reads that check "nothing was written" go through the `Store` port, never through the adapter
+ * under test. Needs vitest (an optional peer of `@inbox-kit/core`): `expectError` uses `expect`.
+ *
+ * World (ws_demo): acc_owner, acc_deriver, acc_deriver2, acc_observer, acc_outsider.
+ *   proj_main (owner acc_owner; acc_deriver + acc_deriver2 derivers, acc_observer observer):
+ *   sess_001 (floor A with pages A1, A2; floor B with page B1), sess_002 (floor C, page C1).
+ *   proj_side (owner acc_owner): sess_side (floor S, page S1). sess_loose (no project).
+ * World (ws_other): acc_stranger; proj_foreign with sess_foreign (floor F, page F1).
+ * Keys: one per account, `service` (ws_demo, may act as any ws_demo account) and `revoked`.
+ */
+import { expect } from 'vitest';
+import { LiveInboxHost } from '../live-inbox/registry.js';
+import type { LiveInboxLimits } from '../live-inbox/queue.js';
+import type { Model } from '../live-inbox/runtime.js';
+import { createIdGenerator, systemClock } from '../ports/clock.js';
+import { createLocalEventBus, type EventBus } from '../ports/event-bus.js';
+import type { Store, StoreTx } from '../ports/store.js';
+import type { Floor, Page, ProjectEvent } from '../records.js';
+import { PlatformService } from '../platform/service.js';
+import { ProjectInboxService } from '../project-inbox/service.js';
+import { SessionRuntimeService } from '../runtime/service.js';
+import { errorKind } from '../http/errors.js';
+import type { HttpAdapterSettings, HttpConformanceOptions, HttpConformanceServer } from './http-conformance-checks.js';
+import { createMemoryStore } from './memory-store.js';
+
+/** A response as the suites see it: status, headers, parsed JSON (or the text), the text. */
+export interface WorldResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** Options of {@link HttpWorld.request}. */
+export interface WorldRequestOptions {
+  /** A key name of `keys` (e.g. `acc_owner`) or a literal secret; omit for no credentials. */
+  as?: string;
+  /** `x-account-id` (service key impersonation). */
+  accountId?: string;
+  /** JSON-encoded unless `raw` is given. */
+  body?: unknown;
+  /** Sent verbatim. */
+  raw?: string | Uint8Array;
+  headers?: Record<string, string>;
+  /** `bearer` (default) or `x-api-key`. */
+  via?: 'bearer' | 'x-api-key';
+}
+
+/** A running world. */
+export interface HttpWorld {
+  url: string;
+  keys: Record<string, string>;
+  /** The store under the services, unwrapped (for reads that do not go through the adapter). */
+  store: Store;
+  /** Every Project Event published to the bus, in order (seed excluded). */
+  published: ProjectEvent[];
+  /** The services' clock: the wall clock unless frozen (`freeze(ms)`, `unfreeze()`). */
+  clock: { now(): number; freeze(ms: number): void; unfreeze(): void };
+  /** Set `method` to make that store method misbehave inside transactions (called twice: the database refuses the duplicate); `null`: none. */
+  failure: { method: keyof StoreTx | null };
+  floors: Record<'A' | 'B' | 'C' | 'S' | 'L' | 'F', Floor>;
+  pages: Record<'A1' | 'A2' | 'B1' | 'C1' | 'S1' | 'L1' | 'F1', Page>;
+  request<T = any>(method: string, path: string, opts?: WorldRequestOptions): Promise<WorldResponse<T>>;
+  /** A fresh project of acc_owner (created over HTTP) with acc_deriver, acc_deriver2 as derivers, acc_observer as observer, and one session. */
+  newProject(): Promise<{ project_id: string; session_id: string }>;
+  /** Inbox items, inbox Operation Log rows and inbox Project Events stored in every project of the world (read through the Store port). */
+  inboxRows(): Promise<{ items: number; logs: number; events: number }>;
+  /**
+   * What a refused request must leave as it was: how many projects, members, sessions, floors,
+   * pages, inbox items, Operation Log rows, Project Events, Session events and running Runs the
+   * store holds in the world (read through the Store port), how many Project Events were
+   * published, and the Live Inbox window at `liveInboxPath` (read as `as`, default the owner).
+   */
+  worldState(liveInboxPath?: string, as?: string): Promise<WorldState>;
+  close(): Promise<void>;
+}
+
+/** See {@link HttpWorld.worldState}. */
+export interface WorldState {
+  counts: Record<string, number>;
+  published: number;
+  liveInbox: unknown;
+}
+
+/** Options of {@link startHttpWorld}. */
+export interface HttpWorldOptions {
+  /** Serves the Session Runtime with this model (else its routes are absent). */
+  model?: Model;
+  /** Bounds of the Live Inbox host (with `model`). */
+  liveInboxLimits?: Partial<LiveInboxLimits>;
+  settings?: HttpAdapterSettings;
+}
+
+/** A model whose steps wait until `release()` (then every step answers at once); `waiting()` resolves once a step is pending. */
+export interface HeldModel extends Model {
+  release(): void;
+  waiting(): Promise<void>;
+}
+
+/** A {@link HeldModel}: a Run stays in its first step, so the Live Inbox is active, until released. */
+export function heldModel(): HeldModel {
+  let released = false;
+  let wake: (() => void)[] = [];
+  let onStep: (() => void)[] = [];
+  let stepping = 0;
+  return {
+    step(_transcript, signal) {
+      if (released) return Promise.resolve({ content: [{ type: 'text', text: 'done' }], continue: false });
+      stepping++;
+      for (const f of onStep.splice(0)) f();
+      return new Promise((resolve, reject) => {
+        if (signal.aborted) return reject(signal.reason);
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        wake.push(() => resolve({ content: [{ type: 'text', text: 'done' }], continue: false }));
+      });
+    },
+    release() {
+      released = true;
+      for (const f of wake.splice(0)) f();
+      wake = [];
+    },
+    waiting() {
+      return stepping > 0 ? Promise.resolve() : new Promise<void>((ok) => onStep.push(ok));
+    },
+  };
+}
+
+/** Seeds the world on a fresh store and starts the adapter. Call `close()` when done. */
+export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpWorldOptions = {}): Promise<HttpWorld> {
+  const opened = kit.openStore ? await kit.openStore() : { store: createMemoryStore() as Store, close: async () => {} };
+  const local = createLocalEventBus();
+  const published: ProjectEvent[] = [];
+  const bus: EventBus = {
+    publish: (m) => {
+      if (m.kind === 'project_event') published.push(m.event);
+      local.publish(m);
+    },
+    subscribe: (topic, listener) => local.subscribe(topic, listener),
+    subscriberCount: () => local.subscriberCount(),
+  };
+  const failure: HttpWorld['failure'] = { method: null };
+  let frozen: number | undefined;
+  const clock: HttpWorld['clock'] = { now: () => frozen ?? systemClock.now(), freeze: (ms) => { frozen = ms; }, unfreeze: () => { frozen = undefined; } };
+  const deps = { store: failingStore(opened.store, failure), bus, clock, ids: createIdGenerator() };
+  const platform = new PlatformService(deps);
+  const runtime = options.model ? new SessionRuntimeService({ ...deps, host: new LiveInboxHost({ limits: options.liveInboxLimits }), model: options.model }) : undefined;
+  let server: HttpConformanceServer | undefined;
+  try {
+    await platform.createWorkspace({ id: 'ws_demo', name: 'Demo workspace' });
+    await platform.createWorkspace({ id: 'ws_other', name: 'Another tenant' });
+    const keys: Record<string, string> = {};
+    for (const id of ['acc_owner', 'acc_deriver', 'acc_deriver2', 'acc_observer', 'acc_outsider']) {
+      await platform.createAccount({ id, name: id, workspace_ids: ['ws_demo'] });
+      keys[id] = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: id })).secret;
+    }
+    await platform.createAccount({ id: 'acc_stranger', name: 'Sam Stranger', workspace_ids: ['ws_other'] });
+    keys.acc_stranger = (await platform.issueApiKey({ workspace_id: 'ws_other', account_id: 'acc_stranger' })).secret;
+    keys.service = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: 'acc_owner', kind: 'service' })).secret;
+    const revoked = await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: 'acc_owner' });
+    await platform.revokeApiKey(revoked.key.id);
+    keys.revoked = revoked.secret;
+    const owner = { principal: await platform.authenticate(keys.acc_owner!), request_id: 'req_seed' };
+    const stranger = { principal: await platform.authenticate(keys.acc_stranger), request_id: 'req_seed' };
+    await platform.createProject(owner, { id: 'proj_main', name: 'Main project' });
+    for (const [account_id, role] of [['acc_deriver', 'deriver'], ['acc_deriver2', 'deriver'], ['acc_observer', 'observer']] as const) {
+      await platform.addMember(owner, 'proj_main', { account_id, role });
+    }
+    await platform.createSession(owner, { id: 'sess_001', project_id: 'proj_main', title: 'First session' });
+    await platform.createSession(owner, { id: 'sess_002', project_id: 'proj_main', title: 'Second session' });
+    const A = await platform.commitTurn(owner, 'sess_001', { content: { text: 'turn A' } });
+    const A2 = await platform.addPage(owner, 'sess_001', A.floor.id, { content: { text: 'turn A again' } });
+    const B = await platform.commitTurn(owner, 'sess_001', { content: { text: 'turn B' } });
+    const C = await platform.commitTurn(owner, 'sess_002', { content: { text: 'turn C' } });
+    await platform.createProject(owner, { id: 'proj_side', name: 'Side project' });
+    await platform.createSession(owner, { id: 'sess_side', project_id: 'proj_side', title: null });
+    const S = await platform.commitTurn(owner, 'sess_side', { content: 'side' });
+    await platform.createSession(owner, { id: 'sess_loose', project_id: null, title: null });
+    const L = await platform.commitTurn(owner, 'sess_loose', { content: 'loose' });
+    await platform.createProject(stranger, { id: 'proj_foreign', name: 'Foreign project' });
+    await platform.createSession(stranger, { id: 'sess_foreign', project_id: 'proj_foreign', title: null });
+    const F = await platform.commitTurn(stranger, 'sess_foreign', { content: 'foreign' });
+    published.length = 0;
+
+    server = await kit.start({ platform, projectInbox: new ProjectInboxService(deps), ...(runtime ? { runtime } : {}) }, options.settings ?? {});
+    const url = server.url.replace(/\/+$/, '');
+
+    const request = async <T>(method: string, path: string, opts: WorldRequestOptions = {}): Promise<WorldResponse<T>> => {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.as !== undefined) {
+        const secret = keys[opts.as] ?? opts.as;
+        if (opts.via === 'x-api-key') headers['x-api-key'] = secret;
+        else headers.authorization = `Bearer ${secret}`;
+      }
+      if (opts.accountId !== undefined) headers['x-account-id'] = opts.accountId;
+      let body: string | Uint8Array | undefined = opts.raw;
+      if (body === undefined && opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(url + path, { method, headers, body: body as BodyInit | undefined, signal: AbortSignal.timeout(20_000) });
+      const text = await res.text();
+      let parsed: unknown = text;
+      if ((res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+      return { status: res.status, headers: res.headers, body: parsed as T, text };
+    };
+
+    let projects = 0;
+    const must = async (res: Promise<WorldResponse>, status: number) => {
+      const r = await res;
+      if (r.status !== status) throw new Error(`http world: expected ${status}, got ${r.status}: ${r.text}`);
+      return r.body;
+    };
+    const newProject = async () => {
+      const { project: { id: project_id } } = await must(request('POST', '/projects', { as: 'acc_owner', body: { name: `Test ${++projects}` } }), 201);
+      for (const [account_id, role] of [['acc_deriver', 'deriver'], ['acc_deriver2', 'deriver'], ['acc_observer', 'observer']]) {
+        await must(request('POST', `/projects/${project_id}/members`, { as: 'acc_owner', body: { account_id, role } }), 201);
+      }
+      const { session: { id: session_id } } = await must(request('POST', '/sessions', { as: 'acc_owner', body: { project_id, title: 'test session' } }), 201);
+      return { project_id: project_id as string, session_id: session_id as string };
+    };
+
+    const store = opened.store;
+    const inboxRows = async () => {
+      const all = [...await store.listProjectsForAccount('ws_demo', 'acc_owner'), ...await store.listProjectsForAccount('ws_other', 'acc_stranger')];
+      let items = 0;
+      let logs = 0;
+      let events = 0;
+      for (const { id: project_id } of all) {
+        for (let after: { created_at: number; id: string } | undefined, page; (page = await store.listInboxItems({ project_id, limit: 1000, ...(after ? { after } : {}) })).length > 0;) {
+          items += page.length;
+          const last = page[page.length - 1]!;
+          after = { created_at: last.created_at, id: last.id };
+        }
+        for (let after: { created_at: number; id: string } | undefined, page; (page = await store.listOperationLogs({ project_id, limit: 1000, ...(after ? { after } : {}) })).length > 0;) {
+          logs += page.filter((l) => l.action.startsWith('project_inbox_item.')).length;
+          const last = page[page.length - 1]!;
+          after = { created_at: last.created_at, id: last.id };
+        }
+        for (let after = 0, page; (page = await store.listProjectEvents({ project_id, after, limit: 1000 })).length > 0; after = page[page.length - 1]!.sequence) {
+          events += page.filter((e) => e.type.startsWith('project_inbox.')).length;
+        }
+      }
+      return { items, logs, events };
+    };
+
+    const worldState = async (liveInboxPath?: string, as = 'acc_owner'): Promise<WorldState> => {
+      const liveInbox = liveInboxPath === undefined ? null : (await request('GET', liveInboxPath, { as })).body;
+      const counts: Record<string, number> = { projects: 0, members: 0, sessions: 0, floors: 0, pages: 0, items: 0, logs: 0, events: 0, session_events: 0, running_runs: 0 };
+      const all = [...await store.listProjectsForAccount('ws_demo', 'acc_owner'), ...await store.listProjectsForAccount('ws_other', 'acc_stranger')];
+      counts.projects = all.length;
+      for (const { id: project_id } of all) counts.members! += (await store.listMemberships(project_id)).length;
+      const { items, logs, events } = await inboxRows();
+      for (const { id: project_id } of all) {
+        counts.logs! += (await store.listOperationLogs({ project_id, limit: 1000 })).length;
+        counts.events! += (await store.listProjectEvents({ project_id, after: 0, limit: 1000 })).length;
+      }
+      counts.items = items;
+      counts.inbox_logs = logs;
+      counts.inbox_events = events;
+      for (const workspace_id of ['ws_demo', 'ws_other']) {
+        for (const session of await store.listSessions(workspace_id, {})) {
+          counts.sessions!++;
+          if (await store.getRunningRun(session.id)) counts.running_runs!++;
+          counts.session_events! += (await store.listSessionEvents({ session_id: session.id, after: 0, limit: 1000 })).length;
+          for (const floor of await store.listFloors(session.id)) {
+            counts.floors!++;
+            counts.pages! += (await store.listPages(floor.id)).length;
+          }
+        }
+      }
+      return { counts, published: published.length, liveInbox };
+    };
+
+    const running = server;
+    return {
+      url, keys, store, published, clock, failure, request, newProject, inboxRows, worldState,
+      floors: { A: A.floor, B: B.floor, C: C.floor, S: S.floor, L: L.floor, F: F.floor },
+      pages: { A1: A.page, A2, B1: B.page, C1: C.page, S1: S.page, L1: L.page, F1: F.page },
+      close: async () => {
+        await runtime?.close();
+        await running.close();
+        await opened.close();
+      },
+    };
+  } catch (error) {
+    await runtime?.close();
+    await server?.close();
+    await opened.close();
+    throw error;
+  }
+}
+
+/** `inner`, whose transactions call `failure.method` twice (a real duplicate-key error from the database) while it is set. */
+function failingStore(inner: Store, failure: HttpWorld['failure']): Store {
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
+      return <T>(fn: (tx: StoreTx) => Promise<T>) =>
+        target.transaction((tx) =>
+          fn(new Proxy(tx, {
+            get(t, p, r) {
+              const real = Reflect.get(t, p, r) as unknown;
+              if (p !== failure.method || typeof real !== 'function') return real;
+              return async (...args: unknown[]) => {
+                await (real as (...a: unknown[]) => Promise<unknown>).apply(t, args);
+                return (real as (...a: unknown[]) => Promise<unknown>).apply(t, args);
+              };
+            },
+          })));
+    },
+  });
+}
+
+/** The error envelope of a response body. */
+export interface WorldEnvelope {
+  type: 'error';
+  error: { type: string; code: string; message: string; details: { path: string; message: string; code?: string }[]; request_id: string };
+}
+
+/**
+ * Checks a response is exactly the error envelope: `{ type: 'error', error: { type, code, message,
+ * details, request_id } }` with `error.type` for the status and `x-request-id` and `request-id` equal to
+ * `error.request_id`. `code` may be omitted to accept any code. Returns the envelope.
+ */
+export function expectError(res: WorldResponse, status: number, code?: string): WorldEnvelope {
+  expect(res.status, res.text.slice(0, 500)).toBe(status);
+  expect(res.headers.get('content-type') ?? '').toMatch(/^application\/json/);
+  const body = res.body as WorldEnvelope;
+  expect(Object.keys(body).sort()).toEqual(['error', 'type']);
+  expect(body.type).toBe('error');
+  expect(Object.keys(body.error).sort()).toEqual(['code', 'details', 'message', 'request_id', 'type']);
+  expect(body.error.type).toBe(errorKind(status));
+  if (code !== undefined) expect(body.error.code).toBe(code);
+  expect(typeof body.error.code).toBe('string');
+  expect(typeof body.error.message).toBe('string');
+  expect(Array.isArray(body.error.details)).toBe(true);
+  expect(body.error.request_id).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+  expect(res.headers.get('x-request-id')).toBe(body.error.request_id);
+  expect(res.headers.get('request-id')).toBe(body.error.request_id);
+  return body;
+}

@@ -1,0 +1,68 @@
+/** `ProjectStore` on Kysely: projects (conditional status, row lock) and their members. */
+import { sql } from 'kysely';
+import type { ProjectStore } from '@inbox-kit/core';
+import { $, insertRecord, type StoreContext } from './context.js';
+import { MEMBER, PROJECT } from './rows.js';
+
+export function projectOps(ctx: StoreContext): ProjectStore {
+  const { db, dialect, first } = ctx;
+  return {
+    async insertProject(p) {
+      await insertRecord(ctx, PROJECT, p);
+    },
+    async getProject(workspace_id, project_id) {
+      const r = await first<Record<string, unknown>>('getProject', () => db.selectFrom('projects').select(PROJECT.select(dialect))
+        .where('id', '=', $(0)).where('workspace_id', '=', $(1)), project_id, workspace_id);
+      return r && PROJECT.decode(r);
+    },
+    async lockProject(workspace_id, project_id) {
+      // The row lock an UPDATE of the project (archive, sequence bump) takes, so those wait for this
+      // transaction and it waits for them; it does not block foreign-key checks (inserts of items,
+      // events and members). See the dialect's `holdRows`.
+      const r = await first<Record<string, unknown>>('lockProject', () => dialect.holdRows(db.selectFrom('projects').select(PROJECT.select(dialect))
+        .where('id', '=', $(0)).where('workspace_id', '=', $(1))), project_id, workspace_id);
+      return r && PROJECT.decode(r);
+    },
+    async listProjectsForAccount(workspace_id, account_id) {
+      const rows = await db.selectFrom('projects').select(PROJECT.select(dialect))
+        .where('workspace_id', '=', workspace_id)
+        .where((eb) => eb.or([
+          eb('account_id', '=', account_id),
+          eb.exists(eb.selectFrom('project_members').select(sql`1`.as('one'))
+            .whereRef('project_members.project_id', '=', 'projects.id')
+            .where('project_members.account_id', '=', account_id)),
+        ]))
+        .orderBy('created_at', 'desc').orderBy('id', 'desc')
+        .execute();
+      return rows.map((r) => PROJECT.decode(r));
+    },
+    async setProjectStatus(project_id, status, at) {
+      const r = await db.updateTable('projects').set({ status, updated_at: at })
+        .where('id', '=', project_id).where('status', '<>', status)
+        .returning(PROJECT.select(dialect)).executeTakeFirst();
+      return r && PROJECT.decode(r);
+    },
+    async getMembership(project_id, account_id) {
+      const r = await first<Record<string, unknown>>('getMembership', () => db.selectFrom('project_members').select(MEMBER.select(dialect))
+        .where('project_id', '=', $(0)).where('account_id', '=', $(1)), project_id, account_id);
+      return r && MEMBER.decode(r);
+    },
+    async upsertMembership(m) {
+      const r = await db.insertInto('project_members')
+        .values(MEMBER.row(m) as never)
+        .onConflict((oc) => oc.columns(['project_id', 'account_id']).doUpdateSet((eb) => ({ role: eb.ref('excluded.role') })))
+        .returning(MEMBER.select(dialect)).executeTakeFirstOrThrow();
+      return MEMBER.decode(r);
+    },
+    async deleteMembership(project_id, account_id) {
+      const r = await db.deleteFrom('project_members')
+        .where('project_id', '=', project_id).where('account_id', '=', account_id).executeTakeFirst();
+      return r.numDeletedRows > 0n;
+    },
+    async listMemberships(project_id) {
+      const rows = await db.selectFrom('project_members').select(MEMBER.select(dialect)).where('project_id', '=', project_id)
+        .orderBy('created_at', 'asc').orderBy('account_id', 'asc').execute();
+      return rows.map((r) => MEMBER.decode(r));
+    },
+  };
+}
