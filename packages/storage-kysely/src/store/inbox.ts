@@ -1,0 +1,78 @@
+/** `InboxStore` on Kysely: Project Inbox items, their keyset pages and the conditional decision. */
+import { sql } from 'kysely';
+import type { InboxItemQuery, InboxStore } from '@inbox-kit/core';
+import { $, insertRecord, type StoreContext } from './context.js';
+import { ITEM, MEMBER, PROJECT, limitOf, membershipScalars, nullsRaw } from './rows.js';
+
+/** The equality filters of `listInboxItems`, in the order their values follow the project id. */
+const INBOX_FILTERS = ['status', 'type', 'sender_account_id', 'source_session_id'] as const;
+
+export function inboxOps(ctx: StoreContext): InboxStore {
+  const { db, dialect, first, all } = ctx;
+  return {
+    async insertInboxItem(i) {
+      await insertRecord(ctx, ITEM, i);
+    },
+    async getInboxItem(project_id, item_id) {
+      const r = await first<Record<string, unknown>>('getInboxItem', () => db.selectFrom('project_inbox_items').select(ITEM.select(dialect))
+        .where('id', '=', $(0)).where('project_id', '=', $(1)), item_id, project_id);
+      return r && ITEM.decode(r);
+    },
+    async getInboxItemWithAccess(workspace_id, project_id, account_id, item_id) {
+      if (dialect.accessReadsWithoutJoins) {
+        // One statement of point reads: the project with the caller's membership, then the item of that project.
+        const rows = await all<Record<string, unknown>>('getInboxItemWithAccess', () => sql`SELECT ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))},
+          ${membershipScalars($(0))}, ${sql.raw(nullsRaw(ITEM, 'i'))}
+          FROM projects p WHERE p.id = ${$(2)} AND p.workspace_id = ${$(3)}
+          UNION ALL SELECT ${sql.raw(nullsRaw(PROJECT, 'p'))}, ${sql.raw(nullsRaw(MEMBER, 'm'))}, ${sql.raw(ITEM.selectRaw(dialect, 'i', 'i'))}
+          FROM project_inbox_items i WHERE i.id = ${$(1)} AND i.project_id = ${$(2)}` as never, account_id, item_id, project_id, workspace_id);
+        const p = rows.find((r) => r.p_id != null);
+        if (!p) return undefined;
+        const i = rows.find((r) => r.i_id != null);
+        return { project: PROJECT.decode(p, 'p'), membership: p.m_role == null ? undefined : MEMBER.decode(p, 'm'), item: i && ITEM.decode(i, 'i') };
+      }
+      // One statement: the project, the caller's membership and the item (one round trip on PostgreSQL).
+      const r = await first<Record<string, unknown>>('getInboxItemWithAccess', () => sql`SELECT ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))},
+        ${sql.raw(MEMBER.selectRaw(dialect, 'm', 'm'))}, ${sql.raw(ITEM.selectRaw(dialect, 'i', 'i'))}
+        FROM projects p
+        LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
+        LEFT JOIN project_inbox_items i ON i.project_id = p.id AND i.id = ${$(1)}
+        WHERE p.id = ${$(2)} AND p.workspace_id = ${$(3)}` as never, account_id, item_id, project_id, workspace_id);
+      if (!r) return undefined;
+      return {
+        project: PROJECT.decode(r, 'p'),
+        membership: r.m_role == null ? undefined : MEMBER.decode(r, 'm'),
+        item: r.i_id == null ? undefined : ITEM.decode(r, 'i'),
+      };
+    },
+    async listInboxItems(q: InboxItemQuery) {
+      const filters = INBOX_FILTERS.filter((column) => q[column] !== undefined);
+      const after = q.after;
+      const args: unknown[] = [q.project_id, ...filters.map((column) => q[column])];
+      if (after) args.push(after.created_at, after.id);
+      args.push(limitOf(q.limit));
+      const rows = await all<Record<string, unknown>>(`listInboxItems(${filters.join(',')}${after ? ';after' : ''})`, () => {
+        let query = db.selectFrom('project_inbox_items').select(ITEM.select(dialect)).where('project_id', '=', $(0));
+        filters.forEach((column, i) => {
+          query = query.where(column, '=', $(i + 1));
+        });
+        let next = filters.length + 1;
+        if (after) {
+          const [created_at, id] = [$(next), $(next + 1)];
+          next += 2;
+          query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(created_at, id)));
+        }
+        return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit($(next));
+      }, ...args);
+      return rows.map((r) => ITEM.decode(r));
+    },
+    async decideInboxItem(project_id, item_id, seen_status, patch) {
+      const r = await first<Record<string, unknown>>('decideInboxItem', () => db.updateTable('project_inbox_items')
+        .set({ status: $(0), decided_by_account_id: $(1), decided_at: $(2), updated_at: $(3) })
+        .where('project_id', '=', $(4)).where('id', '=', $(5)).where('status', '=', $(6))
+        .returning(ITEM.select(dialect)),
+      patch.status, patch.decided_by_account_id, patch.decided_at, patch.updated_at, project_id, item_id, seen_status);
+      return r && ITEM.decode(r);
+    },
+  };
+}
