@@ -56,7 +56,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 try {
   if (config.httpAdapter === 'hono') {
     hono = await serveInboxKit({
-      ...demo.http, hostname: config.host, port: config.port, bodyLimit: config.bodyLimit,
+      ...demo.http, hostname: config.host, port: config.port, bodyLimit: config.bodyLimit, bodyTimeoutMs: config.bodyTimeoutMs,
       streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller },
     });
   } else {

@@ -2,8 +2,8 @@
  * The HTTP conformance kit of `@inbox-kit/core/testing` against this adapter (`createServer`),
  * over real sockets: on the in-memory store, and on a SQLite file (and PostgreSQL when configured).
  * The kit's suites used to be this package's `auth.test.ts`, `inbox.test.ts`, `idempotency.test.ts`,
- * `errors.test.ts`, `live-inbox.test.ts`, `live-inbox-limits.test.ts`, `input-rules.test.ts` and
- * `stream-limits.test.ts`; they now run on every adapter (see `@inbox-kit/core/testing`).
+ * `errors.test.ts`, `live-inbox.test.ts`, `live-inbox-limits.test.ts`, `input-rules.test.ts`,
+ * `stream-limits.test.ts` and the black-box part of `slow-bodies.test.ts`; they now run on every adapter (see `@inbox-kit/core/testing`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,10 @@ import { DEFAULT_MAX_STREAMS_PER_CALLER } from '../src/index.js';
 import { createPgDatabase, engines } from './harness.js';
 
 async function start(services: HttpServices, settings: HttpAdapterSettings = {}) {
-  const app = await createServer({ services, underPressure: false, streamTiming: { heartbeatMs: 60_000, ...settings.streamTiming } });
+  const app = await createServer({
+    services, underPressure: false, streamTiming: { heartbeatMs: 60_000, ...settings.streamTiming },
+    ...(settings.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: settings.bodyTimeoutMs }),
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no address');

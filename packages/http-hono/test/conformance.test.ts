@@ -10,7 +10,10 @@ import { openStore } from '@inbox-kit/storage-kysely';
 import { serveInboxKit } from '../src/index.js';
 
 const start = async (services: Parameters<typeof serveInboxKit>[0]['services'], settings: HttpAdapterSettings = {}) =>
-  serveInboxKit({ services, streamTiming: { heartbeatMs: 60_000, ...settings.streamTiming } });
+  serveInboxKit({
+    services, streamTiming: { heartbeatMs: 60_000, ...settings.streamTiming },
+    ...(settings.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: settings.bodyTimeoutMs }),
+  });
 
 runHttpConformance('http-hono on the in-memory store', { start });
 

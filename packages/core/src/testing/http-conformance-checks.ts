@@ -37,6 +37,8 @@ export interface HttpConformanceServer {
 export interface HttpAdapterSettings {
   /** SSE heartbeat (ms) and the per-caller cap on open event streams (default 16). */
   streamTiming?: { heartbeatMs?: number; maxStreamsPerCaller?: number };
+  /** ms a request body has to arrive before 408 `request_timeout` (platform.md "Connections and request bodies"). */
+  bodyTimeoutMs?: number;
 }
 
 /** Options of the kit. */
