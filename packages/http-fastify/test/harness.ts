@@ -118,6 +118,19 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * Row counts of every application table of `db` (migration bookkeeping excluded), in one query:
+ * the raw reader the HTTP conformance kit's hostile-input suite checks "nothing written" with.
+ */
+export function sqlRowCounts(db: OpenedStore['db']): () => Promise<Record<string, number>> {
+  let tables: string[] | undefined;
+  return async () => {
+    tables ??= (await db.introspection.getTables()).map((t) => t.name).filter((n) => !n.startsWith('kysely_')).sort();
+    const rows = (await sql.raw<{ t: string; n: number | string }>(tables.map((t) => `SELECT '${t}' AS t, COUNT(*) AS n FROM ${t}`).join(' UNION ALL ')).execute(db)).rows;
+    return Object.fromEntries(rows.map((r) => [r.t, Number(r.n)]));
+  };
+}
+
 /** Quotes a string literal for raw SQL in tests (ids we made ourselves). */
 export const lit = (s: string) => `'${s.replaceAll("'", "''")}'`;
 

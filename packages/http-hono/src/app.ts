@@ -128,20 +128,39 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     return { principal: await services.platform.authenticate(apiKey, actingAccountId, expected), forwarded: false };
   };
 
-  const readBody = async (c: Context<Env>): Promise<unknown> => {
+  /**
+   * The body's bytes, read as they arrive: 413 as soon as they pass `bodyLimit` (announced or
+   * counted; the rest is never buffered), 408 when they have not all arrived by the body deadline.
+   */
+  const readBytes = async (c: Context<Env>): Promise<Uint8Array> => {
     const length = Number(c.req.header('content-length') ?? 0);
     if (length > bodyLimit) throw new InboxKitError('payload_too_large', 'Request body is too large');
-    const reading = c.req.arrayBuffer();
+    const reader = c.req.raw.body?.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const reading = (async () => {
+      for (let next = await reader?.read(); next !== undefined && !next.done; next = await reader!.read()) {
+        size += next.value.byteLength;
+        if (size > bodyLimit) throw new InboxKitError('payload_too_large', 'Request body is too large');
+        chunks.push(next.value);
+      }
+    })();
     const deadline = c.get('bodyDeadline');
-    const read = deadline ? await Promise.race([reading, deadline]) : await reading;
-    if (read === TIMED_OUT) {
-      reading.catch(() => {}); // the socket is closed with the 408; the read then fails
-      throw new BodyTimeout();
+    try {
+      if ((deadline ? await Promise.race([reading, deadline]) : await reading) === TIMED_OUT) throw new BodyTimeout();
+    } catch (error) {
+      reading.catch(() => {}); // the socket is closed with the answer; a pending read then fails
+      reader?.cancel().catch(() => {});
+      throw error;
     }
     c.set('bodyRead', true);
-    const bytes = new Uint8Array(read);
-    if (bytes.byteLength > bodyLimit) throw new InboxKitError('payload_too_large', 'Request body is too large');
-    return parseJsonBody(bytes, c.req.header('content-type'));
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return bytes;
   };
 
   const answer = (c: Context<Env>, route: HttpRoute, outcome: HttpOutcome, principal: Principal | null, forwarded: boolean): Response => {
@@ -180,9 +199,12 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       const headers = route.headers ? parseRequestPart('headers', route.headers, headerRecord(c.req.raw.headers)) : headerRecord(c.req.raw.headers);
       let body: unknown;
       if (route.body) {
-        const raw = await readBody(c);
+        const raw = parseJsonBody(await readBytes(c), c.req.header('content-type'));
         route.precheckBody?.(raw);
         body = parseRequestPart('body', route.body, raw);
+      } else if (announcesBody(c.req.raw.headers)) {
+        // A route that takes no body ignores one, but the body limit and deadline still apply.
+        await readBytes(c);
       }
       const outcome = await route.handle(services, {
         ctx: () => {

@@ -45,8 +45,13 @@ export interface HttpAdapterSettings {
 export interface HttpConformanceOptions {
   /** Starts the adapter on `services` with `settings` (absent: the adapter's defaults), listening on a real socket (e.g. 127.0.0.1, port 0). */
   start(services: HttpServices, settings?: HttpAdapterSettings): Promise<HttpConformanceServer>;
-  /** A fresh, migrated store per check (default: the in-memory reference store). */
-  openStore?: () => Promise<{ store: Store; close(): Promise<void> }>;
+  /**
+   * A fresh, migrated store per check (default: the in-memory reference store). `rowCounts`, when
+   * given, reads the row count of every table of the database underneath with raw queries (not
+   * through the adapter nor the Store port); the hostile-input suite then checks that no refused
+   * request changed any of them.
+   */
+  openStore?: () => Promise<{ store: Store; close(): Promise<void>; rowCounts?: () => Promise<Record<string, number>> }>;
 }
 
 /** A model whose steps the check answers by hand (no timers). */

@@ -5,9 +5,9 @@
  * (platform.md "Identity and credentials", "Errors"), safe retries with `Idempotency-Key`
  * (project-inbox.md), editing the Live Inbox during a Run and the Session event routes
  * (`http-suites-live-inbox.ts`), Live Inbox bounds (live-inbox.md "Limits"),
- * the per-caller cap on event streams (platform.md "Per-caller bounds"), and slow and refused
+ * the per-caller cap on event streams (platform.md "Per-caller bounds"), slow and refused
  * request bodies over raw sockets (`http-suites-slow-bodies.ts`, platform.md "Connections and
- * request bodies").
+ * request bodies"), and hostile input on every route (`http-suites-hostile.ts`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
@@ -15,9 +15,10 @@ import { expectError, heldModel, startHttpWorld, type HeldModel, type HttpWorld 
 import { errorsSuite } from './http-suites-errors.js';
 import { projectInboxSuite } from './http-suites-inbox.js';
 import { liveInboxSuite } from './http-suites-live-inbox.js';
+import { hostileInputSuite } from './http-suites-hostile.js';
 import { slowBodiesSuite } from './http-suites-slow-bodies.js';
 
-export { errorsSuite, liveInboxSuite, projectInboxSuite, slowBodiesSuite };
+export { errorsSuite, hostileInputSuite, liveInboxSuite, projectInboxSuite, slowBodiesSuite };
 
 const text = (t: string) => [{ type: 'text', text: t }];
 
@@ -651,4 +652,5 @@ export function httpSuites(kit: HttpConformanceOptions): void {
   inputRulesSuite(kit);
   streamsPerCallerSuite(kit);
   slowBodiesSuite(kit);
+  hostileInputSuite(kit);
 }

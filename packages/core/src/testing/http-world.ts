@@ -76,6 +76,10 @@ export interface HttpWorld {
    * published, and the Live Inbox window at `liveInboxPath` (read as `as`, default the owner).
    */
   worldState(liveInboxPath?: string, as?: string): Promise<WorldState>;
+  /** Row counts of every table, from the `rowCounts` reader `openStore` gave; `null` without one. */
+  rowCounts(): Promise<Record<string, number> | null>;
+  /** The Session Runtime the routes serve (with `model`). */
+  runtime?: SessionRuntimeService;
   close(): Promise<void>;
 }
 
@@ -131,7 +135,9 @@ export function heldModel(): HeldModel {
 
 /** Seeds the world on a fresh store and starts the adapter. Call `close()` when done. */
 export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpWorldOptions = {}): Promise<HttpWorld> {
-  const opened = kit.openStore ? await kit.openStore() : { store: createMemoryStore() as Store, close: async () => {} };
+  const opened: Awaited<ReturnType<NonNullable<HttpConformanceOptions['openStore']>>> = kit.openStore
+    ? await kit.openStore()
+    : { store: createMemoryStore() as Store, close: async () => {} };
   const local = createLocalEventBus();
   const published: ProjectEvent[] = [];
   const bus: EventBus = {
@@ -276,8 +282,10 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
     };
 
     const running = server;
+    const rowCounts = async () => (opened.rowCounts ? opened.rowCounts() : null);
     return {
-      url, keys, store, published, clock, failure, request, newProject, inboxRows, worldState,
+      url, keys, store, published, clock, failure, request, newProject, inboxRows, worldState, rowCounts,
+      ...(runtime ? { runtime } : {}),
       floors: { A: A.floor, B: B.floor, C: C.floor, S: S.floor, L: L.floor, F: F.floor },
       pages: { A1: A.page, A2, B1: B.page, C1: C.page, S1: S.page, L1: L.page, F1: F.page },
       close: async () => {
