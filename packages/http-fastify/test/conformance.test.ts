@@ -3,8 +3,8 @@
  * over real sockets: on the in-memory store, and on a SQLite file (and PostgreSQL when configured).
  * The kit's suites used to be this package's `auth.test.ts`, `inbox.test.ts`, `idempotency.test.ts`,
  * `errors.test.ts`, `live-inbox.test.ts`, `live-inbox-limits.test.ts`, `input-rules.test.ts`,
- * `stream-limits.test.ts`, `hostile-input.test.ts` (but its router check) and the black-box part of
- * `slow-bodies.test.ts`; they now run on every adapter (see `@inbox-kit/core/testing`).
+ * `stream-limits.test.ts`, `hostile-input.test.ts` (but its router check) and the black-box parts
+ * of `slow-bodies.test.ts` and `security-auth.test.ts`; they now run on every adapter (see `@inbox-kit/core/testing`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { openStore } from '@inbox-kit/storage-kysely';
 import { createServer } from '../src/entry-server.js';
 import { DEFAULT_MAX_STREAMS_PER_CALLER } from '../src/index.js';
-import { createPgDatabase, engines, sqlRowCounts } from './harness.js';
+import { createPgDatabase, engines, sqlDumpRows, sqlRowCounts } from './harness.js';
 
 async function start(services: HttpServices, settings: HttpAdapterSettings = {}) {
   const app = await createServer({
@@ -47,6 +47,7 @@ for (const engine of engines) {
       return {
         store: opened.store,
         rowCounts: sqlRowCounts(opened.db),
+        dumpRows: sqlDumpRows(opened.db),
         close: async () => {
           await opened.close();
           await pgDb?.drop();

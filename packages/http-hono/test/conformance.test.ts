@@ -37,6 +37,14 @@ runHttpConformance('http-hono on sqlite', {
         }
         return counts;
       },
+      // Every row of every table, read with raw queries: the security suite's "nothing written".
+      async dumpRows() {
+        const { db } = opened;
+        tables ??= (await db.introspection.getTables()).map((t) => t.name);
+        const rows: Record<string, string[]> = {};
+        for (const table of tables) rows[table] = (await db.selectFrom(table as 'workspaces').selectAll().execute()).map((r) => JSON.stringify(r)).sort();
+        return rows;
+      },
       close: async () => {
         await opened.close();
         rmSync(dir, { recursive: true, force: true });

@@ -49,9 +49,15 @@ export interface HttpConformanceOptions {
    * A fresh, migrated store per check (default: the in-memory reference store). `rowCounts`, when
    * given, reads the row count of every table of the database underneath with raw queries (not
    * through the adapter nor the Store port); the hostile-input suite then checks that no refused
-   * request changed any of them.
+   * request changed any of them. `dumpRows` likewise reads every row (the security suite's check).
    */
-  openStore?: () => Promise<{ store: Store; close(): Promise<void>; rowCounts?: () => Promise<Record<string, number>> }>;
+  openStore?: () => Promise<{
+    store: Store;
+    close(): Promise<void>;
+    rowCounts?: () => Promise<Record<string, number>>;
+    /** Every row of every table, each as JSON, sorted per table (raw queries): the security suite's "nothing written". */
+    dumpRows?: () => Promise<Record<string, string[]>>;
+  }>;
 }
 
 /** A model whose steps the check answers by hand (no timers). */

@@ -7,7 +7,8 @@
  * (`http-suites-live-inbox.ts`), Live Inbox bounds (live-inbox.md "Limits"),
  * the per-caller cap on event streams (platform.md "Per-caller bounds"), slow and refused
  * request bodies over raw sockets (`http-suites-slow-bodies.ts`, platform.md "Connections and
- * request bodies"), and hostile input on every route (`http-suites-hostile.ts`).
+ * request bodies"), hostile input on every route (`http-suites-hostile.ts`), and the security review of
+ * authentication and tenancy on every route (`http-suites-security.ts`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
@@ -16,9 +17,10 @@ import { errorsSuite } from './http-suites-errors.js';
 import { projectInboxSuite } from './http-suites-inbox.js';
 import { liveInboxSuite } from './http-suites-live-inbox.js';
 import { hostileInputSuite } from './http-suites-hostile.js';
+import { securitySuite } from './http-suites-security.js';
 import { slowBodiesSuite } from './http-suites-slow-bodies.js';
 
-export { errorsSuite, hostileInputSuite, liveInboxSuite, projectInboxSuite, slowBodiesSuite };
+export { errorsSuite, hostileInputSuite, liveInboxSuite, projectInboxSuite, securitySuite, slowBodiesSuite };
 
 const text = (t: string) => [{ type: 'text', text: t }];
 
@@ -653,4 +655,5 @@ export function httpSuites(kit: HttpConformanceOptions): void {
   streamsPerCallerSuite(kit);
   slowBodiesSuite(kit);
   hostileInputSuite(kit);
+  securitySuite(kit);
 }
