@@ -35,8 +35,8 @@ export interface HttpConformanceServer {
 
 /** What the kit's suites ask of an adapter beyond its services (pass each on to the adapter's own options). */
 export interface HttpAdapterSettings {
-  /** SSE heartbeat (ms) and the per-caller cap on open event streams (default 16). */
-  streamTiming?: { heartbeatMs?: number; maxStreamsPerCaller?: number };
+  /** SSE heartbeat and `retry:` hint (ms) and the per-caller cap on open event streams (default 16). */
+  streamTiming?: { heartbeatMs?: number; retryMs?: number; maxStreamsPerCaller?: number };
   /** ms a request body has to arrive before 408 `request_timeout` (platform.md "Connections and request bodies"). */
   bodyTimeoutMs?: number;
 }

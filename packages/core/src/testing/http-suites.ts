@@ -7,8 +7,9 @@
  * (`http-suites-live-inbox.ts`), Live Inbox bounds (live-inbox.md "Limits"),
  * the per-caller cap on event streams (platform.md "Per-caller bounds"), slow and refused
  * request bodies over raw sockets (`http-suites-slow-bodies.ts`, platform.md "Connections and
- * request bodies"), hostile input on every route (`http-suites-hostile.ts`), and the security review of
- * authentication and tenancy on every route (`http-suites-security.ts`).
+ * request bodies"), hostile input on every route (`http-suites-hostile.ts`), the security review of
+ * authentication and tenancy on every route (`http-suites-security.ts`), and Project Events over
+ * raw `node:http` (`http-suites-events.ts`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
@@ -16,11 +17,12 @@ import { expectError, heldModel, startHttpWorld, type HeldModel, type HttpWorld 
 import { errorsSuite } from './http-suites-errors.js';
 import { projectInboxSuite } from './http-suites-inbox.js';
 import { liveInboxSuite } from './http-suites-live-inbox.js';
+import { projectEventsSuite } from './http-suites-events.js';
 import { hostileInputSuite } from './http-suites-hostile.js';
 import { securitySuite } from './http-suites-security.js';
 import { slowBodiesSuite } from './http-suites-slow-bodies.js';
 
-export { errorsSuite, hostileInputSuite, liveInboxSuite, projectInboxSuite, securitySuite, slowBodiesSuite };
+export { errorsSuite, projectEventsSuite, hostileInputSuite, liveInboxSuite, projectInboxSuite, securitySuite, slowBodiesSuite };
 
 const text = (t: string) => [{ type: 'text', text: t }];
 
@@ -656,4 +658,5 @@ export function httpSuites(kit: HttpConformanceOptions): void {
   slowBodiesSuite(kit);
   hostileInputSuite(kit);
   securitySuite(kit);
+  projectEventsSuite(kit);
 }

@@ -88,6 +88,8 @@ export interface HttpWorld {
    * `openStore` gave, or the rows of the kit's in-memory store; `null` for another store without a reader.
    */
   dumpRows(): Promise<Record<string, string[]> | null>;
+  /** How many subscriptions the services' event bus holds (open event streams subscribe one each). */
+  subscriberCount(): number;
   /** The Session Runtime the routes serve (with `model`). */
   runtime?: SessionRuntimeService;
   close(): Promise<void>;
@@ -296,7 +298,7 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
     const rowCounts = async () => (opened.rowCounts ? opened.rowCounts() : null);
     const dumpRows = async () => (opened.dumpRows ? opened.dumpRows() : null);
     return {
-      url, keys, store, published, clock, failure, request, newProject, inboxRows, worldState, rowCounts, dumpRows,
+      url, keys, store, published, clock, failure, request, newProject, inboxRows, worldState, rowCounts, dumpRows, subscriberCount: () => bus.subscriberCount(),
       ...(runtime ? { runtime } : {}),
       floors: { A: A.floor, B: B.floor, C: C.floor, S: S.floor, L: L.floor, F: F.floor },
       pages: { A1: A.page, A2, B1: B.page, C1: C.page, S1: S.page, L1: L.page, F1: F.page },
