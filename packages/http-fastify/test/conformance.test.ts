@@ -4,7 +4,8 @@
  * The kit's suites used to be this package's `auth.test.ts`, `inbox.test.ts`, `idempotency.test.ts`,
  * `errors.test.ts`, `live-inbox.test.ts`, `live-inbox-limits.test.ts`, `input-rules.test.ts`,
  * `stream-limits.test.ts`, `hostile-input.test.ts` (but its router check) and the black-box parts
- * of `slow-bodies.test.ts` and `security-auth.test.ts`; they now run on every adapter (see `@inbox-kit/core/testing`).
+ * of `slow-bodies.test.ts`, `security-auth.test.ts` and `events-stream.test.ts`; on SQL, the kit
+ * reads "nothing written" with raw queries too (`rowCounts`, `dumpRows`); they now run on every adapter (see `@inbox-kit/core/testing`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
