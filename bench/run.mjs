@@ -21,10 +21,13 @@
  * (the same page read by the store's SQL in raw better-sqlite3 + `JSON.stringify` of the exact
  * body, one process; lib/page-floor.mjs) and, on a server of its own whose scripted model takes
  * 10 ms steps, the steering latency (a `POST …/live-inbox` 200 → that message in the Session
- * ledger; lib/steering.mjs). Prints one table and writes bench-results/bench.json.
+ * ledger; lib/steering.mjs). Then the SQLite suite again on the demo with HTTP_ADAPTER=hono (no page
+ * floor, scale or logged runs). Prints one table, the two adapters side by side, and writes
+ * bench-results/bench.json (`sqlite_hono` holds the Hono suite).
  * `node bench/serializers.mjs` prints what the zod response check cost per route.
  *
- * Options: --quick (short runs, 100k rows: a smoke run of ~1.5 minutes); --cpu-prof (profile the
+ * Options: --quick (short runs, 100k rows: a smoke run of ~1.5 minutes); --only a,b (only these
+ * scenarios, see SCENARIOS); --no-hono (= BENCH_HONO=0: no Hono suite); --cpu-prof (profile the
  * demo server; .cpuprofile files in bench-results/profiles); --no-pg (= BENCH_PG=0).
  * Needs the built demo: `pnpm bench` runs scripts/setup.mjs (install + build) first.
  */
@@ -50,6 +53,26 @@ const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const cpuProf = argv.includes('--cpu-prof');
 const withPg = !argv.includes('--no-pg') && process.env.BENCH_PG !== '0';
+/** The SQLite suite again on the demo with HTTP_ADAPTER=hono (issue 14 item 4), unless --no-hono / BENCH_HONO=0. */
+const withHono = !argv.includes('--no-hono') && process.env.BENCH_HONO !== '0';
+/**
+ * `--only get,live-queue`: run only these scenarios (the references are still measured, once).
+ * Names: fanout, list, get, decide, create, live-queue, live-replace, live-reorder, scale,
+ * logged, steering; `--only` with an unknown name is refused.
+ */
+const SCENARIOS = ['fanout', 'list', 'get', 'decide', 'create', 'live-queue', 'live-replace', 'live-reorder', 'scale', 'logged', 'steering'];
+const onlyArg = argv.find((a) => a.startsWith('--only'));
+const only = onlyArg === undefined ? undefined
+  : new Set((onlyArg.includes('=') ? onlyArg.slice(onlyArg.indexOf('=') + 1) : argv[argv.indexOf(onlyArg) + 1] ?? '').split(',').map((n) => n.trim()).filter(Boolean));
+if (only) {
+  const unknown = [...only].filter((n) => !SCENARIOS.includes(n));
+  if (unknown.length || only.size === 0) {
+    console.error(`bench: --only takes a comma-separated list of ${SCENARIOS.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+    process.exit(2);
+  }
+}
+/** Whether scenario `name` runs in this invocation. */
+const wants = (name) => !only || only.has(name);
 
 const config = quick
   ? { duration: 2, warmup: 1, limitSeconds: 2, listRows: 10_000, scaleRows: 100_000, decideRows: 30_000, subscribers: 1000, events: 20, steeringSeconds: 4 }
@@ -90,7 +113,7 @@ async function startDemo({ dataDir, databaseUrl, label, env = {}, logFile }) {
       // The demo's defaults, whatever the caller's shell sets: these change what a request does.
       BODY_LIMIT: '', RATE_LIMIT_MAX: '', RATE_LIMIT_WINDOW_MS: '', DATABASE_PREPARED_STATEMENTS: '',
       INBOX_KIT_ADVERTISE_URL: '', INBOX_KIT_FORWARD_SECRET: '', INBOX_KIT_RECOVER_STALE_RUNS: '',
-      BODY_TIMEOUT_MS: '', LIVE_INBOX_MAX_BYTES: '',
+      BODY_TIMEOUT_MS: '', LIVE_INBOX_MAX_BYTES: '', HTTP_ADAPTER: 'fastify',
       // Past the demo's default bounds on purpose: the Live Inbox runs measure a queue of 1,000
       // (default limit 100 messages) and the fan-out run opens 1,000 streams with one key (default 16).
       LIVE_INBOX_MAX_MESSAGES: '100000', MAX_STREAMS_PER_CALLER: '100000',
@@ -101,18 +124,23 @@ async function startDemo({ dataDir, databaseUrl, label, env = {}, logFile }) {
     ready: /listening on (http:\/\/\S+)/,
     ...(logFile ? { stdoutFile: logFile } : {}),
   });
+  serverPids.set(match[1], child.pid);
   return { child, url: match[1], pid: child.pid };
 }
+
+/** The pid of the server listening at each URL, for the driver's server-CPU-per-request figure. */
+const serverPids = new Map();
 
 /** One autocannon scenario from the driver process. */
 function drive(scenario, url, params = {}, overrides = {}) {
   return runChild(lib('drive.mjs'), {
-    scenario, url, connections: CONNECTIONS, duration: config.duration, warmup: config.warmup, params, ...overrides,
+    scenario, url, connections: CONNECTIONS, duration: config.duration, warmup: config.warmup, params, serverPid: serverPids.get(url), ...overrides,
   });
 }
 
 async function measureCeiling() {
   const { child, match } = await startNode([lib('ceiling.mjs')], { ready: /listening on (http:\/\/\S+)/ });
+  serverPids.set(match[1], child.pid);
   try {
     return await drive('ceiling', match[1]);
   } finally {
@@ -145,12 +173,18 @@ async function liveInbox(url, owner) {
     const ids = async () => (await request(url, 'GET', base, { key: owner, expect: 200 })).body.messages.map((m) => m.id);
     const params = { session: session.id, key: owner };
     const entry = {};
-    log(`live inbox, queue of ${size}: replace`);
-    entry.replace = await drive('live-replace', url, { ...params, ids: await ids() });
-    log(`live inbox, queue of ${size}: reorder`);
-    entry.reorder = await drive('live-reorder', url, { ...params, ids: await ids() });
-    log(`live inbox, queue of ${size}: queue (+ withdraw)`);
-    entry.queue = await drive('live-queue', url, params);
+    if (wants('live-replace')) {
+      log(`live inbox, queue of ${size}: replace`);
+      entry.replace = await drive('live-replace', url, { ...params, ids: await ids() });
+    }
+    if (wants('live-reorder')) {
+      log(`live inbox, queue of ${size}: reorder`);
+      entry.reorder = await drive('live-reorder', url, { ...params, ids: await ids() });
+    }
+    if (wants('live-queue')) {
+      log(`live inbox, queue of ${size}: queue (+ withdraw)`);
+      entry.queue = await drive('live-queue', url, params);
+    }
     entry.size_after = (await ids()).length;
     results[size] = entry;
   }
@@ -227,15 +261,22 @@ async function loggedRuns(engine, { dataDir, databaseUrl, owner, deriver, getIds
 
 // — one engine —
 
-async function engineSuite(engine, pgServer) {
+/**
+ * One engine's suite. `adapter` is the demo's HTTP_ADAPTER of the measured server (the seeding
+ * start is always the default one); on `hono`, the runs that measure storage rather than HTTP
+ * (the page floor, the scale run, the logged runs) are left to the Fastify suite.
+ */
+async function engineSuite(engine, pgServer, adapter = 'fastify') {
+  const name = adapter === 'fastify' ? engine : `${engine}/${adapter}`;
+  const main = adapter === 'fastify';
   const dataDir = mkdtempSync(join(os.tmpdir(), `inbox-kit-bench-${engine}-`));
   const databaseUrl = engine === 'postgres' ? pgServer.url : undefined;
   const file = join(dataDir, 'inbox-kit.sqlite');
-  const label = engine;
-  const out = { engine };
+  const label = main ? engine : `${engine}-${adapter}`;
+  const out = { engine, adapter };
   let server;
   try {
-    log(`${engine}: first start (migrate + seed)`);
+    log(`${name}: first start (migrate + seed)`);
     server = await startDemo({ dataDir, databaseUrl, label: `${label}-seed` });
     const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'));
     // The server chooses project ids: the decide targets' project is whatever id it gave.
@@ -247,7 +288,7 @@ async function engineSuite(engine, pgServer) {
     // Rows older than anything the server writes: created 10 ms apart, ending a day ago.
     const end = Date.now() - 86_400_000;
     const listBase = end - config.listRows * 10;
-    log(`${engine}: bulk insert ${config.listRows.toLocaleString('en')} items (proj_main) + ${config.decideRows.toLocaleString('en')} decide targets`);
+    log(`${name}: bulk insert ${config.listRows.toLocaleString('en')} items (proj_main) + ${config.decideRows.toLocaleString('en')} decide targets`);
     const seed = engine === 'postgres' ? (opts) => seedPostgresItems(databaseUrl, opts) : async (opts) => seedSqliteItems(file, opts);
     await seed({ project: 'proj_main', tag: 'm', to: config.listRows, base: listBase, session: 'sess_001' });
     await seed({ project: decideProject, tag: 'd', to: config.decideRows, base: listBase, pendingOnly: true });
@@ -257,7 +298,7 @@ async function engineSuite(engine, pgServer) {
       out.storage_limit = await runChild(lib('storage-limit.mjs'), { engine, url: databaseUrl, duration: config.limitSeconds, warmup: 1, connections: 10 });
     }
 
-    server = await startDemo({ dataDir, databaseUrl, label });
+    server = await startDemo({ dataDir, databaseUrl, label, env: { HTTP_ADAPTER: adapter } });
     const { url } = server;
     const owner = credentials.acc_owner;
     const deriver = credentials.acc_deriver;
@@ -265,42 +306,54 @@ async function engineSuite(engine, pgServer) {
 
     // First, on the fresh server (so the RSS delta is the streams', not the heap growth of earlier
     // load): streams on the decide targets' project, whose new items stay out of the list and decide runs.
-    log(`${engine}: events stream, ${config.subscribers} subscribers`);
-    const after = engine === 'postgres' ? await postgresEventSequence(databaseUrl, decideProject) : sqliteEventSequence(file, decideProject);
-    out.events = await runChild(lib('streams.mjs'), {
-      url, project: decideProject, key: owner, after, subscribers: config.subscribers, events: config.events, serverPid: server.pid,
-    });
-
-    log(`${engine}: list (limit 50, ${config.listRows.toLocaleString('en')} items)`);
-    out.list = await drive('list', url, { project: 'proj_main', key: owner, limit: LIST_LIMIT });
-    if (engine === 'sqlite') {
-      log(`${engine}: page floor (${config.listRows.toLocaleString('en')} items)`);
-      out.page_floor = await pageFloor(url, file, owner);
+    if (wants('fanout')) {
+      log(`${name}: events stream, ${config.subscribers} subscribers`);
+      const after = engine === 'postgres' ? await postgresEventSequence(databaseUrl, decideProject) : sqliteEventSequence(file, decideProject);
+      out.events = await runChild(lib('streams.mjs'), {
+        url, project: decideProject, key: owner, after, subscribers: config.subscribers, events: config.events, serverPid: server.pid,
+      });
     }
-    log(`${engine}: get`);
-    const getIds = Array.from({ length: 2000 }, (_, i) => seededId('m', Math.floor((i * config.listRows) / 2000)));
-    out.get = await drive('get', url, { project: 'proj_main', key: owner, ids: getIds });
-    log(`${engine}: decide`);
-    const decideIds = Array.from({ length: config.decideRows }, (_, i) => seededId('d', i));
-    out.decide = await drive('decide', url, { project: decideProject, key: owner, ids: decideIds });
-    log(`${engine}: create`);
-    out.create = await drive('create', url, { project: 'proj_main', key: deriver });
 
-    if (engine === 'sqlite') out.live_inbox = await liveInbox(url, owner);
+    if (wants('list')) {
+      log(`${name}: list (limit 50, ${config.listRows.toLocaleString('en')} items)`);
+      out.list = await drive('list', url, { project: 'proj_main', key: owner, limit: LIST_LIMIT });
+      if (engine === 'sqlite' && main) {
+        log(`${name}: page floor (${config.listRows.toLocaleString('en')} items)`);
+        out.page_floor = await pageFloor(url, file, owner);
+      }
+    }
+    const getIds = Array.from({ length: 2000 }, (_, i) => seededId('m', Math.floor((i * config.listRows) / 2000)));
+    if (wants('get')) {
+      log(`${name}: get`);
+      out.get = await drive('get', url, { project: 'proj_main', key: owner, ids: getIds });
+    }
+    if (wants('decide')) {
+      log(`${name}: decide`);
+      const decideIds = Array.from({ length: config.decideRows }, (_, i) => seededId('d', i));
+      out.decide = await drive('decide', url, { project: decideProject, key: owner, ids: decideIds });
+    }
+    if (wants('create')) {
+      log(`${name}: create`);
+      out.create = await drive('create', url, { project: 'proj_main', key: deriver });
+    }
+
+    if (engine === 'sqlite' && (wants('live-queue') || wants('live-replace') || wants('live-reorder'))) out.live_inbox = await liveInbox(url, owner);
 
     // Scale: fill proj_main up to scaleRows with older items, the server idle but running.
+    if (wants('scale') && main) {
     const count = engine === 'postgres' ? await countPostgresItems(databaseUrl, 'proj_main') : countSqliteItems(file, 'proj_main');
     const extra = Math.max(0, config.scaleRows - count);
-    log(`${engine}: bulk insert ${extra.toLocaleString('en')} more items (proj_main → ${config.scaleRows.toLocaleString('en')})`);
+    log(`${name}: bulk insert ${extra.toLocaleString('en')} more items (proj_main → ${config.scaleRows.toLocaleString('en')})`);
     const seedStarted = Date.now();
     await seed({ project: 'proj_main', tag: 'n', to: extra, base: listBase - extra * 10, session: 'sess_001' });
     out.scale_seed_s = Math.round((Date.now() - seedStarted) / 100) / 10;
     out.scale_rows = count + extra;
-    log(`${engine}: list (limit 50, ${out.scale_rows.toLocaleString('en')} items)`);
+    log(`${name}: list (limit 50, ${out.scale_rows.toLocaleString('en')} items)`);
     out.list_scale = await drive('list', url, { project: 'proj_main', key: owner, limit: LIST_LIMIT });
     if (engine === 'sqlite') {
-      log(`${engine}: page floor (${out.scale_rows.toLocaleString('en')} items)`);
+      log(`${name}: page floor (${out.scale_rows.toLocaleString('en')} items)`);
       out.page_floor_scale = await pageFloor(url, file, owner);
+    }
     }
 
     await sleep(2000);
@@ -308,7 +361,7 @@ async function engineSuite(engine, pgServer) {
     closeRequests();
     await stopChild(server.child);
     server = undefined;
-    out.logged = await loggedRuns(engine, { dataDir, databaseUrl, owner, deriver, getIds });
+    if (wants('logged') && main) out.logged = await loggedRuns(engine, { dataDir, databaseUrl, owner, deriver, getIds });
     return out;
   } finally {
     closeRequests();
@@ -335,6 +388,9 @@ function report(results) {
   const ceiling = results.references.ceiling.requests_per_s;
   const sqliteLimit = results.references.storage_limit.sqlite.transactions_per_s;
   const rows = [];
+  /** A table row; `cpu`: the server's CPU µs per request of the run (driver's figure), after p99. */
+  const push = (cells, cpu = '') => rows.push([...cells.slice(0, 5), cpu, ...cells.slice(5)]);
+  const cpuOf = (r) => (r?.server_cpu_us_per_request == null ? '–' : int(r.server_cpu_us_per_request));
   const targets = [];
   const target = (name, value, limit, op = '>=', unit = '') => {
     const ok = value === null || value === undefined || !Number.isFinite(value) ? null : op === '>=' ? value >= limit : value <= limit;
@@ -351,23 +407,27 @@ function report(results) {
     const row = (name, r, storage, t, note = '') => {
       const k = Object.values(r.kinds)[0];
       const errors = r.non_2xx + r.errors + r.timeouts;
-      rows.push([`${name}`, engine, int(r.requests_per_s), ms(k.latency_ms.p50), ms(k.latency_ms.p99), ratio(r.requests_per_s / ceiling),
-        storage ? ratio(r.requests_per_s / limit) : '', t ?? '', [note, errors ? `${errors} non-2xx/err` : ''].filter(Boolean).join('; ')]);
+      push([`${name}`, engine, int(r.requests_per_s), ms(k.latency_ms.p50), ms(k.latency_ms.p99), ratio(r.requests_per_s / ceiling),
+        storage ? ratio(r.requests_per_s / limit) : '', t ?? '', [note, errors ? `${errors} non-2xx/err` : ''].filter(Boolean).join('; ')], cpuOf(r));
     };
-    row('create', e.create, true, mark(`create ≥ 0.6 × storage limit${tag}`, e.create.requests_per_s / limit, 0.6));
+    if (e.create) row('create', e.create, true, mark(`create ≥ 0.6 × storage limit${tag}`, e.create.requests_per_s / limit, 0.6));
     const floorNote = (f) => (f ? `${ratio(f.ratio)} × page floor` : '');
     const listFloor = e.page_floor ? { ratio: e.list.requests_per_s / e.page_floor.pages_per_s } : undefined;
-    row(`list (50 of ${int(config.listRows)})`, e.list, false,
-      listFloor ? mark(`list ≥ 0.5 × page floor (${int(config.listRows)} items)`, listFloor.ratio, 0.5) : '', floorNote(listFloor));
+    if (e.list) {
+      row(`list (50 of ${int(config.listRows)})`, e.list, false,
+        listFloor ? mark(`list ≥ 0.5 × page floor (${int(config.listRows)} items)`, listFloor.ratio, 0.5) : '', floorNote(listFloor));
+    }
     const getTarget = engine === 'sqlite' ? 0.25 : 0.2;
-    row('get', e.get, false, mark(`get ≥ ${getTarget} × ceiling${tag}`, e.get.requests_per_s / ceiling, getTarget));
-    row('decide', e.decide, true, mark(`decide ≥ 0.5 × storage limit${tag}`, e.decide.requests_per_s / limit, 0.5));
+    if (e.get) row('get', e.get, false, mark(`get ≥ ${getTarget} × ceiling${tag}`, e.get.requests_per_s / ceiling, getTarget));
+    if (e.decide) row('decide', e.decide, true, mark(`decide ≥ 0.5 × storage limit${tag}`, e.decide.requests_per_s / limit, 0.5));
     const p99 = (r) => r.kinds.list.latency_ms.p99;
-    row(`list (50 of ${int(e.scale_rows)})`, e.list_scale, false,
-      mark(`list p99 at ${int(e.scale_rows)} ≤ 1.5 × at ${int(config.listRows)}${tag}`, p99(e.list_scale) / p99(e.list), 1.5, '<='));
+    if (e.list_scale) {
+      row(`list (50 of ${int(e.scale_rows)})`, e.list_scale, false,
+        e.list ? mark(`list p99 at ${int(e.scale_rows)} ≤ 1.5 × at ${int(config.listRows)}${tag}`, p99(e.list_scale) / p99(e.list), 1.5, '<=') : '');
+    }
     if (e.page_floor_scale) {
       const scaleFloor = { ratio: e.list_scale.requests_per_s / e.page_floor_scale.pages_per_s };
-      rows.push([`list (50 of ${int(e.scale_rows)}) vs its floor`, engine, '', '', '', '', '',
+      push([`list (50 of ${int(e.scale_rows)}) vs its floor`, engine, '', '', '', '', '',
         mark(`list ≥ 0.5 × page floor (${int(e.scale_rows)} items)`, scaleFloor.ratio, 0.5), floorNote(scaleFloor)]);
     }
     if (e.logged) {
@@ -379,28 +439,28 @@ function report(results) {
     if (e.live_inbox) {
       for (const [size, entry] of Object.entries(e.live_inbox)) {
         const q = entry.queue;
-        rows.push([`live queue (+withdraw), ${size} msgs`, engine, int(q.requests_per_s), ms(q.kinds.queue.latency_ms.p50), ms(q.kinds.queue.latency_ms.p99),
+        if (q) push([`live queue (+withdraw), ${size} msgs`, engine, int(q.requests_per_s), ms(q.kinds.queue.latency_ms.p50), ms(q.kinds.queue.latency_ms.p99),
           ratio(q.requests_per_s / ceiling), '', mark(`live-inbox queue ≥ 0.35 × ceiling (queue of ${size})`, q.requests_per_s / ceiling, 0.35),
-          q.non_2xx + q.errors ? `${q.non_2xx + q.errors} non-2xx/err` : '']);
+          q.non_2xx + q.errors ? `${q.non_2xx + q.errors} non-2xx/err` : ''], cpuOf(q));
         for (const op of ['replace', 'reorder']) {
           const r = entry[op];
-          rows.push([`live ${op}, ${size} msgs`, engine, int(r.requests_per_s), ms(r.kinds[op].latency_ms.p50), ms(r.kinds[op].latency_ms.p99),
-            ratio(r.requests_per_s / ceiling), '', '', r.non_2xx + r.errors ? `${r.non_2xx + r.errors} non-2xx/err` : '']);
+          if (r) push([`live ${op}, ${size} msgs`, engine, int(r.requests_per_s), ms(r.kinds[op].latency_ms.p50), ms(r.kinds[op].latency_ms.p99),
+            ratio(r.requests_per_s / ceiling), '', '', r.non_2xx + r.errors ? `${r.non_2xx + r.errors} non-2xx/err` : ''], cpuOf(r));
         }
       }
     }
     if (e.steering) {
       const st = e.steering;
-      rows.push(['steering: 200 → in the ledger', engine, '', ms(st.latency_ms.p50), ms(st.latency_ms.p99), '', '',
+      push(['steering: 200 → in the ledger', engine, '', ms(st.latency_ms.p50), ms(st.latency_ms.p99), '', '',
         mark('steering latency p99 ≤ 15 ms (10 ms model steps)', st.latency_ms.p99, 15, '<='), `${st.messages} messages, ${st.step_ms} ms steps`]);
     }
     const ev = e.events;
-    rows.push([`fan-out to ${ev.subscribers} streams (last)`, engine, '', ms(ev.fanout_last_ms.p50), ms(ev.fanout_last_ms.p99), '', '',
+    if (ev) push([`fan-out to ${ev.subscribers} streams (last)`, engine, '', ms(ev.fanout_last_ms.p50), ms(ev.fanout_last_ms.p99), '', '',
       mark(`${ev.subscribers}-subscriber fan-out p99 ≤ 100 ms${tag}`, ev.fanout_last_ms.p99, 100, '<='), `${ev.events} events`]);
-    rows.push(['memory per idle stream', engine, '', '', '', '', '', mark(`≤ 64 KiB per idle stream${tag}`, ev.bytes_per_stream / 1024, 64, '<='),
+    if (ev) push(['memory per idle stream', engine, '', '', '', '', '', mark(`≤ 64 KiB per idle stream${tag}`, ev.bytes_per_stream / 1024, 64, '<='),
       kib(ev.bytes_per_stream)]);
     const rssLimit = engine === 'sqlite' ? 128 : 144;
-    rows.push(['server RSS after the runs', engine, '', '', '', '', '', mark(`RSS ≤ ${rssLimit} MiB after the runs${tag}`, e.rss_end_bytes / 1_048_576, rssLimit, '<='),
+    push(['server RSS after the runs', engine, '', '', '', '', '', mark(`RSS ≤ ${rssLimit} MiB after the runs${tag}`, e.rss_end_bytes / 1_048_576, rssLimit, '<='),
       mib(e.rss_end_bytes)]);
   }
   const refs = results.references;
@@ -412,10 +472,43 @@ function report(results) {
     results.postgres?.storage_limit
       ? `            PostgreSQL storage limit ${int(results.postgres.storage_limit.transactions_per_s)} tx/s (10 clients, fsync=${results.postgres.storage_limit.fsync}, synchronous_commit=${results.postgres.storage_limit.synchronous_commit}: the throw-away test server is not durable)`
       : `            PostgreSQL: ${results.meta.postgres}`,
-    `each run: autocannon, ${CONNECTIONS} connections, ${config.warmup} s warm-up + ${config.duration} s; latency in ms; ×ceiling / ×storage = req/s ÷ reference`,
+    `each run: autocannon, ${CONNECTIONS} connections, ${config.warmup} s warm-up + ${config.duration} s; latency in ms; srv µs/req = server CPU time per 2xx answer; ×ceiling / ×storage = req/s ÷ reference`,
   ].join('\n');
-  const text = `${header}\n\n${table(rows, ['benchmark', 'engine', 'req/s', 'p50', 'p99', '×ceiling', '×storage', 'target', 'note'])}`;
+  const text = [
+    `${header}\n\n${table(rows, ['benchmark', 'engine', 'req/s', 'p50', 'p99', 'srv µs/req', '×ceiling', '×storage', 'target', 'note'])}`,
+    ...(results.sqlite_hono ? [adapterTable(results.sqlite, results.sqlite_hono, ceiling)] : []),
+  ].join('\n\n');
   return { text, targets };
+}
+
+/**
+ * The HTTP adapters side by side on SQLite: the same runs against the demo on Fastify (the main
+ * table) and on Hono (HTTP_ADAPTER=hono), same references.
+ */
+function adapterTable(fastify, hono, ceiling) {
+  const rows = [];
+  const pair = (name, a, b, kind) => {
+    if (!a || !b) return;
+    const stat = (r) => {
+      const k = r.kinds[kind ?? Object.keys(r.kinds)[0]];
+      return [int(r.requests_per_s), ms(k.latency_ms.p99), r.server_cpu_us_per_request == null ? '–' : int(r.server_cpu_us_per_request), ratio(r.requests_per_s / ceiling)];
+    };
+    rows.push([name, ...stat(a), ...stat(b), ratio(b.requests_per_s / a.requests_per_s)]);
+  };
+  pair('create', fastify.create, hono.create);
+  pair(`list (50 of ${int(config.listRows)})`, fastify.list, hono.list);
+  pair('get', fastify.get, hono.get);
+  pair('decide', fastify.decide, hono.decide);
+  for (const size of Object.keys(hono.live_inbox ?? {})) {
+    for (const op of ['queue', 'replace', 'reorder']) pair(`live ${op}, ${size} msgs`, fastify.live_inbox?.[size]?.[op], hono.live_inbox[size][op], op);
+  }
+  if (fastify.events && hono.events) {
+    rows.push([`fan-out to ${hono.events.subscribers} streams, p99 ms`, '', ms(fastify.events.fanout_last_ms.p99), '', '', '', ms(hono.events.fanout_last_ms.p99), '', '', '']);
+    rows.push(['memory per idle stream', '', kib(fastify.events.bytes_per_stream), '', '', '', kib(hono.events.bytes_per_stream), '', '', '']);
+  }
+  rows.push(['server RSS after the runs', '', mib(fastify.rss_end_bytes), '', '', '', mib(hono.rss_end_bytes), '', '', '']);
+  return `HTTP adapters, SQLite (the same runs; hono = the demo with HTTP_ADAPTER=hono, its own server and database):\n${table(rows,
+    ['benchmark', 'fastify req/s', 'p99', 'srv µs/req', '×ceiling', 'hono req/s', 'p99', 'srv µs/req', '×ceiling', 'hono ÷ fastify'])}`;
 }
 
 // — main —
@@ -445,8 +538,11 @@ log('SQLite storage limit (raw better-sqlite3)');
 const limitStart = await measureSqliteLimit();
 
 results.sqlite = await engineSuite('sqlite');
-log('sqlite: steering latency (scripted model, 10 ms steps)');
-results.sqlite.steering = await steeringLatency();
+if (wants('steering')) {
+  log('sqlite: steering latency (scripted model, 10 ms steps)');
+  results.sqlite.steering = await steeringLatency();
+}
+if (withHono) results.sqlite_hono = await engineSuite('sqlite', undefined, 'hono');
 
 if (withPg) {
   const pgServer = await startPostgres().catch((error) => {
@@ -469,8 +565,9 @@ if (withPg) {
   }
 }
 
-log('SQLite storage limit again');
-const limitEnd = await measureSqliteLimit();
+// With --only, the references are measured once (start = end): a quick A/B is what --only is for.
+if (!only) log('SQLite storage limit again');
+const limitEnd = only ? limitStart : await measureSqliteLimit();
 results.references.storage_limit.sqlite = {
   ...limitStart,
   transactions_per_s: Math.round((limitStart.transactions_per_s + limitEnd.transactions_per_s) / 2),
@@ -478,8 +575,8 @@ results.references.storage_limit.sqlite = {
   end: limitEnd,
 };
 
-log('HTTP ceiling again');
-results.references.ceiling.end = await measureCeiling();
+if (!only) log('HTTP ceiling again');
+results.references.ceiling.end = only ? results.references.ceiling.start : await measureCeiling();
 results.references.ceiling.requests_per_s = Math.round(
   (results.references.ceiling.start.requests_per_s + results.references.ceiling.end.requests_per_s) / 2,
 );

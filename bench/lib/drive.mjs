@@ -4,11 +4,13 @@
  * requests/s of 2xx responses, non-2xx and error counts, and the latency of every 2xx response
  * per request kind, summarised at µs resolution (autocannon's own histogram keeps whole ms).
  *
- * Job: `{ scenario, url, connections, duration, warmup, params }` (durations in s).
+ * Job: `{ scenario, url, connections, duration, warmup, params, serverPid? }` (durations in s).
+ * With `serverPid`, also the server's CPU time (user + system) per 2xx response of the measured
+ * run, in µs: what a request costs the server, whatever else the machine runs at the time.
  */
 import autocannon from 'autocannon';
 import { performance } from 'node:perf_hooks';
-import { childMain, summarize } from './util.mjs';
+import { childMain, cpuTimeUsOf, summarize } from './util.mjs';
 
 const json = { 'content-type': 'application/json' };
 
@@ -143,7 +145,9 @@ function fire({ kinds, requests }, { url, connections, duration }) {
 childMain(async (job) => {
   const scenario = scenarios[job.scenario](job.params);
   if (job.warmup > 0) await fire(scenario, { ...job, duration: job.warmup });
+  const cpuBefore = job.serverPid ? cpuTimeUsOf(job.serverPid) : null;
   const { result, elapsed, latencies, counts, statuses, kinds } = await fire(scenario, job);
+  const cpuAfter = job.serverPid ? cpuTimeUsOf(job.serverPid) : null;
   const ok = counts.reduce((a, b) => a + b, 0);
   return {
     scenario: job.scenario,
@@ -151,6 +155,7 @@ childMain(async (job) => {
     duration_s: Math.round(elapsed * 100) / 100,
     requests_per_s: Math.round(ok / elapsed),
     ok,
+    server_cpu_us_per_request: cpuBefore !== null && cpuAfter !== null && ok > 0 ? Math.round((cpuAfter - cpuBefore) / ok) : null,
     non_2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,

@@ -30,6 +30,20 @@ export function summarize(values) {
   };
 }
 
+/**
+ * CPU time process `pid` has used so far (user + system, all threads), in µs, from
+ * /proc/<pid>/stat (clock ticks, assumed 100 per second as on Linux); null when unreadable.
+ */
+export function cpuTimeUsOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return null;
+  }
+}
+
 /** Resident set size of process `pid` in bytes (VmRSS of /proc/<pid>/status); null when unreadable. */
 export function rssOf(pid) {
   try {

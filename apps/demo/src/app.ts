@@ -14,7 +14,6 @@ import {
 import { createHttpAttemptForwarder, type InboxKitServices } from '@inbox-kit/http-fastify';
 import { createServer } from '@inbox-kit/http-fastify/server';
 import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
-import { createPostgresEventBus } from '@inbox-kit/storage-kysely/postgres';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { nanoid } from 'nanoid';
 import pretty from 'pino-pretty';
@@ -93,7 +92,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
       limits: config.liveInbox,
       onCarryOverDropped: (info) => app?.log.warn(info, 'Live Inbox carry-over over the limits: newest messages dropped'),
     }),
-    model: overrides.model ?? createDemoModel(config, {
+    model: overrides.model ?? await createDemoModel(config, {
       onRetry: ({ retry, delayMs, error }) => app?.log.warn({ retry, delay_ms: delayMs, error_type: error.type, status: error.status }, `model request failed, retrying: ${error.message}`),
     }),
     onRunError: (error, run) => app?.log.error({ err: error, ...run }, 'run failed'),
@@ -163,6 +162,8 @@ function routingOf(opened: OpenedStore, config: DemoConfig, onRoutingError: Atte
  */
 async function openEventBus(opened: OpenedStore, config: DemoConfig, onError: (error: unknown) => void): Promise<EventBus & { close?(): Promise<void> }> {
   if (opened.dialect !== 'postgres' || !config.databaseUrl) return createLocalEventBus();
+  // Loaded only here: a SQLite demo does not carry the PostgreSQL bus.
+  const { createPostgresEventBus } = await import('@inbox-kit/storage-kysely/postgres');
   const bus = createPostgresEventBus({ url: config.databaseUrl, db: opened.db, onError });
   await bus.start();
   return bus;

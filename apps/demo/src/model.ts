@@ -6,7 +6,7 @@
  * steering happen. A real model provider implements the same `Model` port.
  */
 import type { ContentBlock, Model, ModelStepResult, TranscriptMessage } from '@inbox-kit/core';
-import { createAnthropicModel, type AnthropicModelOptions } from '@inbox-kit/model-anthropic';
+import type { AnthropicModelOptions } from '@inbox-kit/model-anthropic';
 import type { DemoConfig } from './config.js';
 
 /** What the demo's Messages API model is told about its situation. */
@@ -18,10 +18,12 @@ export const DEMO_SYSTEM_PROMPT =
  * The model of config `model` (DEMO_MODEL): the scripted one (DEMO_MODEL_STEP_MS, DEMO_MODEL_STEPS),
  * or the Messages API adapter with the demo's system prompt, 512 output tokens a step and the
  * adapter's default retries (2, honouring `retry-after`), each retry told to `hooks.onRetry`.
+ * The adapter (and the Anthropic SDK) is loaded only then: the scripted demo does not carry it.
  */
-export function createDemoModel(config: DemoConfig, hooks: { onRetry?: AnthropicModelOptions['onRetry'] } = {}): Model {
+export async function createDemoModel(config: DemoConfig, hooks: { onRetry?: AnthropicModelOptions['onRetry'] } = {}): Promise<Model> {
   if (config.model.kind === 'anthropic') {
     const { apiKey, baseURL, model } = config.model;
+    const { createAnthropicModel } = await import('@inbox-kit/model-anthropic');
     return createAnthropicModel({
       apiKey, model, maxTokens: 512, system: DEMO_SYSTEM_PROMPT, ...(baseURL ? { baseURL } : {}), ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
     });

@@ -120,6 +120,78 @@ describe('PlatformService.authenticate with the cache', () => {
     expect(await code(platform.authenticate(standard.secret))).toBe('invalid_credentials');
   });
 
+  /** A platform whose key lookups read storage at once and answer when `release()` is called (counted in `lookups`). */
+  async function gatedWorld() {
+    const mem = createMemoryStore();
+    const lookups: string[] = [];
+    let gate: Promise<void> | undefined;
+    let open!: () => void;
+    const store: Store = new Proxy(mem, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (prop !== 'findApiKeyByHash') return value;
+        return async (...args: unknown[]) => {
+          lookups.push(String(prop));
+          const read = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          if (gate) await gate;
+          return read;
+        };
+      },
+    });
+    const clock = createManualClock();
+    const platform = new PlatformService({ store, bus: createLocalEventBus(), clock, ids: createSequentialIdGenerator() });
+    await platform.createWorkspace({ id: 'ws', name: 'W' });
+    await platform.createAccount({ id: 'acc_a', name: 'A', workspace_ids: ['ws'] });
+    const standard = await platform.issueApiKey({ workspace_id: 'ws', account_id: 'acc_a' });
+    const hold = () => { gate = new Promise<void>((resolve) => (open = resolve)); };
+    const release = () => { open(); gate = undefined; };
+    /** Lets every pending hash and lookup start. */
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+    return { platform, clock, lookups, standard, hold, release, settle };
+  }
+
+  it('concurrent requests with one key share one storage lookup, also once the entry expired (a thousand streams re-checking)', async () => {
+    const { platform, clock, lookups, standard, hold, release, settle } = await gatedWorld();
+    const expected = { workspace_id: 'ws', account_id: 'acc_a', key_id: standard.key.id, key_kind: 'standard' };
+    const wave = async () => {
+      hold();
+      const pending = Array.from({ length: 50 }, () => platform.authenticate(standard.secret));
+      await settle();
+      release();
+      return Promise.all(pending);
+    };
+    const all = await wave();
+    expect(all).toEqual(Array(50).fill(expected));
+    all[0]!.account_id = 'tampered'; // each caller has its own copy
+    expect(all[1]!.account_id).toBe('acc_a');
+    expect(lookups).toEqual(['findApiKeyByHash']);
+    clock.advance(PRINCIPAL_CACHE_TTL_MS);
+    await wave();
+    expect(lookups).toEqual(['findApiKeyByHash', 'findApiKeyByHash']);
+    // A refusal is shared while in flight, never cached.
+    hold();
+    const refused = [platform.authenticate('ik_unknown'), platform.authenticate('ik_unknown')].map(code);
+    await settle();
+    release();
+    expect(await Promise.all(refused)).toEqual(['invalid_credentials', 'invalid_credentials']);
+    expect(await code(platform.authenticate('ik_unknown'))).toBe('invalid_credentials');
+    expect(lookups).toHaveLength(4);
+  });
+
+  it('a request after a revocation never joins a lookup started before it', async () => {
+    const { platform, standard, hold, release, settle } = await gatedWorld();
+    hold();
+    const before = platform.authenticate(standard.secret);
+    await settle(); // its lookup has read the key; the answer waits
+    await platform.revokeApiKey(standard.key.id);
+    const after = platform.authenticate(standard.secret);
+    await settle();
+    release();
+    expect((await before).key_id).toBe(standard.key.id); // it started before the revocation
+    expect(await code(after)).toBe('invalid_credentials');
+    expect(await code(platform.authenticate(standard.secret))).toBe('invalid_credentials');
+  });
+
   it('never caches a refusal', async () => {
     const { platform, lookups, standard } = await world();
     expect(await code(platform.authenticate('ik_unknown'))).toBe('invalid_credentials');

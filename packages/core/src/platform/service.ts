@@ -113,6 +113,13 @@ export async function loadSessionAccess(tx: StoreTx, principal: Principal, sessi
 export class PlatformService {
   /** Principals by key hash: see `principal-cache.ts` (1 s lifetime; revocations here drop them at once). */
   readonly #principals: PrincipalCache;
+  /**
+   * Storage lookups in flight, by cache generation, key hash and acting account: concurrent
+   * requests presenting one key share one read (when the cache entry of a key held by a thousand
+   * open streams expires, their next deliveries make one lookup, not a thousand). A lookup started
+   * before a revocation is never joined after it (the generation changed).
+   */
+  readonly #lookups = new Map<string, Promise<Principal>>();
 
   constructor(private readonly deps: ServiceDeps) {
     this.#principals = new PrincipalCache(() => deps.clock.now());
@@ -129,7 +136,7 @@ export class PlatformService {
    *
    * Successful results are cached in the process for 1 s by key hash (`principal-cache.ts`):
    * {@link revokeApiKey} takes effect at once; a key revoked in another process or directly in
-   * storage is refused within 1 s.
+   * storage is refused within 1 s. Concurrent misses for one key share one storage lookup.
    *
    * `options.workspace_id` is the workspace the caller says it acts in (the Managed Agents
    * `anthropic-workspace-id` header): a key may only name its own workspace, else 403
@@ -149,6 +156,17 @@ export class PlatformService {
     const cached = this.#principals.get(hash, as_account_id);
     if (cached) return cached;
     const generation = this.#principals.generation;
+    const flight = `${generation}\n${hash}\n${as_account_id ?? ''}`;
+    let lookup = this.#lookups.get(flight);
+    if (lookup === undefined) {
+      lookup = this.#lookUp(hash, as_account_id, generation).finally(() => this.#lookups.delete(flight));
+      this.#lookups.set(flight, lookup);
+    }
+    return { ...(await lookup) };
+  }
+
+  /** The storage half of {@link authenticate}: reads the key (and the acting account), caches a success. */
+  async #lookUp(hash: string, as_account_id: string | undefined, generation: number): Promise<Principal> {
     const key = await this.deps.store.findApiKeyByHash(hash);
     if (!key || !constantTimeEqual(key.key_hash, hash) || key.revoked_at !== null) {
       throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');

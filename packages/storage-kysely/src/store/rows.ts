@@ -15,7 +15,7 @@ import {
   type Project, type ProjectEvent, type ProjectInboxItem, type RecordField, type RecordFieldKind, type Run, type Session, type SessionEvent,
   type Workspace,
 } from '@inbox-kit/core';
-import type { AliasedRawBuilder } from 'kysely';
+import { sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import type { SqlDialect } from './dialect.js';
 
@@ -152,6 +152,20 @@ export const OWNER = codecOf<AttemptOwnership>('attempt_owners', fieldsOf<Attemp
 export const CODECS: ReadonlyArray<Pick<Codec<unknown>, 'table' | 'fields' | 'columns'>> = [
   WORKSPACE, ACCOUNT, API_KEY, PROJECT, MEMBER, SESSION, FLOOR, PAGE, ITEM, EVENT, LOG, RUN, SESSION_EVENT, IDEMPOTENCY, OWNER,
 ];
+
+/** `NULL AS prefix_column` for every column of `codec`: the other branches' columns in a `UNION ALL` of point reads. */
+export function nullsRaw(codec: Pick<Codec<unknown>, 'columns'>, prefix: string): string {
+  return codec.columns.map((c) => `NULL AS ${prefix}_${c}`).join(', ');
+}
+
+/**
+ * The membership of `account_id` in the project aliased `p`, as one scalar read by primary key per
+ * column, named `m_<column>` (the access reads without joins, `SqlDialect.accessReadsWithoutJoins`).
+ */
+export function membershipScalars(account_id: unknown): RawBuilder<unknown> {
+  return sql.join(MEMBER.columns.map((c) =>
+    sql`(SELECT m.${sql.raw(c)} FROM project_members m WHERE m.project_id = p.id AND m.account_id = ${account_id}) AS ${sql.raw(`m_${c}`)}`));
+}
 
 /** The `select` list of a table without JSON columns, each column named with its table (for joins). */
 export function qualified<R>(codec: Codec<R>): never {

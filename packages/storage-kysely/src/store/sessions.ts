@@ -4,11 +4,11 @@ import type { SessionStore } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
 import type { LedgerStore } from './ledger.js';
 import type { TurnStore } from './turns.js';
-import { MEMBER, PROJECT, SESSION, limitOf, toJson } from './rows.js';
+import { MEMBER, PROJECT, SESSION, limitOf, membershipScalars, nullsRaw, toJson } from './rows.js';
 
 /** The Session rows of {@link SessionStore}; its turns and ledger are `turns.ts` and `ledger.ts`. */
 export function sessionRowOps(ctx: StoreContext): Omit<SessionStore, keyof TurnStore | keyof LedgerStore> {
-  const { db, dialect, first } = ctx;
+  const { db, dialect, first, all } = ctx;
   /** The live Session rows of a workspace (never a deleted one). */
   const liveSessions = (workspace_id: unknown) => db.selectFrom('sessions').select(SESSION.select(dialect))
     .where('workspace_id', '=', workspace_id as string).where('deleted_at', 'is', null);
@@ -71,6 +71,19 @@ export function sessionRowOps(ctx: StoreContext): Omit<SessionStore, keyof TurnS
       return Number(r.numUpdatedRows) > 0;
     },
     async getSessionWithAccess(workspace_id, session_id, account_id) {
+      if (dialect.accessReadsWithoutJoins) {
+        // One statement of point reads: the session, then its project (same workspace) with the caller's membership.
+        const rows = await all<Record<string, unknown>>('getSessionWithAccess', () => sql`SELECT ${sql.raw(SESSION.selectRaw(dialect, 's', 's'))},
+          ${sql.raw(nullsRaw(PROJECT, 'p'))}, ${sql.raw(nullsRaw(MEMBER, 'm'))}
+          FROM sessions s WHERE s.id = ${$(1)} AND s.workspace_id = ${$(2)} AND s.deleted_at IS NULL
+          UNION ALL SELECT ${sql.raw(nullsRaw(SESSION, 's'))}, ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))}, ${membershipScalars($(0))}
+          FROM projects p WHERE p.id = (SELECT project_id FROM sessions WHERE id = ${$(1)} AND workspace_id = ${$(2)} AND deleted_at IS NULL)
+          AND p.workspace_id = ${$(2)}` as never, account_id, session_id, workspace_id);
+        const s = rows.find((r) => r.s_id != null);
+        if (!s) return undefined;
+        const p = rows.find((r) => r.p_id != null);
+        return { session: SESSION.decode(s, 's'), project: p && PROJECT.decode(p, 'p'), membership: p && p.m_role != null ? MEMBER.decode(p, 'm') : undefined };
+      }
       // One statement: the session, its project (same workspace) and the caller's membership.
       const r = await first<Record<string, unknown>>('getSessionWithAccess', () => sql`SELECT ${sql.raw(SESSION.selectRaw(dialect, 's', 's'))},
         ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))}, ${sql.raw(MEMBER.selectRaw(dialect, 'm', 'm'))}
