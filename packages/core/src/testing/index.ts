@@ -18,18 +18,14 @@ export {
   type RawReader, type RawTable, type StoreConformanceCheck, storeConformanceChecks, type StoreConformanceSubject,
 } from './conformance-checks.js';
 export {
-  authenticationSuite, errorsSuite, expectError, heldModel, type HeldModel, type HttpAdapterSettings, httpSuites,
-  type HttpWorld, type HttpWorldOptions, idempotencySuite, inputRulesSuite, liveInboxLimitsSuite, liveInboxSuite,
-  projectInboxSuite, runHttpConformance, startHttpWorld, streamsPerCallerSuite, type WorldEnvelope,
-  type WorldRequestOptions, type WorldResponse, type WorldState,
+  authenticationSuite, errorsSuite, expect4xx, expectError, expectNoLeak, type Frame, heldModel, type HeldModel,
+  hostileInputSuite, type HttpAdapterSettings, httpSuites, type HttpWorld, type HttpWorldOptions, idempotencySuite,
+  inputRulesSuite, LEAKS, liveInboxLimitsSuite, liveInboxSuite, openStream, type OpenStreamOptions, parseRawResponse,
+  projectEventsSuite, projectInboxSuite, rawRequest, type RawRequest, rawSocket, type RouteInfo, routeInventory,
+  runHttpConformance, securitySuite, slowBodiesSuite, type SseStream, startHttpWorld, streamsPerCallerSuite,
+  type WorldEnvelope, type WorldRequestOptions, type WorldResponse, type WorldState,
 } from './http-conformance.js';
 export {
   type GatedModel, type HttpConformanceCheck, httpConformanceChecks, HttpConformanceError, type HttpConformanceOptions,
   type HttpConformanceServer, type HttpConformanceSubject, withHttpSubject,
 } from './http-conformance-checks.js';
-/**
- * The cursor codec, for adapters' hostile-input tests that forge a well-formed cursor at any
- * position (`encodeCursor(scope, filterFingerprint(filter), { created_at, id })`). Internal to the
- * services otherwise: clients treat cursors as opaque.
- */
-export { encodeCursor, filterFingerprint } from '../cursor.js';
