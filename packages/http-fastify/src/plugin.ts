@@ -61,6 +61,8 @@ export async function notFound(request: FastifyRequest, reply: FastifyReply): Pr
  */
 export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
   const { services } = opts;
+  // First: a child scope (Swagger UI's routes) copies the request decorations when it is created.
+  decorateRequests(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(opts.responseValidation ?? defaultResponseValidation() ? validatingSerializerCompiler : stringifySerializerCompiler);
   // Before every route: @fastify/swagger documents only the routes added after it.
@@ -100,12 +102,11 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
       done(null, parsed);
     });
   });
-  decorateRequests(app);
   const forwardSecret = opts.forwarding?.secret;
   if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
 
   app.addHook('onRequest', async (request, reply) => {
-    if (request.requestId === '') request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
+    if (!request.requestId) request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
     setRequestIdHeaders(reply, request.requestId);
     if (request.routeOptions.config?.public) return;
     if (request.is404) {

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PlatformService, ProjectInboxService, createIdGenerator, createLocalEventBus, systemClock, type ServiceDeps } from '@inbox-kit/core';
+import { createMemoryStore } from '@inbox-kit/core/memory';
 import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,5 +125,53 @@ describe.each(engines)('embedding on %s', (engine) => {
       const outside = await call(host, '/me', { headers: { authorization: `Bearer ${host.key}` } });
       expect(outside).toMatchObject({ status: 404, body: { host: 'not-found' } });
     });
+  });
+});
+
+describe.each([
+  [undefined, undefined],
+  ['/inbox', undefined],
+  [undefined, '/api-docs'],
+  ['/inbox', '/api-docs'],
+])('the API reference embedded (prefix %s, docsPrefix %s)', (prefix, docsPrefix) => {
+  const p = prefix ?? '';
+  const docs = `${p}${docsPrefix ?? '/docs'}`;
+  let app: FastifyInstance;
+  const hostErrors: unknown[] = [];
+  beforeAll(async () => {
+    const deps: ServiceDeps = { store: createMemoryStore(), bus: createLocalEventBus(), clock: systemClock, ids: createIdGenerator() };
+    app = Fastify();
+    app.setErrorHandler((error, _request, reply) => {
+      hostErrors.push(error);
+      return reply.code(500).send({ host: 'error' });
+    });
+    await app.register(inboxKit, {
+      services: { platform: new PlatformService(deps), projectInbox: new ProjectInboxService(deps) },
+      ...(prefix !== undefined ? { prefix } : {}),
+      openapi: docsPrefix !== undefined ? { docsPrefix } : {},
+    });
+    await app.ready();
+  });
+  afterAll(async () => app?.close());
+
+  it('serves every docs page with a request id, never reaching the host error handler', async () => {
+    for (const url of [docs, `${docs}/`, `${docs}/static/index.html`, `${docs}/json`, `${p}/openapi.json`]) {
+      const res = await app.inject({ url, headers: { 'x-request-id': 'docs-check' } });
+      expect(res.statusCode, url).toBeLessThan(400);
+      expect(res.headers['x-request-id'], url).toBe('docs-check');
+      expect(res.headers['request-id'], url).toBe('docs-check');
+      const fresh = await app.inject({ url });
+      expect(fresh.headers['x-request-id'], url).toMatch(/^req_/);
+    }
+    const json = JSON.parse((await app.inject({ url: `${docs}/json` })).body) as { paths: Record<string, unknown> };
+    expect(Object.keys(json.paths)).toContain(`${p}/me`);
+    expect(hostErrors).toEqual([]);
+  });
+
+  it('answers a missing docs asset with a 404, not a 500', async () => {
+    const res = await app.inject({ url: `${docs}/static/nope.js` });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+    expect(hostErrors).toEqual([]);
   });
 });
