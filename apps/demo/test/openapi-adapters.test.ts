@@ -2,12 +2,16 @@
  * One contract, one document: the demo's services served by the Fastify adapter (`@fastify/swagger`
  * over the routes it registers from the table) and by the Hono adapter (`openApiDocument` of the
  * table) publish OpenAPI documents that agree on every path, method, operation id, request body
- * and response status, both at `GET /openapi.json` and public.
+ * and response status, both at `GET /openapi.json` and public; and still agree embedded in a host
+ * under a prefix (the Fastify plugin registered with `prefix`, the Hono app mounted with `route`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inboxKit } from '@inbox-kit/http-fastify';
 import { inboxKitHono } from '@inbox-kit/http-hono';
+import Fastify from 'fastify';
+import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
 import { closeDemo } from './listen.js';
@@ -96,5 +100,36 @@ describe('the OpenAPI documents of the two adapters', () => {
         expect(sameConst(h.requestBody?.content?.['application/json']?.schema), `${method} ${path} body`).toEqual(sameConst(f.requestBody?.content?.['application/json']?.schema));
       }
     }
+  });
+});
+
+describe('the OpenAPI documents of the two adapters embedded under a prefix', () => {
+  let demo: Demo;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'inbox-kit-openapi-'));
+    demo = await buildDemo(loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' }));
+  });
+
+  afterAll(async () => {
+    await closeDemo(demo);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it.each(['/inbox', '/api/v2'])('agree on every operation under %s, listed with the prefix', async (prefix) => {
+    const fastifyHost = Fastify();
+    await fastifyHost.register(inboxKit, { ...demo.http, prefix, openapi: { docsPrefix: false } });
+    const fastify = await fastifyHost.inject({ url: `${prefix}/openapi.json` });
+    await fastifyHost.close();
+    expect(fastify.statusCode).toBe(200);
+    const honoHost = new Hono();
+    honoHost.route(prefix, inboxKitHono({ ...demo.http }).app);
+    const hono = await honoHost.request(`${prefix}/openapi.json`);
+    expect(hono.status).toBe(200);
+    const [fromFastify, fromHono] = [operations(fastify.json()), operations(await hono.json())];
+    expect([...fromHono.keys()].sort()).toEqual([...fromFastify.keys()].sort());
+    for (const [operation, f] of fromFastify) expect(fromHono.get(operation), operation).toEqual(f);
+    for (const operation of [`GET ${prefix}/me`, `GET ${prefix}/openapi.json`, `POST ${prefix}/v1/sessions`]) expect(fromHono.has(operation), operation).toBe(true);
   });
 });

@@ -110,7 +110,7 @@ const openApiPlugin: FastifyPluginAsync<InboxKitOpenApiOptions> = async (app, op
 
   app.get(documentPath, {
     config: { public: true },
-    schema: { tags: [...openApiRoute.tags], summary: openApiRoute.summary, security: [], response: { 200: openApiRoute.response } },
+    schema: { operationId: openApiRoute.operationId, tags: [...openApiRoute.tags], summary: openApiRoute.summary, security: [], response: { 200: openApiRoute.response } },
   }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(app.swagger()));
 
   const swaggerUi = docsPrefix === false ? undefined : await loadSwaggerUi(opts.docsPrefix !== undefined);

@@ -25,7 +25,9 @@ export interface InboxKitHonoOptions {
   /**
    * The OpenAPI 3.1 document at `GET /openapi.json` (public), generated from the routes served
    * (`openApiDocument` of `@inbox-kit/core/http`: the same table as every adapter's). Options set
-   * `info` (default version: this package's) and `servers`; `false` serves none.
+   * `info` (default version: this package's) and `servers`; `false` serves none. Mounted in a
+   * host app (`host.route('/inbox', app)`), its paths are listed under the mount (`/inbox/me`), as
+   * the Fastify plugin's under a `prefix`.
    */
   openapi?: OpenApiDocumentOptions | false;
   /**
@@ -64,6 +66,13 @@ function headerRecord(headers: Headers): Record<string, string> {
   return out;
 }
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** `document` with its paths under `mount` (`/inbox` + `/me`; a `:name` segment as `{name}`). */
+function underMount(document: Record<string, unknown>, mount: string): Record<string, unknown> {
+  const prefix = mount.replace(/\/+$/, '').replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  const paths = Object.entries(document['paths'] as Record<string, unknown>).map(([path, item]) => [`${prefix}${path}`, item]);
+  return { ...document, paths: Object.fromEntries(paths) };
+}
 
 /** The Hono app plus the open event streams (end them with `closeStreams()` before closing the server). */
 export interface InboxKitHonoApp {
@@ -188,8 +197,19 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
   const routes = httpRoutesFor(services);
   if (options.openapi !== false) {
     const { info, servers } = options.openapi ?? {};
-    const document = JSON.stringify(openApiDocument(routes, { info: { ...info, version: info?.version ?? packageJson.version }, ...(servers ? { servers } : {}) }));
-    app.get(OPENAPI_DOCUMENT_PATH, (c) => c.body(document, 200, { 'content-type': JSON_TYPE }));
+    const document = openApiDocument(routes, { info: { ...info, version: info?.version ?? packageJson.version }, ...(servers ? { servers } : {}) });
+    // Mounted in a host (`host.route('/inbox', app)`), the paths are listed under the mount, as
+    // the Fastify plugin's under its `prefix`: the mount is where this route matched.
+    const byMount = new Map<string, string>();
+    app.get(OPENAPI_DOCUMENT_PATH, (c) => {
+      const mount = c.req.routePath.slice(0, -OPENAPI_DOCUMENT_PATH.length);
+      let text = byMount.get(mount);
+      if (text === undefined) {
+        text = JSON.stringify(mount === '' ? document : underMount(document, mount));
+        byMount.set(mount, text);
+      }
+      return c.body(text, 200, { 'content-type': JSON_TYPE });
+    });
   }
   for (const route of routes) {
     app.on(route.method, route.path, async (c) => {

@@ -176,7 +176,8 @@ export function decorateOpenApiDocument<T extends Json>(doc: T): T {
 
 /** The route serving the document itself (`GET /openapi.json`, public), as the table describes routes. */
 export const openApiRoute = {
-  method: 'GET', path: OPENAPI_DOCUMENT_PATH, tags: ['meta'], summary: 'This OpenAPI 3.1 document', status: 200, public: true,
+  // An explicit id: the same under any prefix the document is served below.
+  method: 'GET', path: OPENAPI_DOCUMENT_PATH, operationId: 'getOpenapiJson', tags: ['meta'], summary: 'This OpenAPI 3.1 document', status: 200, public: true,
   response: z.record(z.string(), z.unknown()).describe('The OpenAPI 3.1 document of this server'),
 } as const;
 
