@@ -82,7 +82,9 @@ export interface InboxKitHonoApp {
 }
 
 /**
- * Builds a Hono app serving every route of the contract for `services`.
+ * Builds a Hono app serving every route of the contract for `services`. Mount it in a host with
+ * `host.route(path, app)`: every path under `path` is then its own (unknown ones 404 `not_found`
+ * in the envelope, all with `x-request-id`), and the host's other paths stay untouched.
  * @throws TypeError when `forwarding.secret` is empty or `bodyTimeoutMs` is not an integer ≥ 0.
  */
 export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
@@ -124,7 +126,8 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     if (unexpected) console.error('inbox-kit: unexpected error', error);
     return c.body(JSON.stringify(body), status as 500, { 'content-type': JSON_TYPE, 'x-request-id': c.get('requestId') });
   });
-  app.notFound((c) => c.body(JSON.stringify(routeNotFound(c.req.method, new URL(c.req.url).pathname, c.get('requestId'))), 404, { 'content-type': JSON_TYPE }));
+  const notFound = (c: Context<Env>): Response => c.body(JSON.stringify(routeNotFound(c.req.method, new URL(c.req.url).pathname, c.get('requestId'))), 404, { 'content-type': JSON_TYPE });
+  app.notFound(notFound);
 
   const authenticate = async (c: Context<Env>, route: HttpRoute): Promise<{ principal: Principal | null; forwarded: boolean }> => {
     if (route.public) return { principal: null, forwarded: false };
@@ -236,6 +239,10 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       return answer(c, route, outcome, principal, forwarded);
     });
   }
+
+  // Every other path within the app (within its mount, in a host) is 404 `not_found` in the
+  // envelope; a host's paths outside the mount keep the host's own 404.
+  app.all('*', notFound);
 
   return {
     app,
