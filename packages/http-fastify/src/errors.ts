@@ -5,7 +5,7 @@
  * A 500 never shows a stack, SQL or the original message.
  */
 import { isInboxKitError } from '@inbox-kit/core';
-import { envelope, envelopeForStatus, envelopeOf, type ErrorAnswer } from '@inbox-kit/core/http';
+import { envelope, envelopeForStatus, envelopeOf, malformedPathError, type ErrorAnswer } from '@inbox-kit/core/http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 export { STATUS_BY_CODE, errorKind, envelope, type ErrorEnvelope } from '@inbox-kit/core/http';
@@ -19,6 +19,8 @@ interface ZodLikeValidationIssue {
 /** Maps any thrown value to `[status, envelope]`; unknown errors become a bare 500. */
 export function toEnvelope(error: unknown, request_id: string): ErrorAnswer {
   if (isInboxKitError(error)) return envelopeOf(error, request_id);
+  // Fastify's router refusing a path whose percent-encoding does not decode: the contract's 400.
+  if ((error as { code?: unknown } | null)?.code === 'FST_ERR_BAD_URL') return envelopeOf(malformedPathError(), request_id);
   const fe = error as Partial<FastifyError> & { validation?: ZodLikeValidationIssue[]; validationContext?: string };
   if (Array.isArray(fe.validation)) {
     const where = fe.validationContext ?? 'request';

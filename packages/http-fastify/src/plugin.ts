@@ -4,10 +4,10 @@
  * scope. It is not wrapped in `fastify-plugin`, so `prefix` works and the host's other routes,
  * parsers, 404 and error handlers stay exactly as they were. `createServer` is the one-call preset.
  */
-import { InboxKitError, findInexactJsonNumber } from '@inbox-kit/core';
+import { InboxKitError } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import { readCredentials, routeNotFound, type HttpServices } from '@inbox-kit/core/http';
+import { parseJsonBody, readCredentials, routeNotFound, type HttpServices } from '@inbox-kit/core/http';
 import { requestIdOf } from './context.js';
 import { defaultResponseValidation, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';
 import { errorHandler } from './errors.js';
@@ -67,40 +67,17 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   app.setSerializerCompiler(opts.responseValidation ?? defaultResponseValidation() ? validatingSerializerCompiler : stringifySerializerCompiler);
   // Before every route: @fastify/swagger documents only the routes added after it.
   if (opts.openapi !== false) await app.register(inboxKitOpenApi, opts.openapi ?? {});
-  // JSON bodies must be valid UTF-8: invalid bytes get 400 instead of being stored as U+FFFD.
-  // Parsing itself stays Fastify's (prototype-poisoning checks included).
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
-  // Only `application/json` (with or without parameters such as `charset`) is parsed: Fastify's
-  // own `text/plain` parser goes too, so any other content type is 415 `unsupported_media_type`.
+  // The contract's body rules (`parseJsonBody` of `@inbox-kit/core/http`, as every adapter's):
+  // only `application/json` in UTF-8 (Fastify's own `text/plain` parser goes too, so any other
+  // content type is 415 `unsupported_media_type`), valid UTF-8 and JSON, no `__proto__` /
+  // `constructor.prototype` key, numbers a double holds exactly; else 400 `validation_error`.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const charset = charsetOf(request.headers['content-type']);
-    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      done(new InboxKitError('unsupported_media_type', 'Unsupported Content-Type charset; send application/json in UTF-8'), undefined);
-      return;
-    }
-    let text: string;
     try {
-      text = utf8.decode(body as Buffer);
-    } catch {
-      done(new InboxKitError('validation_error', 'Request body is not valid UTF-8'), undefined);
-      return;
+      done(null, parseJsonBody(body as Buffer, request.headers['content-type']));
+    } catch (error) {
+      done(error as Error, undefined);
     }
-    parseJson(request, text, (error, parsed) => {
-      if (error) return done(error, undefined);
-      // Numbers must read back as sent (platform.md "JSON numbers"): refuse what a double cannot hold.
-      const inexact = findInexactJsonNumber(text);
-      if (inexact !== undefined) {
-        done(new InboxKitError('validation_error', 'A number cannot be stored exactly', [{
-          path: ['body', ...inexact.path].join('.'),
-          message: `${inexact.literal.length > 40 ? `${inexact.literal.slice(0, 40)}…` : inexact.literal} cannot be stored exactly (JSON numbers are IEEE-754 doubles: integers up to ±9007199254740991, about 15–17 significant digits); send it as a string`,
-          code: 'inexact_number',
-        }]), undefined);
-        return;
-      }
-      done(null, parsed);
-    });
   });
   const forwardSecret = opts.forwarding?.secret;
   if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
@@ -157,17 +134,6 @@ export function decorateRequests(app: FastifyInstance): void {
   if (!app.hasRequestDecorator('requestId')) app.decorateRequest('requestId', '');
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null);
   if (!app.hasRequestDecorator('forwarded')) app.decorateRequest('forwarded', false);
-}
-
-/** The lower-cased `charset` parameter of a Content-Type value, or `undefined` when it has none. */
-function charsetOf(contentType: string | undefined): string | undefined {
-  if (contentType === undefined) return undefined;
-  for (const parameter of contentType.split(';').slice(1)) {
-    const eq = parameter.indexOf('=');
-    if (eq < 0 || parameter.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
-    return parameter.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
-  }
-  return undefined;
 }
 
 export type { FastifyInstance };

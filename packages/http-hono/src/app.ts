@@ -6,7 +6,7 @@
  */
 import { InboxKitError, type Principal } from '@inbox-kit/core';
 import {
-  createStreamSlots, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
+  createStreamSlots, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
   type HttpOutcome, type HttpRoute, type HttpServices,
 } from '@inbox-kit/core/http';
 import { Hono, type Context } from 'hono';
@@ -116,6 +116,11 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     // Answered before the body was read: close the socket once written, instead of holding it
     // while the client trickles in the rest of the body.
     if (announced && !c.get('bodyRead')) c.header('connection', 'close');
+  });
+  // A path whose percent-encoding does not decode is a 400 before routing (never a 404).
+  app.use('*', async (c, next) => {
+    if (!isWellFormedPath(new URL(c.req.url).pathname)) throw malformedPathError();
+    await next();
   });
   app.onError((error, c) => {
     if (error instanceof BodyTimeout) {

@@ -23,7 +23,7 @@ export {
   inboxItemPageResponse, liveInboxSnapshotResponse, managedSessionPageResponse, meResponse, operationLogPageResponse,
   projectEventPageResponse, projectWithRoleResponse, sessionEventPageResponse, sessionEventsSentResponse,
 } from './routes.js';
-export { parseJsonBody, parseRequestPart, queryObject, type RequestPart } from './parse.js';
+export { isWellFormedPath, malformedPathError, parseJsonBody, parseRequestPart, queryObject, type RequestPart } from './parse.js';
 export {
   decorateOpenApiDocument, OPENAPI_DOCUMENT_PATH, openApiDocument, type OpenApiDocumentOptions, openApiHead, openApiRoute, zodToJsonSchema,
 } from './openapi.js';

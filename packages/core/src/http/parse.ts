@@ -37,6 +37,7 @@ export function queryObject(params: URLSearchParams): Record<string, string | st
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+const FORBIDDEN_KEY = 'Body is valid JSON but contains a forbidden key (__proto__, or constructor with prototype)';
 
 /**
  * Decodes a JSON request body. An empty body is `undefined` (the route's body schema then decides).
@@ -62,14 +63,14 @@ export function parseJsonBody(bytes: Uint8Array, contentType: string | undefined
   let parsed: unknown;
   try {
     parsed = JSON.parse(text, function reviver(key, value: unknown) {
-      if (key === '__proto__') throw new SyntaxError('Object contains forbidden prototype property');
+      if (key === '__proto__') throw new SyntaxError(FORBIDDEN_KEY);
       if (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype')) {
-        throw new SyntaxError('Object contains forbidden prototype property');
+        throw new SyntaxError(FORBIDDEN_KEY);
       }
       return value;
     });
   } catch (error) {
-    const message = error instanceof SyntaxError && /prototype/.test(error.message) ? error.message : 'Body is not valid JSON';
+    const message = error instanceof SyntaxError && error.message === FORBIDDEN_KEY ? error.message : 'Body is not valid JSON';
     throw new InboxKitError('validation_error', message);
   }
   const inexact = findInexactJsonNumber(text);
@@ -81,4 +82,24 @@ export function parseJsonBody(bytes: Uint8Array, contentType: string | undefined
     }]);
   }
   return parsed;
+}
+
+/**
+ * The error for a request path whose percent-encoding does not decode (`/projects/%zz`, a
+ * truncated UTF-8 sequence such as `%E0%A4%A`): 400 `validation_error` in the envelope, the same
+ * on every adapter (platform.md "Errors": a malformed URL is a 400). Adapters answer it before
+ * routing, so such a request never reaches a route (nor a 404).
+ */
+export function malformedPathError(): InboxKitError {
+  return new InboxKitError('validation_error', 'The URL path is not valid: malformed percent-encoding');
+}
+
+/** True when every segment of `path` (the path alone, without the query) percent-decodes. */
+export function isWellFormedPath(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

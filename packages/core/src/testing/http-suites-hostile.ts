@@ -4,7 +4,8 @@
  * Content-Type values, empty and non-object bodies, bodies over the limit (accurate, lying and
  * absent Content-Length — chunked), deeply nested JSON, prototype-poisoning keys, integers beyond
  * 2^53, non-finite numbers, lone surrogates, U+0000, emoji at every length limit, non-integer and
- * huge path ids, hostile query strings and cursors, and requests Node's parser refuses. Each gets a
+ * huge path ids, paths whose percent-encoding does not decode, hostile query strings and cursors,
+ * and requests Node's parser refuses. Each gets a
  * deliberate 4xx in the envelope with no stack or SQL, nothing is written (row counts of every
  * table through the kit's raw reader, else the Store port's `worldState`; Project Events published
  * and the Live Inbox window; checked around every request), and
@@ -18,6 +19,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor, filterFingerprint } from '../cursor.js';
+import { malformedPathError, parseJsonBody } from '../http/parse.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import {
   expect4xx, expectNoLeak, fill, keyOf, parseRawResponse, rawRequest, rawSocket, routeInventory, validBody,
@@ -255,6 +257,33 @@ export function hostileInputSuite(kit: HttpConformanceOptions): void {
       }
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       expect(Object.prototype).not.toHaveProperty('polluted');
+    });
+
+    it('the same answers as every adapter: a valid body with a __proto__ or constructor.prototype key and a path whose percent-encoding does not decode → 400 validation_error with the contract\'s message, nothing written', async () => {
+      // The contract's own words (`parseJsonBody`, `malformedPathError` of `@inbox-kit/core/http`).
+      let forbidden = '';
+      try {
+        parseJsonBody(new TextEncoder().encode('{"__proto__":{}}'), 'application/json');
+      } catch (error) {
+        forbidden = (error as Error).message;
+      }
+      expect(forbidden).toMatch(/valid JSON but contains a forbidden key/);
+      for (const body of ['{"name":"x","__proto__":{"a":1}}', '{"__proto__":{"a":1},"name":"x"}', '{"name":"x","constructor":{"prototype":{"a":1}}}']) {
+        const res = await hostile(`POST /projects with ${body}`, { method: 'POST', path: '/projects', headers: json, body });
+        expect(res.status, body).toBe(400);
+        expect(res.body.error, body).toMatchObject({ code: 'validation_error', message: forbidden });
+      }
+      const table = await bodies();
+      for (const r of routes.filter((x) => x.params.length > 0)) {
+        for (const bad of ['%zz', '%', 'a%2', '%E0%A4%A', 'x%ZZy']) {
+          const path = fill(r, values, { [r.params.length - 1]: bad });
+          const res = await hostile(`${r.method} ${path}`, {
+            method: r.method, path, ...(r.body ? { headers: json, body: JSON.stringify(validBody(r, table)) } : {}), headOnly: r.stream,
+          });
+          expect(res.status, `${r.method} ${path}`).toBe(400);
+          expect(res.body.error, `${r.method} ${path}`).toMatchObject({ code: 'validation_error', message: malformedPathError().message });
+        }
+      }
     });
 
     it('schema-driven field attacks on every body: unknown and missing fields, integers beyond 2^53, non-finite numbers, lone surrogates, U+0000 → 400, nothing written', async () => {
