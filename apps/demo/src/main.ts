@@ -40,11 +40,29 @@ let hono: InboxKitHonoServer | undefined;
 // Installed before listening: a signal that arrives while the start-up lines are being printed
 // shuts down gracefully too (without a handler, Node would die of it at once).
 let stopping = false;
+/** Waits (at most 1 s) until the request log has written what it holds; pino's default destination writes asynchronously. */
+function flushLog(): Promise<void> {
+  const log = demo.app.log as { flush?: (cb: (error?: Error | null) => void) => void };
+  if (typeof log.flush !== 'function') return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 1000);
+    try {
+      log.flush!(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    } catch {
+      clearTimeout(timer);
+      resolve();
+    }
+  });
+}
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    (hono ? hono.close() : Promise.resolve()).then(() => demo.close()).then(() => {
+    (hono ? hono.close() : Promise.resolve()).then(() => demo.close()).then(() => flushLog()).then(() => {
+      // Last: the JSON log writes asynchronously, so it is flushed first (else a log line could follow this one).
       console.log('inbox-kit demo stopped');
       process.exit(0);
     }, (error: unknown) => {

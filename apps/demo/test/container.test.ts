@@ -90,7 +90,7 @@ describe("the image's start command, run without Docker", () => {
       expect((await fetch(`${url}/health`)).status).toBe(200);
       child.kill('SIGTERM');
       expect(await exited, out).toBe(0);
-      expect(out.trimEnd().split('\n').at(-1)).toBe('inbox-kit demo stopped');
+      expect(out.trimEnd().split('\n').at(-1), out).toBe('inbox-kit demo stopped');
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
