@@ -76,7 +76,7 @@ try {
     // Loaded only with HTTP_ADAPTER=hono: the Fastify demo does not carry Hono.
     const { serveInboxKit } = await import('@inbox-kit/http-hono');
     hono = await serveInboxKit({
-      ...demo.http, hostname: config.host, port: config.port, bodyLimit: config.bodyLimit,
+      ...demo.http, hostname: config.host, port: config.port, bodyLimit: config.bodyLimit, bodyTimeoutMs: config.bodyTimeoutMs,
       streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller },
     });
   } else {

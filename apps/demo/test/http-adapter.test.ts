@@ -1,10 +1,11 @@
 /**
  * HTTP_ADAPTER=hono: the built demo serves the same API on `@inbox-kit/http-hono` (real process,
- * real socket, SQLite file): health, authentication, the Project Inbox, roles and the envelope; an
- * unknown adapter is refused at start. (Every route is covered by the conformance kit in http-hono.)
+ * real socket, SQLite file): health, authentication, the Project Inbox, roles and the envelope, and
+ * BODY_TIMEOUT_MS (a body that does not arrive in time → 408); an unknown adapter is refused at start. (Every route is covered by the conformance kit in http-hono.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
@@ -24,7 +25,7 @@ describe('the demo on hono', () => {
   let keys: Record<string, string>;
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'inbox-kit-demo-hono-'));
-    demo = await startDemoProcess({ DATA_DIR: dataDir, HTTP_ADAPTER: 'hono', DEMO_MODEL_STEP_MS: '0' });
+    demo = await startDemoProcess({ DATA_DIR: dataDir, HTTP_ADAPTER: 'hono', DEMO_MODEL_STEP_MS: '0', BODY_TIMEOUT_MS: '300' });
     keys = credentialsOf(dataDir);
   });
   afterAll(async () => {
@@ -58,5 +59,23 @@ describe('the demo on hono', () => {
     expect(denied).toMatchObject({ status: 403, body: { type: 'error', error: { type: 'permission_error', code: 'project_inbox_read_denied' } } });
     expect(denied.body.error.request_id).toBe(denied.headers.get('x-request-id'));
     expect(await call('/nowhere')).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+  });
+
+  it('applies BODY_TIMEOUT_MS: a body that does not arrive in time → 408 request_timeout and the socket closed', async () => {
+    const { hostname, port } = new URL(demo!.url);
+    const socket = net.connect({ host: hostname, port: Number(port) });
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    socket.on('error', () => {});
+    const closed = new Promise<void>((done) => socket.once('close', () => done()));
+    socket.write(`POST /projects/proj_main/inbox HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${keys.acc_deriver}\r\n`
+      + 'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 408/);
+    expect(received).toMatch(/connection: close/i);
+    expect(received).toContain('"code":"request_timeout"');
   });
 });

@@ -118,6 +118,30 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * Row counts of every application table of `db` (migration bookkeeping excluded), in one query:
+ * the raw reader the HTTP conformance kit's hostile-input suite checks "nothing written" with.
+ */
+export function sqlRowCounts(db: OpenedStore['db']): () => Promise<Record<string, number>> {
+  let tables: string[] | undefined;
+  return async () => {
+    tables ??= (await db.introspection.getTables()).map((t) => t.name).filter((n) => !n.startsWith('kysely_')).sort();
+    const rows = (await sql.raw<{ t: string; n: number | string }>(tables.map((t) => `SELECT '${t}' AS t, COUNT(*) AS n FROM ${t}`).join(' UNION ALL ')).execute(db)).rows;
+    return Object.fromEntries(rows.map((r) => [r.t, Number(r.n)]));
+  };
+}
+
+/** Every row of every application table of `db`, each as JSON, sorted per table: the kit's `dumpRows` reader. */
+export function sqlDumpRows(db: OpenedStore['db']): () => Promise<Record<string, string[]>> {
+  let tables: string[] | undefined;
+  return async () => {
+    tables ??= (await db.introspection.getTables()).map((t) => t.name).filter((n) => !n.startsWith('kysely_')).sort();
+    const out: Record<string, string[]> = {};
+    for (const t of tables) out[t] = (await sql.raw<Record<string, unknown>>(`SELECT * FROM ${t}`).execute(db)).rows.map((r) => JSON.stringify(r)).sort();
+    return out;
+  };
+}
+
 /** Quotes a string literal for raw SQL in tests (ids we made ourselves). */
 export const lit = (s: string) => `'${s.replaceAll("'", "''")}'`;
 

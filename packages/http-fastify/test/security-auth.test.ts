@@ -1,105 +1,34 @@
 /**
- * Security review of authentication and tenancy, over real HTTP on every engine, walking every
- * route the server serves (read from the server itself, so a new route is covered at once):
- * - API keys are stored only as SHA-256 hashes (nothing in the database holds a secret) and
- *   compared in constant time (`constantTimeEqual` agrees with `===`; near misses are refused
- *   exactly like unknown keys);
- * - every non-public route refuses missing, malformed, unknown and revoked credentials (401);
- * - no cross-workspace reads or writes through any route, in either direction: a key of another
- *   workspace gets 404 on every route that names a resource, byte-identical (but for request_id)
- *   to the answer for a resource that does not exist; nothing is written, the running Run and its
- *   Live Inbox are untouched; collection routes show nothing of the other tenant;
- * - impersonation: a standard key naming another account gets 403 on every route, a service key
- *   naming an account outside its workspace 404;
- * - no stack, SQL or internals in any error, also when the store fails on every call (injected
- *   failures and real database errors), on every route.
+ * The storage side of the security review, on every engine: API keys are stored only as SHA-256
+ * hashes (nothing in the database holds a secret, nor a fragment of one) and compared in constant
+ * time (`constantTimeEqual` agrees with `===`). The HTTP side — credentials on every route,
+ * tenancy in both directions, impersonation, no internals in any error — moved to the HTTP
+ * conformance kit of `@inbox-kit/core/testing` (`securitySuite`), which `conformance.test.ts` runs
+ * on the in-memory store and on every engine, with every row of every table (`dumpRows`) as its
+ * "nothing written" reader.
  */
 import { createHash } from 'node:crypto';
-import { constantTimeEqual, type Store, type StoreTx } from '@inbox-kit/core';
+import { constantTimeEqual } from '@inbox-kit/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engines, expectError, startHarness, type Envelope, type Harness, type Response } from './harness.js';
-import {
-  dumpAll, expect4xx, expectNoLeak, fill, heldModel, keyOf, rawRequest, routeInventory, tableNames, validBody, worldState,
-  type HeldModel, type ParamValues, type RouteInfo,
-} from './hostile-helpers.js';
+import { engines, startHarness, type Harness } from './harness.js';
+import { dumpAll, expectNoLeak, tableNames } from './hostile-helpers.js';
 
-const SESSION = 'sess_001';
-const LI = `/v1/awaken/sessions/${SESSION}/live-inbox`;
-const text = (t: string) => [{ type: 'text', text: t }];
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
-/** The envelope without its request id, for "indistinguishable" comparisons. */
-const strip = (res: Response) => JSON.stringify({ ...(res.body as Envelope), error: { ...(res.body as Envelope).error, request_id: '' } });
 
-/** A valid body for each route that takes one (ids of the caller's own workspace where it matters). */
-const BODIES: Record<string, unknown> = {
-  'POST /projects': { name: 'Security test project' },
-  'POST /projects/{id}/members': { account_id: 'acc_observer', role: 'observer' },
-  'POST /sessions': { project_id: 'proj_main', title: 'security' },
-  'POST /sessions/{id}/floors': { content: { text: 'turn' } },
-  'POST /sessions/{id}/floors/{floor_id}/pages': { content: { text: 'again' } },
-  'POST /projects/{id}/inbox': { type: 'security.probe', source_session_id: 'sess_001' },
-  'PATCH /projects/{id}/inbox/{item_id}': { decision: 'accept' },
-  'POST /v1/sessions/{session_id}/events': { events: [{ type: 'user.message', content: text('durable') }] },
-  'POST /v1/awaken/sessions/{session_id}/live-inbox': { content: text('queued') },
-  'PUT /v1/awaken/sessions/{session_id}/live-inbox/order': { order: [2, 1] },
-  'PUT /v1/awaken/sessions/{session_id}/live-inbox/{message_id}': { content: text('edited') },
-};
-
-const MISSING: ParamValues = { projects: 'proj_missing', sessions: 'sess_missing', inbox: 'pinbox_missing', members: 'acc_missing', floors: 'floor_missing', 'live-inbox': '1' };
-
-describe.each(engines)('security review of auth and tenancy (%s)', (engine) => {
+describe.each(engines)('API keys at rest (%s)', (engine) => {
   let h: Harness;
-  let model: HeldModel;
   let tables: string[];
-  let routes: RouteInfo[];
   let secrets: string[];
-  /** ws_demo resources (owned by acc_owner) and ws_other resources (owned by acc_stranger). */
-  let demo: ParamValues;
-  let other: ParamValues;
 
   beforeAll(async () => {
-    model = heldModel();
-    h = await startHarness(engine, { model });
+    h = await startHarness(engine);
     tables = await tableNames(h);
-    routes = await routeInventory(h);
     secrets = Object.values(h.keys);
-    expect((await h.request('POST', `/v1/sessions/${SESSION}/events`, { as: 'acc_owner', body: { events: [{ type: 'user.message', content: text('start') }] } })).status).toBe(200);
-    await model.waiting();
-    for (const t of ['one', 'two']) expect((await h.request('POST', LI, { as: 'acc_owner', body: { content: text(t) } })).status).toBe(200);
-    const item = await h.request('POST', '/projects/proj_main/inbox', { as: 'acc_deriver', body: { type: 'probe' } });
-    const foreignItem = await h.request('POST', '/projects/proj_foreign/inbox', { as: 'acc_stranger', body: { type: 'foreign.probe' } });
-    expect([item.status, foreignItem.status]).toEqual([201, 201]);
-    demo = { projects: 'proj_main', sessions: SESSION, inbox: item.body.item.id, members: 'acc_deriver', floors: h.floors.A.id, 'live-inbox': '1' };
-    other = { projects: 'proj_foreign', sessions: 'sess_foreign', inbox: foreignItem.body.item.id, members: 'acc_stranger', floors: h.floors.F.id, 'live-inbox': '1' };
   });
   afterAll(async () => {
-    model?.release();
     await h?.close();
   });
-
-  const resourceRoutes = () => routes.filter((r) => r.params.length > 0);
-  const privateRoutes = () => routes.filter((r) => !r.public);
-
-  /** Sends `route` (valid body, filled path) with `headers`; for GET routes also as HEAD. */
-  async function call(route: RouteInfo, values: ParamValues, headers: Record<string, string>, method = route.method): Promise<Response> {
-    return rawRequest(h.url, {
-      method,
-      path: fill(route, values),
-      headers: { ...headers, ...(route.body ? { 'content-type': 'application/json' } : {}) },
-      ...(route.body ? { body: JSON.stringify(validBody(route, BODIES)) } : {}),
-      headOnly: route.stream,
-    });
-  }
-
-  /** Runs `fn`, then checks every table, the published events and the Live Inbox window are as before. */
-  async function nothingWritten(fn: () => Promise<void>): Promise<void> {
-    const before = await worldState(h, tables, LI);
-    const dump = await dumpAll(h, tables);
-    await fn();
-    expect(await worldState(h, tables, LI)).toEqual(before);
-    expect(await dumpAll(h, tables)).toEqual(dump);
-  }
 
   it('API keys are stored only as their SHA-256: no secret, nor a fragment of one, anywhere in the database', async () => {
     const keys = await h.raw<{ key_hash: string }>('SELECT * FROM api_keys');
@@ -137,263 +66,5 @@ describe.each(engines)('security review of auth and tenancy (%s)', (engine) => {
     // Lengths differ but the shorter is a prefix padded with what charCodeAt(out of range) would be.
     expect(constantTimeEqual('abc', 'abc\u0000')).toBe(false);
     expect(constantTimeEqual('\u0000', '')).toBe(false);
-  });
-
-  it('near misses of a real key are refused exactly like an unknown key (401 invalid_credentials), also as x-api-key', async () => {
-    const key = h.keys.acc_owner!;
-    const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
-    const nearMisses = [
-      flip(key, 3), flip(key, 20), flip(key, key.length - 1), key.slice(0, -1), `${key}A`, key.toUpperCase(), key.slice(3), `${key}\u200b`,
-      sha256(key), `ik_${'A'.repeat(40)}`, 'ik_', key.repeat(2),
-    ];
-    const reference = strip(await rawRequest(h.url, { method: 'GET', path: '/me', headers: { authorization: 'Bearer ik_unknown' } }));
-    await nothingWritten(async () => {
-      for (const guess of nearMisses) {
-        const sendable = encodeURI(guess); // a header value is Latin-1: the zero-width space goes percent-encoded
-        for (const headers of [{ authorization: `Bearer ${sendable}` }, { 'x-api-key': sendable }] as Record<string, string>[]) {
-          const res = await rawRequest(h.url, { method: 'GET', path: '/me', headers });
-          expectError(res, 401, 'invalid_credentials');
-          expect(strip(res)).toBe(reference);
-          expectNoLeak(res.text, secrets, 'near miss');
-        }
-      }
-    });
-  });
-
-  it('every non-public route refuses a missing, empty, malformed, unknown or revoked credential (401); nothing written', async () => {
-    const cases: [string, Record<string, string>, string][] = [
-      ['no credential', {}, 'authentication_required'],
-      ['an empty bearer', { authorization: 'Bearer ' }, 'authentication_required'],
-      ['an empty x-api-key', { 'x-api-key': '' }, 'authentication_required'],
-      ['another scheme', { authorization: `Basic ${Buffer.from(`acc_owner:${h.keys.acc_owner}`).toString('base64')}` }, ''],
-      ['the key without a scheme', { authorization: h.keys.acc_owner! }, ''],
-      ['an unknown key', { authorization: 'Bearer ik_not_a_real_key' }, 'invalid_credentials'],
-      ['a revoked key', { authorization: `Bearer ${h.keys.revoked}` }, 'invalid_credentials'],
-      ['a revoked key as x-api-key', { 'x-api-key': h.keys.revoked! }, 'invalid_credentials'],
-      ['an unknown key with an account to act as', { authorization: 'Bearer ik_nope', 'x-account-id': 'acc_owner' }, 'invalid_credentials'],
-    ];
-    await nothingWritten(async () => {
-      for (const route of privateRoutes()) {
-        for (const [what, headers, code] of cases) {
-          const values = route.params.length ? demo : {};
-          const res = await call(route, values, headers);
-          const env = expectError(res, 401, code || undefined);
-          expect(['authentication_required', 'invalid_credentials']).toContain(env.error.code);
-          expectNoLeak(res.text, secrets, `${keyOf(route)} with ${what}`);
-          if (route.method === 'GET') expect((await call(route, values, headers, 'HEAD')).status, `HEAD ${route.template} with ${what}`).toBe(401);
-        }
-      }
-    });
-    // The public routes stay public.
-    for (const route of routes.filter((r) => r.public)) expect((await call(route, {}, {})).status, keyOf(route)).toBe(200);
-  });
-
-  it('no cross-workspace access through any route, in either direction: 404 identical to a missing resource, nothing written', async () => {
-    const walks: { who: string; headers: Record<string, string>; theirs: ParamValues }[] = [
-      { who: 'acc_stranger (ws_other) on ws_demo', headers: { authorization: `Bearer ${h.keys.acc_stranger}` }, theirs: demo },
-      { who: 'acc_owner (ws_demo) on ws_other', headers: { authorization: `Bearer ${h.keys.acc_owner}` }, theirs: other },
-      { who: 'the ws_demo service key acting as acc_owner on ws_other', headers: { authorization: `Bearer ${h.keys.service}`, 'x-account-id': 'acc_owner' }, theirs: other },
-      { who: 'acc_outsider (ws_demo, no role) on proj_main', headers: { authorization: `Bearer ${h.keys.acc_outsider}` }, theirs: demo },
-    ];
-    await nothingWritten(async () => {
-      for (const walk of walks) {
-        for (const route of resourceRoutes()) {
-          const res = await call(route, walk.theirs, walk.headers);
-          const what = `${walk.who}: ${route.method} ${fill(route, walk.theirs)}`;
-          expect(res.status, `${what} → ${res.text.slice(0, 200)}`).toBe(404);
-          expectError(res, 404);
-          expectNoLeak(res.text, secrets, what);
-          for (const id of Object.values(walk.theirs).filter((v) => v.length > 2)) expect(res.text.includes(id), `${what} echoes ${id}`).toBe(false);
-          // Indistinguishable from a resource that does not exist at all.
-          const missing = await call(route, MISSING, walk.headers);
-          expect(strip(res), `${what} differs from a missing resource`).toBe(strip(missing));
-          if (route.method === 'GET') expect((await call(route, walk.theirs, walk.headers, 'HEAD')).status, `HEAD ${what}`).toBe(404);
-        }
-      }
-    });
-  });
-
-  it('collection routes show nothing of another workspace, and refuse to reach into it', async () => {
-    const demoIds = ['ws_demo', 'proj_main', 'proj_side', SESSION, 'sess_002', 'sess_side', 'sess_loose', 'acc_owner', 'acc_deriver', demo.inbox!, h.floors.A.id];
-    const stranger = { authorization: `Bearer ${h.keys.acc_stranger}` };
-    const collections = routes.filter((r) => r.params.length === 0 && !r.public && r.method === 'GET');
-    expect(collections.map(keyOf).sort()).toEqual(['GET /me', 'GET /projects', 'GET /sessions']);
-    for (const route of collections) {
-      const res = await call(route, {}, stranger);
-      expect(res.status, keyOf(route)).toBe(200);
-      for (const id of demoIds) expect(res.text.includes(id), `${keyOf(route)} shows ${id} to another workspace`).toBe(false);
-    }
-    await nothingWritten(async () => {
-      expectError(await h.request('GET', '/sessions?project_id=proj_main', { as: 'acc_stranger' }), 404, 'project_not_found');
-      expectError(await h.request('POST', '/sessions', { as: 'acc_stranger', body: { project_id: 'proj_main', title: 'x' } }), 404, 'project_not_found');
-      expectError(await h.request('POST', '/projects/proj_foreign/inbox', { as: 'acc_stranger', body: { type: 't', source_session_id: SESSION } }), 404, 'session_not_found');
-      expectError(await h.request('POST', '/projects/proj_foreign/inbox', { as: 'acc_stranger', body: { type: 't', source_floor_id: h.floors.A.id } }), 404, 'floor_not_found');
-      expectError(await h.request('POST', '/projects/proj_foreign/inbox', { as: 'acc_stranger', body: { type: 't', source_page_id: h.pages.A1.id } }), 404, 'page_not_found');
-      expectError(await h.request('POST', '/projects/proj_foreign/members', { as: 'acc_stranger', body: { account_id: 'acc_owner', role: 'deriver' } }), 404, 'account_not_found');
-      // Ids are generated, never chosen over HTTP: an id another workspace holds and an unused one
-      // get the same 400 (the answer tells nothing about other workspaces), and nothing is written.
-      for (const [path, taken, unused] of [
-        ['/projects', { id: 'proj_main', name: 'mine now' }, { id: 'proj_unused_x', name: 'mine now' }],
-        ['/sessions', { id: SESSION }, { id: 'sess_unused_x' }],
-        ['/sessions', { id: SESSION, project_id: 'proj_foreign' }, { id: 'sess_unused_x', project_id: 'proj_foreign' }],
-      ] as const) {
-        const answers = [];
-        for (const body of [taken, unused]) {
-          const res = await h.request('POST', path, { as: 'acc_stranger', body });
-          const env = expectError(res, 400, 'validation_error');
-          expectNoLeak(res.text, secrets, `POST ${path} ${JSON.stringify(body)}`);
-          answers.push({ ...env.error, request_id: undefined });
-        }
-        expect(answers[0]).toEqual(answers[1]);
-      }
-    });
-    // The owner's own resources are intact and still answer.
-    expect((await h.request('GET', '/projects/proj_main', { as: 'acc_owner' })).body.project.name).toBe('Main project');
-    expect((await h.request('GET', `/sessions/${SESSION}`, { as: 'acc_owner' })).body.session.workspace_id).toBe('ws_demo');
-  });
-
-  it('impersonation: a standard key naming another account → 403, a service key naming an account outside its workspace → 404, on every route; nothing written', async () => {
-    await nothingWritten(async () => {
-      for (const route of privateRoutes()) {
-        const values = route.params.length ? demo : {};
-        for (const as of ['acc_owner', 'acc_stranger', 'acc_missing']) {
-          const res = await call(route, values, { authorization: `Bearer ${h.keys.acc_deriver}`, 'x-account-id': as });
-          expectError(res, 403, 'permission_denied');
-          expectNoLeak(res.text, secrets, `${keyOf(route)} as ${as}`);
-        }
-        for (const as of ['acc_stranger', 'acc_missing', 'acc_owner, acc_stranger']) {
-          const res = await call(route, values, { authorization: `Bearer ${h.keys.service}`, 'x-account-id': as });
-          expectError(res, 404, 'account_not_found');
-          expectNoLeak(res.text, secrets, `${keyOf(route)} via the service key as ${as}`);
-        }
-      }
-    });
-  });
-
-  it('the running Run and its Live Inbox were untouched by all of it', async () => {
-    const window = (await h.request('GET', LI, { as: 'acc_owner' })).body;
-    expect(window).toMatchObject({ active: true, version: 2, messages: [{ id: 1, content: text('one') }, { id: 2, content: text('two') }] });
-    model.release();
-    await h.runtime!.whenIdle(SESSION);
-    const history = (await h.request('GET', `/v1/sessions/${SESSION}/events?limit=1000`, { as: 'acc_owner' })).body.data as { type: string; content: { text?: string }[] }[];
-    expect(history.filter((e) => e.type === 'user.message').map((e) => e.content[0]!.text)).toEqual(['start', 'one', 'two']);
-  });
-});
-
-/** Store methods the authentication path uses; they keep working so each route fails further in. */
-const AUTH_METHODS = new Set(['findApiKeyByHash', 'getWorkspaceAccount']);
-
-/** A store whose every other call (and every call inside a transaction) fails with a SQL-laden error while `broken.on`. */
-function breakable(inner: Store, broken: { on: boolean }): Store {
-  const fail = (name: string) => {
-    const error = new Error(`SQLITE_ERROR: near "SELCT": syntax error in "SELECT * FROM api_keys WHERE key_hash = 'deadbeef'" (${name})`);
-    Object.assign(error, { code: 'SQLITE_ERROR', detail: 'relation "project_inbox_items" does not exist', query: 'INSERT INTO operation_logs VALUES ($1)' });
-    return error;
-  };
-  const wrap = <T extends object>(target: T): T =>
-    new Proxy(target, {
-      get(t, prop, receiver) {
-        const real = Reflect.get(t, prop, receiver) as unknown;
-        if (typeof real !== 'function' || typeof prop !== 'string') return real;
-        if (prop === 'transaction') {
-          return <R>(fn: (tx: StoreTx) => Promise<R>) => (real as Store['transaction']).call(t, (tx) => fn(wrap(tx))) as Promise<R>;
-        }
-        return (...args: unknown[]) => {
-          if (broken.on && !AUTH_METHODS.has(prop)) return Promise.reject(fail(prop));
-          return (real as (...a: unknown[]) => unknown).apply(t, args);
-        };
-      },
-    });
-  return wrap(inner);
-}
-
-describe.each(engines)('no stack, SQL or internals in any error (%s)', (engine) => {
-  let h: Harness;
-  let routes: RouteInfo[];
-  let values: ParamValues;
-  const broken = { on: false };
-
-  beforeAll(async () => {
-    const quick = heldModel();
-    quick.release();
-    h = await startHarness(engine, { model: quick, wrapStore: (s) => breakable(s, broken) });
-    routes = await routeInventory(h);
-    const item = await h.request('POST', '/projects/proj_main/inbox', { as: 'acc_deriver', body: { type: 'probe' } });
-    values = { projects: 'proj_main', sessions: SESSION, inbox: item.body.item.id, members: 'acc_deriver', floors: h.floors.A.id, 'live-inbox': '1' };
-  });
-  afterAll(async () => {
-    broken.on = false;
-    if (h) h.failure.method = null;
-    await h?.close();
-  });
-
-  const send = (route: RouteInfo, at: ParamValues = values, bodies = BODIES) => rawRequest(h.url, {
-    method: route.method,
-    path: fill(route, at),
-    headers: { authorization: `Bearer ${h.keys.acc_owner}`, ...(route.body ? { 'content-type': 'application/json' } : {}) },
-    ...(route.body ? { body: JSON.stringify(validBody(route, bodies)) } : {}),
-    headOnly: route.stream,
-  });
-
-  it('a store failing on every call: every route answers the envelope (500 api_error) with nothing of the failure in it', async () => {
-    broken.on = true;
-    let fivehundreds = 0;
-    try {
-      for (const route of routes.filter((r) => !r.public)) {
-        const res = await send(route);
-        if (res.status < 300) continue; // /me reads only what authentication read
-        const env = expectError(res, res.status);
-        expectNoLeak(res.text, Object.values(h.keys), keyOf(route));
-        expect(res.text).not.toContain('SELCT');
-        expect(res.text).not.toContain('deadbeef');
-        if (res.status === 500) {
-          fivehundreds++;
-          expect(env.error.type).toBe('api_error');
-          expect(env.error.message).toBe('Internal server error');
-          expect(env.error.details).toEqual([]);
-        }
-      }
-    } finally {
-      broken.on = false;
-    }
-    expect(fivehundreds).toBeGreaterThanOrEqual(routes.filter((r) => !r.public).length - 2);
-    expect((await h.request('GET', '/health')).status).toBe(200);
-    expect((await h.request('GET', '/projects/proj_main/inbox', { as: 'acc_owner' })).status).toBe(200);
-  });
-
-  it('real database errors (a write that violates a key) on every write route: 500 envelope without SQL, nothing partial left', async () => {
-    const tables = await tableNames(h);
-    const txMethods = ['insertProject', 'upsertMembership', 'insertSession', 'insertFloor', 'insertPage', 'insertInboxItem', 'decideInboxItem', 'appendProjectEvent', 'appendOperationLog', 'appendSessionEvents', 'insertRun'] as const;
-    // Destructive routes last, so every route meets each failure on live resources.
-    const last = ['DELETE /projects/{id}/members/{account_id}', 'POST /projects/{id}/archive'];
-    const writes = routes.filter((r) => r.method !== 'GET' && !r.public).sort((a, b) => last.indexOf(keyOf(a)) - last.indexOf(keyOf(b)));
-    const bodies = { ...BODIES, 'POST /projects/{id}/inbox': { type: 'security.probe' } };
-    const failed = new Set<string>();
-    for (const method of txMethods) {
-      // Fresh resources for each failure: a project with members, a session, an item and a floor.
-      const { project_id, session_id } = await h.newProject();
-      const item = await h.request('POST', `/projects/${project_id}/inbox`, { as: 'acc_deriver', body: { type: 'probe' } });
-      const turn = await h.request('POST', `/sessions/${session_id}/floors`, { as: 'acc_owner', body: { content: 'turn' } });
-      const fresh: ParamValues = { projects: project_id, sessions: session_id, inbox: item.body.item.id, members: 'acc_deriver', floors: turn.body.floor.id, 'live-inbox': '1' };
-      for (const route of writes) {
-        const before = await dumpAll(h, tables);
-        h.failure.method = method as keyof StoreTx;
-        const res = await send(route, fresh, bodies).finally(() => { h.failure.method = null; });
-        await h.runtime!.whenIdle(SESSION); // a Run the request started writes in the background: let it finish
-        if (res.status >= 400) {
-          expectError(res, res.status);
-          expectNoLeak(res.text, Object.values(h.keys), `${keyOf(route)} with ${method} failing`);
-          // A failed write leaves no partial rows behind.
-          if (res.status >= 500) {
-            failed.add(keyOf(route));
-            expect(await dumpAll(h, tables), `${keyOf(route)} with ${method} failing left rows`).toEqual(before);
-          }
-        }
-      }
-    }
-    // Every route that writes through a transaction met a real failure at least once.
-    expect([...failed].sort()).toEqual(writes.filter((r) => !r.template.includes('live-inbox')).map(keyOf).sort());
-    await h.runtime!.whenIdle(SESSION);
-    expect((await h.request('GET', '/health')).status).toBe(200);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { InboxKitError, type Principal } from '@inbox-kit/core';
 import {
-  createStreamSlots, envelopeOf, forwardedPrincipal, httpRoutesFor, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
+  createStreamSlots, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
   type HttpOutcome, type HttpRoute, type HttpServices,
 } from '@inbox-kit/core/http';
 import { Hono, type Context } from 'hono';
@@ -28,9 +28,32 @@ export interface InboxKitHonoOptions {
    * `info` (default version: this package's) and `servers`; `false` serves none.
    */
   openapi?: OpenApiDocumentOptions | false;
+  /**
+   * ms a request body has to arrive, counted from the request's start (default 30,000; 0 = no
+   * deadline). Past it: 408 `request_timeout` in the envelope with `Connection: close`, nothing
+   * written. Any answer sent before its request's body was read (401, 404, 413, …) carries
+   * `Connection: close`, so the server closes the socket once it is written (platform.md
+   * "Connections and request bodies").
+   * @throws TypeError (from {@link inboxKitHono}) when not an integer ≥ 0.
+   */
+  bodyTimeoutMs?: number;
 }
 
-type Env = { Variables: { requestId: string } };
+/** Default time a request body has to arrive, in ms (30 s), as `@inbox-kit/http-fastify`'s. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+type Env = { Variables: { requestId: string; bodyRead: boolean; bodyDeadline: Promise<typeof TIMED_OUT> | undefined } };
+
+const TIMED_OUT = Symbol('body deadline passed');
+
+/** Thrown when the body did not arrive within the deadline (answered 408 `request_timeout`). */
+class BodyTimeout extends Error {}
+
+/** True when the request announces a body (`Transfer-Encoding`, or a `Content-Length` other than 0). */
+function announcesBody(headers: Headers): boolean {
+  const length = headers.get('content-length');
+  return headers.has('transfer-encoding') || (length !== null && length !== '0');
+}
 
 /** Request headers as a plain object with lower-case names. */
 function headerRecord(headers: Headers): Record<string, string> {
@@ -51,23 +74,43 @@ export interface InboxKitHonoApp {
 
 /**
  * Builds a Hono app serving every route of the contract for `services`.
- * @throws TypeError when `forwarding.secret` is empty.
+ * @throws TypeError when `forwarding.secret` is empty or `bodyTimeoutMs` is not an integer ≥ 0.
  */
 export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
   const { services } = options;
   const bodyLimit = options.bodyLimit ?? 1_048_576;
   const secret = options.forwarding?.secret;
   if (secret === '') throw new TypeError('inboxKitHono: forwarding.secret must not be empty');
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  if (!Number.isInteger(bodyTimeoutMs) || bodyTimeoutMs < 0) throw new TypeError(`inboxKitHono: bodyTimeoutMs must be an integer ≥ 0, got ${bodyTimeoutMs}`);
   const streams: StreamRegistry = { open: new Set(), slots: createStreamSlots() };
   const app = new Hono<Env>();
 
   app.use('*', async (c, next) => {
     c.set('requestId', requestIdFor(c.req.header('x-request-id')));
-    await next();
+    const announced = announcesBody(c.req.raw.headers);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (announced && bodyTimeoutMs > 0) {
+      c.set('bodyDeadline', new Promise((resolve) => {
+        timer = setTimeout(() => resolve(TIMED_OUT), bodyTimeoutMs);
+      }));
+    }
+    try {
+      await next();
+    } finally {
+      clearTimeout(timer);
+    }
     c.header('x-request-id', c.get('requestId'));
     c.header('request-id', c.get('requestId'));
+    // Answered before the body was read: close the socket once written, instead of holding it
+    // while the client trickles in the rest of the body.
+    if (announced && !c.get('bodyRead')) c.header('connection', 'close');
   });
   app.onError((error, c) => {
+    if (error instanceof BodyTimeout) {
+      const body = envelope(408, 'request_timeout', `The request body did not arrive within ${bodyTimeoutMs} ms`, [], c.get('requestId'));
+      return c.body(JSON.stringify(body), 408, { 'content-type': JSON_TYPE, connection: 'close' });
+    }
     const { status, body, unexpected } = envelopeOf(error, c.get('requestId'));
     if (unexpected) console.error('inbox-kit: unexpected error', error);
     return c.body(JSON.stringify(body), status as 500, { 'content-type': JSON_TYPE, 'x-request-id': c.get('requestId') });
@@ -85,12 +128,39 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     return { principal: await services.platform.authenticate(apiKey, actingAccountId, expected), forwarded: false };
   };
 
-  const readBody = async (c: Context<Env>): Promise<unknown> => {
+  /**
+   * The body's bytes, read as they arrive: 413 as soon as they pass `bodyLimit` (announced or
+   * counted; the rest is never buffered), 408 when they have not all arrived by the body deadline.
+   */
+  const readBytes = async (c: Context<Env>): Promise<Uint8Array> => {
     const length = Number(c.req.header('content-length') ?? 0);
     if (length > bodyLimit) throw new InboxKitError('payload_too_large', 'Request body is too large');
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    if (bytes.byteLength > bodyLimit) throw new InboxKitError('payload_too_large', 'Request body is too large');
-    return parseJsonBody(bytes, c.req.header('content-type'));
+    const reader = c.req.raw.body?.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const reading = (async () => {
+      for (let next = await reader?.read(); next !== undefined && !next.done; next = await reader!.read()) {
+        size += next.value.byteLength;
+        if (size > bodyLimit) throw new InboxKitError('payload_too_large', 'Request body is too large');
+        chunks.push(next.value);
+      }
+    })();
+    const deadline = c.get('bodyDeadline');
+    try {
+      if ((deadline ? await Promise.race([reading, deadline]) : await reading) === TIMED_OUT) throw new BodyTimeout();
+    } catch (error) {
+      reading.catch(() => {}); // the socket is closed with the answer; a pending read then fails
+      reader?.cancel().catch(() => {});
+      throw error;
+    }
+    c.set('bodyRead', true);
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return bytes;
   };
 
   const answer = (c: Context<Env>, route: HttpRoute, outcome: HttpOutcome, principal: Principal | null, forwarded: boolean): Response => {
@@ -129,9 +199,12 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       const headers = route.headers ? parseRequestPart('headers', route.headers, headerRecord(c.req.raw.headers)) : headerRecord(c.req.raw.headers);
       let body: unknown;
       if (route.body) {
-        const raw = await readBody(c);
+        const raw = parseJsonBody(await readBytes(c), c.req.header('content-type'));
         route.precheckBody?.(raw);
         body = parseRequestPart('body', route.body, raw);
+      } else if (announcesBody(c.req.raw.headers)) {
+        // A route that takes no body ignores one, but the body limit and deadline still apply.
+        await readBytes(c);
       }
       const outcome = await route.handle(services, {
         ctx: () => {

@@ -3,6 +3,6 @@
  * route, API-key auth, the one error envelope with request ids, SSE with resume; `serveInboxKit`
  * runs it on Node.
  */
-export { inboxKitHono, type InboxKitHonoApp, type InboxKitHonoOptions } from './app.js';
+export { DEFAULT_BODY_TIMEOUT_MS, inboxKitHono, type InboxKitHonoApp, type InboxKitHonoOptions } from './app.js';
 export { serveInboxKit, type InboxKitHonoServer, type ServeInboxKitOptions } from './server.js';
 export type { StreamOptions } from './sse.js';

@@ -35,16 +35,29 @@ export interface HttpConformanceServer {
 
 /** What the kit's suites ask of an adapter beyond its services (pass each on to the adapter's own options). */
 export interface HttpAdapterSettings {
-  /** SSE heartbeat (ms) and the per-caller cap on open event streams (default 16). */
-  streamTiming?: { heartbeatMs?: number; maxStreamsPerCaller?: number };
+  /** SSE heartbeat and `retry:` hint (ms) and the per-caller cap on open event streams (default 16). */
+  streamTiming?: { heartbeatMs?: number; retryMs?: number; maxStreamsPerCaller?: number };
+  /** ms a request body has to arrive before 408 `request_timeout` (platform.md "Connections and request bodies"). */
+  bodyTimeoutMs?: number;
 }
 
 /** Options of the kit. */
 export interface HttpConformanceOptions {
   /** Starts the adapter on `services` with `settings` (absent: the adapter's defaults), listening on a real socket (e.g. 127.0.0.1, port 0). */
   start(services: HttpServices, settings?: HttpAdapterSettings): Promise<HttpConformanceServer>;
-  /** A fresh, migrated store per check (default: the in-memory reference store). */
-  openStore?: () => Promise<{ store: Store; close(): Promise<void> }>;
+  /**
+   * A fresh, migrated store per check (default: the in-memory reference store). `rowCounts`, when
+   * given, reads the row count of every table of the database underneath with raw queries (not
+   * through the adapter nor the Store port); the hostile-input suite then checks that no refused
+   * request changed any of them. `dumpRows` likewise reads every row (the security suite's check).
+   */
+  openStore?: () => Promise<{
+    store: Store;
+    close(): Promise<void>;
+    rowCounts?: () => Promise<Record<string, number>>;
+    /** Every row of every table, each as JSON, sorted per table (raw queries): the security suite's "nothing written". */
+    dumpRows?: () => Promise<Record<string, string[]>>;
+  }>;
 }
 
 /** A model whose steps the check answers by hand (no timers). */

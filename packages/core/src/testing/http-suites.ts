@@ -5,7 +5,11 @@
  * (platform.md "Identity and credentials", "Errors"), safe retries with `Idempotency-Key`
  * (project-inbox.md), editing the Live Inbox during a Run and the Session event routes
  * (`http-suites-live-inbox.ts`), Live Inbox bounds (live-inbox.md "Limits"),
- * and the per-caller cap on event streams (platform.md "Per-caller bounds").
+ * the per-caller cap on event streams (platform.md "Per-caller bounds"), slow and refused
+ * request bodies over raw sockets (`http-suites-slow-bodies.ts`, platform.md "Connections and
+ * request bodies"), hostile input on every route (`http-suites-hostile.ts`), the security review of
+ * authentication and tenancy on every route (`http-suites-security.ts`), and Project Events over
+ * raw `node:http` (`http-suites-events.ts`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
@@ -13,8 +17,12 @@ import { expectError, heldModel, startHttpWorld, type HeldModel, type HttpWorld 
 import { errorsSuite } from './http-suites-errors.js';
 import { projectInboxSuite } from './http-suites-inbox.js';
 import { liveInboxSuite } from './http-suites-live-inbox.js';
+import { projectEventsSuite } from './http-suites-events.js';
+import { hostileInputSuite } from './http-suites-hostile.js';
+import { securitySuite } from './http-suites-security.js';
+import { slowBodiesSuite } from './http-suites-slow-bodies.js';
 
-export { errorsSuite, liveInboxSuite, projectInboxSuite };
+export { errorsSuite, projectEventsSuite, hostileInputSuite, liveInboxSuite, projectInboxSuite, securitySuite, slowBodiesSuite };
 
 const text = (t: string) => [{ type: 'text', text: t }];
 
@@ -647,4 +655,8 @@ export function httpSuites(kit: HttpConformanceOptions): void {
   liveInboxLimitsSuite(kit);
   inputRulesSuite(kit);
   streamsPerCallerSuite(kit);
+  slowBodiesSuite(kit);
+  hostileInputSuite(kit);
+  securitySuite(kit);
+  projectEventsSuite(kit);
 }

@@ -60,8 +60,13 @@ export interface HttpWorld {
   published: ProjectEvent[];
   /** The services' clock: the wall clock unless frozen (`freeze(ms)`, `unfreeze()`). */
   clock: { now(): number; freeze(ms: number): void; unfreeze(): void };
-  /** Set `method` to make that store method misbehave inside transactions (called twice: the database refuses the duplicate); `null`: none. */
-  failure: { method: keyof StoreTx | null };
+  /**
+   * Set `method` to make that store method misbehave inside transactions (called twice: the
+   * database refuses the duplicate); `null`: none. Set `everything` to make every Store call but
+   * authentication's (`findApiKeyByHash`, `getWorkspaceAccount`) fail, in and out of transactions,
+   * with an error whose message, `detail` and `query` hold SQL (which no answer may show).
+   */
+  failure: { method: keyof StoreTx | null; everything?: boolean };
   floors: Record<'A' | 'B' | 'C' | 'S' | 'L' | 'F', Floor>;
   pages: Record<'A1' | 'A2' | 'B1' | 'C1' | 'S1' | 'L1' | 'F1', Page>;
   request<T = any>(method: string, path: string, opts?: WorldRequestOptions): Promise<WorldResponse<T>>;
@@ -76,6 +81,17 @@ export interface HttpWorld {
    * published, and the Live Inbox window at `liveInboxPath` (read as `as`, default the owner).
    */
   worldState(liveInboxPath?: string, as?: string): Promise<WorldState>;
+  /** Row counts of every table, from the `rowCounts` reader `openStore` gave; `null` without one. */
+  rowCounts(): Promise<Record<string, number> | null>;
+  /**
+   * Every row of every table (each row as JSON, sorted per table): from the `dumpRows` reader
+   * `openStore` gave, or the rows of the kit's in-memory store; `null` for another store without a reader.
+   */
+  dumpRows(): Promise<Record<string, string[]> | null>;
+  /** How many subscriptions the services' event bus holds (open event streams subscribe one each). */
+  subscriberCount(): number;
+  /** The Session Runtime the routes serve (with `model`). */
+  runtime?: SessionRuntimeService;
   close(): Promise<void>;
 }
 
@@ -131,7 +147,10 @@ export function heldModel(): HeldModel {
 
 /** Seeds the world on a fresh store and starts the adapter. Call `close()` when done. */
 export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpWorldOptions = {}): Promise<HttpWorld> {
-  const opened = kit.openStore ? await kit.openStore() : { store: createMemoryStore() as Store, close: async () => {} };
+  const memory = kit.openStore ? undefined : createMemoryStore();
+  const opened: Awaited<ReturnType<NonNullable<HttpConformanceOptions['openStore']>>> = kit.openStore
+    ? await kit.openStore()
+    : { store: memory as Store, close: async () => {}, dumpRows: async () => memoryRows(memory!) };
   const local = createLocalEventBus();
   const published: ProjectEvent[] = [];
   const bus: EventBus = {
@@ -276,8 +295,11 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
     };
 
     const running = server;
+    const rowCounts = async () => (opened.rowCounts ? opened.rowCounts() : null);
+    const dumpRows = async () => (opened.dumpRows ? opened.dumpRows() : null);
     return {
-      url, keys, store, published, clock, failure, request, newProject, inboxRows, worldState,
+      url, keys, store, published, clock, failure, request, newProject, inboxRows, worldState, rowCounts, dumpRows, subscriberCount: () => bus.subscriberCount(),
+      ...(runtime ? { runtime } : {}),
       floors: { A: A.floor, B: B.floor, C: C.floor, S: S.floor, L: L.floor, F: F.floor },
       pages: { A1: A.page, A2, B1: B.page, C1: C.page, S1: S.page, L1: L.page, F1: F.page },
       close: async () => {
@@ -294,17 +316,47 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
   }
 }
 
-/** `inner`, whose transactions call `failure.method` twice (a real duplicate-key error from the database) while it is set. */
+/** Every row of the in-memory store, by collection, each as JSON, sorted. */
+function memoryRows(store: ReturnType<typeof createMemoryStore>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [name, rows] of Object.entries(store.raw())) {
+    const list = rows instanceof Map ? [...rows.entries()] : [...(rows as Iterable<unknown>)];
+    out[name] = list.map((r) => JSON.stringify(r)).sort();
+  }
+  return out;
+}
+
+/** Store methods authentication uses; `failure.everything` leaves them working so each route fails further in. */
+const AUTH_METHODS = new Set(['findApiKeyByHash', 'getWorkspaceAccount']);
+
+/** The error `failure.everything` throws: SQL in its message and fields, which no answer may show. */
+function sqlLadenError(name: string): Error {
+  const error = new Error(`SQLITE_ERROR: near "SELCT": syntax error in "SELECT * FROM api_keys WHERE key_hash = 'deadbeef'" (${name})`);
+  Object.assign(error, { code: 'SQLITE_ERROR', detail: 'relation "project_inbox_items" does not exist', query: 'INSERT INTO operation_logs VALUES ($1)' });
+  return error;
+}
+
+/**
+ * `inner`, whose transactions call `failure.method` twice (a real duplicate-key error from the
+ * database) while it is set, and whose every call but authentication's fails while `failure.everything`.
+ */
 function failingStore(inner: Store, failure: HttpWorld['failure']): Store {
+  const broken = (target: object, prop: string | symbol, real: unknown): unknown => {
+    if (typeof real !== 'function' || typeof prop !== 'string') return real;
+    return (...args: unknown[]) => {
+      if (failure.everything && !AUTH_METHODS.has(prop)) return Promise.reject(sqlLadenError(prop));
+      return (real as (...a: unknown[]) => unknown).apply(target, args);
+    };
+  };
   return new Proxy(inner, {
     get(target, prop, receiver) {
-      if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
+      if (prop !== 'transaction') return broken(target, prop, Reflect.get(target, prop, receiver));
       return <T>(fn: (tx: StoreTx) => Promise<T>) =>
         target.transaction((tx) =>
           fn(new Proxy(tx, {
             get(t, p, r) {
               const real = Reflect.get(t, p, r) as unknown;
-              if (p !== failure.method || typeof real !== 'function') return real;
+              if (p !== failure.method || typeof real !== 'function') return broken(t, p, real);
               return async (...args: unknown[]) => {
                 await (real as (...a: unknown[]) => Promise<unknown>).apply(t, args);
                 return (real as (...a: unknown[]) => Promise<unknown>).apply(t, args);
