@@ -24,6 +24,11 @@
 //    storage-kysely and the `inboxKit` plugin must load and work without them; `openStore` on
 //    SQLite must fail naming better-sqlite3.
 //
+// 5. the public surface: every entry point of every package exports exactly the names (run-time
+//    values from the built module, types from its .d.ts) of the committed snapshot
+//    scripts/public-surface.json (`scripts/public-surface.mjs`); an accidental new or lost export
+//    fails, with how to update the snapshot deliberately.
+//
 // Speed: the install runs with --ignore-scripts, so better-sqlite3 is not compiled from source
 // (~80 s). Its native addon is copied from the workspace's own build of the same version instead
 // (the same Node, the same machine); when that is not possible, or with
@@ -38,6 +43,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkSurface } from './public-surface.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic'];
@@ -211,6 +217,17 @@ try {
     const manifest = run('tar', ['-xzOf', packed[pkg.name], 'package/package.json']).out;
     if (manifest.includes('workspace:')) problems.push(`${pkg.name}: the packed package.json still has a workspace: range`);
     log(`${pkg.name}: ${list.length} files in ${tgz}`);
+  }
+
+  // — 5: the exported names, against the committed snapshot —
+  if (Object.keys(packed).length === PUBLISHED.length) {
+    try {
+      const surface = await checkSurface('dist');
+      if (surface.length) problems.push(`public surface:\n${surface.join('\n\n')}`);
+      else log('public surface: every entry point exports exactly the names of scripts/public-surface.json');
+    } catch (error) {
+      problems.push(`public surface could not be read: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   // — 3: install the tarballs together in a scratch folder and run the smoke —

@@ -1,28 +1,102 @@
 /**
  * @inbox-kit/core — the pure domain of inbox-kit: errors, records, ports, the Project Inbox state
- * machine and services, permission rules, the cursor codec, and the Live Inbox queue and runtime.
- * Imports only zod; time, ids, storage and the event bus come in through ports.
+ * machine and services, permission rules, the Live Inbox queue, attempt registry and agent loop,
+ * and the Session services. Imports only zod; time, ids, storage and the event bus come in through
+ * ports.
+ *
+ * The public surface, by name: whatever is not listed here is internal (query and text schema
+ * builders, the cursor codec, access checks, the turn writer). A new name is a deliberate
+ * decision: `scripts/public-surface.json` holds every entry point's names and the packaging
+ * check fails when the build differs from it (see the core README, "API").
  */
-export * from './errors.js';
-export * from './records.js';
-export * from './schemas/records.js';
-export * from './context.js';
-export * from './validation.js';
-export * from './cursor.js';
-export * from './stream-resume.js';
-export * from './idempotency.js';
-export * from './json-numbers.js';
-export * from './ports/clock.js';
-export * from './ports/store.js';
-export * from './ports/event-bus.js';
-export * from './ports/feed.js';
-export * from './project-inbox/transition.js';
-export * from './project-inbox/permissions.js';
-export * from './project-inbox/schemas.js';
-export * from './project-inbox/access.js';
-export * from './project-inbox/service.js';
-export * from './platform/keys.js';
-export * from './platform/schemas.js';
-export { PlatformService, PROJECT_FEED_RECHECK_MS, loadSessionAccess, writeTurn, type SessionAccess } from './platform/service.js';
-export * from './live-inbox/index.js';
-export * from './runtime/index.js';
+export { ERROR_CODES, type ErrorCode, type ErrorDetail, InboxKitError, isInboxKitError } from './errors.js';
+export {
+  type Account, type ApiKey, type ApiKeyKind, type Floor, type InboxDecision, type InboxItemStatus, type JsonValue,
+  type MemberRole, type Membership, type OperationLog, type Page, type Project, type ProjectEvent,
+  type ProjectEventSource, type ProjectEventVisibility, type ProjectInboxItem, type ProjectStatus, type Run,
+  type RunStatus, type Session, type SessionEvent, type Workspace,
+} from './records.js';
+export {
+  accountSchema, apiKeyKindSchema, apiKeySchema, floorSchema, inboxItemStatusSchema, jsonObjectSchema, jsonValueSchema,
+  memberRoleSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectEventSourceSchema,
+  projectEventVisibilitySchema, projectInboxItemSchema, projectRoleSchema, projectSchema, projectStatusSchema,
+  type RecordField, type RecordFieldKind, recordFields, runSchema, runStatusSchema, sessionEventSchema, sessionSchema,
+  workspaceSchema,
+} from './schemas/records.js';
+export { type Principal, type RequestContext, type ServiceDeps } from './context.js';
+export { MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH } from './validation.js';
+export { LAST_EVENT_ID_HEADER, resumePosition, resyncFor, type ResyncSignal } from './stream-resume.js';
+export { idempotencyKeySchema, idempotencyRequestHash, parseIdempotencyKey } from './idempotency.js';
+export { findInexactJsonNumber, type InexactJsonNumber, isExactJsonNumber } from './json-numbers.js';
+export {
+  type Clock, createIdGenerator, createManualClock, createSequentialIdGenerator, type IdGenerator, type IdPrefix,
+  systemClock,
+} from './ports/clock.js';
+export {
+  type AttemptOwnership, type AttemptOwnershipKey, type IdempotencyRecord, type IdempotencyScope,
+  type IdempotencyStore, type IdentityStore, type InboxDecisionPatch, type InboxItemQuery, type InboxItemWithAccess,
+  type InboxStore, type NewProjectEvent, type NewSessionEvent, type ProjectEventQuery, type ProjectEventStore,
+  type ProjectStore, type RunStore, type SessionEventQuery, type SessionPageQuery, type SessionPatch,
+  type SessionStore, type SessionWithAccess, type Store, type StoreTx, type TimeBounds,
+} from './ports/store.js';
+export { type BusListener, type BusMessage, createLocalEventBus, type EventBus, topicOf } from './ports/event-bus.js';
+export { type Feed, type FeedItem } from './ports/feed.js';
+export {
+  decisionEventType, INBOX_DECISIONS, INBOX_STATUSES, type InboxTransition, transition,
+} from './project-inbox/transition.js';
+export {
+  canSeeEvent, inboxPermissions, type InboxPermissions, type ProjectRole, roleOf, visibilityOfEventType,
+} from './project-inbox/permissions.js';
+export {
+  createInboxItemBody, type CreateInboxItemBody, type CreateInboxItemInput, decideInboxItemBody,
+  type DecideInboxItemBody, type DecideInboxItemInput, type ListInboxItemsInput, listInboxItemsQuery,
+  type ListInboxItemsQuery,
+} from './project-inbox/schemas.js';
+export {
+  type CreateInboxItemOptions, type CreateInboxItemOutcome, type InboxItemPage, ProjectInboxService,
+} from './project-inbox/service.js';
+export { constantTimeEqual, generateApiKeySecret, hashApiKey } from './platform/keys.js';
+export {
+  addMemberBody, addPageBody, commitTurnBody, createProjectBody, createProjectRequest, createSessionBody,
+  createSessionRequest, listOperationLogsQuery, listProjectEventsQuery, listSessionsQuery, streamProjectEventsQuery,
+} from './platform/schemas.js';
+export { PlatformService, PROJECT_FEED_RECHECK_MS } from './platform/service.js';
+export {
+  type Base64ImageSource, type ContentBlock, contentBlockSchema, contentSchema, IMAGE_MEDIA_TYPES, type ImageBlock,
+  isBlockedImageHost, MAX_IMAGE_BASE64_CHARS, type TextBlock, type UrlImageSource,
+} from './live-inbox/content.js';
+export {
+  contentBytes, DEFAULT_LIVE_INBOX_LIMITS, liveInboxLimits, type LiveInboxLimits, type LiveInboxMessage,
+  LiveInboxQueue, type LiveInboxSnapshot,
+} from './live-inbox/queue.js';
+export {
+  type AttemptExecutor, type AttemptHandle, type CloseAttemptOptions, DEFAULT_MAX_CARRY_OVER_BYTES, LiveInboxHost,
+  type LiveInboxHostOptions, type OpenAttemptInput,
+} from './live-inbox/registry.js';
+export {
+  inboxMessageId, isModelError, type Model, ModelError, type ModelStepResult, type NativeAttemptResult, type RunLedger,
+  runNativeAttempt, type RunNativeAttemptOptions, stepMessageId, type TranscriptMessage,
+} from './live-inbox/agent-loop.js';
+export { type SessionRuntimeDeps, SessionRuntimeService } from './sessions/service.js';
+export { SESSION_EVENT_TYPES, type SessionEventPage } from './sessions/ledger.js';
+export { type RunFailure } from './sessions/run-supervisor.js';
+export { type LiveInboxView } from './sessions/steering.js';
+export {
+  type AttemptForwarder, type AttemptForwardRequest, type AttemptRoute, type AttemptRoutingErrorInfo,
+  type AttemptRoutingOptions, DEFAULT_ATTEMPT_LEASE_MS, type ForwardedReply, type LiveInboxOperation,
+} from './sessions/routing.js';
+export {
+  liveInboxContentBody, type LiveInboxContentInput, liveInboxMessageParams, liveInboxOrderBody,
+  type LiveInboxOrderInput, MAX_EVENTS_PER_REQUEST, sendSessionEventsBody, type SendSessionEventsInput,
+  sessionEventInput, type SessionEventInput, sessionParams, UNSUPPORTED_EVENT_TYPES,
+} from './sessions/schemas.js';
+export {
+  agentReference, agentSnapshot, createManagedSessionBody, type CreateManagedSessionInput, deletedSession,
+  DELTA_EVENT_TYPES, type ListManagedSessionsInput, listManagedSessionsQuery, type ListSessionEventsInput,
+  listSessionEventsQuery, type ManagedAgentDefinition, managedSession, type ManagedSession, managedSessionEvent,
+  type ManagedSessionEvent, managedSessionEventSchema, managedSessionSchema, type ManagedSessionStatus, metadataSchema,
+  rfc3339, streamSessionEventsQuery, updateManagedSessionBody, type UpdateManagedSessionInput,
+} from './sessions/managed-agents.js';
+export {
+  type ManagedSessionPage, type ManagedSessionsDeps, ManagedSessionsService,
+} from './sessions/managed-sessions.js';

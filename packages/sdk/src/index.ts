@@ -12,4 +12,14 @@ export type { FetchLike, RetryOptions } from './transport.js';
 // them through createClient, not by hand.
 export { Projects, ProjectMembers, ProjectInbox, ProjectEvents, ProjectOperationLogs } from './projects.js';
 export { Sessions, SessionFloors, SessionPages, SessionEvents, LiveInbox } from './sessions.js';
-export type * from './types.js';
+export type {
+  Account, AddMemberInput, AddPageInput, ApiKeyKind, Base64ImageSource, CommitFloorInput, CommittedFloor,
+  ContentBlock, CreateInboxItemInput, CreateOptions, CreateProjectInput, CreateSessionInput, CursorPage,
+  DecideInboxItemParams, Floor, ImageBlock, InboxDecision, InboxItemStatus, ItemList, JsonObject, JsonValue,
+  ListInboxItemsFilters, ListInboxItemsParams, ListOperationLogsParams, ListProjectEventsParams,
+  ListSessionEventsParams, ListSessionsParams, LiveInboxMessage, LiveInboxSnapshot, Me, Member, MemberRole,
+  OperationLog, Page, Project, ProjectEvent, ProjectEventPage, ProjectEventSource, ProjectEventVisibility,
+  ProjectInboxItem, ProjectRole, ProjectStatus, QueueOrSendResult, RequestOptions, Session, SessionEvent,
+  SessionEventAck, SessionEventInput, SessionEventPage, StreamProjectEventsParams, StreamResync,
+  StreamSessionEventsParams, TextBlock, UrlImageSource,
+} from './types.js';

@@ -28,7 +28,11 @@ export type { PostgresOptions } from './postgres.js';
 export type { EventNotification, PostgresEventBus, PostgresEventBusOptions } from './pg-event-bus.js';
 export { migrateToLatest, detectDialect } from './migrate.js';
 export { migrationsFor } from './migrations/index.js';
-export type * from './schema.js';
+export type {
+  AccountsTable, ApiKeysTable, AttemptOwnersTable, Database, Dialect, FloorsTable, IdempotencyRecordsTable,
+  JsonText, OperationLogsTable, PagesTable, ProjectEventsTable, ProjectInboxItemsTable, ProjectMembersTable,
+  ProjectsTable, RunsTable, SessionEventsTable, SessionsTable, TableOf, WorkspaceMembersTable, WorkspacesTable,
+} from './schema.js';
 
 /** The SQLite file used when neither `databaseUrl` nor `sqliteFile` names one (relative to the cwd). */
 export const DEFAULT_SQLITE_FILE = 'data/inbox-kit.sqlite';

@@ -8,7 +8,7 @@
  */
 import type { Principal } from '../context.js';
 import { constantTimeEqual } from '../platform/keys.js';
-import type { LiveInboxOperation } from '../runtime/routing.js';
+import type { LiveInboxOperation } from '../sessions/routing.js';
 import type { HeaderValue } from './request.js';
 
 /** Header names of a forwarded request. */

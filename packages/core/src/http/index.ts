@@ -2,12 +2,28 @@
  * @inbox-kit/core/http — the framework-neutral HTTP contract every adapter implements: the route
  * table (method, path, request and response schemas, which service call), the error → status →
  * `error.type` table and envelope, credentials and request ids, SSE framing and resume rules, and
- * the forwarding-header checks of attempt routing, and the OpenAPI document of the table. Imports zod and the core only.
+ * the forwarding-header checks of attempt routing, and the OpenAPI document of the table. Imports
+ * zod and the core only.
+ *
+ * The public names, listed one by one (`scripts/public-surface.json` holds them).
  */
-export * from './errors.js';
-export * from './request.js';
-export * from './sse.js';
-export * from './forwarding.js';
-export * from './routes.js';
-export * from './parse.js';
-export * from './openapi.js';
+export {
+  envelope, envelopeForStatus, envelopeOf, ERROR_KINDS, type ErrorAnswer, errorDetailSchema, type ErrorEnvelope, errorEnvelopeSchema,
+  errorKind, type ErrorKind, routeNotFound, STATUS_BY_CODE,
+} from './errors.js';
+export { type HeaderValue, newRequestId, readCredentials, type RequestCredentials, requestIdFor } from './request.js';
+export {
+  createStreamSlots, DEFAULT_MAX_STREAMS_PER_CALLER, eventFrame, type EventStreamLoop, type EventStreamLoopOptions, heartbeatFrame,
+  retryFrame, runEventStream, SSE_DEFAULTS, SSE_HEADERS, type SseSink, type StreamSlots,
+} from './sse.js';
+export { resumePosition, resyncFor, type ResyncSignal } from '../stream-resume.js';
+export { DEFAULT_FORWARD_TIMEOUT_MS, FORWARD_HEADERS, forwardedPrincipal, forwardHeadersFor, forwardRequestOf } from './forwarding.js';
+export {
+  deletedSessionResponse, healthResponse, HTTP_ROUTES, type HttpCall, type HttpOutcome, type HttpRoute, httpRoutesFor, type HttpServices,
+  inboxItemPageResponse, liveInboxSnapshotResponse, managedSessionPageResponse, meResponse, operationLogPageResponse,
+  projectEventPageResponse, projectWithRoleResponse, sessionEventPageResponse, sessionEventsSentResponse,
+} from './routes.js';
+export { parseJsonBody, parseRequestPart, queryObject, type RequestPart } from './parse.js';
+export {
+  decorateOpenApiDocument, OPENAPI_DOCUMENT_PATH, openApiDocument, type OpenApiDocumentOptions, openApiHead, openApiRoute, zodToJsonSchema,
+} from './openapi.js';

@@ -18,9 +18,9 @@ import type { Feed, FeedItem } from '../ports/feed.js';
 import type { SessionEvent } from '../records.js';
 import {
   createManagedSessionBody, listManagedSessionsQuery, managedSessionEvent, managedSessionEventSchema, managedSessionSchema, updateManagedSessionBody,
-} from '../runtime/managed-agents.js';
-import type { ManagedSessionsService } from '../runtime/managed-sessions.js';
-import { rejectUnsupportedEvents } from '../runtime/schemas.js';
+} from '../sessions/managed-agents.js';
+import type { ManagedSessionsService } from '../sessions/managed-sessions.js';
+import { rejectUnsupportedEvents } from '../sessions/schemas.js';
 import {
   accountSchema, apiKeyKindSchema, floorSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectInboxItemSchema,
   projectRoleSchema, projectSchema, sessionSchema,
@@ -38,7 +38,7 @@ import { contentSchema } from '../live-inbox/content.js';
 import {
   listSessionEventsQuery, liveInboxContentBody, liveInboxMessageParams, liveInboxOrderBody, sendSessionEventsBody, sessionParams,
   streamSessionEventsQuery, type SessionRuntimeService, type ForwardedReply, type LiveInboxOperation,
-} from '../runtime/index.js';
+} from '../sessions/index.js';
 import type { HeaderValue } from './request.js';
 import { resumePosition } from '../stream-resume.js';
 

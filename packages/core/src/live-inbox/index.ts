@@ -37,4 +37,4 @@ export {
   type RunLedger,
   type RunNativeAttemptOptions,
   type TranscriptMessage,
-} from './runtime.js';
+} from './agent-loop.js';

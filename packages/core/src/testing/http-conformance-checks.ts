@@ -9,14 +9,14 @@
  */
 import type { ContentBlock } from '../live-inbox/content.js';
 import { LiveInboxHost } from '../live-inbox/registry.js';
-import type { Model, ModelStepResult } from '../live-inbox/runtime.js';
+import type { Model, ModelStepResult } from '../live-inbox/agent-loop.js';
 import { createIdGenerator, systemClock } from '../ports/clock.js';
 import { createLocalEventBus } from '../ports/event-bus.js';
 import type { Store } from '../ports/store.js';
 import { PlatformService } from '../platform/service.js';
 import { ProjectInboxService } from '../project-inbox/service.js';
-import { SessionRuntimeService } from '../runtime/service.js';
-import { ManagedSessionsService } from '../runtime/managed-sessions.js';
+import { SessionRuntimeService } from '../sessions/service.js';
+import { ManagedSessionsService } from '../sessions/managed-sessions.js';
 import { HTTP_ROUTES, type HttpRoute, type HttpServices } from '../http/routes.js';
 import { STATUS_BY_CODE, errorEnvelopeSchema, errorKind } from '../http/errors.js';
 import type { ErrorCode } from '../errors.js';

@@ -8,13 +8,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ContentBlock } from '../live-inbox/content.js';
 import { LiveInboxHost } from '../live-inbox/registry.js';
-import type { Model, ModelStepResult, TranscriptMessage } from '../live-inbox/runtime.js';
+import type { Model, ModelStepResult, TranscriptMessage } from '../live-inbox/agent-loop.js';
 import { createSequentialIdGenerator, systemClock } from '../ports/clock.js';
 import { createLocalEventBus } from '../ports/event-bus.js';
 import type { Store } from '../ports/store.js';
 import { PlatformService } from '../platform/service.js';
 import { ProjectInboxService } from '../project-inbox/service.js';
-import { SessionRuntimeService } from '../runtime/service.js';
+import { SessionRuntimeService } from '../sessions/service.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { createMemoryStore } from './memory-store.js';
 

@@ -15,14 +15,14 @@
 import { expect } from 'vitest';
 import { LiveInboxHost } from '../live-inbox/registry.js';
 import type { LiveInboxLimits } from '../live-inbox/queue.js';
-import type { Model } from '../live-inbox/runtime.js';
+import type { Model } from '../live-inbox/agent-loop.js';
 import { createIdGenerator, systemClock } from '../ports/clock.js';
 import { createLocalEventBus, type EventBus } from '../ports/event-bus.js';
 import type { Store, StoreTx } from '../ports/store.js';
 import type { Floor, Page, ProjectEvent } from '../records.js';
 import { PlatformService } from '../platform/service.js';
 import { ProjectInboxService } from '../project-inbox/service.js';
-import { SessionRuntimeService } from '../runtime/service.js';
+import { SessionRuntimeService } from '../sessions/service.js';
 import { errorKind } from '../http/errors.js';
 import type { HttpAdapterSettings, HttpConformanceOptions, HttpConformanceServer } from './http-conformance-checks.js';
 import { createMemoryStore } from './memory-store.js';

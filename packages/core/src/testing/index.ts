@@ -5,5 +5,27 @@
  * `@inbox-kit/core/memory`, which loads no test runner.
  */
 export { createMemoryStore, type MemoryStore } from './memory-store.js';
-export * from './conformance.js';
-export * from './http-conformance.js';
+export {
+  type PlannedStoreCheck, planStoreConformance, runStoreConformance, STORE_PORT_GROUPS, STORE_PORT_METHODS,
+  type StoreConformanceOptions, type StorePortGroup, type UnsupportedStorePorts,
+} from './conformance.js';
+export { memoryConformanceSubject, memoryRawReader } from './conformance-memory.js';
+export {
+  checkAttemptOwnership, checkDecideHasOneWinner, checkEndRunConditional, checkEventVisibilitySourceAndLatest,
+  checkGapFreeProjectSequences, checkGapFreeSessionSeq, checkIdempotencyRecords, checkIdentityAndProjects, checkInboxItemWithAccess,
+  checkJsonRoundTrip, checkKeysetPaging, checkListRunningRuns, checkManagedSessions, checkMemberships, checkRowLocks,
+  checkSessionsFloorsPages, checkSessionWithAccess, checkTransactionAtomicity, checkWorkspaceScoping, ConformanceError, JSON_SAMPLES,
+  type RawReader, type RawTable, type StoreConformanceCheck, storeConformanceChecks, type StoreConformanceSubject,
+} from './conformance-checks.js';
+export {
+  authenticationSuite, errorsSuite, expect4xx, expectError, expectNoLeak, type Frame, heldModel, type HeldModel,
+  hostileInputSuite, type HttpAdapterSettings, httpSuites, type HttpWorld, type HttpWorldOptions, idempotencySuite,
+  inputRulesSuite, LEAKS, liveInboxLimitsSuite, liveInboxSuite, openStream, type OpenStreamOptions, parseRawResponse,
+  projectEventsSuite, projectInboxSuite, rawRequest, type RawRequest, rawSocket, type RouteInfo, routeInventory,
+  runHttpConformance, securitySuite, slowBodiesSuite, type SseStream, startHttpWorld, streamsPerCallerSuite,
+  type WorldEnvelope, type WorldRequestOptions, type WorldResponse, type WorldState,
+} from './http-conformance.js';
+export {
+  type GatedModel, type HttpConformanceCheck, httpConformanceChecks, HttpConformanceError, type HttpConformanceOptions,
+  type HttpConformanceServer, type HttpConformanceSubject, withHttpSubject,
+} from './http-conformance-checks.js';

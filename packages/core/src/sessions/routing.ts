@@ -1,9 +1,9 @@
 /**
  * Attempt routing across server processes that share one database (live-inbox.md "Scale",
  * ARCHITECTURE.md "Scale"): the types of the decision "answer here, or forward to the process that
- * owns the attempt", and the forwarding port. The decision itself is
- * `SessionRuntimeService.routeLiveInbox`; the transport (HTTP in `@inbox-kit/http-fastify`) is an
- * {@link AttemptForwarder}.
+ * owns the attempt", and the forwarding port. The decision itself is `AttemptLeases.route`
+ * (`attempt-leases.ts`), called as `SessionRuntimeService.routeLiveInbox`; the transport (HTTP in
+ * `@inbox-kit/http-fastify`) is an {@link AttemptForwarder}.
  */
 import type { Principal } from '../context.js';
 import type { AttemptOwnership } from '../ports/store.js';

@@ -7,7 +7,8 @@
 import type { RequestContext } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { InboxKitError } from '../errors.js';
-import { loadSessionAccess, type PlatformService } from '../platform/service.js';
+import type { PlatformService } from '../platform/service.js';
+import { loadSessionAccess } from './access.js';
 import type { Clock } from '../ports/clock.js';
 import type { SessionPageQuery, Store } from '../ports/store.js';
 import type { JsonValue, Session } from '../records.js';

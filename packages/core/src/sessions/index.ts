@@ -1,12 +1,13 @@
-/** Session Runtime: durable Session events, background Runs of the native agent loop, Live Inbox operations (spec live-inbox.md). */
-export {
-  SessionRuntimeService,
-  SESSION_EVENT_TYPES,
-  type LiveInboxView,
-  type RunFailure,
-  type SessionEventPage,
-  type SessionRuntimeDeps,
-} from './service.js';
+/**
+ * The sessions area in one import, for the core's own modules (the HTTP route table): the Session
+ * Runtime (ledger, Run supervisor, attempt leases, Live Inbox steering), routing types, request
+ * schemas and the Managed Sessions resource. Internal: the package's public names are listed in
+ * `src/index.ts`. Spec: live-inbox.md.
+ */
+export { SessionRuntimeService, type SessionRuntimeDeps } from './service.js';
+export { SESSION_EVENT_TYPES, type SessionEventPage } from './ledger.js';
+export type { RunFailure } from './run-supervisor.js';
+export type { LiveInboxView } from './steering.js';
 export {
   DEFAULT_ATTEMPT_LEASE_MS,
   type AttemptForwarder,

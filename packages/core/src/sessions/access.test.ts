@@ -9,7 +9,8 @@ import { createLocalEventBus } from '../ports/event-bus.js';
 import type { Store } from '../ports/store.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { ctxOf } from '../test-support.js';
-import { PlatformService, loadSessionAccess } from './service.js';
+import { PlatformService } from '../platform/service.js';
+import { loadSessionAccess } from './access.js';
 
 /** The store, counting calls, with or without the optional method. */
 function counted(store: Store, withMethod: boolean) {

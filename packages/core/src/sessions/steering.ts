@@ -1,0 +1,98 @@
+/**
+ * Live Inbox steering (live-inbox.md "HTTP"): reading and editing the editable window of the
+ * Session's active native attempt on this process. Check order: Session visibility (404
+ * `session_not_found`; a failing ownership read → 500 `session_ownership_unavailable`, no queue
+ * touched) → write permission for mutations (403 `permission_denied`) → active native attempt
+ * (410 `live_inbox_inactive`) → the edit (404 `live_inbox_message_not_found`, 409
+ * `live_inbox_order_conflict`).
+ */
+import type { Principal, RequestContext } from '../context.js';
+import { InboxKitError, isInboxKitError } from '../errors.js';
+import type { LiveInboxMessage, LiveInboxQueue } from '../live-inbox/queue.js';
+import type { LiveInboxHost } from '../live-inbox/registry.js';
+import type { Store } from '../ports/store.js';
+import type { Session } from '../records.js';
+import { parseOrThrow } from '../validation.js';
+import { loadSessionAccess, sessionWriteDenied, type SessionAccess } from './access.js';
+import { liveInboxContentBody, liveInboxOrderBody, type LiveInboxContentInput, type LiveInboxOrderInput } from './schemas.js';
+
+/**
+ * The editable window as `GET …/live-inbox` answers it. With no active native attempt:
+ * `{ active: false, version: 0, messages: [] }`. Spec: live-inbox.md "HTTP".
+ */
+export interface LiveInboxView {
+  active: boolean;
+  version: number;
+  messages: LiveInboxMessage[];
+}
+
+const liveInboxInactive = () =>
+  new InboxKitError('live_inbox_inactive', 'No native attempt accepts live input for this session; send the content as a durable Session event.');
+
+/**
+ * Session visibility for the Live Inbox: 404 `session_not_found` as usual, but a failing read is
+ * 500 `session_ownership_unavailable`; with `mutation`, a caller who may not write is 403.
+ */
+export async function liveInboxAccess(store: Store, principal: Principal, session_id: string, mutation: boolean): Promise<Session> {
+  let access: SessionAccess;
+  try {
+    access = await loadSessionAccess(store, principal, session_id);
+  } catch (error) {
+    if (isInboxKitError(error)) throw error;
+    throw new InboxKitError('session_ownership_unavailable', 'Session ownership could not be read; no queue mutation was attempted.', [], { cause: error });
+  }
+  if (mutation && !access.canWrite) throw sessionWriteDenied();
+  return access.session;
+}
+
+/** The five Live Inbox operations over this process's attempt registry (see `SessionRuntimeService`). */
+export class LiveInboxSteering {
+  readonly #deps: { store: Store; host: LiveInboxHost };
+
+  constructor(deps: { store: Store; host: LiveInboxHost }) {
+    this.#deps = deps;
+  }
+
+  /** @throws InboxKitError `session_not_found` (404), `session_ownership_unavailable` (500). */
+  async snapshot(ctx: RequestContext, session_id: string): Promise<LiveInboxView> {
+    const session = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, false);
+    const inbox = this.#deps.host.liveInbox(session.id);
+    if (inbox === undefined) return { active: false, version: 0, messages: [] };
+    return { active: true, ...inbox.snapshot() };
+  }
+
+  /** @returns `{ id }`. @throws InboxKitError as `SessionRuntimeService.liveInboxQueue`. */
+  async queue(ctx: RequestContext, session_id: string, input: LiveInboxContentInput): Promise<{ id: number }> {
+    const body = parseOrThrow(liveInboxContentBody, input, 'live inbox message');
+    const inbox = await this.#mutableInbox(ctx, session_id);
+    return { id: inbox.queue(body.content) };
+  }
+
+  /** @throws InboxKitError as `SessionRuntimeService.liveInboxReplace`. */
+  async replace(ctx: RequestContext, session_id: string, message_id: number, input: LiveInboxContentInput): Promise<void> {
+    const body = parseOrThrow(liveInboxContentBody, input, 'live inbox message');
+    const inbox = await this.#mutableInbox(ctx, session_id);
+    inbox.replace(message_id, body.content);
+  }
+
+  /** @throws InboxKitError as `SessionRuntimeService.liveInboxWithdraw`. */
+  async withdraw(ctx: RequestContext, session_id: string, message_id: number): Promise<void> {
+    const inbox = await this.#mutableInbox(ctx, session_id);
+    inbox.withdraw(message_id);
+  }
+
+  /** @throws InboxKitError as `SessionRuntimeService.liveInboxReorder`. */
+  async reorder(ctx: RequestContext, session_id: string, input: LiveInboxOrderInput): Promise<void> {
+    const body = parseOrThrow(liveInboxOrderBody, input, 'order');
+    const inbox = await this.#mutableInbox(ctx, session_id);
+    inbox.reorder(body.order);
+  }
+
+  /** Visibility (404/500) → write permission (403) → active native attempt (410). */
+  async #mutableInbox(ctx: RequestContext, session_id: string): Promise<LiveInboxQueue> {
+    const session = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, true);
+    const inbox = this.#deps.host.liveInbox(session.id);
+    if (inbox === undefined) throw liveInboxInactive();
+    return inbox;
+  }
+}
