@@ -13,6 +13,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestIdFor, setRequestIdHeaders } from './context.js';
 import { envelope } from './errors.js';
 
+/** The decoration that marks a scope (and its children) as having the body deadline. */
+const BODY_DEADLINE = Symbol.for('inbox-kit.bodyDeadline');
+
 /** Default time a request body has to arrive, in ms (30 s). */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
@@ -28,7 +31,9 @@ function sweepPeriodMs(bodyTimeoutMs: number): number {
 }
 
 /**
- * Registers the body deadline and the closing of refused requests' sockets on `app` (root scope).
+ * Registers the body deadline and the closing of refused requests' sockets on `app` and its
+ * children (the preset: the root; the `inboxKit` plugin: its own scope), unless an ancestor
+ * already has them.
  * The deadline costs no timer or listener per request: a request whose body is still to come is
  * noted with its deadline, forgotten when it is answered (an aborted one at the next check: no
  * `close` listener per request), and one interval, running
@@ -40,6 +45,9 @@ function sweepPeriodMs(bodyTimeoutMs: number): number {
  */
 export function registerBodyDeadline(app: FastifyInstance, bodyTimeoutMs: number = DEFAULT_BODY_TIMEOUT_MS): void {
   if (!Number.isInteger(bodyTimeoutMs) || bodyTimeoutMs < 0) throw new TypeError(`bodyTimeoutMs must be an integer ≥ 0, got ${bodyTimeoutMs}`);
+  // Once per scope chain: the plugin registered by `createServer` finds the preset's at the root.
+  if (app.hasDecorator(BODY_DEADLINE)) return;
+  app.decorate(BODY_DEADLINE, bodyTimeoutMs);
   if (bodyTimeoutMs > 0) {
     // Requests whose body had not arrived when they started, with their deadline (ms since the epoch).
     const pending = new Map<FastifyRequest, { reply: FastifyReply; deadline: number }>();

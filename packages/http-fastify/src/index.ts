@@ -8,6 +8,7 @@ export { inboxKit, type InboxKitServices, type InboxKitPluginOptions } from './p
 export type { CreateServerOptions } from './server.js';
 export type { RateLimitOptions, UnderPressureOptions } from './protection.js';
 export { DEFAULT_BODY_TIMEOUT_MS } from './body-deadline.js';
+export { inboxKitServerOptions, type InboxKitServerOptions } from './server-options.js';
 export { DEFAULT_MAX_STREAMS_PER_CALLER } from './stream-limits.js';
 export { inboxKitOpenApi, errorEnvelopeSchema, errorDetailSchema, ERROR_KINDS, type InboxKitOpenApiOptions } from './openapi.js';
 export { STATUS_BY_CODE, errorKind, envelope, toEnvelope, type ErrorEnvelope } from './errors.js';

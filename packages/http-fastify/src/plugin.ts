@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { parseJsonBody, readCredentials, routeNotFound, type HttpServices } from '@inbox-kit/core/http';
 import { requestIdOf } from './context.js';
+import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
 import { defaultResponseValidation, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';
 import { errorHandler } from './errors.js';
 import { forwardedPrincipal } from './forwarding.js';
@@ -38,6 +39,14 @@ export interface InboxKitPluginOptions {
    * The Runtime's `routing` option decides what this process forwards.
    */
   forwarding?: { secret: string };
+  /**
+   * ms a request body has to arrive, counted from the request's start (default 30,000; 0: no
+   * deadline). Past it: 408 `request_timeout` in the envelope and the socket closed; any answer
+   * sent before its request's body arrived closes the socket too (`body-deadline.ts`). Applies to
+   * the plugin's routes; under `createServer`, its `bodyTimeoutMs` applies instead.
+   * @throws TypeError (at registration) when not an integer ≥ 0.
+   */
+  bodyTimeoutMs?: number;
   /**
    * Check every response against its route's zod schema (see `serializer.ts`): a response the
    * schema would reject or change becomes a 500. Default: on unless `NODE_ENV` is `production`.
@@ -79,6 +88,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
       done(error as Error, undefined);
     }
   });
+  registerBodyDeadline(app, opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
   const forwardSecret = opts.forwarding?.secret;
   if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
 

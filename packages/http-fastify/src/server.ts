@@ -5,12 +5,11 @@
  * Embedders that own their Fastify instance register `inboxKit` themselves instead (it changes
  * nothing of the host).
  */
-import { STATUS_CODES } from 'node:http';
-import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import { newRequestId, requestIdFor, requestIdOf, setRequestIdHeaders } from './context.js';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { requestIdFor, requestIdOf, setRequestIdHeaders } from './context.js';
+import { inboxKitServerOptions } from './server-options.js';
 import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
-import { envelope, errorHandler, toEnvelope } from './errors.js';
+import { errorHandler } from './errors.js';
 import { decorateRequests, inboxKit, notFound, type InboxKitServices } from './plugin.js';
 import { registerProtection, type RateLimitOptions, type UnderPressureOptions } from './protection.js';
 import type { StreamTiming } from './sse.js';
@@ -69,19 +68,8 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     ...requestLoggingOff(),
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    // Ids are up to 128 characters; longer path segments reach the routes and fail validation
-    // (400 in the envelope) instead of Fastify's bare 414.
-    routerOptions: { maxParamLength: 1024 },
-    // Errors Fastify raises before routing (bad percent-encoding, …) leave in the envelope too.
-    frameworkErrors: (error, request, reply) => {
-      // The id of the request's log lines (genReqId), as on every other answer.
-      const request_id = requestIdOf(request.headers['x-request-id'], String(request.id));
-      const { status, body } = toEnvelope(error, request_id);
-      void setRequestIdHeaders(reply as FastifyReply, request_id).code(status).send(body);
-    },
-    // Requests Node's HTTP parser refuses before Fastify sees them (a request line or headers over
-    // the header size limit, garbage on the wire, a timeout) are answered in the envelope too.
-    clientErrorHandler: answerClientError,
+    // Path params up to 1,024 characters, framework and client errors in the envelope (./server-options.ts).
+    ...inboxKitServerOptions(),
     // While closing, requests on open connections get 503 in the envelope (./protection.ts).
     return503OnClosing: false,
   });
@@ -105,22 +93,4 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
   await registerProtection(app, { underPressure: options.underPressure, rateLimit: options.rateLimit });
   await app.register(inboxKit, { services: options.services, streamTiming: options.streamTiming, forwarding: options.forwarding, responseValidation: options.responseValidation });
   return app;
-}
-
-/** Node's `clientError`: 431 (headers too large), 408 (timeout) or 400 (unparseable), in the envelope; then the socket closes. */
-function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, code, message] =
-    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'request_header_too_large', 'The request line or headers are too large']
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'request_timeout', 'The request took too long to arrive']
-        : [400, 'validation_error', 'Malformed HTTP request'];
-  const request_id = newRequestId();
-  const body = JSON.stringify(envelope(status, code, message, [], request_id));
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
-      + `x-request-id: ${request_id}\r\nrequest-id: ${request_id}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy();
 }
