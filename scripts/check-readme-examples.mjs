@@ -14,7 +14,9 @@
 //      folder (where the examples read `credentials.json`), and passes `INBOX_KIT_URL` (its base
 //      URL) and `INBOX_KIT_KEY` (the seeded `service` key) to the example;
 //    - `<!-- example: server -->` — starts a server that runs until Ctrl-C: it gets `PORT` (a free
-//      port); once `GET /health` answers 200 it is sent SIGINT and must then end by itself;
+//      port); once `GET /health` answers 200 it is sent SIGINT and must then end by itself. It runs
+//      twice in the same folder: a server is restarted on the data its first start left, so a
+//      seed that only works on an empty database fails the check;
 //    - `<!-- example: anthropic -->` — calls the Messages API: the check starts the local Messages
 //      API stub of `@inbox-kit/model-anthropic/testing` (built) and passes `ANTHROPIC_API_KEY` (a
 //      dummy) and `ANTHROPIC_BASE_URL` (the stub's URL), so no example reaches the internet;
@@ -243,17 +245,26 @@ async function main() {
         env.INBOX_KIT_URL = demo.url;
         env.INBOX_KIT_KEY = demo.serviceKey;
       }
-      let serveOn;
-      if (src.needs.includes('server')) {
-        serveOn = await freePort();
-        env.PORT = String(serveOn);
+      // A server example runs twice: the second start is a restart on the first one's data.
+      const starts = src.needs.includes('server') ? ['first start', 'restart'] : [undefined];
+      for (const start of starts) {
+        const at = start === undefined ? where : `${where} (${start})`;
+        let serveOn;
+        if (src.needs.includes('server')) {
+          serveOn = await freePort();
+          env.PORT = String(serveOn);
+        }
+        const result = await runExample(join(work, 'out', file.replace(/\.ts$/, '.js')), work, env, serveOn);
+        if (result.timedOut) problems.push(`${at}: the example did not end within ${EXAMPLE_TIMEOUT_MS} ms\n${result.output.trim()}`);
+        else if (result.code !== 0) problems.push(`${at}: the example exited with ${result.code ?? result.signal}\n${result.output.trim()}`);
+        else if (serveOn !== undefined && !result.output.includes('sending SIGINT')) problems.push(`${at}: the server example ended before it served GET /health\n${result.output.trim()}`);
+        else {
+          log(`${at}: ran and ended (exit 0)`);
+          continue;
+        }
+        break;
       }
-      const result = await runExample(join(work, 'out', file.replace(/\.ts$/, '.js')), work, env, serveOn);
       ran++;
-      if (result.timedOut) problems.push(`${where}: the example did not end within ${EXAMPLE_TIMEOUT_MS} ms\n${result.output.trim()}`);
-      else if (result.code !== 0) problems.push(`${where}: the example exited with ${result.code ?? result.signal}\n${result.output.trim()}`);
-      else if (serveOn !== undefined && !result.output.includes('sending SIGINT')) problems.push(`${where}: the server example ended before it served GET /health\n${result.output.trim()}`);
-      else log(`${where}: ran and ended (exit 0)`);
     }
     for (const s of skipped) log(`skipped ${s}`);
     log(`${ran} examples ran, ${skipped.length} skipped`);
