@@ -2,10 +2,10 @@
 // Checks the README examples: every fenced block tagged ```ts in the READMEs below is one example.
 // Each is written to its own module in a temp folder inside the repo (.tmp/, git-ignored), where
 // `@inbox-kit/*` resolve to the workspace packages' *built* output (package.json `exports` → dist,
-// as a consumer sees them) and `fastify` to the workspace's copy. Then:
+// as a consumer sees them) and `fastify` and `hono` to the workspace's copies. Then:
 //
 // 1. `tsc` type-checks all of them with the repo's compiler options (strict, NodeNext, top-level
-//    await) and emits JavaScript (what `npx tsx example.ts` would run);
+//    await) and emits JavaScript (what `npx -y tsx example.ts` would run);
 // 2. each example RUNS, as written, with a time limit (EXAMPLE_TIMEOUT_MS), and must end with exit
 //    status 0. Examples run in the temp folder, so relative paths (`data/…`) stay in it. What an
 //    example needs is said by an HTML comment on the line before its block (invisible on GitHub):
@@ -41,13 +41,14 @@ const READMES = [
   'packages/core/README.md',
   'packages/storage-kysely/README.md',
   'packages/http-fastify/README.md',
+  'packages/http-hono/README.md',
   'packages/sdk/README.md',
   'packages/model-anthropic/README.md',
   'apps/demo/README.md',
 ];
 /** READMEs that document a package (install and API sections required). */
 const PACKAGE_READMES = READMES.filter((r) => r !== 'README.md');
-const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'sdk', 'model-anthropic'];
+const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic'];
 /** How long one example may run, in ms. */
 const EXAMPLE_TIMEOUT_MS = Number(process.env.EXAMPLE_TIMEOUT_MS ?? 60_000);
 const keep = process.argv.includes('--keep');
@@ -174,6 +175,7 @@ async function main() {
     mkdirSync(join(modules, '@inbox-kit'), { recursive: true });
     for (const name of PACKAGES) symlinkSync(join(root, 'packages', name), join(modules, '@inbox-kit', name), 'dir');
     symlinkSync(realpathSync(join(root, 'packages', 'http-fastify', 'node_modules', 'fastify')), join(modules, 'fastify'), 'dir');
+    symlinkSync(realpathSync(join(root, 'packages', 'http-hono', 'node_modules', 'hono')), join(modules, 'hono'), 'dir');
     writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'readme-examples', private: true, type: 'module' }, null, 2));
     writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({
       extends: relative(work, join(root, 'tsconfig.base.json')),
