@@ -4,7 +4,7 @@ import { InboxKitError } from './errors.js';
 import { createInboxItemBody, decideInboxItemBody, listInboxItemsQuery } from './project-inbox/schemas.js';
 import {
   MAX_PAYLOAD_BYTES, codePointLength, hasLoneSurrogate, idString, issuesToDetails, measurePayload, optionalText,
-  parseOrThrow, text,
+  parseOrThrow, text, utf8ByteLength,
 } from './validation.js';
 import { codeOf } from './test-support.js';
 
@@ -265,5 +265,12 @@ describe('Project Inbox request schemas', () => {
     }
     expect(listInboxItemsQuery.safeParse({ status: 'done' }).success).toBe(false);
     expect(listInboxItemsQuery.safeParse({ unknown: 'x' }).success).toBe(false);
+  });
+});
+
+describe('utf8ByteLength', () => {
+  it('counts the bytes TextEncoder produces, without encoding', () => {
+    const samples = ['', 'a', 'é', '€', '😀', 'a😀b', '\u007f', '\u0080', '\u07ff', '\u0800', '\uffff', '\ud800', '\udc00', '\udc00\ud800', 'x\ud83d', '\ud83dx', '已确认。', JSON.stringify({ t: 'naïve 😀 \ud800' }), 'é'.repeat(1000)];
+    for (const s of samples) expect(utf8ByteLength(s), JSON.stringify(s)).toBe(new TextEncoder().encode(s).length);
   });
 });

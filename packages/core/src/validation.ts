@@ -20,6 +20,27 @@ export function codePointLength(s: string): number {
   return n;
 }
 
+/**
+ * Number of bytes of `s` in UTF-8, as `new TextEncoder().encode(s).length` gives it (a lone
+ * surrogate counts 3, the bytes of U+FFFD it is encoded as) without building the bytes.
+ */
+export function utf8ByteLength(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) {
+      n += 1;
+    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a pair: 2 UTF-16 units, 4 bytes
+      i++;
+    } else {
+      n += 2;
+    }
+  }
+  return n;
+}
+
 /** True when `s` holds a UTF-16 surrogate that is not part of a valid pair. */
 export function hasLoneSurrogate(s: string): boolean {
   return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
@@ -121,7 +142,7 @@ export function measurePayload(payload: unknown): { value: JsonValue; bytes: num
     }
   }
   const json = JSON.stringify(payload);
-  return { value: JSON.parse(json) as JsonValue, bytes: new TextEncoder().encode(json).length };
+  return { value: JSON.parse(json) as JsonValue, bytes: utf8ByteLength(json) };
 }
 
 /** Turns zod issues into envelope details (`path` joined with dots). */

@@ -9,7 +9,7 @@
  * by default) and `headersTimeout` still apply on top.
  */
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestIdFor, setRequestIdHeaders } from './context.js';
 import { envelope } from './errors.js';
 
@@ -22,34 +22,74 @@ function announcesBody(raw: IncomingMessage): boolean {
   return raw.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** How often the pending bodies are checked: a tenth of the deadline, between 10 ms and 1 s. */
+function sweepPeriodMs(bodyTimeoutMs: number): number {
+  return Math.min(1000, Math.max(10, Math.floor(bodyTimeoutMs / 10)));
+}
+
 /**
  * Registers the body deadline and the closing of refused requests' sockets on `app` (root scope).
+ * The deadline costs no timer or listener per request: a request whose body is still to come is
+ * noted with its deadline, forgotten when it is answered (an aborted one at the next check: no
+ * `close` listener per request), and one interval, running
+ * only while such requests exist, answers those past their deadline — between `bodyTimeoutMs` and
+ * `bodyTimeoutMs` + a tenth of it (at most 1 s more) after the request's start.
  * @param bodyTimeoutMs ms the body has to arrive, counted from the request's start; 0 turns the
  *   deadline off (refused requests' sockets are still closed).
  * @throws TypeError when `bodyTimeoutMs` is not an integer ≥ 0.
  */
 export function registerBodyDeadline(app: FastifyInstance, bodyTimeoutMs: number = DEFAULT_BODY_TIMEOUT_MS): void {
   if (!Number.isInteger(bodyTimeoutMs) || bodyTimeoutMs < 0) throw new TypeError(`bodyTimeoutMs must be an integer ≥ 0, got ${bodyTimeoutMs}`);
-  app.addHook('onRequest', (request, reply, done) => {
-    const raw = request.raw;
-    if (bodyTimeoutMs > 0 && announcesBody(raw) && !raw.complete) {
-      const timer = setTimeout(() => {
-        if (raw.complete) return;
+  if (bodyTimeoutMs > 0) {
+    // Requests whose body had not arrived when they started, with their deadline (ms since the epoch).
+    const pending = new Map<FastifyRequest, { reply: FastifyReply; deadline: number }>();
+    let sweeper: ReturnType<typeof setInterval> | undefined;
+    const sweep = () => {
+      const now = Date.now();
+      for (const [request, { reply, deadline }] of pending) {
+        const raw = request.raw;
+        if (raw.complete || raw.destroyed) {
+          pending.delete(request);
+          continue;
+        }
+        if (now < deadline) continue;
+        pending.delete(request);
         if (reply.sent || reply.raw.headersSent) {
           raw.socket?.destroy();
-          return;
+          continue;
         }
         const request_id = request.requestId || requestIdFor(request.headers['x-request-id']);
         void setRequestIdHeaders(reply, request_id).code(408).header('connection', 'close').type('application/json; charset=utf-8')
           .send(envelope(408, 'request_timeout', `The request body did not arrive within ${bodyTimeoutMs} ms`, [], request_id));
-      }, bodyTimeoutMs);
-      const clear = () => clearTimeout(timer);
-      raw.once('end', clear);
-      raw.once('close', clear);
-      reply.raw.once('finish', clear);
-    }
-    done();
-  });
+      }
+      if (pending.size === 0 && sweeper !== undefined) {
+        clearInterval(sweeper);
+        sweeper = undefined;
+      }
+    };
+    app.addHook('onRequest', (request, reply, done) => {
+      const raw = request.raw;
+      if (announcesBody(raw) && !raw.complete) {
+        pending.set(request, { reply, deadline: Date.now() + bodyTimeoutMs });
+        if (sweeper === undefined) {
+          sweeper = setInterval(sweep, sweepPeriodMs(bodyTimeoutMs));
+          sweeper.unref();
+        }
+      }
+      done();
+    });
+    const forget = (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+      pending.delete(request);
+      done();
+    };
+    app.addHook('onResponse', forget);
+    app.addHook('onClose', (_app, done) => {
+      if (sweeper !== undefined) clearInterval(sweeper);
+      sweeper = undefined;
+      pending.clear();
+      done();
+    });
+  }
   // An answer sent before the body arrived closes the connection once written (Node then discards
   // what is left of the body instead of reading it to the end for keep-alive).
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -1,5 +1,6 @@
 /** The Live Inbox queue of one native attempt: pure, process-local, synchronous (spec "Queue semantics"). */
 import { InboxKitError } from '../errors.js';
+import { utf8ByteLength } from '../validation.js';
 import { cloneContent, parseContent, type ContentBlock } from './content.js';
 
 export { contentSchema, contentBlockSchema, type ContentBlock } from './content.js';
@@ -50,7 +51,7 @@ export function liveInboxLimits(limits: Partial<LiveInboxLimits> = {}): LiveInbo
 
 /** Size of `content` in bytes: the UTF-8 bytes of its JSON text. */
 export function contentBytes(content: readonly ContentBlock[]): number {
-  return new TextEncoder().encode(JSON.stringify(content)).byteLength;
+  return utf8ByteLength(JSON.stringify(content));
 }
 
 /**
