@@ -2,10 +2,10 @@
 // Checks the README examples: every fenced block tagged ```ts in the READMEs below is one example.
 // Each is written to its own module in a temp folder inside the repo (.tmp/, git-ignored), where
 // `@inbox-kit/*` resolve to the workspace packages' *built* output (package.json `exports` → dist,
-// as a consumer sees them) and `fastify` to the workspace's copy. Then:
+// as a consumer sees them) and `fastify` and `hono` to the workspace's copies. Then:
 //
 // 1. `tsc` type-checks all of them with the repo's compiler options (strict, NodeNext, top-level
-//    await) and emits JavaScript (what `npx tsx example.ts` would run);
+//    await) and emits JavaScript (what `npx -y tsx example.ts` would run);
 // 2. each example RUNS, as written, with a time limit (EXAMPLE_TIMEOUT_MS), and must end with exit
 //    status 0. Examples run in the temp folder, so relative paths (`data/…`) stay in it. What an
 //    example needs is said by an HTML comment on the line before its block (invisible on GitHub):
@@ -14,7 +14,9 @@
 //      folder (where the examples read `credentials.json`), and passes `INBOX_KIT_URL` (its base
 //      URL) and `INBOX_KIT_KEY` (the seeded `service` key) to the example;
 //    - `<!-- example: server -->` — starts a server that runs until Ctrl-C: it gets `PORT` (a free
-//      port); once `GET /health` answers 200 it is sent SIGINT and must then end by itself;
+//      port); once `GET /health` answers 200 it is sent SIGINT and must then end by itself. It runs
+//      twice in the same folder: a server is restarted on the data its first start left, so a
+//      seed that only works on an empty database fails the check;
 //    - `<!-- example: anthropic -->` — calls the Messages API: the check starts the local Messages
 //      API stub of `@inbox-kit/model-anthropic/testing` (built) and passes `ANTHROPIC_API_KEY` (a
 //      dummy) and `ANTHROPIC_BASE_URL` (the stub's URL), so no example reaches the internet;
@@ -39,13 +41,14 @@ const READMES = [
   'packages/core/README.md',
   'packages/storage-kysely/README.md',
   'packages/http-fastify/README.md',
+  'packages/http-hono/README.md',
   'packages/sdk/README.md',
   'packages/model-anthropic/README.md',
   'apps/demo/README.md',
 ];
 /** READMEs that document a package (install and API sections required). */
 const PACKAGE_READMES = READMES.filter((r) => r !== 'README.md');
-const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'sdk', 'model-anthropic'];
+const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic'];
 /** How long one example may run, in ms. */
 const EXAMPLE_TIMEOUT_MS = Number(process.env.EXAMPLE_TIMEOUT_MS ?? 60_000);
 const keep = process.argv.includes('--keep');
@@ -172,6 +175,7 @@ async function main() {
     mkdirSync(join(modules, '@inbox-kit'), { recursive: true });
     for (const name of PACKAGES) symlinkSync(join(root, 'packages', name), join(modules, '@inbox-kit', name), 'dir');
     symlinkSync(realpathSync(join(root, 'packages', 'http-fastify', 'node_modules', 'fastify')), join(modules, 'fastify'), 'dir');
+    symlinkSync(realpathSync(join(root, 'packages', 'http-hono', 'node_modules', 'hono')), join(modules, 'hono'), 'dir');
     writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'readme-examples', private: true, type: 'module' }, null, 2));
     writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({
       extends: relative(work, join(root, 'tsconfig.base.json')),
@@ -243,17 +247,26 @@ async function main() {
         env.INBOX_KIT_URL = demo.url;
         env.INBOX_KIT_KEY = demo.serviceKey;
       }
-      let serveOn;
-      if (src.needs.includes('server')) {
-        serveOn = await freePort();
-        env.PORT = String(serveOn);
+      // A server example runs twice: the second start is a restart on the first one's data.
+      const starts = src.needs.includes('server') ? ['first start', 'restart'] : [undefined];
+      for (const start of starts) {
+        const at = start === undefined ? where : `${where} (${start})`;
+        let serveOn;
+        if (src.needs.includes('server')) {
+          serveOn = await freePort();
+          env.PORT = String(serveOn);
+        }
+        const result = await runExample(join(work, 'out', file.replace(/\.ts$/, '.js')), work, env, serveOn);
+        if (result.timedOut) problems.push(`${at}: the example did not end within ${EXAMPLE_TIMEOUT_MS} ms\n${result.output.trim()}`);
+        else if (result.code !== 0) problems.push(`${at}: the example exited with ${result.code ?? result.signal}\n${result.output.trim()}`);
+        else if (serveOn !== undefined && !result.output.includes('sending SIGINT')) problems.push(`${at}: the server example ended before it served GET /health\n${result.output.trim()}`);
+        else {
+          log(`${at}: ran and ended (exit 0)`);
+          continue;
+        }
+        break;
       }
-      const result = await runExample(join(work, 'out', file.replace(/\.ts$/, '.js')), work, env, serveOn);
       ran++;
-      if (result.timedOut) problems.push(`${where}: the example did not end within ${EXAMPLE_TIMEOUT_MS} ms\n${result.output.trim()}`);
-      else if (result.code !== 0) problems.push(`${where}: the example exited with ${result.code ?? result.signal}\n${result.output.trim()}`);
-      else if (serveOn !== undefined && !result.output.includes('sending SIGINT')) problems.push(`${where}: the server example ended before it served GET /health\n${result.output.trim()}`);
-      else log(`${where}: ran and ended (exit 0)`);
     }
     for (const s of skipped) log(`skipped ${s}`);
     log(`${ran} examples ran, ${skipped.length} skipped`);

@@ -171,11 +171,12 @@ async function openEventBus(opened: OpenedStore, config: DemoConfig, onError: (e
 
 /**
  * The Fastify logger option: off for `silent`; one JSON object per line (`json`); or, for `pretty`,
- * human-readable lines (`12:03:04.567 INFO: request` with the request's `reqId`, `method`, `url`, `status`, `ms`) written by pino-pretty in this
- * thread, so nothing is lost when the process exits.
+ * one human-readable line per entry (pino-pretty's `singleLine`), e.g.
+ * `[12:03:04.567] INFO: request {"reqId":"req_…","method":"GET","url":"/health","status":200,"ms":0.4}`,
+ * written by pino-pretty in this thread, so nothing is lost when the process exits.
  */
 function loggerOf(config: DemoConfig): FastifyServerOptions['logger'] {
   if (config.logLevel === 'silent') return false;
   if (config.logFormat === 'json') return { level: config.logLevel };
-  return { level: config.logLevel, stream: pretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }) };
+  return { level: config.logLevel, stream: pretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true, sync: true }) };
 }

@@ -19,7 +19,7 @@ const PRINTING_LEVELS = new Set(['info', 'debug', 'trace']);
 export function keyLines(credentials: Credentials, created: boolean, file: string, logLevel: string): string[] {
   if (!PRINTING_LEVELS.has(logLevel)) return [];
   if (!created) return [`API keys: in ${file} (printed only on the start that created them)`];
-  const lines = [`API keys, created now (shown once; all of them, and the service key only, in ${file}):`];
+  const lines = [`API keys, created now (shown once). All keys are kept in ${file}; the service key is only there.`];
   for (const [account, key] of Object.entries(credentials)) {
     if (account !== 'service') lines.push(`  ${account.padEnd(13)} ${key}`);
   }

@@ -36,7 +36,7 @@ describe('the request log of the demo process', () => {
     expect((await fetch(`${p.url}/health`)).status).toBe(200);
     // One line per answered request, message `request` (createServer's request log, not Fastify's
     // "incoming request" / "request completed" pair).
-    const logged = (): string[] => p.output().split('\n').filter((line) => /"msg":"request"|INFO.*: request$/.test(line));
+    const logged = (): string[] => p.output().split('\n').filter((line) => /"msg":"request"|INFO.*: request\b/.test(line));
     await waitUntil(() => logged().length > 0, 'the request to be logged');
     return { lines: logged(), output: p.output() };
   }
@@ -48,13 +48,16 @@ describe('the request log of the demo process', () => {
     expect(output).not.toMatch(/incoming request|request completed/);
   });
 
-  it('is human-readable with LOG_FORMAT=pretty (the default on a terminal)', async () => {
+  it('is one human-readable line per request with LOG_FORMAT=pretty (the default on a terminal)', async () => {
     const { lines, output } = await logOf({ LOG_FORMAT: 'pretty' });
     expect(lines).toHaveLength(1);
-    for (const line of lines) {
-      expect(line).toMatch(/^\[?\d\d:\d\d:\d\d\.\d{3}\]? INFO.*: request$/);
-      expect(line.trimStart().startsWith('{')).toBe(false);
-    }
+    const line = lines[0]!;
+    // `[12:03:04.567] INFO: request {"reqId":…,"method":"GET","url":"/health","status":200,"ms":…}`:
+    // the fields on the same line, not one line each below it.
+    const m = /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: request (\{.*\})$/.exec(line);
+    expect(m, line).not.toBeNull();
+    expect(JSON.parse(m![1]!)).toEqual({ reqId: expect.stringMatching(/^req_/), method: 'GET', url: '/health', status: 200, ms: expect.any(Number) });
+    expect(output).not.toMatch(/^\s+(reqId|method|url|status|ms):/m);
     expect(output).not.toMatch(/incoming request|request completed/);
   });
 });

@@ -41,6 +41,8 @@ describe('keyLines', () => {
     expect(created).toContain('ik_deriver_secret');
     expect(created).not.toContain('ik_service_secret');
     expect(created).toContain('/d/credentials.json');
+    // Plain words: which keys were printed, where all of them are, and that the service key is only there.
+    expect(created.split('\n')[0]).toBe('API keys, created now (shown once). All keys are kept in /d/credentials.json; the service key is only there.');
     const later = keyLines(credentials, false, '/d/credentials.json', 'debug').join('\n');
     expect(later).toContain('/d/credentials.json');
     for (const key of Object.values(credentials)) expect(later).not.toContain(key);
