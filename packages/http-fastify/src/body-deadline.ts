@@ -5,8 +5,8 @@
  * request's body has fully arrived (a 401 from authentication, a 404, a 413 …) is sent with
  * `Connection: close`, so the socket is closed once the answer is written instead of being held
  * while the client trickles in the rest of the body. A request without a body, or whose body has
- * arrived, keeps its connection alive as usual. Node's own `requestTimeout` (whole request, 300 s
- * by default) and `headersTimeout` still apply on top.
+ * arrived, keeps its connection alive as usual. The server's `requestTimeout` (whole request;
+ * Fastify sets it to 0, no limit, unless you pass one) and `headersTimeout` still apply on top.
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
