@@ -9,11 +9,11 @@
  * await app.register(inboxKit, { prefix: '/inbox', services });
  * ```
  */
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyServerOptions } from 'fastify';
+import { clientErrorResponse } from '@inbox-kit/core/http';
 import { newRequestId, requestIdOf, setRequestIdHeaders } from './context.js';
-import { envelope, toEnvelope } from './errors.js';
+import { toEnvelope } from './errors.js';
 
 /** The options {@link inboxKitServerOptions} returns; spread them into `Fastify({ … })`. */
 export type InboxKitServerOptions = Pick<FastifyServerOptions, 'routerOptions' | 'frameworkErrors' | 'clientErrorHandler'>;
@@ -45,17 +45,6 @@ export function inboxKitServerOptions(): InboxKitServerOptions {
 /** Node's `clientError`: 431 (headers too large), 408 (timeout) or 400 (unparseable), in the envelope; then the socket closes. */
 function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, code, message] =
-    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'request_header_too_large', 'The request line or headers are too large']
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'request_timeout', 'The request took too long to arrive']
-        : [400, 'validation_error', 'Malformed HTTP request'];
-  const request_id = newRequestId();
-  const body = JSON.stringify(envelope(status, code, message, [], request_id));
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
-      + `x-request-id: ${request_id}\r\nrequest-id: ${request_id}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
+  if (socket.writable) socket.write(clientErrorResponse(error.code, newRequestId()));
   socket.destroy();
 }

@@ -149,3 +149,23 @@ export const errorEnvelopeSchema = z
     }),
   })
   .describe('The error envelope');
+
+const CLIENT_ERRORS: Record<string, readonly [number, string, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'request_header_too_large', 'The request line or headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request_timeout', 'The request took too long to arrive'],
+};
+const MALFORMED: readonly [number, string, string, string] = [400, 'Bad Request', 'validation_error', 'Malformed HTTP request'];
+
+/**
+ * The raw HTTP/1.1 answer (status line, headers, envelope body; `Connection: close`) to a request
+ * Node's HTTP parser refused before any framework saw it (the server's `clientError` event):
+ * `HPE_HEADER_OVERFLOW` → 431 `request_header_too_large`, `ERR_HTTP_REQUEST_TIMEOUT` → 408
+ * `request_timeout`, any other code → 400 `validation_error`. Adapters write it to the socket, then
+ * destroy the socket. Content-Length is in bytes. (platform.md "Errors".)
+ */
+export function clientErrorResponse(errorCode: string | undefined, request_id: string): string {
+  const [status, reason, code, message] = (errorCode !== undefined ? CLIENT_ERRORS[errorCode] : undefined) ?? MALFORMED;
+  const body = JSON.stringify(envelope(status, code, message, [], request_id));
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${new TextEncoder().encode(body).byteLength}\r\n`
+    + `x-request-id: ${request_id}\r\nrequest-id: ${request_id}\r\nConnection: close\r\n\r\n${body}`;
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ERROR_CODES, InboxKitError } from '../errors.js';
 import {
-  ERROR_KINDS, HTTP_ROUTES, STATUS_BY_CODE, envelopeForStatus, envelopeOf, errorEnvelopeSchema, errorKind, eventFrame, forwardHeadersFor,
+  clientErrorResponse, ERROR_KINDS, HTTP_ROUTES, STATUS_BY_CODE, envelopeForStatus, envelopeOf, errorEnvelopeSchema, errorKind, eventFrame, forwardHeadersFor,
   forwardRequestOf, forwardedPrincipal, httpRoutesFor, readCredentials, requestIdFor, resumePosition, resyncFor, routeNotFound,
 } from './index.js';
 
@@ -166,5 +166,23 @@ describe('reading request parts', () => {
     expect(codeOf(() => parseJsonBody(bytes('{}'), 'application/json; charset=latin1'))).toBe('unsupported_media_type');
     expect(parseJsonBody(bytes('{"n":1}'), 'application/json; charset="UTF-8"')).toEqual({ n: 1 });
     expect(codeOf(() => parseJsonBody(bytes('{"n":12345678901234567890}'), 'application/json'))).toBe('validation_error');
+  });
+});
+
+describe('clientErrorResponse', () => {
+  it('answers a parser-refused request in the envelope, bytes counted, connection closed', () => {
+    const cases: [string | undefined, number, string][] = [
+      ['HPE_HEADER_OVERFLOW', 431, 'request_header_too_large'], ['ERR_HTTP_REQUEST_TIMEOUT', 408, 'request_timeout'],
+      ['HPE_INVALID_METHOD', 400, 'validation_error'], [undefined, 400, 'validation_error'],
+    ];
+    for (const [errorCode, status, code] of cases) {
+      const raw = clientErrorResponse(errorCode, 'req_é1');
+      const [head, body] = raw.split('\r\n\r\n') as [string, string];
+      expect(head.startsWith(`HTTP/1.1 ${status} `)).toBe(true);
+      expect(head).toContain('\r\nConnection: close');
+      expect(head).toContain('\r\nx-request-id: req_é1\r\nrequest-id: req_é1');
+      expect(head).toContain(`\r\nContent-Length: ${Buffer.byteLength(body)}`);
+      expect(JSON.parse(body)).toMatchObject({ error: { code, request_id: 'req_é1' } });
+    }
   });
 });

@@ -8,7 +8,7 @@
  * The public names, listed one by one (`scripts/public-surface.json` holds them).
  */
 export {
-  envelope, envelopeForStatus, envelopeOf, ERROR_KINDS, type ErrorAnswer, errorDetailSchema, type ErrorEnvelope, errorEnvelopeSchema,
+  clientErrorResponse, envelope, envelopeForStatus, envelopeOf, ERROR_KINDS, type ErrorAnswer, errorDetailSchema, type ErrorEnvelope, errorEnvelopeSchema,
   errorKind, type ErrorKind, routeNotFound, STATUS_BY_CODE,
 } from './errors.js';
 export { type HeaderValue, newRequestId, readCredentials, type RequestCredentials, requestIdFor } from './request.js';
