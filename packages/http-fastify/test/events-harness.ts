@@ -3,13 +3,12 @@
  * a SQLite temp file, or a fresh PostgreSQL database when `INBOX_KIT_TEST_PG_URL` is set — and any
  * number of real servers on it (`startServer`), each with its own store, services and event bus
  * (in-process on SQLite; `createPostgresEventBus` on PostgreSQL, so two servers behave like two
- * processes). Plus a small Server-Sent Events client over `node:http` that parses frames itself.
+ * processes). The Server-Sent Events client is the conformance kit's `openStream`.
  *
  * World (ws_demo): acc_owner, acc_deriver, acc_deriver2, acc_observer, acc_outsider (no
  * membership); ws_other: acc_stranger. Projects are made per test with `newProject`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -38,142 +37,11 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, label: 
 /** `[from, from + 1, …, to]`. */
 export const range = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 
-// — SSE client —
+// — SSE client: the conformance kit's (one copy) —
 
-/** One parsed frame: `id:`, `event:` and the `data:` lines (JSON-parsed when there is exactly one). */
-export interface Frame {
-  id: number;
-  event: string;
-  /** Every `data:` line of the frame (the spec allows exactly one). */
-  dataLines: string[];
-  data: any;
-}
+import { openStream, type Frame, type OpenStreamOptions, type SseStream } from '@inbox-kit/core/testing';
 
-export interface SseStream {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  /** Body text of a non-200 answer. */
-  body: string;
-  /** Every byte received so far, as text. */
-  text: string;
-  frames: Frame[];
-  comments: string[];
-  /** The `retry:` hint in ms, once received. */
-  retry: number | undefined;
-  /** True once the server ended the response (or the connection closed). */
-  ended: boolean;
-  ids(): number[];
-  /** Waits until `check` holds (re-checked as data arrives); 5 s deadline. */
-  waitFor(check: (s: SseStream) => boolean, label: string, timeoutMs?: number): Promise<void>;
-  /** Waits for a frame with id ≥ `id`. */
-  waitForId(id: number, timeoutMs?: number): Promise<void>;
-  /** Destroys the connection (the client vanishes). */
-  destroy(): void;
-  /** Half-closes the connection: sends FIN (`socket.end()`) without destroying the socket. */
-  halfClose(): void;
-}
-
-export interface OpenStreamOptions {
-  /** API key (Bearer). */
-  key?: string;
-  headers?: Record<string, string>;
-}
-
-/**
- * Opens `GET path` on a fresh connection (`agent: false`) and resolves once the response head has
- * arrived (for a 200, the stream is subscribed by then: the server subscribes before it answers).
- */
-export function openStream(baseUrl: string, path: string, opts: OpenStreamOptions = {}): Promise<SseStream> {
-  const headers: Record<string, string> = { accept: 'text/event-stream', ...opts.headers };
-  if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
-  return new Promise((resolve, reject) => {
-    const req = http.get(new URL(path, baseUrl), { agent: false, headers }, (res) => {
-      res.setEncoding('utf8');
-      let buffer = '';
-      const waiters = new Set<() => void>();
-      const wake = () => {
-        for (const w of [...waiters]) w();
-      };
-      const stream: SseStream = {
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        body: '',
-        text: '',
-        frames: [],
-        comments: [],
-        retry: undefined,
-        ended: false,
-        ids: () => stream.frames.map((f) => f.id),
-        waitFor: (check, label, timeoutMs = 5_000) => new Promise<void>((ok, fail) => {
-          const test = () => {
-            if (check(stream)) {
-              done();
-              ok();
-            } else if (stream.ended) {
-              done();
-              fail(new Error(`stream ended while waiting for ${label}; ids ${JSON.stringify(stream.ids())}`));
-            }
-          };
-          const timer = setTimeout(() => {
-            done();
-            fail(new Error(`timed out waiting for ${label}; ids ${JSON.stringify(stream.ids())}`));
-          }, timeoutMs);
-          const done = () => {
-            clearTimeout(timer);
-            waiters.delete(test);
-          };
-          waiters.add(test);
-          test();
-        }),
-        waitForId: (id, timeoutMs) => stream.waitFor((s) => s.frames.some((f) => f.id >= id), `frame id ${id}`, timeoutMs),
-        destroy: () => req.destroy(),
-        halfClose: () => req.socket?.end(),
-      };
-      const parseBlock = (block: string) => {
-        let id: number | undefined;
-        let event = 'message';
-        const dataLines: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith(':')) stream.comments.push(line.slice(1).trim());
-          else if (line.startsWith('retry:')) stream.retry = Number(line.slice(6).trim());
-          else if (line.startsWith('id:')) id = Number(line.slice(3).trim());
-          else if (line.startsWith('event:')) event = line.slice(6).trim();
-          else if (line.startsWith('data:')) dataLines.push(line.slice(5).trim());
-          else if (line !== '') throw new Error(`unexpected SSE line: ${JSON.stringify(line)}`);
-        }
-        if (dataLines.length === 0) return;
-        let data: unknown = undefined;
-        if (dataLines.length === 1) data = JSON.parse(dataLines[0]!);
-        stream.frames.push({ id: id ?? NaN, event, dataLines, data });
-      };
-      res.on('data', (chunk: string) => {
-        stream.text += chunk;
-        if (stream.status !== 200) {
-          stream.body += chunk;
-          return;
-        }
-        buffer += chunk;
-        let at: number;
-        while ((at = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, at);
-          buffer = buffer.slice(at + 2);
-          parseBlock(block);
-        }
-        wake();
-      });
-      const finish = () => {
-        if (stream.ended) return;
-        stream.ended = true;
-        wake();
-      };
-      res.on('end', finish);
-      res.on('close', finish);
-      res.on('error', finish);
-      resolve(stream);
-    });
-    req.on('error', reject);
-  });
-}
+export { openStream, type Frame, type OpenStreamOptions, type SseStream };
 
 // — servers over one database —
 
