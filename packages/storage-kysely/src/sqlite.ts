@@ -34,6 +34,7 @@ import {
 } from 'kysely';
 import { SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB } from './constants.js';
 import type { Database } from './schema.js';
+import { registerDirectReader } from './direct-reads.js';
 
 /** SQLite's driver with `BEGIN IMMEDIATE` transactions (see the module comment). */
 class ImmediateSqliteDriver extends SqliteDriver {
@@ -108,12 +109,7 @@ function withRowBuilder(statement: SqliteStatement, sql: string): SqliteStatemen
     return statement;
   }
   candidate.raw(true);
-  const names = candidate.columns().map((column) => column.name);
-  const row = (values: unknown[]): Record<string, unknown> => {
-    const record: Record<string, unknown> = {};
-    for (let i = 0; i < names.length; i++) record[names[i] as string] = values[i];
-    return record;
-  };
+  const row = rowBuilder(candidate.columns().map((column) => column.name));
   return {
     reader: true,
     all: (parameters) => (statement.all(parameters) as unknown[][]).map(row),
@@ -121,6 +117,36 @@ function withRowBuilder(statement: SqliteStatement, sql: string): SqliteStatemen
     iterate: function* (parameters) {
       for (const values of statement.iterate(parameters) as IterableIterator<unknown[]>) yield row(values);
     },
+  };
+}
+
+/**
+ * The function that turns a raw row (its values in column order) into an object keyed by `names`.
+ * For the usual select list (distinct names, none `__proto__`) it is an object literal compiled
+ * once per statement: every row then has one shape, built at once, instead of a property added
+ * per column through a lookup by name (about half the cost for a page of inbox items). Where the
+ * process forbids code generation from strings, rows are built property by property.
+ */
+export function rowBuilder(names: readonly string[]): (values: unknown[]) => Record<string, unknown> {
+  if (new Set(names).size === names.length && !names.includes('__proto__')) {
+    // Keys are JSON string literals of the column names: valid JS literals, nothing evaluated.
+    const literal = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ');
+    try {
+      return new Function('v', `return { ${literal} };`) as (values: unknown[]) => Record<string, unknown>;
+    } catch {
+      // Code generation from strings is disallowed (`--disallow-code-generation-from-strings`):
+      // build the rows property by property instead.
+    }
+  }
+  return (values) => {
+    const record: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as string;
+      // An assignment to `__proto__` would set the prototype: define it as an own property.
+      if (name === '__proto__') Object.defineProperty(record, name, { value: values[i], enumerable: true, writable: true, configurable: true });
+      else record[name] = values[i];
+    }
+    return record;
   };
 }
 
@@ -167,5 +193,15 @@ export function openSqlite(file: string, opts: { cacheSizeKiB?: number } = {}): 
     sqlite.close();
     throw error;
   }
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }) });
+  const statements = cachingStatements(sqlite);
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }) });
+  // Point reads skip Kysely's connection queue while no transaction is open (direct-reads.ts).
+  registerDirectReader(db, {
+    read(sql, parameters) {
+      if (!sqlite.open || sqlite.inTransaction) return undefined;
+      const statement = statements.prepare(sql);
+      return statement.reader ? statement.all(parameters) : undefined;
+    },
+  });
+  return db;
 }

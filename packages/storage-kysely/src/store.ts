@@ -36,6 +36,7 @@
 import type { Kysely } from 'kysely';
 import type { Store, StoreTx } from '@inbox-kit/core';
 import type { Database, Dialect } from './schema.js';
+import { directReaderOf } from './direct-reads.js';
 import { compiledQueries, contextOn, type RunCompiled } from './store/context.js';
 import { dialects, type SqlDialect, type Transact } from './store/dialect.js';
 import { projectEventOps } from './store/events.js';
@@ -57,9 +58,9 @@ export interface KyselyStoreOptions {
 /** The operations of every sub-port bound to one executor: the root `db` (autocommit) or a transaction. */
 function opsOn(db: Kysely<Database>, dialect: SqlDialect, inTransaction: boolean, transact: Transact, compiled: RunCompiled): StoreTx {
   const ctx = contextOn(db, dialect, inTransaction, transact, compiled);
-  return {
-    ...identityOps(ctx), ...projectOps(ctx), ...inboxOps(ctx), ...projectEventOps(ctx), ...sessionRowOps(ctx), ...turnOps(ctx), ...ledgerOps(ctx), ...runOps(ctx), ...idempotencyOps(ctx),
-  };
+  // Built for every transaction: `Object.assign`, not an object spread, which V8 runs ~40× slower
+  // for objects of methods (35 µs per transaction here, a tenth of a create's server time; issue 18).
+  return Object.assign({}, identityOps(ctx), projectOps(ctx), inboxOps(ctx), projectEventOps(ctx), sessionRowOps(ctx), turnOps(ctx), ledgerOps(ctx), runOps(ctx), idempotencyOps(ctx));
 }
 
 /**
@@ -80,7 +81,9 @@ function opsOn(db: Kysely<Database>, dialect: SqlDialect, inTransaction: boolean
 export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions): Store {
   const dialect = dialects[opts.dialect];
   // On PostgreSQL the compiled texts become named prepared statements (pools of `openPostgres`).
-  const compiled = compiledQueries(dialect.onCompile);
+  // On SQLite from `openSqlite`, reads outside transactions skip Kysely's connection queue (direct-reads.ts).
+  const reader = directReaderOf(db);
+  const compiled = compiledQueries(dialect.onCompile, reader && { root: db, reader });
   const transact = dialect.transact(db);
   return {
     ...opsOn(db, dialect, false, transact, compiled),

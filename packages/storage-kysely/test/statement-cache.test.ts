@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cachingStatements, openSqlite } from '../src/sqlite.js';
+import { cachingStatements, openSqlite, rowBuilder } from '../src/sqlite.js';
 import { tempDir } from './helpers.js';
 
 describe('cachingStatements', () => {
@@ -85,6 +85,50 @@ describe('cachingStatements', () => {
       expect((await sql`insert into t (name) values ('c')`.execute(db)).numAffectedRows).toBe(1n);
     } finally {
       await db.destroy();
+    }
+  });
+});
+
+describe('rowBuilder (raw rows into objects)', () => {
+  it('keys the values by column name, in column order', () => {
+    const row = rowBuilder(['id', 'p_name', 'weird "name"\n', 'ünï'])(['a', 'b', 3, null]);
+    expect(row).toEqual({ id: 'a', p_name: 'b', 'weird "name"\n': 3, ünï: null });
+    expect(Object.keys(row)).toEqual(['id', 'p_name', 'weird "name"\n', 'ünï']);
+  });
+
+  it('a repeated column name keeps its last value, as a plain assignment would', () => {
+    expect(rowBuilder(['a', 'b', 'a'])([1, 2, 3])).toEqual({ a: 3, b: 2 });
+  });
+
+  it('a column named __proto__ is an own property, never the prototype', () => {
+    const row = rowBuilder(['id', '__proto__'])(['x', { polluted: true }]);
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.hasOwn(row, '__proto__')).toBe(true);
+    expect((row as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
+  it('builds the same rows where code generation from strings is forbidden', () => {
+    // What `--disallow-code-generation-from-strings` does to `new Function`: an EvalError.
+    const RealFunction = globalThis.Function;
+    globalThis.Function = function forbidden() {
+      throw new EvalError('Code generation from strings disallowed for this context');
+    } as unknown as FunctionConstructor;
+    try {
+      const row = rowBuilder(['id', 'n', 'weird "name"'])(['a', 1, null]);
+      expect(row).toEqual({ id: 'a', n: 1, 'weird "name"': null });
+    } finally {
+      globalThis.Function = RealFunction;
+    }
+  });
+
+  it('reads through a cached statement give the same rows as better-sqlite3 itself', () => {
+    const db = new SqliteDatabase(':memory:');
+    try {
+      db.exec(`create table t (id text, "select" integer, n real); insert into t values ('a', 1, 0.5), ('b', 2, null)`);
+      const text = 'select id, "select", n, id as again from t order by id';
+      expect(cachingStatements(db).prepare(text).all([])).toEqual(db.prepare(text).all());
+    } finally {
+      db.close();
     }
   });
 });

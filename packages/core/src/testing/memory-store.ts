@@ -17,9 +17,9 @@ import { copy, emptyState, type GetState, type State } from './memory-store/stat
 
 /** Every sub-port on the rows `get` returns. */
 function operations(get: GetState): StoreTx {
-  return {
-    ...identityOps(get), ...projectOps(get), ...inboxOps(get), ...projectEventOps(get), ...sessionOps(get), ...runOps(get), ...idempotencyOps(get),
-  };
+  // `Object.assign`, not an object spread: spreading objects of methods costs ~40× more in V8
+  // (tens of µs per transaction; see storage-kysely's `opsOn`).
+  return Object.assign({}, identityOps(get), projectOps(get), inboxOps(get), projectEventOps(get), sessionOps(get), runOps(get), idempotencyOps(get));
 }
 
 /** The in-memory store with a raw view of its rows (for conformance assertions). */

@@ -9,6 +9,7 @@
  */
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
+import { isSelect, type DirectReader } from '../direct-reads.js';
 import type { SqlDialect, Transact } from './dialect.js';
 import type { Codec } from './rows.js';
 
@@ -29,19 +30,29 @@ export const $ = (i: number): never => (SLOTS[i] ?? new Slot(i)) as never;
  */
 export type RunCompiled = <R>(executor: Kysely<Database>, name: string, build: () => Compilable<R> | RawBuilder<R>, args: readonly unknown[]) => Promise<QueryResult<R>>;
 
-/** A cache of compiled queries for one store. */
-export function compiledQueries(onCompile?: (sql: string) => void): RunCompiled {
-  const cache = new Map<string, CompiledQuery>();
+/**
+ * A cache of compiled queries for one store. With `direct` (SQLite from `openSqlite`), the reads
+ * run on the store's root `db` go to its synchronous reader first (`direct-reads.ts`).
+ */
+export function compiledQueries(onCompile?: (sql: string) => void, direct?: { root: Kysely<Database>; reader: DirectReader }): RunCompiled {
+  /** Compiled queries by name, with whether the direct reader may take them (a `SELECT`), decided once. */
+  const cache = new Map<string, { query: CompiledQuery; select: boolean }>();
   return <R>(executor: Kysely<Database>, name: string, build: () => Compilable<R> | RawBuilder<R>, args: readonly unknown[]) => {
-    let query = cache.get(name);
-    if (query === undefined) {
+    let entry = cache.get(name);
+    if (entry === undefined) {
       const built = build();
-      query = 'isRawBuilder' in built ? built.compile(executor) : built.compile();
-      onCompile?.(query.sql);
-      cache.set(name, query);
+      const compiled = 'isRawBuilder' in built ? built.compile(executor) : built.compile();
+      onCompile?.(compiled.sql);
+      entry = { query: compiled, select: isSelect(compiled.sql) };
+      cache.set(name, entry);
     }
+    const query = entry.query;
     const parameters = query.parameters.map((p) => (p instanceof Slot ? args[p.index] : p));
-    return executor.executeQuery<R>({ ...query, parameters, queryId: createQueryId() } as CompiledQuery<R>);
+    if (direct !== undefined && entry.select && executor === direct.root) {
+      const rows = direct.reader.read(query.sql, parameters);
+      if (rows !== undefined) return Promise.resolve({ rows: rows as R[] });
+    }
+    return executor.executeQuery<R>({ sql: query.sql, query: query.query, parameters, queryId: createQueryId() } as CompiledQuery<R>);
   };
 }
 

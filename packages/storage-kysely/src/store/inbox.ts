@@ -2,7 +2,9 @@
 import { sql } from 'kysely';
 import type { InboxItemQuery, InboxStore } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
-import { ITEM, MEMBER, PROJECT, limitOf, membershipScalars, nullsRaw } from './rows.js';
+import {
+  ITEM, MEMBER, POINT_COLUMNS, PROJECT, columnsOf, decodeProjectAccess, limitOf, pointReads, projectAccessRead,
+} from './rows.js';
 
 /** The equality filters of `listInboxItems`, in the order their values follow the project id. */
 const INBOX_FILTERS = ['status', 'type', 'sender_account_id', 'source_session_id'] as const;
@@ -21,15 +23,14 @@ export function inboxOps(ctx: StoreContext): InboxStore {
     async getInboxItemWithAccess(workspace_id, project_id, account_id, item_id) {
       if (dialect.accessReadsWithoutJoins) {
         // One statement of point reads: the project with the caller's membership, then the item of that project.
-        const rows = await all<Record<string, unknown>>('getInboxItemWithAccess', () => sql`SELECT ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))},
-          ${membershipScalars($(0))}, ${sql.raw(nullsRaw(ITEM, 'i'))}
-          FROM projects p WHERE p.id = ${$(2)} AND p.workspace_id = ${$(3)}
-          UNION ALL SELECT ${sql.raw(nullsRaw(PROJECT, 'p'))}, ${sql.raw(nullsRaw(MEMBER, 'm'))}, ${sql.raw(ITEM.selectRaw(dialect, 'i', 'i'))}
-          FROM project_inbox_items i WHERE i.id = ${$(1)} AND i.project_id = ${$(2)}` as never, account_id, item_id, project_id, workspace_id);
-        const p = rows.find((r) => r.p_id != null);
+        const rows = await all<Record<string, unknown>>('getInboxItemWithAccess', () => pointReads([
+          projectAccessRead(dialect, $(0), sql`FROM projects p WHERE p.id = ${$(2)} AND p.workspace_id = ${$(3)}`),
+          { tag: 'i', exprs: columnsOf(ITEM, dialect, 'i'), from: sql`FROM project_inbox_items i WHERE i.id = ${$(1)} AND i.project_id = ${$(2)}` },
+        ]) as never, account_id, item_id, project_id, workspace_id);
+        const p = rows.find((r) => r.k === 'p');
         if (!p) return undefined;
-        const i = rows.find((r) => r.i_id != null);
-        return { project: PROJECT.decode(p, 'p'), membership: p.m_role == null ? undefined : MEMBER.decode(p, 'm'), item: i && ITEM.decode(i, 'i') };
+        const i = rows.find((r) => r.k === 'i');
+        return { ...decodeProjectAccess(p), item: i && ITEM.decodeAt(i, POINT_COLUMNS) };
       }
       // One statement: the project, the caller's membership and the item (one round trip on PostgreSQL).
       const r = await first<Record<string, unknown>>('getInboxItemWithAccess', () => sql`SELECT ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))},

@@ -61,6 +61,8 @@ export interface Codec<R> {
   selectRaw(dialect: SqlDialect, alias: string, prefix: string): string;
   /** The record a row (or a `prefix_`-named slice of a joined row) holds. */
   decode(row: Record<string, unknown>, prefix?: string): R;
+  /** The record whose i-th field is the row's column `names[i]` (a branch of {@link pointReads}). */
+  decodeAt(row: Record<string, unknown>, names: readonly string[]): R;
   /** The column values of `record`, in {@link columns} order. */
   encode(record: R): unknown[];
   /** The row of `record`: its column values by column name. */
@@ -74,6 +76,25 @@ export function codecOf<R>(table: keyof Database, fields: readonly RecordField[]
   const columns = fields.map((f) => f.name);
   const converted = fields.filter((f) => f.kind !== 'text');
   const selects = new Map<SqlDialect, Array<string | AliasedRawBuilder<string, string>>>();
+  // `prefix_column` names per prefix, built once (not a template string per field per row).
+  const prefixed = new Map<string, readonly string[]>();
+  const namesWith = (prefix: string): readonly string[] => {
+    let names = prefixed.get(prefix);
+    if (names === undefined) {
+      names = columns.map((c) => `${prefix}_${c}`);
+      prefixed.set(prefix, names);
+    }
+    return names;
+  };
+  /** The record whose i-th field is `row[names[i]]`. */
+  const decodeAt = (row: Record<string, unknown>, names: readonly string[]): R => {
+    const record: Record<string, unknown> = {};
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i] as RecordField;
+      record[f.name] = decodeValue(f, row[names[i] as string]);
+    }
+    return record as R;
+  };
   return {
     table,
     fields,
@@ -95,15 +116,14 @@ export function codecOf<R>(table: keyof Database, fields: readonly RecordField[]
     decode(row, prefix) {
       if (prefix === undefined) {
         // A row of `select`/`returning` with this codec's list holds exactly the columns, in record
-        // order: copy it and convert the few that need it (4× faster than building field by field).
-        const record: Record<string, unknown> = { ...row };
-        for (const f of converted) record[f.name] = decodeValue(f, row[f.name]);
-        return record as R;
+        // order, and is the driver's fresh object for this read: convert the few columns that need
+        // it in place (no copy; 4× faster than building field by field).
+        for (const f of converted) row[f.name] = decodeValue(f, row[f.name]);
+        return row as R;
       }
-      const record: Record<string, unknown> = {};
-      for (const f of fields) record[f.name] = decodeValue(f, row[`${prefix}_${f.name}`]);
-      return record as R;
+      return decodeAt(row, namesWith(prefix));
     },
+    decodeAt,
     encode(record) {
       const values = record as Record<string, unknown>;
       return fields.map((f) => encodeValue(f, values[f.name]));
@@ -153,18 +173,77 @@ export const CODECS: ReadonlyArray<Pick<Codec<unknown>, 'table' | 'fields' | 'co
   WORKSPACE, ACCOUNT, API_KEY, PROJECT, MEMBER, SESSION, FLOOR, PAGE, ITEM, EVENT, LOG, RUN, SESSION_EVENT, IDEMPOTENCY, OWNER,
 ];
 
-/** `NULL AS prefix_column` for every column of `codec`: the other branches' columns in a `UNION ALL` of point reads. */
-export function nullsRaw(codec: Pick<Codec<unknown>, 'columns'>, prefix: string): string {
-  return codec.columns.map((c) => `NULL AS ${prefix}_${c}`).join(', ');
+/** The generic column names of a {@link pointReads} row: `c1 … cN`. */
+export const POINT_COLUMNS: readonly string[] = Array.from({ length: 64 }, (_, i) => `c${i + 1}`);
+
+/** One branch of {@link pointReads}: a row tagged `tag`, its select expressions, and the rest of its `SELECT` (`FROM … WHERE …`). */
+export interface PointRead {
+  tag: string;
+  exprs: ReadonlyArray<string | RawBuilder<unknown>>;
+  from: RawBuilder<unknown>;
 }
 
 /**
- * The membership of `account_id` in the project aliased `p`, as one scalar read by primary key per
- * column, named `m_<column>` (the access reads without joins, `SqlDialect.accessReadsWithoutJoins`).
+ * One statement of point reads by key (the access reads on SQLite,
+ * `SqlDialect.accessReadsWithoutJoins`): a `UNION ALL` of branches that each read at most one row
+ * of their own columns, as `k` (the branch's tag) and `c1 … cN` (its expressions in order), the
+ * shorter branches padded with `NULL`. Rows stay as narrow as the widest branch.
  */
-export function membershipScalars(account_id: unknown): RawBuilder<unknown> {
-  return sql.join(MEMBER.columns.map((c) =>
-    sql`(SELECT m.${sql.raw(c)} FROM project_members m WHERE m.project_id = p.id AND m.account_id = ${account_id}) AS ${sql.raw(`m_${c}`)}`));
+export function pointReads(branches: readonly PointRead[]): RawBuilder<unknown> {
+  const width = Math.max(...branches.map((b) => b.exprs.length));
+  if (width > POINT_COLUMNS.length) throw new RangeError(`@inbox-kit/storage-kysely: a point read of ${width} columns`);
+  return sql.join(branches.map(({ tag, exprs, from }) => {
+    const list = [sql`${sql.lit(tag)} AS k`];
+    for (let i = 0; i < width; i++) {
+      const expr = exprs[i] ?? 'NULL';
+      list.push(sql`${typeof expr === 'string' ? sql.raw(expr) : expr} AS ${sql.raw(POINT_COLUMNS[i] as string)}`);
+    }
+    return sql`SELECT ${sql.join(list)} ${from}`;
+  }), sql` UNION ALL `);
+}
+
+/** The select expressions of `codec`'s columns on `alias` (JSON as text), for a {@link pointReads} branch. */
+export function columnsOf(codec: Pick<Codec<unknown>, 'fields'>, dialect: SqlDialect, alias: string): string[] {
+  return codec.fields.map((f) => (f.kind === 'json' ? dialect.jsonTextSql(`${alias}.${f.name}`) : `${alias}.${f.name}`));
+}
+
+/**
+ * The membership of `account_id` in the project aliased `p`, as {@link MEMBER}'s columns: the key
+ * from `p.id` and the argument, the others one scalar read by primary key each (null when the
+ * account is no member: test the `role` column).
+ */
+function membershipColumns(account_id: unknown): RawBuilder<unknown>[] {
+  return MEMBER.columns.map((c) => {
+    if (c === 'project_id') return sql`p.id`;
+    if (c === 'account_id') return sql`${account_id}`;
+    return sql`(SELECT m.${sql.raw(c)} FROM project_members m WHERE m.project_id = p.id AND m.account_id = ${account_id})`;
+  });
+}
+
+/** The `c…` names of `count` columns starting after the first `offset` ones of a {@link pointReads} row. */
+const pointColumns = (offset: number, count: number): readonly string[] => POINT_COLUMNS.slice(offset, offset + count);
+
+/** Where the project's columns are in a {@link projectAccessRead} row. */
+const PROJECT_AT = pointColumns(0, PROJECT.columns.length);
+/** Where the membership's columns are there (after the project's). */
+const MEMBER_AFTER_PROJECT_AT = pointColumns(PROJECT.columns.length, MEMBER.columns.length);
+/** The membership's `role` column there: null when the account is no member. */
+const MEMBER_ROLE_AT = MEMBER_AFTER_PROJECT_AT[MEMBER.columns.indexOf('role')] as string;
+
+/**
+ * The {@link pointReads} branch tagged `p` of the access reads: the project aliased `p` selected by
+ * `from`, with the membership of `account_id` (a slot) in it. Decode its row with {@link decodeProjectAccess}.
+ */
+export function projectAccessRead(dialect: SqlDialect, account_id: unknown, from: RawBuilder<unknown>): PointRead {
+  return { tag: 'p', exprs: [...columnsOf(PROJECT, dialect, 'p'), ...membershipColumns(account_id)], from };
+}
+
+/** The project and the caller's membership (undefined when no member) of a {@link projectAccessRead} row. */
+export function decodeProjectAccess(row: Record<string, unknown>): { project: Project; membership: Membership | undefined } {
+  return {
+    project: PROJECT.decodeAt(row, PROJECT_AT),
+    membership: row[MEMBER_ROLE_AT] == null ? undefined : MEMBER.decodeAt(row, MEMBER_AFTER_PROJECT_AT),
+  };
 }
 
 /** The `select` list of a table without JSON columns, each column named with its table (for joins). */

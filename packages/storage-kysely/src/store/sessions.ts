@@ -4,7 +4,9 @@ import type { SessionStore } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
 import type { LedgerStore } from './ledger.js';
 import type { TurnStore } from './turns.js';
-import { MEMBER, PROJECT, SESSION, limitOf, membershipScalars, nullsRaw, toJson } from './rows.js';
+import {
+  MEMBER, POINT_COLUMNS, PROJECT, SESSION, columnsOf, decodeProjectAccess, limitOf, pointReads, projectAccessRead, toJson,
+} from './rows.js';
 
 /** The Session rows of {@link SessionStore}; its turns and ledger are `turns.ts` and `ledger.ts`. */
 export function sessionRowOps(ctx: StoreContext): Omit<SessionStore, keyof TurnStore | keyof LedgerStore> {
@@ -73,16 +75,16 @@ export function sessionRowOps(ctx: StoreContext): Omit<SessionStore, keyof TurnS
     async getSessionWithAccess(workspace_id, session_id, account_id) {
       if (dialect.accessReadsWithoutJoins) {
         // One statement of point reads: the session, then its project (same workspace) with the caller's membership.
-        const rows = await all<Record<string, unknown>>('getSessionWithAccess', () => sql`SELECT ${sql.raw(SESSION.selectRaw(dialect, 's', 's'))},
-          ${sql.raw(nullsRaw(PROJECT, 'p'))}, ${sql.raw(nullsRaw(MEMBER, 'm'))}
-          FROM sessions s WHERE s.id = ${$(1)} AND s.workspace_id = ${$(2)} AND s.deleted_at IS NULL
-          UNION ALL SELECT ${sql.raw(nullsRaw(SESSION, 's'))}, ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))}, ${membershipScalars($(0))}
-          FROM projects p WHERE p.id = (SELECT project_id FROM sessions WHERE id = ${$(1)} AND workspace_id = ${$(2)} AND deleted_at IS NULL)
-          AND p.workspace_id = ${$(2)}` as never, account_id, session_id, workspace_id);
-        const s = rows.find((r) => r.s_id != null);
+        const rows = await all<Record<string, unknown>>('getSessionWithAccess', () => pointReads([
+          { tag: 's', exprs: columnsOf(SESSION, dialect, 's'), from: sql`FROM sessions s WHERE s.id = ${$(1)} AND s.workspace_id = ${$(2)} AND s.deleted_at IS NULL` },
+          projectAccessRead(dialect, $(0), sql`FROM projects p
+            WHERE p.id = (SELECT project_id FROM sessions WHERE id = ${$(1)} AND workspace_id = ${$(2)} AND deleted_at IS NULL)
+            AND p.workspace_id = ${$(2)}`),
+        ]) as never, account_id, session_id, workspace_id);
+        const s = rows.find((r) => r.k === 's');
         if (!s) return undefined;
-        const p = rows.find((r) => r.p_id != null);
-        return { session: SESSION.decode(s, 's'), project: p && PROJECT.decode(p, 'p'), membership: p && p.m_role != null ? MEMBER.decode(p, 'm') : undefined };
+        const p = rows.find((r) => r.k === 'p');
+        return { session: SESSION.decodeAt(s, POINT_COLUMNS), ...(p ? decodeProjectAccess(p) : { project: undefined, membership: undefined }) };
       }
       // One statement: the session, its project (same workspace) and the caller's membership.
       const r = await first<Record<string, unknown>>('getSessionWithAccess', () => sql`SELECT ${sql.raw(SESSION.selectRaw(dialect, 's', 's'))},
