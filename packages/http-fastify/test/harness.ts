@@ -187,7 +187,9 @@ export function failingStore(
           fn(new Proxy(tx, {
             get(t, p, r) {
               const real = Reflect.get(t, p, r) as unknown;
-              if (p !== failure.method || typeof real !== 'function') return real;
+              // `appendAudited` (the audit in one call) stands for either of its halves.
+              const hit = p === failure.method || (p === 'appendAudited' && (failure.method === 'appendProjectEvent' || failure.method === 'appendOperationLog'));
+              if (!hit || typeof real !== 'function') return real;
               return (...args: unknown[]) => misbehave(() => (real as (...a: unknown[]) => Promise<unknown>).apply(t, args), String(p));
             },
           })));

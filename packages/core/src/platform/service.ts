@@ -2,6 +2,7 @@
  * Platform use cases the inboxes stand on (platform.md): authentication, projects and members,
  * sessions with their floors and pages, Project Event and Operation Log pages.
  */
+import { appendAudited } from '../audit.js';
 import { InboxKitError } from '../errors.js';
 import type { Principal, RequestContext, ServiceDeps } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
@@ -481,11 +482,10 @@ export class PlatformService {
   ): Promise<ProjectEvent> {
     const now = this.deps.clock.now();
     const logId = this.deps.ids.next('oplog');
-    await tx.appendOperationLog({
+    return appendAudited(tx, {
       id: logId, workspace_id: project.workspace_id, project_id: project.id, actor_account_id: ctx.principal.account_id,
       action, target_type, target_id, request_id: ctx.request_id, metadata, created_at: now,
-    });
-    return tx.appendProjectEvent({
+    }, {
       id: this.deps.ids.next('evt'), workspace_id: project.workspace_id, project_id: project.id, type,
       actor_account_id: ctx.principal.account_id, session_id: refs.session_id ?? null, floor_id: null, page_id: null,
       operation_log_id: logId, correlation_id: ctx.request_id, causation_event_id: null, payload,

@@ -250,6 +250,15 @@ export interface ProjectEventStore {
    */
   lastProjectEventSequence(project_id: string): Promise<number>;
   appendOperationLog(entry: OperationLog): Promise<void>;
+  /**
+   * Optional (the services call {@link appendOperationLog} then {@link appendProjectEvent} without
+   * it): appends `entry` to the Operation Log and `event` with the project's next `sequence`, as
+   * those two calls would, in one round trip where the engine can (a data-modifying `WITH` on
+   * PostgreSQL). MUST write both or neither (inside the caller's transaction, or atomically on its
+   * own), with the same guarantees as `appendProjectEvent` (gap-free, no duplicate, released by a
+   * rollback); returns the stored event.
+   */
+  appendAudited?(entry: OperationLog, event: NewProjectEvent): Promise<ProjectEvent>;
   /** Operation Log rows of a project, newest first, keyset after `(created_at, id)`. */
   listOperationLogs(query: { project_id: string; after?: { created_at: number; id: string }; limit: number }): Promise<OperationLog[]>;
 }

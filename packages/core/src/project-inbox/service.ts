@@ -3,6 +3,7 @@
  * work: item + Operation Log row + Project Event (next sequence) commit together, and the event is
  * published to the bus only after commit.
  */
+import { appendAudited } from '../audit.js';
 import { InboxKitError } from '../errors.js';
 import type { RequestContext, ServiceDeps } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
@@ -288,7 +289,7 @@ export class ProjectInboxService {
     eventType: string, eventPayload: ProjectEvent['payload'], now: number,
   ): Promise<ProjectEvent> {
     const logId = this.deps.ids.next('oplog');
-    await tx.appendOperationLog({
+    return appendAudited(tx, {
       id: logId,
       workspace_id: item.workspace_id,
       project_id: item.project_id,
@@ -299,8 +300,7 @@ export class ProjectInboxService {
       request_id: ctx.request_id,
       metadata,
       created_at: now,
-    });
-    return tx.appendProjectEvent({
+    }, {
       id: this.deps.ids.next('evt'),
       workspace_id: item.workspace_id,
       project_id: item.project_id,

@@ -15,7 +15,7 @@
  */
 import type { StoreTx } from '../ports/store.js';
 import { checkAttemptOwnership, checkEndRunConditional, checkListRunningRuns } from './conformance-checks/runs.js';
-import { checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
+import { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
 import { checkIdempotencyRecords } from './conformance-checks/idempotency.js';
 import { checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
 import { checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging } from './conformance-checks/inbox.js';
@@ -29,7 +29,7 @@ export { checkRowLocks, checkTransactionAtomicity } from './conformance-checks/t
 export { checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
 export { checkMemberships } from './conformance-checks/projects.js';
 export { JSON_SAMPLES, checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging } from './conformance-checks/inbox.js';
-export { checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
+export { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
 export { checkGapFreeSessionSeq, checkManagedSessions, checkSessionWithAccess, checkSessionsFloorsPages } from './conformance-checks/sessions.js';
 export { checkAttemptOwnership, checkEndRunConditional, checkListRunningRuns } from './conformance-checks/runs.js';
 export { checkIdempotencyRecords } from './conformance-checks/idempotency.js';
@@ -53,7 +53,7 @@ export const STORE_PORT_METHODS = {
     'deleteMembership', 'listMemberships',
   ],
   inbox: ['insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'listInboxItems', 'decideInboxItem'],
-  events: ['appendProjectEvent', 'getProjectEvent', 'listProjectEvents', 'lastProjectEventSequence', 'appendOperationLog', 'listOperationLogs'],
+  events: ['appendProjectEvent', 'getProjectEvent', 'listProjectEvents', 'lastProjectEventSequence', 'appendOperationLog', 'appendAudited', 'listOperationLogs'],
   sessions: [
     'insertSession', 'getSession', 'lockSession', 'listSessions', 'getSessionWithAccess', 'pageSessions', 'updateSession', 'deleteSession',
     'insertFloor', 'getFloor', 'listFloors', 'lastFloorNumber', 'insertPage', 'getPage', 'listPages', 'appendSessionEvents',
@@ -97,6 +97,7 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'JSON round trip: what was written is what is read', run: checkJsonRoundTrip },
   { group: 'events', requires: needs('inbox', 'events'), name: 'appendProjectEvent: gap-free per-project sequences under 270 concurrent writers', run: checkGapFreeProjectSequences },
   { group: 'events', requires: needs('events'), name: 'Project Events keep visibility and source; lastProjectEventSequence and lastSessionEventSeq', run: checkEventVisibilitySourceAndLatest },
+  { group: 'events', requires: needs('events'), name: 'appendAudited (optional): the Operation Log row and the event in one call, gap-free under 40 concurrent writers, both or neither', run: checkAppendAudited },
   { group: 'sessions', requires: needs(), name: 'getSessionWithAccess (optional): session, project and membership in one read, as the three reads give them', run: checkSessionWithAccess },
   { group: 'sessions', requires: needs(), name: 'session ledger: gap-free seq under concurrent appends', run: checkGapFreeSessionSeq },
   { group: 'sessions', requires: needs(), name: 'sessions, floors and pages', run: checkSessionsFloorsPages },

@@ -337,6 +337,14 @@ function sqlLadenError(name: string): Error {
 }
 
 /**
+ * Whether a failure armed on `method` hits the call `prop`: the method itself, and `appendAudited`
+ * (the audit in one call, when the store has it) for either of its halves.
+ */
+function failureHits(prop: string | symbol, method: keyof StoreTx | null): boolean {
+  return prop === method || (prop === 'appendAudited' && (method === 'appendProjectEvent' || method === 'appendOperationLog'));
+}
+
+/**
  * `inner`, whose transactions call `failure.method` twice (a real duplicate-key error from the
  * database) while it is set, and whose every call but authentication's fails while `failure.everything`.
  */
@@ -356,7 +364,7 @@ function failingStore(inner: Store, failure: HttpWorld['failure']): Store {
           fn(new Proxy(tx, {
             get(t, p, r) {
               const real = Reflect.get(t, p, r) as unknown;
-              if (p !== failure.method || typeof real !== 'function') return broken(t, p, real);
+              if (!failureHits(p, failure.method) || typeof real !== 'function') return broken(t, p, real);
               return async (...args: unknown[]) => {
                 await (real as (...a: unknown[]) => Promise<unknown>).apply(t, args);
                 return (real as (...a: unknown[]) => Promise<unknown>).apply(t, args);

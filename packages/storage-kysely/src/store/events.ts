@@ -4,57 +4,102 @@
  * RETURNING n` row-locks the project until commit, so writers of one project queue behind each
  * other and a rollback gives the number back.
  */
-import { sql } from 'kysely';
-import type { NewProjectEvent, ProjectEventStore } from '@inbox-kit/core';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { NewProjectEvent, OperationLog, ProjectEvent, ProjectEventStore } from '@inbox-kit/core';
+import type { Database } from '../schema.js';
 import { $, insertRecord, type StoreContext } from './context.js';
-import { EVENT, LOG, fromJson, limitOf, num, toJson } from './rows.js';
+import { EVENT, LOG, fromJson, limitOf, num, toJson, type Codec } from './rows.js';
+
+/**
+ * `codec`'s values as a `select` list of the slots from `offset` on (a bare parameter there has no
+ * type: JSON and numbers are cast), with `replace` for computed columns.
+ */
+function selectedValues(codec: Codec<unknown>, offset: number, replace: Record<string, RawBuilder<unknown>> = {}): RawBuilder<unknown>[] {
+  return codec.fields.map((f, i) => {
+    const computed = replace[f.name];
+    if (computed !== undefined) return computed;
+    if (f.kind === 'json') return sql`cast(${$(offset + i)} as json)`;
+    if (f.kind === 'number') return sql`cast(${$(offset + i)} as bigint)`;
+    return sql`${$(offset + i)}`;
+  });
+}
+
+/** The counter bump of the project in slot `slot` (the `counter` of the statements below). */
+const COUNTER = (slot: number) => sql`counter as (
+  update projects set event_sequence = event_sequence + 1 where id = ${$(slot)} returning event_sequence
+)`;
 
 /**
  * The PostgreSQL statement that bumps the counter and inserts the event in one go, its values in
  * {@link EVENT} column order with the `sequence` column taken from the counter.
  */
-const EVENT_WITH_COUNTER = () => {
-  const values = EVENT.fields.map((f, i) => {
-    if (f.name === 'sequence') return sql`counter.event_sequence`;
-    if (f.kind === 'json') return sql`cast(${$(i)} as json)`;
-    if (f.kind === 'number') return sql`cast(${$(i)} as bigint)`;
-    return sql`${$(i)}`;
-  });
-  const projectId = EVENT.columns.indexOf('project_id');
+const EVENT_WITH_COUNTER = () => sql<{ sequence: number }>`
+  with ${COUNTER(EVENT.columns.indexOf('project_id'))}
+  insert into project_events (${sql.raw(EVENT.columns.join(', '))})
+  select ${sql.join(selectedValues(EVENT, 0, { sequence: sql`counter.event_sequence` }))}
+  from counter
+  returning sequence`;
+
+/**
+ * `appendAudited` on PostgreSQL: the counter bump, the Operation Log row and the event in one
+ * statement (values: the {@link LOG} columns, then the {@link EVENT} columns). Both inserts select
+ * from the counter, so a missing project writes neither.
+ */
+const AUDITED_WITH_COUNTER = () => {
+  const logs = LOG.fields.length;
   return sql<{ sequence: number }>`
-    with counter as (
-      update projects set event_sequence = event_sequence + 1 where id = ${$(projectId)} returning event_sequence
+    with ${COUNTER(logs + EVENT.columns.indexOf('project_id'))},
+    log as (
+      insert into operation_logs (${sql.raw(LOG.columns.join(', '))})
+      select ${sql.join(selectedValues(LOG, 0))} from counter
     )
     insert into project_events (${sql.raw(EVENT.columns.join(', '))})
-    select ${sql.join(values)}
+    select ${sql.join(selectedValues(EVENT, logs, { sequence: sql`counter.event_sequence` }))}
     from counter
     returning sequence`;
 };
 
 export function projectEventOps(ctx: StoreContext): ProjectEventStore {
   const { db, dialect, compiled } = ctx;
+  /** What a read will return (the payload as its JSON text parses), with the sequence to come. */
+  const stored = (e: NewProjectEvent): ProjectEvent => EVENT.pick({ ...e, sequence: 0, payload: fromJson(toJson(e.payload)) });
+  const missing = (e: ProjectEvent) => new Error(`@inbox-kit/storage-kysely: appendProjectEvent: project ${e.project_id} does not exist`);
+  /** `event` with the sequence the statement returned. @throws when it returned no row (no such project). */
+  const withSequence = (event: ProjectEvent, row: { sequence: unknown } | undefined): ProjectEvent => {
+    if (!row) throw missing(event);
+    event.sequence = num(row.sequence);
+    return event;
+  };
+  /** The counter bump then the insert, on `trx` (engines without a data-modifying `WITH`). */
+  const appendOn = async (trx: Kysely<Database>, event: ProjectEvent): Promise<ProjectEvent> => {
+    const counter = (await compiled(trx, 'nextProjectEventSequence', () => trx.updateTable('projects')
+      .set((eb) => ({ event_sequence: eb('event_sequence', '+', 1) }))
+      .where('id', '=', $(0))
+      .returning('event_sequence'), [event.project_id])).rows[0];
+    if (!counter) throw missing(event);
+    event.sequence = num(counter.event_sequence);
+    await insertRecord(ctx, EVENT, event, trx);
+    return event;
+  };
   return {
     async appendProjectEvent(e: NewProjectEvent) {
-      // What a read will return (the payload as its JSON text parses), with the sequence to come.
-      const event = EVENT.pick({ ...e, sequence: 0, payload: fromJson(toJson(e.payload)) });
-      const missing = () => new Error(`@inbox-kit/storage-kysely: appendProjectEvent: project ${e.project_id} does not exist`);
+      const event = stored(e);
       if (dialect.counterAndInsertInOneStatement) {
         // One statement: the project row stays locked (from the counter bump to the commit) one
         // round trip less, which is what bounds concurrent writers of one project.
-        const row = (await compiled(db, 'appendProjectEvent', EVENT_WITH_COUNTER, EVENT.encode(event))).rows[0];
-        if (!row) throw missing();
-        event.sequence = num(row.sequence);
-        return event;
+        return withSequence(event, (await compiled(db, 'appendProjectEvent', EVENT_WITH_COUNTER, EVENT.encode(event))).rows[0]);
+      }
+      return ctx.atomically((trx) => appendOn(trx, event));
+    },
+    async appendAudited(entry: OperationLog, e: NewProjectEvent) {
+      const event = stored(e);
+      if (dialect.counterAndInsertInOneStatement) {
+        // One round trip for the whole audit of a write (issue 18).
+        return withSequence(event, (await compiled(db, 'appendAudited', AUDITED_WITH_COUNTER, [...LOG.encode(entry), ...EVENT.encode(event)])).rows[0]);
       }
       return ctx.atomically(async (trx) => {
-        const counter = (await compiled(trx, 'nextProjectEventSequence', () => trx.updateTable('projects')
-          .set((eb) => ({ event_sequence: eb('event_sequence', '+', 1) }))
-          .where('id', '=', $(0))
-          .returning('event_sequence'), [e.project_id])).rows[0];
-        if (!counter) throw missing();
-        event.sequence = num(counter.event_sequence);
-        await insertRecord(ctx, EVENT, event, trx);
-        return event;
+        await insertRecord(ctx, LOG, entry, trx);
+        return appendOn(trx, event);
       });
     },
     async getProjectEvent(project_id, event_id) {

@@ -114,3 +114,52 @@ export async function checkEventVisibilitySourceAndLatest({ store, raw }: Pick<S
   }).catch((error: unknown) => { if (error !== boom) throw error; });
   assert((await store.lastSessionEventSeq(w.session.id)) === 3, 'lastSessionEventSeq must be 3 (a rolled-back append does not count)');
 }
+
+/**
+ * `appendAudited` (optional: a store without it passes) writes the Operation Log row and the event
+ * as `appendOperationLog` then `appendProjectEvent` would: 30 concurrent transactions that commit
+ * and 10 that roll back after it → sequences 1..30 gap-free, exactly the 30 committed log rows,
+ * each event as returned; an autocommit call takes the next sequence; for a missing project it
+ * throws and writes neither.
+ */
+export async function checkAppendAudited({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.appendAudited === undefined) return;
+  const w = await seedWorld(store, 'aud');
+  const p = w.project;
+  const boom = new Error('rolled back on purpose');
+  const audit = (tag: string, over: { operation_log_id?: string } = {}) => [
+    newLog(w, p, `oplog_${w.u}_${tag}`, { metadata: { tag } }),
+    newEvent(w, p, `evt_${w.u}_${tag}`, { operation_log_id: `oplog_${w.u}_${tag}`, payload: { tag, nested: [1, { a: null }] }, ...over }),
+  ] as const;
+  const write = (tag: string, rollback: boolean) => () => store.transaction(async (tx) => {
+    const event = await tx.appendAudited!(...audit(tag));
+    if (rollback) throw boom;
+    return event;
+  });
+  const tasks = [...range(1, 30).map((i) => write(`c${i}`, false)), ...range(1, 10).map((i) => write(`r${i}`, true))];
+  tasks.sort(() => Math.random() - 0.5);
+  const results = (await concurrentlyAllowing(tasks, boom, 'concurrent appendAudited')).filter((e): e is ProjectEvent => e !== undefined);
+  assertGapFree(results.map((e) => e.sequence), 30, 'sequences returned by appendAudited');
+  assertSame(await raw.eventSequences(p.id), range(1, 30), 'stored sequences after appendAudited');
+  const logs = await store.listOperationLogs({ project_id: p.id, limit: 1000 });
+  assertSame(logs.map((l) => l.id).sort(), range(1, 30).map((i) => `oplog_${w.u}_c${i}`).sort(), 'Operation Log rows: exactly the committed ones');
+  const log = logs.find((l) => l.id === `oplog_${w.u}_c1`);
+  assertSame(log, audit('c1')[0], 'an Operation Log row as appendAudited was given it');
+  const byId = new Map(results.map((e) => [e.id, e]));
+  for (const e of await store.listProjectEvents({ project_id: p.id, after: 0, limit: 1000 })) {
+    assertSame(e, byId.get(e.id), `event ${e.sequence} as listed vs as returned by appendAudited`);
+  }
+  const auto = await store.appendAudited(...audit('auto'));
+  assert(auto.sequence === 31, `an autocommit appendAudited takes the next sequence (31), got ${auto.sequence}`);
+
+  const ghost = newProject(w.u, w.ws, w.owner, 'ghost', T0);
+  let threw = false;
+  try {
+    await store.appendAudited(newLog(w, ghost, `oplog_${w.u}_ghost`), newEvent(w, ghost, `evt_${w.u}_ghost`));
+  } catch {
+    threw = true;
+  }
+  assert(threw, 'appendAudited for a project that does not exist must throw');
+  assert((await store.listOperationLogs({ project_id: ghost.id, limit: 10 })).length === 0, 'appendAudited for a missing project must write no Operation Log row');
+  assert((await store.listProjectEvents({ project_id: ghost.id, after: 0, limit: 10 })).length === 0, 'appendAudited for a missing project must write no event');
+}
