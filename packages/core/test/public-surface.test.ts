@@ -38,6 +38,17 @@ it('internal helpers are not part of the core entry point', () => {
   expect(core.values).toEqual(expect.arrayContaining(['PlatformService', 'ProjectInboxService', 'SessionRuntimeService', 'ManagedSessionsService']));
 });
 
+it('every name of the HTTP contract (`@inbox-kit/core/http`) is in the README table adapter authors read', () => {
+  // packages/core/README.md says what an entry point does not list is internal.
+  const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+  const start = readme.indexOf('`@inbox-kit/core/http` is the framework-neutral HTTP contract');
+  expect(start).toBeGreaterThanOrEqual(0);
+  const table = readme.slice(start, readme.indexOf('\n## ', start));
+  const http = snapshot['@inbox-kit/core/http']!;
+  const unlisted = [...http.values, ...http.types].filter((name) => !new RegExp(`\`[^\`]*\\b${name}\\b[^\`]*\``).test(table));
+  expect(unlisted).toEqual([]);
+});
+
 it('an export missing from the snapshot (an accidental new name) fails, naming it and how to update the snapshot', { timeout: 120_000 }, async () => {
   // The code exports what the committed snapshot lists; a snapshot without two of those names is
   // what the check sees when the code gains them.

@@ -10,14 +10,15 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DEFAULT_BODY_TIMEOUT_MS } from '@inbox-kit/core/http';
 import { requestIdFor, setRequestIdHeaders } from './context.js';
 import { envelope } from './errors.js';
 
 /** The decoration that marks a scope (and its children) as having the body deadline. */
 const BODY_DEADLINE = Symbol.for('inbox-kit.bodyDeadline');
 
-/** Default time a request body has to arrive, in ms (30 s). */
-export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+/** Default time a request body has to arrive, in ms (30 s): the kit's, shared by every adapter. */
+export { DEFAULT_BODY_TIMEOUT_MS };
 
 /** True when the request announces a body (`Transfer-Encoding`, or a `Content-Length` other than 0). */
 function announcesBody(raw: IncomingMessage): boolean {
@@ -56,7 +57,7 @@ export function registerBodyDeadline(app: FastifyInstance, bodyTimeoutMs: number
       const now = Date.now();
       for (const [request, { reply, deadline }] of pending) {
         const raw = request.raw;
-        if (raw.complete || raw.destroyed) {
+        if (raw.complete || raw.destroyed || reply.sent) {
           pending.delete(request);
           continue;
         }
@@ -86,11 +87,12 @@ export function registerBodyDeadline(app: FastifyInstance, bodyTimeoutMs: number
       }
       done();
     });
-    const forget = (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    // Forgotten once answered: held until the next check, a busy server would keep a second's
+    // worth of requests (and their sockets and bodies) alive.
+    app.addHook('onResponse', (request, _reply, done) => {
       pending.delete(request);
       done();
-    };
-    app.addHook('onResponse', forget);
+    });
     app.addHook('onClose', (_app, done) => {
       if (sweeper !== undefined) clearInterval(sweeper);
       sweeper = undefined;
@@ -101,7 +103,7 @@ export function registerBodyDeadline(app: FastifyInstance, bodyTimeoutMs: number
   // An answer sent before the body arrived closes the connection once written (Node then discards
   // what is left of the body instead of reading it to the end for keep-alive).
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (announcesBody(request.raw) && !request.raw.complete) void reply.header('connection', 'close');
+    if (!request.raw.complete && announcesBody(request.raw)) void reply.header('connection', 'close');
     done(null, payload);
   });
 }

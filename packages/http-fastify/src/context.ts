@@ -44,14 +44,13 @@ export function requestIdOf(header: string | string[] | undefined, generated: st
 
 /**
  * Sets the request id headers of an answer: `x-request-id` and `request-id` (the one
- * `@anthropic-ai/sdk` reads into `err.requestID`), the same value, also on the raw response so a
- * hijacked reply (an SSE stream) writes them with its own head. Every place that answers uses it.
- * Without an id (`undefined` or empty) it sets nothing.
+ * `@anthropic-ai/sdk` reads into `err.requestID`), the same value. Every place that answers uses
+ * it; a hijacked reply (an SSE stream) writes both in its own head (`sse.ts`). Without an id
+ * (`undefined` or empty) it sets nothing.
  */
 export function setRequestIdHeaders(reply: FastifyReply, request_id: string | undefined): FastifyReply {
   // Never an undefined header (Node throws ERR_HTTP_INVALID_HEADER_VALUE): no id, no headers.
   if (!request_id) return reply;
-  reply.raw.setHeader('request-id', request_id);
   return reply.header('x-request-id', request_id).header('request-id', request_id);
 }
 

@@ -93,8 +93,11 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
 
   app.addHook('onRequest', async (request, reply) => {
-    if (!request.requestId) request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
-    setRequestIdHeaders(reply, request.requestId);
+    // Under `createServer` the root's hook has already set the id and its headers.
+    if (!request.requestId) {
+      request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
+      setRequestIdHeaders(reply, request.requestId);
+    }
     if (request.routeOptions.config?.public) return;
     if (request.is404) {
       // Answered before the body is read when it has not all arrived (the socket then closes).

@@ -79,7 +79,7 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
   const releaseSlot = claimStreamSlot(request, options.maxStreamsPerCaller ?? DEFAULT_MAX_STREAMS_PER_CALLER);
   const registry = openStreams.get(request.server.server);
   reply.hijack();
-  raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': request.requestId });
+  raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': request.requestId, 'request-id': request.requestId });
   const socket = request.raw.socket;
   const stream = runEventStream(source, {
     write: (chunk) => raw.write(chunk),

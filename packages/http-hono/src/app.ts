@@ -6,7 +6,7 @@
  */
 import { InboxKitError, type Principal } from '@inbox-kit/core';
 import {
-  createStreamSlots, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
+  createStreamSlots, DEFAULT_BODY_TIMEOUT_MS, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
   type HttpOutcome, type HttpRoute, type HttpServices,
 } from '@inbox-kit/core/http';
 import { Hono, type Context } from 'hono';
@@ -39,10 +39,19 @@ export interface InboxKitHonoOptions {
    * @throws TypeError (from {@link inboxKitHono}) when not an integer ≥ 0.
    */
   bodyTimeoutMs?: number;
+  /**
+   * Called with every unexpected error (one answered 500 `internal_error`, whose envelope never
+   * shows it) and the request's id. Default: `console.error('inbox-kit: unexpected error', error)`.
+   * Give it your logger; it must not throw.
+   */
+  reportError?: (error: unknown, request_id: string) => void;
 }
 
-/** Default time a request body has to arrive, in ms (30 s), as `@inbox-kit/http-fastify`'s. */
-export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+/** The default of `reportError`: the error on stderr. */
+const reportToConsole = (error: unknown): void => console.error('inbox-kit: unexpected error', error);
+
+/** Default time a request body has to arrive, in ms (30 s): the kit's, shared by every adapter. */
+export { DEFAULT_BODY_TIMEOUT_MS };
 
 type Env = { Variables: { requestId: string; bodyRead: boolean; bodyDeadline: Promise<typeof TIMED_OUT> | undefined } };
 
@@ -93,6 +102,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
   const secret = options.forwarding?.secret;
   if (secret === '') throw new TypeError('inboxKitHono: forwarding.secret must not be empty');
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  const reportError = options.reportError ?? reportToConsole;
   if (!Number.isInteger(bodyTimeoutMs) || bodyTimeoutMs < 0) throw new TypeError(`inboxKitHono: bodyTimeoutMs must be an integer ≥ 0, got ${bodyTimeoutMs}`);
   const streams: StreamRegistry = { open: new Set(), slots: createStreamSlots() };
   const app = new Hono<Env>();
@@ -128,7 +138,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       return c.body(JSON.stringify(body), 408, { 'content-type': JSON_TYPE, connection: 'close' });
     }
     const { status, body, unexpected } = envelopeOf(error, c.get('requestId'));
-    if (unexpected) console.error('inbox-kit: unexpected error', error);
+    if (unexpected) reportError(error, c.get('requestId'));
     return c.body(JSON.stringify(body), status as 500, { 'content-type': JSON_TYPE, 'x-request-id': c.get('requestId') });
   });
   const notFound = (c: Context<Env>): Response => c.body(JSON.stringify(routeNotFound(c.req.method, new URL(c.req.url).pathname, c.get('requestId'))), 404, { 'content-type': JSON_TYPE });

@@ -167,6 +167,22 @@ describe('reading request parts', () => {
     expect(parseJsonBody(bytes('{"n":1}'), 'application/json; charset="UTF-8"')).toEqual({ n: 1 });
     expect(codeOf(() => parseJsonBody(bytes('{"n":12345678901234567890}'), 'application/json'))).toBe('validation_error');
   });
+
+  it('refuses the forbidden keys however they are spelled, nested or escaped', async () => {
+    const { parseJsonBody } = await import('./parse.js');
+    const bytes = (s: string) => new TextEncoder().encode(s);
+    const refused = [
+      '{"\\u005f_proto__":{"x":1}}', '{"__pr\\u006fto__":1}', '{"a":[{"b":{"__proto__":null}}]}',
+      '{"constructo\\u0072":{"prototype":{}}}', '{"x":{"\\u0063onstructor":{"prototype":1}}}',
+    ];
+    for (const text of refused) {
+      expect(() => parseJsonBody(bytes(text), 'application/json'), text).toThrow('forbidden key');
+    }
+    // The same texts without a forbidden key parse as JSON.parse does (escapes and all).
+    for (const text of ['{"\\u0061":"\\u00e9"}', '{"note":"mentions __proto__ and constructor in a value"}', '{"a":[1,{"b":"c"}]}']) {
+      expect(parseJsonBody(bytes(text), 'application/json'), text).toEqual(JSON.parse(text));
+    }
+  });
 });
 
 describe('clientErrorResponse', () => {

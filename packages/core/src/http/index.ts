@@ -11,7 +11,7 @@ export {
   clientErrorResponse, envelope, envelopeForStatus, envelopeOf, ERROR_KINDS, type ErrorAnswer, errorDetailSchema, type ErrorEnvelope, errorEnvelopeSchema,
   errorKind, type ErrorKind, routeNotFound, STATUS_BY_CODE,
 } from './errors.js';
-export { type HeaderValue, newRequestId, readCredentials, type RequestCredentials, requestIdFor } from './request.js';
+export { DEFAULT_BODY_TIMEOUT_MS, type HeaderValue, newRequestId, readCredentials, type RequestCredentials, requestIdFor } from './request.js';
 export {
   createStreamSlots, DEFAULT_MAX_STREAMS_PER_CALLER, eventFrame, type EventStreamLoop, type EventStreamLoopOptions, heartbeatFrame,
   retryFrame, runEventStream, SSE_DEFAULTS, SSE_HEADERS, type SseSink, type StreamSlots,

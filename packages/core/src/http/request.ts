@@ -4,6 +4,13 @@
  * read from the headers. Header names are lower-case, as Node delivers them.
  */
 
+/**
+ * Default time a request body has to arrive, in ms (30,000): after it, an adapter answers 408
+ * `request_timeout` and closes the connection (platform.md "Connections and request bodies"). Every
+ * adapter's `bodyTimeoutMs` option defaults to it.
+ */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
 /** Header values as HTTP servers deliver them: a string, several strings, or nothing. */
 export type HeaderValue = string | string[] | undefined;
 
