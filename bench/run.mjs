@@ -21,7 +21,9 @@
  * (the same page read by the store's SQL in raw better-sqlite3 + `JSON.stringify` of the exact
  * body, one process; lib/page-floor.mjs) and, on a server of its own whose scripted model takes
  * 10 ms steps, the steering latency (a `POST …/live-inbox` 200 → that message in the Session
- * ledger; lib/steering.mjs). Then the SQLite suite again on the demo with HTTP_ADAPTER=hono (no page
+ * ledger; lib/steering.mjs). After get (both engines) and the Live Inbox queue (SQLite), the same
+ * scenario on the route floor: bare Fastify on the same database doing only the key check and the
+ * route's one primary-key read (lib/route-floor.mjs). Then the SQLite suite again on the demo with HTTP_ADAPTER=hono (no page
  * floor, scale or logged runs). Prints one table, the two adapters side by side, and writes
  * bench-results/bench.json (`sqlite_hono` holds the Hono suite).
  * `node bench/serializers.mjs` prints what the zod response check cost per route.
@@ -138,19 +140,28 @@ function drive(scenario, url, params = {}, overrides = {}) {
   });
 }
 
-async function measureCeiling() {
-  const { child, match } = await startNode([lib('ceiling.mjs')], { ready: /listening on (http:\/\/\S+)/ });
+/** `scenario` driven against a server of its own (`node <args>`, ready when it prints its URL), stopped after. */
+async function driveOwnServer(args, scenario, params) {
+  const { child, match } = await startNode(args, { ready: /listening on (http:\/\/\S+)/ });
   serverPids.set(match[1], child.pid);
   try {
-    return await drive('ceiling', match[1]);
+    return await drive(scenario, match[1], params);
   } finally {
     await stopChild(child);
   }
 }
 
+const measureCeiling = () => driveOwnServer([lib('ceiling.mjs')], 'ceiling');
+
+/**
+ * `scenario` driven against the route floor (lib/route-floor.mjs: bare Fastify, the key's hash, one
+ * primary-key read with the raw driver) on the engine's database `db`, started for this run only.
+ */
+const routeFloor = (scenario, db, params) => driveOwnServer([lib('route-floor.mjs'), JSON.stringify(db)], scenario, params);
+
 // — Live Inbox —
 
-async function liveInbox(url, owner) {
+async function liveInbox(url, owner, floorDb) {
   const results = {};
   for (const size of LIVE_SIZES) {
     const { body: { session } } = await request(url, 'POST', '/sessions', {
@@ -184,6 +195,10 @@ async function liveInbox(url, owner) {
     if (wants('live-queue')) {
       log(`live inbox, queue of ${size}: queue (+ withdraw)`);
       entry.queue = await drive('live-queue', url, params);
+      if (floorDb) {
+        log(`live inbox, queue of ${size}: queue (+ withdraw) on the route floor`);
+        entry.queue_floor = await routeFloor('live-queue', floorDb, params);
+      }
     }
     entry.size_after = (await ids()).length;
     results[size] = entry;
@@ -302,6 +317,8 @@ async function engineSuite(engine, pgServer, adapter = 'fastify') {
     const { url } = server;
     const owner = credentials.acc_owner;
     const deriver = credentials.acc_deriver;
+    /** The route floor's database: the server's own (lib/route-floor.mjs). */
+    const floorDb = engine === 'postgres' ? { engine, url: databaseUrl, key: owner } : { engine, file, key: owner };
     out.rss_start_bytes = rssOf(server.pid);
 
     // First, on the fresh server (so the RSS delta is the streams', not the heap growth of earlier
@@ -326,6 +343,10 @@ async function engineSuite(engine, pgServer, adapter = 'fastify') {
     if (wants('get')) {
       log(`${name}: get`);
       out.get = await drive('get', url, { project: 'proj_main', key: owner, ids: getIds });
+      if (main) {
+        log(`${name}: get on the route floor`);
+        out.get_floor = await routeFloor('get', floorDb, { project: 'proj_main', key: owner, ids: getIds });
+      }
     }
     if (wants('decide')) {
       log(`${name}: decide`);
@@ -337,7 +358,7 @@ async function engineSuite(engine, pgServer, adapter = 'fastify') {
       out.create = await drive('create', url, { project: 'proj_main', key: deriver });
     }
 
-    if (engine === 'sqlite' && (wants('live-queue') || wants('live-replace') || wants('live-reorder'))) out.live_inbox = await liveInbox(url, owner);
+    if (engine === 'sqlite' && (wants('live-queue') || wants('live-replace') || wants('live-reorder'))) out.live_inbox = await liveInbox(url, owner, main ? floorDb : undefined);
 
     // Scale: fill proj_main up to scaleRows with older items, the server idle but running.
     if (wants('scale') && main) {
@@ -419,6 +440,13 @@ function report(results) {
     }
     const getTarget = engine === 'sqlite' ? 0.25 : 0.2;
     if (e.get) row('get', e.get, false, mark(`get ≥ ${getTarget} × ceiling${tag}`, e.get.requests_per_s / ceiling, getTarget));
+    /** The route floor's run of a route (lib/route-floor.mjs), and the route as a share of it. */
+    const floorRow = (name, f, route) => {
+      const k = Object.values(f.kinds)[0];
+      push([name, engine, int(f.requests_per_s), ms(k.latency_ms.p50), ms(k.latency_ms.p99), ratio(f.requests_per_s / ceiling), '', '',
+        `route = ${ratio(route.requests_per_s / f.requests_per_s)} × floor${f.non_2xx + f.errors ? `; ${f.non_2xx + f.errors} non-2xx/err` : ''}`], cpuOf(f));
+    };
+    if (e.get_floor) floorRow('get: route floor', e.get_floor, e.get);
     if (e.decide) row('decide', e.decide, true, mark(`decide ≥ 0.5 × storage limit${tag}`, e.decide.requests_per_s / limit, 0.5));
     const p99 = (r) => r.kinds.list.latency_ms.p99;
     if (e.list_scale) {
@@ -442,6 +470,7 @@ function report(results) {
         if (q) push([`live queue (+withdraw), ${size} msgs`, engine, int(q.requests_per_s), ms(q.kinds.queue.latency_ms.p50), ms(q.kinds.queue.latency_ms.p99),
           ratio(q.requests_per_s / ceiling), '', mark(`live-inbox queue ≥ 0.35 × ceiling (queue of ${size})`, q.requests_per_s / ceiling, 0.35),
           q.non_2xx + q.errors ? `${q.non_2xx + q.errors} non-2xx/err` : ''], cpuOf(q));
+        if (q && entry.queue_floor) floorRow(`live queue, ${size} msgs: route floor`, entry.queue_floor, q);
         for (const op of ['replace', 'reorder']) {
           const r = entry[op];
           if (r) push([`live ${op}, ${size} msgs`, engine, int(r.requests_per_s), ms(r.kinds[op].latency_ms.p50), ms(r.kinds[op].latency_ms.p99),
