@@ -8,7 +8,8 @@ export interface Principal {
   account_id: string;
   /** The API key that authenticated the call. */
   key_id: string;
-  key_kind: 'standard' | 'service';
+  /** Its kind: `standard`, `service` (may act as any account of its workspace) or `admin` (may use the `/admin` routes). */
+  key_kind: import('./records.js').ApiKeyKind;
 }
 
 export interface RequestContext {

@@ -31,6 +31,7 @@ export const ERROR_CODES = [
   'member_not_found',
   'live_inbox_message_not_found',
   'agent_not_found',
+  'api_key_not_found',
   // 409
   'conflict',
   'project_archived',
@@ -56,6 +57,7 @@ export const ERROR_CODES = [
   'session_ownership_unavailable',
   // 503
   'overloaded',
+  'storage_unavailable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -14,14 +14,14 @@ export {
   type Account, type ApiKey, type ApiKeyKind, type Floor, type InboxDecision, type InboxItemStatus, type JsonValue,
   type MemberRole, type Membership, type OperationLog, type Page, type Project, type ProjectEvent,
   type ProjectEventSource, type ProjectEventVisibility, type ProjectInboxItem, type ProjectStatus, type Run,
-  type RunStatus, type Session, type SessionEvent, type Workspace,
+  type RunStatus, type Session, type SessionEvent, type Workspace, type WorkspaceAccount,
 } from './records.js';
 export {
-  accountSchema, apiKeyKindSchema, apiKeySchema, floorSchema, inboxItemStatusSchema, jsonObjectSchema, jsonValueSchema,
+  accountSchema, apiKeyKindSchema, apiKeySchema, apiKeyViewSchema, floorSchema, inboxItemStatusSchema, jsonObjectSchema, jsonValueSchema,
   memberRoleSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectEventSourceSchema,
   projectEventVisibilitySchema, projectInboxItemSchema, projectRoleSchema, projectSchema, projectStatusSchema,
   type RecordField, type RecordFieldKind, recordFields, runSchema, runStatusSchema, sessionEventSchema, sessionSchema,
-  workspaceSchema,
+  workspaceAccountSchema, workspaceSchema,
 } from './schemas/records.js';
 export { type Principal, type RequestContext, type ServiceDeps } from './context.js';
 export { MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH } from './validation.js';
@@ -33,11 +33,11 @@ export {
   systemClock,
 } from './ports/clock.js';
 export {
-  type AttemptOwnership, type AttemptOwnershipKey, type IdempotencyRecord, type IdempotencyScope,
+  type ApiKeyQuery, type AttemptOwnership, type AttemptOwnershipKey, type IdempotencyRecord, type IdempotencyScope,
   type IdempotencyStore, type IdentityStore, type InboxDecisionPatch, type InboxItemQuery, type InboxItemWithAccess,
   type InboxStore, type NewProjectEvent, type NewSessionEvent, type ProjectEventQuery, type ProjectEventStore,
   type ProjectStore, type RunStore, type SessionEventQuery, type SessionPageQuery, type SessionPatch,
-  type SessionStore, type SessionWithAccess, type Store, type StoreTx, type TimeBounds,
+  type SessionStore, type SessionWithAccess, type Store, type StoreReadiness, type StoreTx, type TimeBounds,
 } from './ports/store.js';
 export { type BusListener, type BusMessage, createLocalEventBus, type EventBus, topicOf } from './ports/event-bus.js';
 export { type Feed, type FeedItem } from './ports/feed.js';
@@ -60,7 +60,11 @@ export {
   addMemberBody, addPageBody, commitTurnBody, createProjectBody, createProjectRequest, createSessionBody,
   createSessionRequest, listOperationLogsQuery, listProjectEventsQuery, listSessionsQuery, streamProjectEventsQuery,
 } from './platform/schemas.js';
-export { PlatformService, PROJECT_FEED_RECHECK_MS } from './platform/service.js';
+export { API_KEY_USE_RESOLUTION_MS, PlatformService, PROJECT_FEED_RECHECK_MS, READINESS_TIMEOUT_MS } from './platform/service.js';
+export {
+  AdminService, apiKeyView, type ApiKeyView, createAccountBody, createApiKeyBody, type IssuedApiKey, listAdminOperationLogsQuery,
+  listApiKeysQuery, MAX_ROTATION_GRACE_MS, rotateApiKeyBody, systemAdminContext,
+} from './platform/admin.js';
 export {
   type Base64ImageSource, type ContentBlock, contentBlockSchema, contentSchema, IMAGE_MEDIA_TYPES, type ImageBlock,
   isBlockedImageHost, MAX_IMAGE_BASE64_CHARS, type TextBlock, type UrlImageSource,

@@ -9,7 +9,7 @@ import type {
   accountSchema, apiKeyKindSchema, apiKeySchema, floorSchema, inboxItemStatusSchema, memberRoleSchema, membershipSchema,
   operationLogSchema, pageSchema, projectEventSchema, projectEventSourceSchema, projectEventVisibilitySchema,
   projectInboxItemSchema, projectSchema, projectStatusSchema, runSchema, runStatusSchema, sessionEventSchema, sessionSchema,
-  workspaceSchema,
+  workspaceAccountSchema, workspaceSchema,
 } from './schemas/records.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -18,10 +18,16 @@ export type Workspace = z.infer<typeof workspaceSchema>;
 
 export type Account = z.infer<typeof accountSchema>;
 
-/** `standard` authenticates its own account; `service` may act as any account of its workspace. */
+/**
+ * `standard` authenticates its own account; `service` may act as any account of its workspace;
+ * `admin` authenticates its own account and may manage the workspace's accounts and keys.
+ */
 export type ApiKeyKind = z.infer<typeof apiKeyKindSchema>;
 
 export type ApiKey = z.infer<typeof apiKeySchema>;
+
+/** An account with its membership of one workspace (`disabled_at`: disabled there by an administrator). */
+export type WorkspaceAccount = z.infer<typeof workspaceAccountSchema>;
 
 export type ProjectStatus = z.infer<typeof projectStatusSchema>;
 

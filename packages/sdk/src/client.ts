@@ -1,8 +1,9 @@
 /**
  * `createClient`: the entry point of the SDK. Builds one {@link InboxKitClient} over `fetch` with
  * the API key, a default acting account, extra headers and the retry policy, and hangs the
- * resource groups (`projects`, `sessions`) off it. Spec: platform.md "Identity and credentials".
+ * resource groups (`projects`, `sessions`, `admin`) off it. Spec: platform.md "Identity and credentials".
  */
+import { Admin } from './admin.js';
 import { fromWire } from './case.js';
 import { Projects } from './projects.js';
 import { Sessions } from './sessions.js';
@@ -36,6 +37,8 @@ export interface InboxKitClient {
   readonly projects: Projects;
   /** Sessions, floors, pages, the Live Inbox and durable Session events. */
   readonly sessions: Sessions;
+  /** The workspace's accounts and API keys, and the log of those writes (a key of kind `admin`). */
+  readonly admin: Admin;
 }
 
 /**
@@ -75,5 +78,6 @@ export function createClient(options: ClientOptions): InboxKitClient {
     },
     projects: new Projects(transport),
     sessions: new Sessions(transport),
+    admin: new Admin(transport),
   };
 }

@@ -12,8 +12,10 @@ export type { FetchLike, RetryOptions } from './transport.js';
 // them through createClient, not by hand.
 export { Projects, ProjectMembers, ProjectInbox, ProjectEvents, ProjectOperationLogs } from './projects.js';
 export { Sessions, SessionFloors, SessionPages, SessionEvents, LiveInbox } from './sessions.js';
+export { Admin, AdminAccounts, AdminKeys, AdminOperationLogs } from './admin.js';
 export type {
-  Account, AddMemberInput, AddPageInput, ApiKeyKind, Base64ImageSource, CommitFloorInput, CommittedFloor,
+  Account, AddMemberInput, AddPageInput, ApiKey, ApiKeyKind, CreateAccountInput, CreateApiKeyParams, IssuedApiKey, ListApiKeysFilters,
+  RotateApiKeyParams, RotatedApiKey, WorkspaceAccount, Base64ImageSource, CommitFloorInput, CommittedFloor,
   ContentBlock, CreateInboxItemInput, CreateOptions, CreateProjectInput, CreateSessionInput, CursorPage,
   DecideInboxItemParams, Floor, ImageBlock, InboxDecision, InboxItemStatus, ItemList, JsonObject, JsonValue,
   ListInboxItemsFilters, ListInboxItemsParams, ListOperationLogsParams, ListProjectEventsParams,

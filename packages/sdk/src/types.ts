@@ -45,8 +45,69 @@ export interface Account {
   createdAt: number;
 }
 
-/** `standard` authenticates its own account; `service` may act as any account of its workspace. */
-export type ApiKeyKind = 'standard' | 'service';
+/**
+ * `standard` authenticates its own account; `service` may act as any account of its workspace;
+ * `admin` authenticates its own account and may use `client.admin` (the workspace's accounts and keys).
+ */
+export type ApiKeyKind = 'standard' | 'service' | 'admin';
+
+/** An account as the workspace's administration sees it. Spec: platform.md "Administration". */
+export interface WorkspaceAccount extends Account {
+  workspaceId: string;
+  /** When an administrator disabled it in this workspace (ms), or null. */
+  disabledAt: number | null;
+}
+
+/** An API key as the administration shows it: never its secret, never its hash. */
+export interface ApiKey {
+  id: string;
+  workspaceId: string;
+  accountId: string;
+  kind: ApiKeyKind;
+  createdAt: number;
+  /** From when the key is refused (ms; a future time: a rotated key's grace period), or null. */
+  revokedAt: number | null;
+  /** The last time it authenticated a request (ms, to within a minute), or null. */
+  lastUsedAt: number | null;
+}
+
+/** A key just created: the record and its secret, which is shown only in this answer. */
+export interface IssuedApiKey {
+  key: ApiKey;
+  /** Send it as the client's `apiKey`; it is never shown again. */
+  secret: string;
+}
+
+/** A key just rotated: the new key, its secret, and the key it replaces (refused from its `revokedAt`). */
+export interface RotatedApiKey extends IssuedApiKey {
+  previous: ApiKey;
+}
+
+/** Body of `client.admin.accounts.create`. */
+export interface CreateAccountInput {
+  /** 1–200 code points after trimming. */
+  name: string;
+}
+
+/** Options of `client.admin.keys.create`. */
+export interface CreateApiKeyParams extends RequestOptions {
+  /** Default `standard`. */
+  kind?: ApiKeyKind;
+}
+
+/** Filters of `client.admin.keys.list` (its first argument; the per-call options are the second). */
+export interface ListApiKeysFilters {
+  /** Only the keys of this account (`account_id`). */
+  accountId?: string;
+  /** Also list revoked keys (default false: the keys accepted now, those in a grace period included). */
+  includeRevoked?: boolean;
+}
+
+/** Options of `client.admin.keys.rotate`. */
+export interface RotateApiKeyParams extends RequestOptions {
+  /** How long the old secret keeps working, in ms (default 0: refused at once; at most 7 days). */
+  graceMs?: number;
+}
 
 /** The caller, as `GET /me` answers. */
 export interface Me {

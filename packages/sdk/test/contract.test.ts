@@ -34,6 +34,7 @@ describe('responses the SDK receives match the documented responses', () => {
   let app: Awaited<ReturnType<typeof createServer>>;
   let base: string;
   let secret: string;
+  let adminSecret: string;
   let doc: Json;
   beforeAll(async () => {
     const deps = { store: createMemoryStore(), bus: createLocalEventBus(), clock: systemClock, ids: createIdGenerator() };
@@ -42,6 +43,8 @@ describe('responses the SDK receives match the documented responses', () => {
     await platform.createAccount({ id: 'acc_owner', name: 'Owner', workspace_ids: ['ws_sdk'] });
     await platform.createAccount({ id: 'acc_other', name: 'Other', workspace_ids: ['ws_sdk'] });
     secret = (await platform.issueApiKey({ workspace_id: 'ws_sdk', account_id: 'acc_owner' })).secret;
+    await platform.createAccount({ id: 'acc_admin', name: 'Admin', workspace_ids: ['ws_sdk'] });
+    adminSecret = (await platform.issueApiKey({ workspace_id: 'ws_sdk', account_id: 'acc_admin', kind: 'admin' })).secret;
     app = await createServer({ services: { platform, projectInbox: new ProjectInboxService(deps) }, underPressure: false });
     await app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -111,7 +114,19 @@ describe('responses the SDK receives match the documented responses', () => {
     await expect(client.projects.get('proj_missing')).rejects.toBeInstanceOf(InboxKitApiError);
     await expect(client.projects.inbox.accept(project.id, item.id)).rejects.toMatchObject({ status: 409 });
     await client.projects.archive(project.id);
-    expect(checked.length).toBeGreaterThanOrEqual(19);
+    // The administration, with an admin key.
+    const admin = createClient({ baseUrl: base, apiKey: adminSecret, fetch: recordingFetch });
+    const account = await admin.admin.accounts.create({ name: 'New member' });
+    await admin.admin.accounts.list();
+    const issued = await admin.admin.keys.create(account.id, { kind: 'standard' });
+    await admin.admin.keys.list({ accountId: account.id });
+    const rotated = await admin.admin.keys.rotate(issued.key.id, { graceMs: 1_000 });
+    await admin.admin.keys.revoke(rotated.key.id);
+    await admin.admin.accounts.disable(account.id);
+    await admin.admin.operationLogs.list({ limit: 2 });
+    await expect(admin.admin.keys.revoke('key_missing')).rejects.toMatchObject({ status: 404, code: 'api_key_not_found' });
+    await expect(client.admin.accounts.list()).rejects.toMatchObject({ status: 403 });
+    expect(checked.length).toBeGreaterThanOrEqual(29);
     expect(checked).toContain(`GET /projects/proj_missing 404`);
   });
 });

@@ -19,7 +19,7 @@ import { apiError, fakeFetch, json, type RecordedRequest } from './fake-fetch.js
 type Json = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** Operations of the server itself, not of the API the SDK wraps. */
-const NOT_FOR_THE_SDK = (path: string) => path === '/health' || path === '/openapi.json' || path.startsWith('/docs');
+const NOT_FOR_THE_SDK = (path: string) => path === '/health' || path === '/ready' || path === '/openapi.json' || path.startsWith('/docs');
 
 let doc: Json;
 
@@ -94,6 +94,14 @@ const calls: Record<string, (c: InboxKitClient) => Promise<unknown>> = {
   'sessions.liveInbox.reorder': (c) => c.sessions.liveInbox.reorder('sess_1', [8, 7]),
   // Answered 410 (see `answer`), so it falls back to the durable route: both requests count.
   'sessions.liveInbox.queueOrSend': (c) => c.sessions.liveInbox.queueOrSend('sess_1', content),
+  'admin.accounts.create': (c) => c.admin.accounts.create({ name: 'Ada' }),
+  'admin.accounts.list': (c) => c.admin.accounts.list(),
+  'admin.accounts.disable': (c) => c.admin.accounts.disable('acc_2'),
+  'admin.keys.create': (c) => c.admin.keys.create('acc_2', { kind: 'service' }),
+  'admin.keys.list': (c) => c.admin.keys.list({ accountId: 'acc_2', includeRevoked: true }),
+  'admin.keys.rotate': (c) => c.admin.keys.rotate('key_1', { graceMs: 60_000 }),
+  'admin.keys.revoke': (c) => c.admin.keys.revoke('key_1'),
+  'admin.operationLogs.list': (c) => c.admin.operationLogs.list({ limit: 5, cursor: 'c1' }),
 };
 
 /** A plausible answer to any request: an SSE frame for streams, 410 for a live queue, else JSON. */

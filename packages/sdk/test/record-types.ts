@@ -6,10 +6,11 @@
  * nothing at run time.
  */
 import type {
-  accountSchema, apiKeyKindSchema, floorSchema, membershipSchema, managedSessionEventSchema, operationLogSchema, pageSchema, projectEventSchema,
+  accountSchema, apiKeyKindSchema, apiKeyViewSchema, workspaceAccountSchema, floorSchema, membershipSchema, managedSessionEventSchema, operationLogSchema, pageSchema, projectEventSchema,
   projectInboxItemSchema, projectRoleSchema, projectSchema, sessionSchema, contentBlockSchema,
 } from '@inbox-kit/core';
 import type {
+  adminOperationLogPageResponse, issuedApiKeyResponse, rotatedApiKeyResponse,
   inboxItemPageResponse, liveInboxSnapshotResponse, meResponse, operationLogPageResponse, projectEventPageResponse, projectWithRoleResponse,
   sessionEventPageResponse, ResyncSignal,
 } from '@inbox-kit/core/http';
@@ -31,6 +32,8 @@ export type CamelPage<P, List extends keyof P> = Camel<Omit<P, List>> & { [K in 
 // Records.
 sdkMatches<Same<Sdk.Account, Camel<Out<typeof accountSchema>>>>();
 sdkMatches<Same<Sdk.ApiKeyKind, Out<typeof apiKeyKindSchema>>>();
+sdkMatches<Same<Sdk.ApiKey, Camel<Out<typeof apiKeyViewSchema>>>>();
+sdkMatches<Same<Sdk.WorkspaceAccount, Camel<Out<typeof workspaceAccountSchema>>>>();
 sdkMatches<Same<Sdk.Me, Camel<Omit<Out<typeof meResponse>, 'account'>> & { account: Sdk.Account }>>();
 sdkMatches<Same<Sdk.Project, Camel<Out<typeof projectSchema>>>>();
 sdkMatches<Same<Sdk.ProjectRole, Out<typeof projectRoleSchema>>>();
@@ -52,5 +55,8 @@ sdkMatches<Same<Sdk.StreamResync, Camel<ResyncSignal>>>();
 sdkMatches<Same<Sdk.ProjectEventPage, CamelPage<Out<typeof projectEventPageResponse>, 'items'>>>();
 sdkMatches<Same<Sdk.CursorPage<Sdk.ProjectInboxItem>, CamelPage<Out<typeof inboxItemPageResponse>, 'items'>>>();
 sdkMatches<Same<Sdk.CursorPage<Sdk.OperationLog>, CamelPage<Out<typeof operationLogPageResponse>, 'items'>>>();
+sdkMatches<Same<Sdk.CursorPage<Sdk.OperationLog>, CamelPage<Out<typeof adminOperationLogPageResponse>, 'items'>>>();
+sdkMatches<Same<Sdk.IssuedApiKey, { key: Camel<Out<typeof issuedApiKeyResponse>['key']>; secret: Out<typeof issuedApiKeyResponse>['secret'] }>>();
+sdkMatches<Same<Sdk.RotatedApiKey, { key: Camel<Out<typeof rotatedApiKeyResponse>['key']>; secret: string; previous: Camel<Out<typeof rotatedApiKeyResponse>['previous']> }>>();
 sdkMatches<Same<Sdk.SessionEventPage, CamelPage<Out<typeof sessionEventPageResponse>, 'data'>>>();
 sdkMatches<Same<{ project: Sdk.Project; role: Sdk.ProjectRole }, { project: Camel<Out<typeof projectWithRoleResponse>['project']>; role: Out<typeof projectWithRoleResponse>['role'] }>>();

@@ -16,7 +16,7 @@
 import type { Kysely } from 'kysely';
 import type { Store } from '@inbox-kit/core';
 import { fileURLToPath } from 'node:url';
-import { migrateToLatest } from './migrate.js';
+import { migrateToLatest, migrationStatus, type MigrationStatus } from './migrate.js';
 import type { PostgresOptions } from './postgres.js';
 import { createKyselyStore } from './store.js';
 import type { Database, Dialect } from './schema.js';
@@ -26,7 +26,8 @@ export { GroupCommitAbortedError } from './group-commit.js';
 export { SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB, EVENT_BUS_APPLICATION_NAME, EVENT_BUS_CHANNEL } from './constants.js';
 export type { PostgresOptions } from './postgres.js';
 export type { EventNotification, PostgresEventBus, PostgresEventBusOptions } from './pg-event-bus.js';
-export { migrateToLatest, detectDialect } from './migrate.js';
+export { migrateToLatest, migrationStatus, detectDialect, type MigrationStatus } from './migrate.js';
+export { asStorageError, isConnectionError } from './unavailable.js';
 export { migrationsFor } from './migrations/index.js';
 export type {
   AccountsTable, ApiKeysTable, AttemptOwnersTable, Database, Dialect, FloorsTable, IdempotencyRecordsTable,
@@ -48,13 +49,28 @@ export interface OpenStoreOptions {
   sqliteFile?: string | undefined;
   /** PostgreSQL pool options (ignored for SQLite). */
   postgres?: PostgresOptions | undefined;
+  /**
+   * Apply pending migrations while opening (default `true`). `false` opens without migrating
+   * (a process of a rolling deploy whose migrations run ahead, separately: `migrateToLatest`, or
+   * the demo's `npm run admin -- migrate`): the store's `readiness()` (`GET /ready`) then answers
+   * `not_migrated` while migrations of this release are pending, and requests that need what they
+   * add fail. See the README "Migrations".
+   */
+  migrate?: boolean | undefined;
 }
 
-/** An open, migrated store and what it runs on. */
+/** An open store (migrated unless `migrate: false`) and what it runs on. */
 export interface OpenedStore {
   store: Store;
   db: Kysely<Database>;
   dialect: Dialect;
+  /**
+   * The migrations as the open left them: `applied` — those this call applied (empty with
+   * `migrate: false`); `pending` — this release's migrations the database still lacks (empty
+   * unless `migrate: false`); `unknown` — migrations of a newer release the database holds (this
+   * release serves on them).
+   */
+  migrations: { applied: string[]; pending: string[]; unknown: string[] };
   /** Closes the database (idempotent). */
   close(): Promise<void>;
 }
@@ -88,12 +104,14 @@ async function engine<T>(load: () => Promise<T>, driver: string, dialect: Dialec
 }
 
 /**
- * Opens the database chosen by the options, migrates it to the latest schema and returns the store.
- * Loads the engine's driver on demand: `better-sqlite3` for SQLite, `pg` for PostgreSQL.
+ * Opens the database chosen by the options, migrates it to the latest schema (unless `migrate:
+ * false`) and returns the store. Loads the engine's driver on demand: `better-sqlite3` for
+ * SQLite, `pg` for PostgreSQL.
  *
  * @throws Error when the engine's driver is not installed (the message names the package to
  *   install), when the database cannot be opened or when a migration fails (the connection is
- *   closed before the error is rethrown).
+ *   closed before the error is rethrown); `InboxKitError` `storage_unavailable` (its `cause` the
+ *   driver's error) when PostgreSQL cannot be reached.
  */
 export async function openStore(opts: OpenStoreOptions = {}): Promise<OpenedStore> {
   const { databaseUrl } = opts;
@@ -101,8 +119,11 @@ export async function openStore(opts: OpenStoreOptions = {}): Promise<OpenedStor
   const db = dialect === 'postgres'
     ? (await engine(() => import('./postgres.js'), 'pg', dialect)).openPostgres(databaseUrl as string, opts.postgres)
     : (await engine(() => import('./sqlite.js'), 'better-sqlite3', dialect)).openSqlite(sqlitePath(databaseUrl || opts.sqliteFile || DEFAULT_SQLITE_FILE));
+  let migrations: OpenedStore['migrations'];
   try {
-    await migrateToLatest(db, dialect);
+    const applied = opts.migrate === false ? [] : await migrateToLatest(db, dialect);
+    const status: MigrationStatus = await migrationStatus(db, dialect);
+    migrations = { applied, pending: status.pending, unknown: status.unknown };
   } catch (error) {
     await db.destroy().catch(() => undefined);
     throw error;
@@ -110,5 +131,5 @@ export async function openStore(opts: OpenStoreOptions = {}): Promise<OpenedStor
   const store = createKyselyStore(db, { dialect });
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= db.destroy());
-  return { store: { ...store, close }, db, dialect, close };
+  return { store: { ...store, close }, db, dialect, migrations, close };
 }

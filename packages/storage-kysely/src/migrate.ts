@@ -2,10 +2,19 @@
  * Schema migrations: brings a database to the latest schema with Kysely's `Migrator` and the
  * in-memory migration list of `./migrations`. Safe to run on every start and from several
  * processes at once (Kysely takes a migration lock; applied migrations are skipped).
+ *
+ * A database migrated further by a newer release (it holds migrations this release does not know)
+ * is left as it is: this release serves on it (storage README "Migrations": every migration keeps
+ * the previous release working), and `migrateToLatest` applies nothing. A database that holds
+ * unknown migrations *and* lacks some of this release's is refused (it was migrated by another
+ * line of releases).
  */
-import { Migrator, PostgresAdapter, SqliteAdapter, type Kysely, type MigrationResult } from 'kysely';
+import { Migrator, PostgresAdapter, SqliteAdapter, sql, type Kysely, type MigrationResult } from 'kysely';
 import { migrationsFor } from './migrations/index.js';
 import type { Database, Dialect } from './schema.js';
+
+/** Kysely's table of applied migrations. */
+const MIGRATION_TABLE = 'kysely_migration';
 
 /**
  * Tells which engine a Kysely instance talks to, from its adapter.
@@ -18,19 +27,70 @@ export function detectDialect(db: Kysely<Database>): Dialect {
   throw new Error(`@inbox-kit/storage-kysely: unsupported Kysely dialect (${adapter.constructor.name}); use SQLite or PostgreSQL`);
 }
 
+/** Where a database stands against this release's migrations. */
+export interface MigrationStatus {
+  /** This release's migrations the database holds, in order. */
+  applied: string[];
+  /** This release's migrations it lacks, in order (`migrateToLatest` applies them). */
+  pending: string[];
+  /** Migrations it holds that this release does not know: a newer release migrated it. */
+  unknown: string[];
+}
+
+/** True for "the table does not exist" (SQLite's message, PostgreSQL's 42P01). */
+function isMissingTable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return e?.code === '42P01' || (typeof e?.message === 'string' && e.message.includes(`no such table: ${MIGRATION_TABLE}`));
+}
+
+/**
+ * Reads which migrations the database holds (one query; none on a database never migrated).
+ * @throws the driver's error (or `storage_unavailable` from `openPostgres`'s pool) when the
+ *   database cannot be read.
+ */
+export async function migrationStatus(db: Kysely<Database>, dialect: Dialect = detectDialect(db)): Promise<MigrationStatus> {
+  const known = Object.keys(migrationsFor(dialect)).sort();
+  let stored: string[];
+  try {
+    stored = (await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db)).rows.map((r) => r.name);
+  } catch (error) {
+    if (!isMissingTable(error)) throw error;
+    stored = [];
+  }
+  const held = new Set(stored);
+  return {
+    applied: known.filter((name) => held.has(name)),
+    pending: known.filter((name) => !held.has(name)),
+    unknown: stored.filter((name) => !known.includes(name)).sort(),
+  };
+}
+
 /**
  * Applies every pending migration, in order.
  *
  * @param db the database to migrate.
  * @param dialect the engine; detected from `db` when omitted.
- * @returns the names of the migrations applied by this call (empty when already up to date).
+ * @returns the names of the migrations applied by this call (empty when already up to date, or
+ *   when a newer release migrated the database further: see the module comment).
  * @throws Error `migration "<name>" failed: <cause>` (with `cause` set) when a migration fails;
- *   on PostgreSQL the whole run is one transaction, so nothing of it is left behind.
+ *   on PostgreSQL the whole run is one transaction, so nothing of it is left behind. Error
+ *   naming both lists when the database holds migrations this release does not know and lacks
+ *   some of its own.
  */
 export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect = detectDialect(db)): Promise<string[]> {
+  const status = await migrationStatus(db, dialect);
+  if (status.unknown.length > 0) {
+    if (status.pending.length === 0) return [];
+    throw new Error(`@inbox-kit/storage-kysely: the database holds migrations this release does not know (${status.unknown.join(', ')}) `
+      + `and lacks some of its own (${status.pending.join(', ')}); it was migrated by another line of releases: restore a backup or use the release that migrated it`);
+  }
+  if (status.pending.length === 0) return [];
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrationsFor(dialect) },
+    // Migrations are numbered by the change that adds them and released together; one that sorts
+    // before an applied one (a database migrated by a build from a branch) still runs.
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {

@@ -16,10 +16,17 @@
  * migration changed a column type it returns (`cached plan must not change result type`), or the
  * statement was deallocated (`DISCARD ALL`, `DEALLOCATE`) — that statement fails once and its
  * connection is closed instead of going back to the pool; the next connection prepares afresh.
+ *
+ * Unreachable server: a connection that cannot be made, or is lost mid-query (the server stopped,
+ * restarted, refused, the network went away), fails the call with the core's
+ * `storage_unavailable` (`unavailable.ts`: 503 with `Retry-After` at the HTTP edge), the driver's
+ * error as its `cause`; the lost connection is closed rather than reused, and the pool connects
+ * afresh once the server answers again.
  */
 import pg from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { statementNames } from './prepared.js';
+import { asStorageError, isConnectionError } from './unavailable.js';
 import type { Database } from './schema.js';
 
 /** PostgreSQL type OID of `int8` / `bigint`. */
@@ -56,24 +63,38 @@ export interface PostgresOptions {
  */
 const STALE_STATEMENT_CODES = new Set(['0A000', '26000']);
 
-/** `pool`, whose clients run registered texts as named prepared statements. */
-function preparingPool(pool: pg.Pool): PostgresPool {
+/**
+ * `pool` as Kysely's pool: a connection that cannot be made, or a query that loses its
+ * connection, throws `storage_unavailable` (and the connection is destroyed on release); with
+ * `prepare`, registered texts run as named prepared statements.
+ */
+function guardedPool(pool: pg.Pool, prepare: boolean): PostgresPool {
   return {
     connect: async () => {
-      const client = await pool.connect();
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw asStorageError(error);
+      }
       // node-postgres remembers what it prepared per connection and would keep sending the stale
-      // name: such a connection is closed on release rather than reused.
-      let stale = false;
+      // name: such a connection, like a lost one, is closed on release rather than reused.
+      let broken = false;
+      const failed = (error: unknown): never => {
+        const code = (error as { code?: string } | null)?.code ?? '';
+        if (STALE_STATEMENT_CODES.has(code) || isConnectionError(error)) broken = true;
+        throw asStorageError(error);
+      };
       const wrapped = {
         query(text: unknown, values?: ReadonlyArray<unknown>) {
-          const name = typeof text === 'string' ? statementNames.get(text) : undefined;
-          if (name === undefined) return (client.query as (...args: unknown[]) => unknown)(text, values);
-          return client.query({ name, text: text as string, values: values as unknown[] }).catch((error: unknown) => {
-            if (STALE_STATEMENT_CODES.has((error as { code?: string } | null)?.code ?? '')) stale = true;
-            throw error;
-          });
+          const name = prepare && typeof text === 'string' ? statementNames.get(text) : undefined;
+          const run = name === undefined
+            ? (client.query as (...args: unknown[]) => unknown)(text, values)
+            : client.query({ name, text: text as string, values: values as unknown[] });
+          // A cursor (Kysely's `stream()`) is returned as it is.
+          return run instanceof Promise ? run.catch(failed) : run;
         },
-        release: (destroy?: boolean) => client.release(destroy === true || stale),
+        release: (destroy?: boolean) => client.release(destroy === true || broken),
       };
       return wrapped as unknown as PostgresPoolClient;
     },
@@ -91,5 +112,5 @@ function preparingPool(pool: pg.Pool): PostgresPool {
 export function openPostgres(url: string, opts: PostgresOptions = {}): Kysely<Database> {
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, types: poolTypes });
   pool.on('error', (error) => opts.onError?.(error));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: opts.preparedStatements === false ? pool : preparingPool(pool) }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool, opts.preparedStatements !== false) }) });
 }

@@ -42,6 +42,8 @@ export type AccountsTable = TableOf<Account>;
 export interface WorkspaceMembersTable {
   workspace_id: string;
   account_id: string;
+  /** When an administrator disabled the account in this workspace (ms), or null. Added by migration 0010. */
+  disabled_at: number | null;
 }
 
 /** `key_hash` (hex SHA-256 of the secret) is unique. */

@@ -34,7 +34,8 @@
  *   whatever the pool's JSON parser), then parsed here: a read returns what was written.
  */
 import type { Kysely } from 'kysely';
-import type { Store, StoreTx } from '@inbox-kit/core';
+import type { Store, StoreReadiness, StoreTx } from '@inbox-kit/core';
+import { migrationStatus } from './migrate.js';
 import type { Database, Dialect } from './schema.js';
 import { directReaderOf } from './direct-reads.js';
 import { compiledQueries, contextOn, type RunCompiled } from './store/context.js';
@@ -88,6 +89,22 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
   return {
     ...opsOn(db, dialect, false, transact, compiled),
     transaction: (fn) => transact((trx) => fn(opsOn(trx, dialect, true, transact, compiled))),
+    readiness: () => readinessOf(db, opts.dialect),
     close: () => db.destroy(),
   };
+}
+
+/**
+ * The store's `readiness()`: one read of the applied migrations. Not ready when it fails
+ * (`unreachable`) or this release's migrations are pending (`not_migrated`, naming them); a
+ * database migrated further by a newer release is ready.
+ */
+async function readinessOf(db: Kysely<Database>, dialect: Dialect): Promise<StoreReadiness> {
+  try {
+    const { pending } = await migrationStatus(db, dialect);
+    if (pending.length === 0) return { ready: true };
+    return { ready: false, reason: 'not_migrated', message: `The database lacks ${pending.length} migration${pending.length === 1 ? '' : 's'} of this release (${pending.join(', ')}): run the migrations` };
+  } catch {
+    return { ready: false, reason: 'unreachable', message: 'The database cannot be reached' };
+  }
 }

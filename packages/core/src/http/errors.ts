@@ -29,6 +29,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   member_not_found: 404,
   live_inbox_message_not_found: 404,
   agent_not_found: 404,
+  api_key_not_found: 404,
   conflict: 409,
   project_archived: 409,
   session_archived: 409,
@@ -47,6 +48,15 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   internal_error: 500,
   session_ownership_unavailable: 500,
   overloaded: 503,
+  storage_unavailable: 503,
+};
+
+/**
+ * `Retry-After` (seconds) of the codes that answer one: a database that cannot be reached now
+ * (`storage_unavailable`) may be back in a few seconds (a restart, a fail-over).
+ */
+export const RETRY_AFTER_SECONDS_BY_CODE: Partial<Record<ErrorCode, number>> = {
+  storage_unavailable: 5,
 };
 
 /** The `error.type` values (by HTTP status; see {@link errorKind}). */
@@ -83,22 +93,34 @@ export function envelope(status: number, code: string, message: string, details:
   return { type: 'error', error: { type: errorKind(status), code, message, details, request_id } };
 }
 
-/** What an adapter sends for an error: the status, the envelope, and whether it was unexpected (log it, never show it). */
+/**
+ * What an adapter sends for an error: the status, the envelope, the extra response headers (set
+ * them all: `retry-after` of a 503 `storage_unavailable`), and whether it was unexpected (log it,
+ * never show it).
+ */
 export interface ErrorAnswer {
   status: number;
   body: ErrorEnvelope;
+  /** Response headers the answer needs besides the request ids and `Content-Type` (lower-case names); absent when none. */
+  headers?: Record<string, string>;
   unexpected: boolean;
 }
 
 /**
- * The answer for a thrown value: an `InboxKitError` gets its code's status (a 5xx never shows its
- * message or details); anything else is a bare 500 `internal_error` marked `unexpected`.
+ * The answer for a thrown value: an `InboxKitError` gets its code's status, and the
+ * `Retry-After` of {@link RETRY_AFTER_SECONDS_BY_CODE}; a 500 never shows its message or details
+ * (a 503's are the core's own words: why to retry, never a driver's message); anything else is a
+ * bare 500 `internal_error` marked `unexpected`.
  */
 export function envelopeOf(error: unknown, request_id: string): ErrorAnswer {
   if (isInboxKitError(error)) {
     const status = STATUS_BY_CODE[error.code] ?? 500;
-    const message = status >= 500 ? 'Internal server error' : error.message;
-    return { status, body: envelope(status, error.code, message, status >= 500 ? [] : error.details, request_id), unexpected: false };
+    const hidden = status >= 500 && status !== 503;
+    const message = hidden ? 'Internal server error' : error.message;
+    const answer: ErrorAnswer = { status, body: envelope(status, error.code, message, hidden ? [] : error.details, request_id), unexpected: false };
+    const retryAfter = RETRY_AFTER_SECONDS_BY_CODE[error.code];
+    if (retryAfter !== undefined) answer.headers = { 'retry-after': String(retryAfter) };
+    return answer;
   }
   return { status: 500, body: envelope(500, 'internal_error', 'Internal server error', [], request_id), unexpected: true };
 }

@@ -63,6 +63,6 @@ export function forwardedPrincipal(headers: Record<string, HeaderValue>, secret:
   if (typeof workspace_id !== 'string' || !SAFE_ID.test(workspace_id)) return undefined;
   if (typeof account_id !== 'string' || !SAFE_ID.test(account_id)) return undefined;
   if (typeof key_id !== 'string' || !SAFE_ID.test(key_id)) return undefined;
-  if (key_kind !== 'standard' && key_kind !== 'service') return undefined;
+  if (key_kind !== 'standard' && key_kind !== 'service' && key_kind !== 'admin') return undefined;
   return { workspace_id, account_id, key_id, key_kind };
 }

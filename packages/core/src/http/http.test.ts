@@ -123,7 +123,7 @@ describe('the route table', () => {
     expect(HTTP_ROUTES.filter((r) => r.requiresManagedSessions).map((r) => `${r.method} ${r.path}`).sort()).toEqual([
       'DELETE /v1/sessions/:session_id', 'GET /v1/sessions', 'GET /v1/sessions/:session_id', 'POST /v1/sessions', 'POST /v1/sessions/:session_id', 'POST /v1/sessions/:session_id/archive',
     ]);
-    expect(HTTP_ROUTES.filter((r) => r.public).map((r) => r.path)).toEqual(['/health']);
+    expect(HTTP_ROUTES.filter((r) => r.public).map((r) => r.path)).toEqual(['/health', '/ready']);
   });
 });
 

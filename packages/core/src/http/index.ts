@@ -9,7 +9,7 @@
  */
 export {
   clientErrorResponse, envelope, envelopeForStatus, envelopeOf, ERROR_KINDS, type ErrorAnswer, errorDetailSchema, type ErrorEnvelope, errorEnvelopeSchema,
-  errorKind, type ErrorKind, routeNotFound, STATUS_BY_CODE,
+  errorKind, type ErrorKind, RETRY_AFTER_SECONDS_BY_CODE, routeNotFound, STATUS_BY_CODE,
 } from './errors.js';
 export { DEFAULT_BODY_TIMEOUT_MS, type HeaderValue, newRequestId, readCredentials, type RequestCredentials, requestIdFor } from './request.js';
 export {
@@ -19,7 +19,7 @@ export {
 export { resumePosition, resyncFor, type ResyncSignal } from '../stream-resume.js';
 export { DEFAULT_FORWARD_TIMEOUT_MS, FORWARD_HEADERS, forwardedPrincipal, forwardHeadersFor, forwardRequestOf } from './forwarding.js';
 export {
-  deletedSessionResponse, healthResponse, HTTP_ROUTES, type HttpCall, type HttpOutcome, type HttpRoute, httpRoutesFor, type HttpServices,
+  adminAccountResponse, adminOperationLogPageResponse, deletedSessionResponse, healthResponse, HTTP_ROUTES, issuedApiKeyResponse, readyResponse, rotatedApiKeyResponse, type HttpCall, type HttpOutcome, type HttpRoute, httpRoutesFor, type HttpServices,
   inboxItemPageResponse, liveInboxSnapshotResponse, managedSessionPageResponse, meResponse, operationLogPageResponse,
   projectEventPageResponse, projectWithRoleResponse, sessionEventPageResponse, sessionEventsSentResponse,
 } from './routes.js';

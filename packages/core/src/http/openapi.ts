@@ -37,14 +37,14 @@ const ERROR_RESPONSES: Array<{ status: string; name: string; description: string
   { status: '400', name: 'BadRequest', description: 'Invalid request: `validation_error` (with one detail per problem), `invalid_cursor`, `project_inbox_payload_invalid`, `unsupported_capability` (`/v1/sessions`: a capability this runtime does not host — agent overrides, tools, resources, vaults, budgets)', when: (o) => o.auth || o.body },
   { status: '401', name: 'Unauthorized', description: 'No API key (`authentication_required`) or an unknown or revoked one (`invalid_credentials`)', when: (o) => o.auth },
   { status: '403', name: 'Forbidden', description: 'The caller\'s role does not allow this (`permission_denied`, `project_inbox_*_denied`)', when: (o) => o.auth },
-  { status: '404', name: 'NotFound', description: 'Not found, or not visible to the caller (indistinguishable): `*_not_found` (`agent_not_found`: `POST /v1/sessions` names no configured agent)', when: (o) => o.auth },
+  { status: '404', name: 'NotFound', description: 'Not found, or not visible to the caller (indistinguishable): `*_not_found` (`agent_not_found`: `POST /v1/sessions` names no configured agent; `api_key_not_found`: an `/admin/keys` route names no key of the workspace)', when: (o) => o.auth },
   { status: '413', name: 'PayloadTooLarge', description: 'The body is over the server\'s limit (`payload_too_large`) or the payload over 256 KiB (`project_inbox_payload_too_large`)', when: (o) => o.body },
   { status: '415', name: 'UnsupportedMediaType', description: 'The body is not `application/json` (`unsupported_media_type`)', when: (o) => o.body },
   { status: '409', name: 'LiveInboxOrderConflict', description: 'The order is not an exact permutation of the current ids (`live_inbox_order_conflict`); nothing changed: read a fresh snapshot and retry once', when: (o) => o.method === 'put' && o.path.endsWith('/live-inbox/order') },
   { status: '409', name: 'LiveInboxFull', description: 'The Live Inbox holds its limit of messages (`live_inbox_full`, detail code `max_messages`) or the content would take it past its byte limit (`max_bytes`); nothing changed: wait for the next boundary or withdraw a message', when: (o) => (o.method === 'post' || o.method === 'put') && /\/live-inbox(\/\{[^}]+\})?$/.test(o.path) && !o.path.endsWith('/order') },
   { status: '410', name: 'LiveInboxInactive', description: 'No native attempt accepts live input (`live_inbox_inactive`): send the content as a durable Session event instead', when: (o) => o.method !== 'get' && o.path.includes('/live-inbox') },
   { status: '4XX', name: 'ClientError', description: 'Any other client error in the envelope: 409 (`conflict`, `project_archived`, `session_archived`, `session_running`, `project_inbox_invalid_transition`, `project_inbox_source_scope_mismatch`, `live_inbox_order_conflict`, `live_inbox_full`, `idempotency_key_reused`), 410 (`live_inbox_inactive`), 429 (`rate_limited`, `too_many_streams`)', when: () => true },
-  { status: '5XX', name: 'ServerError', description: 'Server error in the envelope: 500 (`internal_error`, `session_ownership_unavailable`), 503 (`overloaded`); never a stack or SQL', when: () => true },
+  { status: '5XX', name: 'ServerError', description: 'Server error in the envelope: 500 (`internal_error`, `session_ownership_unavailable`), 503 (`overloaded`, `storage_unavailable` with `Retry-After`: the database cannot be reached now); never a stack or SQL', when: () => true },
 ];
 
 /** The document's head: OpenAPI version, `info`, `servers`, security schemes, default security and tags (no paths). */
@@ -70,7 +70,7 @@ export function openApiHead(options: OpenApiDocumentOptions = {}): Json {
     },
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     tags: [
-      { name: 'meta', description: 'Health and this description' },
+      { name: 'meta', description: 'Liveness (`/health`), readiness (`/ready`) and this description' },
       { name: 'identity', description: 'The calling account' },
       { name: 'projects', description: 'Projects owned by an account' },
       { name: 'members', description: 'Project members and their roles' },
@@ -80,6 +80,7 @@ export function openApiHead(options: OpenApiDocumentOptions = {}): Json {
       { name: 'managed-sessions', description: 'Managed Agents compatibility (`client.beta.sessions.*` of `@anthropic-ai/sdk`): Sessions with a configured agent' },
       { name: 'session-events', description: 'Durable Session input and committed history, in the Managed Agents wire shape (`client.beta.sessions.events.*`)' },
       { name: 'live-inbox', description: 'Best-effort steering of the active native Run of a Session' },
+      { name: 'admin', description: 'Workspace administration with an API key of kind `admin`: accounts, API keys (create, list, rotate, revoke) and the log of these writes' },
     ],
   };
 }
@@ -206,7 +207,8 @@ function operationOf(route: Pick<HttpRoute, 'tags' | 'summary' | 'status' | 'res
       ...(route.query ? parametersOf(route.query, 'query') : []),
       ...(route.headers ? parametersOf(route.headers, 'header') : []),
     ],
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: zodToJsonSchema(route.body, 'input') } } } } : {}),
+    // A body the route may go without (`POST /admin/keys/{id}/rotate`) is not `required`.
+    ...(route.body ? { requestBody: { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: zodToJsonSchema(route.body, 'input') } } } } : {}),
     responses: {
       [String(route.status)]: noContent
         ? { description }

@@ -22,9 +22,10 @@ import {
 import type { ManagedSessionsService } from '../sessions/managed-sessions.js';
 import { rejectUnsupportedEvents } from '../sessions/schemas.js';
 import {
-  accountSchema, apiKeyKindSchema, floorSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectInboxItemSchema,
-  projectRoleSchema, projectSchema, sessionSchema,
+  accountSchema, apiKeyKindSchema, apiKeyViewSchema, floorSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectInboxItemSchema,
+  projectRoleSchema, projectSchema, sessionSchema, workspaceAccountSchema,
 } from '../schemas/records.js';
+import { createAccountBody, createApiKeyBody, listAdminOperationLogsQuery, listApiKeysQuery, rotateApiKeyBody } from '../platform/admin.js';
 import { idString } from '../validation.js';
 import { createInboxItemBody, decideInboxItemBody, listInboxItemsQuery } from '../project-inbox/schemas.js';
 import { idempotencyKeySchema } from '../idempotency.js';
@@ -132,6 +133,22 @@ const createItemHeaders = z.looseObject({ 'idempotency-key': idempotencyKeySchem
 
 /** `GET /health` body. */
 export const healthResponse = z.object({ status: z.literal('ok') });
+/** `GET /ready` body (when ready; otherwise 503 `storage_unavailable` in the envelope, the reason in `details[0].code`). */
+export const readyResponse = z.object({ status: z.literal('ready') }).describe('Storage is reachable and migrated');
+/** `POST /admin/accounts`, `POST /admin/accounts/:id/disable` body. */
+export const adminAccountResponse = z.object({ account: workspaceAccountSchema }).describe('The account');
+/** `POST /admin/accounts/:id/keys` body. */
+export const issuedApiKeyResponse = z
+  .object({ key: apiKeyViewSchema, secret: z.string().describe('The secret (`ik_…`): shown only in this answer; send it as `Authorization: Bearer <secret>`') })
+  .describe('The new key and its secret');
+/** `POST /admin/keys/:id/rotate` body. */
+export const rotatedApiKeyResponse = issuedApiKeyResponse
+  .extend({ previous: apiKeyViewSchema.describe('The rotated key: refused from its `revoked_at` (now, or after the grace period)') })
+  .describe('The new key, its secret, and the key it replaces');
+/** `GET /admin/operation-logs` body. */
+export const adminOperationLogPageResponse = z
+  .object({ items: z.array(operationLogSchema), next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page') })
+  .describe('A page of the administration writes (Operation Log rows without a project), newest first');
 /** `GET /me` body. */
 export const meResponse = z.object({ account: accountSchema, workspace_id: z.string(), key_kind: apiKeyKindSchema }).describe('The caller');
 const projectResponse = (what: string) => z.object({ project: projectSchema }).describe(what);
@@ -267,6 +284,20 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     operationId: 'health', method: 'GET', path: '/health', public: true, tags: ['meta'], summary: 'Liveness: 200 once the server serves',
     status: 200, response: healthResponse, handle: async () => json(200, { status: 'ok' }),
   },
+  {
+    operationId: 'ready', method: 'GET', path: '/ready', public: true, tags: ['meta'],
+    summary: 'Readiness: 200 while storage is reachable and migrated, else 503 storage_unavailable (reason in details[0].code)',
+    description: 'For load balancers and orchestrators: `/health` says the process serves (liveness); this says it can answer requests that need storage. '
+      + 'Not ready: 503 `storage_unavailable` with `Retry-After`, `details[0].code` `unreachable` (the database does not answer within 2 s) or `not_migrated` (run the migrations).',
+    status: 200, response: readyResponse,
+    handle: async (s) => {
+      const readiness = await s.platform.readiness();
+      if (!readiness.ready) {
+        throw new InboxKitError('storage_unavailable', readiness.message, [{ path: 'storage', message: readiness.message, code: readiness.reason }]);
+      }
+      return json(200, { status: 'ready' });
+    },
+  },
   // — identity —
   {
     operationId: 'getMe', method: 'GET', path: '/me', tags: ['identity'], summary: 'The calling account', status: 200, response: meResponse,
@@ -393,6 +424,53 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     operationId: 'decideInboxItem', method: 'PATCH', path: '/projects/:id/inbox/:item_id', tags: ['project-inbox'], summary: 'Decide an inbox item (owner only)',
     params: itemParams, body: decideInboxItemBody, status: 200, response: itemResponse('The decided item'),
     handle: async (s, c) => json(200, { item: await s.projectInbox.decide(c.ctx(), c.params.id, c.params.item_id, c.body) }),
+  },
+  // — workspace administration (an API key of kind `admin`) —
+  {
+    operationId: 'adminCreateAccount', method: 'POST', path: '/admin/accounts', tags: ['admin'], summary: 'Create an account in the workspace',
+    body: createAccountBody, status: 201, response: adminAccountResponse,
+    handle: async (s, c) => json(201, { account: await s.platform.admin.createAccount(c.ctx(), c.body) }),
+  },
+  {
+    operationId: 'adminListAccounts', method: 'GET', path: '/admin/accounts', tags: ['admin'], summary: 'Accounts of the workspace, disabled ones included, newest first',
+    status: 200, response: list(workspaceAccountSchema, 'The accounts'),
+    handle: async (s, c) => json(200, { items: await s.platform.admin.listAccounts(c.ctx()) }),
+  },
+  {
+    operationId: 'adminDisableAccount', method: 'POST', path: '/admin/accounts/:id/disable', tags: ['admin'],
+    summary: 'Disable an account in the workspace: it is no member any more and its keys are revoked', params: idParams, status: 200, response: adminAccountResponse,
+    handle: async (s, c) => json(200, { account: await s.platform.admin.disableAccount(c.ctx(), c.params.id) }),
+  },
+  {
+    operationId: 'adminCreateApiKey', method: 'POST', path: '/admin/accounts/:id/keys', tags: ['admin'],
+    summary: 'Issue an API key for an account (kind standard unless given); the secret is in this answer only', params: idParams, body: createApiKeyBody,
+    status: 201, response: issuedApiKeyResponse,
+    handle: async (s, c) => json(201, await s.platform.admin.createKey(c.ctx(), c.params.id, c.body)),
+  },
+  {
+    operationId: 'adminListApiKeys', method: 'GET', path: '/admin/keys', tags: ['admin'], summary: 'API keys of the workspace (never a secret), newest first',
+    query: listApiKeysQuery, status: 200, response: list(apiKeyViewSchema, 'The keys'),
+    handle: async (s, c) => json(200, { items: await s.platform.admin.listKeys(c.ctx(), c.query) }),
+  },
+  {
+    operationId: 'adminRotateApiKey', method: 'POST', path: '/admin/keys/:id/rotate', tags: ['admin'],
+    summary: 'Rotate an API key: a new secret; the old one works for grace_ms more (default 0)', params: idParams, body: rotateApiKeyBody,
+    status: 200, response: rotatedApiKeyResponse,
+    handle: async (s, c) => json(200, await s.platform.admin.rotateKey(c.ctx(), c.params.id, c.body)),
+  },
+  {
+    operationId: 'adminRevokeApiKey', method: 'DELETE', path: '/admin/keys/:id', tags: ['admin'],
+    summary: 'Revoke an API key: it answers 401 from now on (other processes: within 1 s)', params: idParams, status: 204, response: noContent,
+    handle: async (s, c) => {
+      await s.platform.admin.revokeKey(c.ctx(), c.params.id);
+      return empty;
+    },
+  },
+  {
+    operationId: 'adminListOperationLogs', method: 'GET', path: '/admin/operation-logs', tags: ['admin'],
+    summary: 'The administration writes (Operation Log rows without a project), newest first', query: listAdminOperationLogsQuery,
+    status: 200, response: adminOperationLogPageResponse,
+    handle: async (s, c) => json(200, await s.platform.admin.listOperationLogs(c.ctx(), c.query)),
   },
   // — the Session resource (Managed Agents wire shape: what `client.beta.sessions.*` of `@anthropic-ai/sdk` calls) —
   {

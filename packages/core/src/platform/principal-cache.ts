@@ -56,19 +56,34 @@ export class PrincipalCache {
     return this.#generation;
   }
 
-  /** Remembers a successful authentication read from storage when {@link generation} was `generation`. */
-  set(key_hash: string, as_account_id: string | undefined, principal: Principal, generation: number): void {
+  /**
+   * Remembers a successful authentication read from storage when {@link generation} was
+   * `generation`, until `ttlMs` from now or `until` (ms; a key's scheduled revocation), whichever
+   * comes first.
+   */
+  set(key_hash: string, as_account_id: string | undefined, principal: Principal, generation: number, until?: number): void {
     if (this.max <= 0 || this.ttlMs <= 0 || generation !== this.#generation) return;
     const key = PrincipalCache.#key(key_hash, as_account_id);
     this.#entries.delete(key);
     while (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value as string);
-    this.#entries.set(key, { principal: { ...principal }, expires: this.now() + this.ttlMs });
+    const expires = Math.min(this.now() + this.ttlMs, until ?? Number.POSITIVE_INFINITY);
+    this.#entries.set(key, { principal: { ...principal }, expires });
   }
 
   /** Drops every entry of the API key `key_id` (all the accounts it acted as). */
   forgetKey(key_id: string): void {
     this.#generation += 1;
     for (const [key, entry] of this.#entries) if (entry.principal.key_id === key_id) this.#entries.delete(key);
+  }
+
+  /** Drops every entry of a principal of `account_id` in `workspace_id`, and every key's entries in `key_ids`. */
+  forgetAccount(workspace_id: string, account_id: string, key_ids: Iterable<string> = []): void {
+    this.#generation += 1;
+    const keys = new Set(key_ids);
+    for (const [key, entry] of this.#entries) {
+      const p = entry.principal;
+      if ((p.workspace_id === workspace_id && p.account_id === account_id) || keys.has(p.key_id)) this.#entries.delete(key);
+    }
   }
 
   /** Number of entries (expired ones included until they are read or evicted). */

@@ -6,7 +6,7 @@ import { appendAudited } from '../audit.js';
 import { InboxKitError } from '../errors.js';
 import type { Principal, RequestContext, ServiceDeps } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
-import type { StoreTx } from '../ports/store.js';
+import type { StoreReadiness, StoreTx } from '../ports/store.js';
 import type { Feed, FeedItem } from '../ports/feed.js';
 import { loadProjectAccess } from '../project-inbox/access.js';
 import { canSeeEvent, visibilityOfEventType, type ProjectRole } from '../project-inbox/permissions.js';
@@ -15,6 +15,7 @@ import type {
   Account, ApiKey, ApiKeyKind, Floor, JsonValue, Membership, OperationLog, Page, Project, ProjectEvent, Session, Workspace,
 } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
+import { AdminService } from './admin.js';
 import { constantTimeEqual, generateApiKeySecret, hashApiKey } from './keys.js';
 import { PrincipalCache } from './principal-cache.js';
 import {
@@ -59,6 +60,16 @@ const MEMBER_EVENTS = ['project.member.added', 'project.member.removed'];
  */
 export const PROJECT_FEED_RECHECK_MS = 10_000;
 
+/**
+ * How stale (ms) a key's `last_used_at` may get: a key that authenticates is recorded as used at
+ * most once per this period (and only when its principal is not cached), so a busy key costs no
+ * write per request. `last_used_at` is therefore exact to within a minute.
+ */
+export const API_KEY_USE_RESOLUTION_MS = 60_000;
+
+/** How long (ms) {@link PlatformService.readiness} waits for the store before answering not ready. */
+export const READINESS_TIMEOUT_MS = 2_000;
+
 export class PlatformService {
   /** Principals by key hash: see `principal-cache.ts` (1 s lifetime; revocations here drop them at once). */
   readonly #principals: PrincipalCache;
@@ -69,23 +80,35 @@ export class PlatformService {
    * before a revocation is never joined after it (the generation changed).
    */
   readonly #lookups = new Map<string, Promise<Principal>>();
+  /** Keys whose use is being recorded (one write in flight per key). */
+  readonly #recordingUse = new Set<string>();
+  /** Workspace administration: accounts and API keys (`/admin/*`, platform.md "Administration"). */
+  readonly admin: AdminService;
 
   constructor(private readonly deps: ServiceDeps) {
     this.#principals = new PrincipalCache(() => deps.clock.now());
+    this.admin = new AdminService(deps, {
+      forgetKey: (key_id) => this.#principals.forgetKey(key_id),
+      forgetAccount: (workspace_id, account_id, key_ids) => this.#principals.forgetAccount(workspace_id, account_id, key_ids),
+    });
   }
 
   // — identity —
 
   /**
    * Resolves a secret to the principal it authenticates. A `service` key may act as any account
-   * of its workspace through `as_account_id`; a standard key may only name its own account.
+   * of its workspace through `as_account_id`; a standard or admin key may only name its own account.
+   * A key whose `revoked_at` has come (a rotated key once its grace period is over) is refused.
    * @throws InboxKitError authentication_required (no secret), invalid_credentials (unknown or
-   *   revoked), permission_denied (standard key naming another account), account_not_found
-   *   (service key naming an account outside its workspace).
+   *   revoked), permission_denied (standard or admin key naming another account), account_not_found
+   *   (service key naming an account outside its workspace, or disabled there).
    *
-   * Successful results are cached in the process for 1 s by key hash (`principal-cache.ts`):
-   * {@link revokeApiKey} takes effect at once; a key revoked in another process or directly in
-   * storage is refused within 1 s. Concurrent misses for one key share one storage lookup.
+   * Successful results are cached in the process for 1 s by key hash (`principal-cache.ts`), never
+   * past the key's scheduled revocation: {@link revokeApiKey} and the `admin` revocations take
+   * effect at once; a key revoked in another process or directly in storage is refused within
+   * 1 s. Concurrent misses for one key share one storage lookup. A lookup records the key's use
+   * (`last_used_at`) when the stored one is over {@link API_KEY_USE_RESOLUTION_MS} old, without
+   * waiting for the write.
    *
    * `options.workspace_id` is the workspace the caller says it acts in (the Managed Agents
    * `anthropic-workspace-id` header): a key may only name its own workspace, else 403
@@ -117,7 +140,8 @@ export class PlatformService {
   /** The storage half of {@link authenticate}: reads the key (and the acting account), caches a success. */
   async #lookUp(hash: string, as_account_id: string | undefined, generation: number): Promise<Principal> {
     const key = await this.deps.store.findApiKeyByHash(hash);
-    if (!key || !constantTimeEqual(key.key_hash, hash) || key.revoked_at !== null) {
+    const now = this.deps.clock.now();
+    if (!key || !constantTimeEqual(key.key_hash, hash) || (key.revoked_at !== null && key.revoked_at <= now)) {
       throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
     }
     let account_id = key.account_id;
@@ -128,8 +152,48 @@ export class PlatformService {
       account_id = account.id;
     }
     const principal: Principal = { workspace_id: key.workspace_id, account_id, key_id: key.id, key_kind: key.kind };
-    this.#principals.set(hash, as_account_id, principal, generation);
+    this.#principals.set(hash, as_account_id, principal, generation, key.revoked_at ?? undefined);
+    this.#recordUse(key.id, key.last_used_at, now);
     return principal;
+  }
+
+  /** Records a key's use when the stored `last_used_at` is stale; never awaited, a failure is dropped (the value is informational). */
+  #recordUse(key_id: string, last_used_at: number | null | undefined, now: number): void {
+    const store = this.deps.store;
+    if (store.recordApiKeyUse === undefined || this.#recordingUse.has(key_id)) return;
+    if (typeof last_used_at === 'number' && now - last_used_at < API_KEY_USE_RESOLUTION_MS) return;
+    this.#recordingUse.add(key_id);
+    void store.recordApiKeyUse(key_id, now).catch(() => undefined).finally(() => this.#recordingUse.delete(key_id));
+  }
+
+  /**
+   * Whether the store can serve now (`GET /ready`, platform.md "Health"): its `readiness()` (the
+   * database answers and is migrated), or — for a store without it — a read that answers. Waits
+   * at most `timeoutMs` ({@link READINESS_TIMEOUT_MS}); never throws.
+   */
+  async readiness(timeoutMs = READINESS_TIMEOUT_MS): Promise<StoreReadiness> {
+    const store = this.deps.store;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const unreachable = (message: string): StoreReadiness => ({ ready: false, reason: 'unreachable', message });
+    const check = (async (): Promise<StoreReadiness> => {
+      if (store.readiness) return store.readiness();
+      await store.getWorkspace('ws_readiness_probe');
+      return { ready: true };
+    })().catch(() => unreachable('The database cannot be reached'));
+    const deadline = new Promise<StoreReadiness>((resolve) => {
+      timer = setTimeout(() => resolve(unreachable(`The database did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([check, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Every workspace, oldest first (trusted code: the command line). @throws unsupported_capability when the store has no `listWorkspaces`. */
+  async listWorkspaces(): Promise<Workspace[]> {
+    if (this.deps.store.listWorkspaces === undefined) throw new InboxKitError('unsupported_capability', "This server's store does not implement listWorkspaces");
+    return this.deps.store.listWorkspaces();
   }
 
   /** Creates a workspace (administration; no principal). */
@@ -157,6 +221,7 @@ export class PlatformService {
       key_hash: await (this.deps.hashApiKey ?? hashApiKey)(secret),
       created_at: this.deps.clock.now(),
       revoked_at: null,
+      last_used_at: null,
     };
     await this.deps.store.insertApiKey(key);
     return { key, secret };

@@ -14,7 +14,7 @@
  */
 import type {
   Account, ApiKey, Floor, InboxItemStatus, JsonValue, Membership, MemberRole, OperationLog, Page, Project,
-  ProjectEvent, ProjectInboxItem, ProjectStatus, Run, Session, SessionEvent, Workspace,
+  ProjectEvent, ProjectInboxItem, ProjectStatus, Run, Session, SessionEvent, Workspace, WorkspaceAccount,
 } from '../records.js';
 
 /** Filters and keyset position of one inbox page. Order is `created_at DESC, id DESC`. */
@@ -157,20 +157,87 @@ export interface AttemptOwnership {
 /** Identifies one lease: the Session, the Run and the host that claimed it. */
 export type AttemptOwnershipKey = Pick<AttemptOwnership, 'session_id' | 'run_id' | 'host_id'>;
 
+/** Query of {@link IdentityStore.listApiKeys}. */
+export interface ApiKeyQuery {
+  /** Only the keys of this account (of the asked workspace). */
+  account_id?: string;
+  /**
+   * Only the keys still accepted at this time (ms): `revoked_at` null or after it (a key in a
+   * rotation's grace period is listed until its grace ends). Absent: revoked keys too.
+   */
+  active_at?: number;
+}
+
 /**
- * Workspaces, accounts and API keys: who is calling (platform.md "Identity").
- * Conformance group `identity`.
+ * What {@link Store.readiness} answers: ready, or why not: `unreachable` (the database does not
+ * answer) or `not_migrated` (migrations of this release are pending). A database a newer release
+ * migrated further is ready (storage README "Migrations": a release serves on the schema of the
+ * next one).
+ */
+export type StoreReadiness =
+  | { ready: true }
+  | { ready: false; reason: 'unreachable' | 'not_migrated'; message: string };
+
+/**
+ * Workspaces, accounts and API keys: who is calling (platform.md "Identity", "Administration").
+ * Conformance group `identity`. The methods marked OPTIONAL arrived with the administration
+ * routes (storage README "How the port grows"): without them the `/admin` use cases that need
+ * them answer 400 `unsupported_capability`, and everything else works.
  */
 export interface IdentityStore {
   insertWorkspace(workspace: Workspace): Promise<void>;
   getWorkspace(id: string): Promise<Workspace | undefined>;
+  /** OPTIONAL. Every workspace, oldest first (`created_at` ascending, then `id` in byte order). */
+  listWorkspaces?(): Promise<Workspace[]>;
   insertAccount(account: Account, workspace_ids: string[]): Promise<void>;
-  /** The account, only if it is a member of `workspace_id`. */
+  /**
+   * The account, only if it is a member of `workspace_id` and not disabled there
+   * ({@link disableWorkspaceAccount}): a disabled account is treated exactly as a non-member.
+   */
   getWorkspaceAccount(workspace_id: string, account_id: string): Promise<Account | undefined>;
+  /**
+   * OPTIONAL. Every account of the workspace with its membership (`disabled_at` included),
+   * newest first (`created_at` descending, then `id` descending in byte order).
+   */
+  listWorkspaceAccounts?(workspace_id: string): Promise<WorkspaceAccount[]>;
+  /**
+   * OPTIONAL. The account of the workspace, disabled or not (`undefined` when it is not a member),
+   * holding its membership row against concurrent writers until the caller's transaction ends
+   * (as {@link ProjectStore.lockProject}; outside a transaction a plain read). Issuing a key and
+   * disabling the account both call it first in their transaction, so no key is issued to an
+   * account after its disabling committed.
+   */
+  lockWorkspaceAccount?(workspace_id: string, account_id: string): Promise<WorkspaceAccount | undefined>;
+  /**
+   * OPTIONAL. Conditional and atomic: sets the membership's `disabled_at = at` only while it is
+   * null, and in the same transaction revokes (as {@link revokeApiKey}, at `at`) every key of the
+   * account in that workspace. Returns the updated account, or `undefined` when it is not a
+   * member or was already disabled (then nothing is written). Keys of the account in other
+   * workspaces are untouched.
+   */
+  disableWorkspaceAccount?(workspace_id: string, account_id: string, at: number): Promise<WorkspaceAccount | undefined>;
   insertApiKey(key: ApiKey): Promise<void>;
   /** The key with this hash, revoked or not (the caller checks `revoked_at`). */
   findApiKeyByHash(key_hash: string): Promise<ApiKey | undefined>;
+  /** OPTIONAL. The key `key_id`, only if it belongs to `workspace_id` (scoping rule), revoked or not. */
+  getApiKey?(workspace_id: string, key_id: string): Promise<ApiKey | undefined>;
+  /**
+   * OPTIONAL. The workspace's keys matching `query`, newest first (`created_at` descending, then
+   * `id` descending in byte order). Never a key of another workspace.
+   */
+  listApiKeys?(workspace_id: string, query: ApiKeyQuery): Promise<ApiKey[]>;
+  /**
+   * Revokes the key from `at` on (ms; a future time schedules it: a rotation's grace period).
+   * MUST keep the earliest revocation: sets `revoked_at = at` only while it is null or later than
+   * `at`, so a revocation can be brought forward and never postponed.
+   */
   revokeApiKey(id: string, at: number): Promise<void>;
+  /**
+   * OPTIONAL. Records that the key authenticated a request at `at` (ms): sets `last_used_at = at`
+   * only while it is null or earlier than `at` (never backwards). The services call it at most
+   * about once a minute per key, never awaiting it on a request's path.
+   */
+  recordApiKeyUse?(id: string, at: number): Promise<void>;
 }
 
 /**
@@ -261,6 +328,12 @@ export interface ProjectEventStore {
   appendAudited?(entry: OperationLog, event: NewProjectEvent): Promise<ProjectEvent>;
   /** Operation Log rows of a project, newest first, keyset after `(created_at, id)`. */
   listOperationLogs(query: { project_id: string; after?: { created_at: number; id: string }; limit: number }): Promise<OperationLog[]>;
+  /**
+   * OPTIONAL. The workspace's Operation Log rows that belong to no project (`project_id` null: the
+   * administration writes), newest first, keyset strictly after `(created_at, id)`, at most
+   * `limit`. Never a row of another workspace or of a project.
+   */
+  listWorkspaceOperationLogs?(query: { workspace_id: string; after?: { created_at: number; id: string }; limit: number }): Promise<OperationLog[]>;
 }
 
 /**
@@ -417,9 +490,17 @@ export interface Store extends StoreTx {
    * committed.
    */
   transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * OPTIONAL (without it the services read a workspace and call the store ready when that
+   * answers). Whether the store can serve now: the database answers and holds every migration of
+   * this release. MUST NOT throw (a failure is `{ ready: false, reason, message }`, the message in
+   * plain words, never a password or a connection string) and SHOULD answer within a second; the
+   * caller bounds the wait (`GET /ready`: 2 s).
+   */
+  readiness?(): Promise<StoreReadiness>;
   /** Releases connections. */
   close(): Promise<void>;
 }
 
 /** Re-exported for adapter authors. */
-export type { Account, ApiKey, Floor, JsonValue, Membership, MemberRole, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run, Session, SessionEvent, Workspace };
+export type { Account, ApiKey, Floor, JsonValue, Membership, MemberRole, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run, Session, SessionEvent, Workspace, WorkspaceAccount };

@@ -34,8 +34,13 @@ export const accountSchema = z.object({
   created_at: ms(),
 });
 
-/** `standard` authenticates its own account; `service` may act as any account of its workspace. */
-export const apiKeyKindSchema = z.enum(['standard', 'service']);
+/**
+ * `standard` authenticates its own account; `service` may act as any account of its workspace;
+ * `admin` authenticates its own account and may also manage the workspace's accounts and keys
+ * (`/admin/*`, platform.md "Administration").
+ */
+export const apiKeyKindSchema = z.enum(['standard', 'service', 'admin'])
+  .describe('`standard`: its own account; `service`: any account of its workspace (`x-account-id`); `admin`: its own account, plus the `/admin` routes');
 export const projectStatusSchema = z.enum(['active', 'archived']);
 export const memberRoleSchema = z.enum(['deriver', 'observer']);
 /** The caller's role in a Project: the owner, or a member's role. */
@@ -50,8 +55,29 @@ export const apiKeySchema = z.object({
   /** Hex SHA-256 of the secret; the secret itself is never stored. */
   key_hash: z.string(),
   created_at: ms(),
-  revoked_at: nullableMs(),
+  /**
+   * From when the key is refused (ms), or null. A time in the future is a scheduled revocation:
+   * the grace period of a rotated key (platform.md "Administration").
+   */
+  revoked_at: nullableMs().describe('ms since the epoch from which the key is refused (a future time: the grace period of a rotated key), or null'),
+  /** The last time the key authenticated a request (ms, to within a minute), or null. Added by migration 0010. */
+  last_used_at: nullableMs().describe('The last time the key authenticated a request (ms, to within a minute), or null if never'),
 });
+
+/**
+ * An API key as the administration routes show it: every field of the key but its hash (the
+ * secret itself is never stored, and is shown only when the key is created or rotated).
+ */
+export const apiKeyViewSchema = apiKeySchema.omit({ key_hash: true }).describe('An API key (never its secret nor its hash)');
+
+/**
+ * An account as a workspace sees it (the administration routes): the account and its membership
+ * of the workspace, with `disabled_at` once an administrator disabled it there (ms, or null).
+ */
+export const workspaceAccountSchema = accountSchema.extend({
+  workspace_id: z.string(),
+  disabled_at: nullableMs().describe('When an administrator disabled the account in this workspace (ms), or null'),
+}).describe('An account of the workspace');
 
 export const projectSchema = z.object({
   id: z.string(),

@@ -17,16 +17,16 @@ import type { StoreTx } from '../ports/store.js';
 import { checkAttemptOwnership, checkEndRunConditional, checkListRunningRuns } from './conformance-checks/runs.js';
 import { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
 import { checkIdempotencyRecords } from './conformance-checks/idempotency.js';
-import { checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
+import { checkAccountsAndKeys, checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
 import { checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging } from './conformance-checks/inbox.js';
 import { checkMemberships } from './conformance-checks/projects.js';
 import { checkGapFreeSessionSeq, checkManagedSessions, checkSessionWithAccess, checkSessionsFloorsPages } from './conformance-checks/sessions.js';
-import { checkRowLocks, checkTransactionAtomicity } from './conformance-checks/transactions.js';
+import { checkReadiness, checkRowLocks, checkTransactionAtomicity } from './conformance-checks/transactions.js';
 import type { StoreConformanceSubject } from './conformance-checks/support.js';
 
 export { ConformanceError, type RawReader, type RawTable, type StoreConformanceSubject } from './conformance-checks/support.js';
-export { checkRowLocks, checkTransactionAtomicity } from './conformance-checks/transactions.js';
-export { checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
+export { checkReadiness, checkRowLocks, checkTransactionAtomicity } from './conformance-checks/transactions.js';
+export { checkAccountsAndKeys, checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
 export { checkMemberships } from './conformance-checks/projects.js';
 export { JSON_SAMPLES, checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging } from './conformance-checks/inbox.js';
 export { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
@@ -47,13 +47,19 @@ export type StorePortGroup = (typeof STORE_PORT_GROUPS)[number];
 
 /** The methods of each sub-port (optional ones included), e.g. to build a partial store in a test. */
 export const STORE_PORT_METHODS = {
-  identity: ['insertWorkspace', 'getWorkspace', 'insertAccount', 'getWorkspaceAccount', 'insertApiKey', 'findApiKeyByHash', 'revokeApiKey'],
+  identity: [
+    'insertWorkspace', 'getWorkspace', 'listWorkspaces', 'insertAccount', 'getWorkspaceAccount', 'listWorkspaceAccounts', 'lockWorkspaceAccount',
+    'disableWorkspaceAccount', 'insertApiKey', 'findApiKeyByHash', 'getApiKey', 'listApiKeys', 'revokeApiKey', 'recordApiKeyUse',
+  ],
   projects: [
     'insertProject', 'getProject', 'lockProject', 'listProjectsForAccount', 'setProjectStatus', 'getMembership', 'upsertMembership',
     'deleteMembership', 'listMemberships',
   ],
   inbox: ['insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'listInboxItems', 'decideInboxItem'],
-  events: ['appendProjectEvent', 'getProjectEvent', 'listProjectEvents', 'lastProjectEventSequence', 'appendOperationLog', 'appendAudited', 'listOperationLogs'],
+  events: [
+    'appendProjectEvent', 'getProjectEvent', 'listProjectEvents', 'lastProjectEventSequence', 'appendOperationLog', 'appendAudited', 'listOperationLogs',
+    'listWorkspaceOperationLogs',
+  ],
   sessions: [
     'insertSession', 'getSession', 'lockSession', 'listSessions', 'getSessionWithAccess', 'pageSessions', 'updateSession', 'deleteSession',
     'insertFloor', 'getFloor', 'listFloors', 'lastFloorNumber', 'insertPage', 'getPage', 'listPages', 'appendSessionEvents',
@@ -88,8 +94,10 @@ const needs = (...more: StorePortGroup[]): readonly StorePortGroup[] => [...WORL
 export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'transactions', requires: needs('inbox', 'events'), name: 'transactions are atomic (rollback after 1, 2 or 3 writes leaves nothing; commit keeps all)', run: checkTransactionAtomicity },
   { group: 'transactions', requires: needs('inbox', 'events', 'runs'), name: 'row locks: no write checked under lockProject / lockSession commits after a change it did not see', run: checkRowLocks },
+  { group: 'transactions', requires: [], name: 'readiness (optional): a migrated store is ready', run: checkReadiness },
   { group: 'identity', requires: needs('inbox', 'events'), name: 'workspace and project scoping of lookups and lists', run: checkWorkspaceScoping },
-  { group: 'identity', requires: needs(), name: 'identity, API keys and conditional project status', run: checkIdentityAndProjects },
+  { group: 'identity', requires: needs(), name: 'identity, API keys (revocation kept earliest) and conditional project status', run: checkIdentityAndProjects },
+  { group: 'identity', requires: needs('events'), name: 'administration (optional methods): accounts, disabling, keys, last use, workspace Operation Log', run: checkAccountsAndKeys },
   { group: 'projects', requires: needs(), name: 'memberships: upsert and delete', run: checkMemberships },
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'decideInboxItem: 20 concurrent decisions → exactly one winner, one log row, one event', run: checkDecideHasOneWinner },
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'keyset pages neither skip nor repeat rows sharing created_at (with filters)', run: checkKeysetPaging },

@@ -11,9 +11,9 @@ export {
 } from './conformance.js';
 export { memoryConformanceSubject, memoryRawReader } from './conformance-memory.js';
 export {
-  checkAttemptOwnership, checkDecideHasOneWinner, checkEndRunConditional, checkEventVisibilitySourceAndLatest,
+  checkAccountsAndKeys, checkAttemptOwnership, checkDecideHasOneWinner, checkEndRunConditional, checkEventVisibilitySourceAndLatest,
   checkGapFreeProjectSequences, checkGapFreeSessionSeq, checkIdempotencyRecords, checkIdentityAndProjects, checkInboxItemWithAccess,
-  checkJsonRoundTrip, checkKeysetPaging, checkListRunningRuns, checkManagedSessions, checkMemberships, checkRowLocks,
+  checkJsonRoundTrip, checkKeysetPaging, checkListRunningRuns, checkManagedSessions, checkMemberships, checkReadiness, checkRowLocks,
   checkSessionsFloorsPages, checkSessionWithAccess, checkTransactionAtomicity, checkWorkspaceScoping, ConformanceError, JSON_SAMPLES,
   type RawReader, type RawTable, type StoreConformanceCheck, storeConformanceChecks, type StoreConformanceSubject,
 } from './conformance-checks.js';

@@ -133,5 +133,14 @@ export function projectEventOps(ctx: StoreContext): ProjectEventStore {
       const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limitOf(q.limit)).execute();
       return rows.map((r) => LOG.decode(r));
     },
+    async listWorkspaceOperationLogs(q) {
+      let query = db.selectFrom('operation_logs').select(LOG.select(dialect)).where('workspace_id', '=', q.workspace_id).where('project_id', 'is', null);
+      const after = q.after;
+      if (after) {
+        query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(after.created_at, after.id)));
+      }
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limitOf(q.limit)).execute();
+      return rows.map((r) => LOG.decode(r));
+    },
   };
 }

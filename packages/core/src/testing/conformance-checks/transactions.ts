@@ -104,3 +104,12 @@ export async function checkRowLocks({ store, raw }: Pick<StoreConformanceSubject
   assertSame(await store.transaction((tx) => tx.lockProject(w.ws.id, w.project.id)), { ...w.project, status: 'archived', updated_at: T0 + 1 }, 'lockProject reads the committed row');
   assertSame(await store.transaction((tx) => tx.lockSession(w.ws.id, w.session.id)), w.session, 'lockSession reads the committed row');
 }
+
+/**
+ * `readiness` (optional: a store without it passes): a migrated store that answers is
+ * `{ ready: true }`, and asking changes nothing (a second call answers the same).
+ */
+export async function checkReadiness({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.readiness === undefined) return;
+  for (const attempt of [1, 2]) assertSame(await store.readiness(), { ready: true }, `readiness of a migrated store (call ${attempt})`);
+}

@@ -31,5 +31,9 @@ export function projectEventOps(get: GetState): ProjectEventStore {
     async listOperationLogs(q) {
       return get().logs.filter((l) => l.project_id === q.project_id && isAfterDesc(l, q.after)).sort(byKeyDesc).slice(0, q.limit).map(copy);
     },
+    async listWorkspaceOperationLogs(q) {
+      return get().logs.filter((l) => l.workspace_id === q.workspace_id && l.project_id === null && isAfterDesc(l, q.after))
+        .sort(byKeyDesc).slice(0, q.limit).map(copy);
+    },
   };
 }

@@ -13,6 +13,8 @@ export interface State {
   workspaces: Map<string, Workspace>;
   accounts: Map<string, Account>;
   workspaceMembers: Set<string>;
+  /** When a membership (`workspace\u0000account`) was disabled, in ms. */
+  disabledMembers: Map<string, number>;
   keys: Map<string, ApiKey>;
   projects: Map<string, Project>;
   memberships: Map<string, Membership>;
@@ -33,7 +35,7 @@ export interface State {
 }
 
 export const emptyState = (): State => ({
-  workspaces: new Map(), accounts: new Map(), workspaceMembers: new Set(), keys: new Map(), projects: new Map(),
+  workspaces: new Map(), accounts: new Map(), workspaceMembers: new Set(), disabledMembers: new Map(), keys: new Map(), projects: new Map(),
   memberships: new Map(), sessions: new Map(), deletedSessions: new Set(), floors: new Map(), pages: new Map(), items: new Map(), events: [],
   logs: [], runs: new Map(), sessionEvents: [], idempotency: new Map(), attemptOwners: new Map(),
 });
