@@ -71,13 +71,13 @@ export function setupSteps({ frozen, firstInstall }) {
   ];
 }
 
-/** Runs every set-up step; resolves with the first non-zero exit code, or 0. */
-export async function setup({ verbose = process.env.INBOX_KIT_SETUP_VERBOSE === '1' } = {}) {
+/** Runs every set-up step; resolves with the first non-zero exit code, or 0. `out` receives its lines (default the console). */
+export async function setup({ verbose = process.env.INBOX_KIT_SETUP_VERBOSE === '1', out = console } = {}) {
   const frozen = existsSync('pnpm-lock.yaml') && process.env.INBOX_KIT_NO_FROZEN !== '1';
   const firstInstall = !existsSync('node_modules/.modules.yaml');
   const env = pnpmEnv();
   for (const step of setupSteps({ frozen, firstInstall })) {
-    const code = await runStep({ ...step, env, verbose });
+    const code = await runStep({ ...step, env, verbose, out });
     if (code !== 0) return code;
   }
   return 0;

@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/main.ts', 'src/index.ts'],
+  entry: ['src/main.ts', 'src/index.ts', 'src/admin.ts'],
   format: ['esm'],
   dts: false,
   sourcemap: true,

@@ -19,7 +19,7 @@ import { nanoid } from 'nanoid';
 import pretty from 'pino-pretty';
 import type { DemoConfig } from './config.js';
 import { createDemoModel } from './model.js';
-import { seed, type Credentials } from './seed.js';
+import { startUp, type Credentials, type StartUp } from './seed.js';
 import { demoWeb } from './web.js';
 
 export interface Demo {
@@ -30,9 +30,14 @@ export interface Demo {
   bus: EventBus;
   /** The Session Runtime (durable Session events, Runs, Live Inbox). */
   runtime: SessionRuntimeService;
+  /** The keys the web page may offer: those issued now (first start), else those of `credentials.json` that authenticate. */
   credentials: Credentials;
-  /** True when this start seeded a fresh database. */
+  /** True when this start found an empty database and wrote its first data (the demo seed, or with `DEMO_SEED=false` one workspace and its admin key). */
   seeded: boolean;
+  /** What the start found and did about data and keys (for the start-up lines). */
+  startUp: StartUp;
+  /** The migrations: applied by this start, still pending (none unless `DATABASE_MIGRATE=false`), or of a newer release (served as they are). */
+  migrations: OpenedStore['migrations'];
   /**
    * How many Runs left `running` by a dead process this start ended (`failed`, with
    * `session.status_idle`), before listening; 0 when config `recoverStaleRuns` is off.
@@ -40,6 +45,11 @@ export interface Demo {
   recovered: number;
   dialect: 'sqlite' | 'postgres';
   close(): Promise<void>;
+}
+
+/** A start-up refusal a user can fix (main.ts prints the message alone and exits 1). */
+export class StartUpError extends Error {
+  override readonly name = 'StartUpError';
 }
 
 /**
@@ -65,7 +75,14 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     databaseUrl: config.databaseUrl,
     sqliteFile: join(config.dataDir, 'inbox-kit.sqlite'),
     postgres: { preparedStatements: config.preparedStatements },
+    migrate: config.migrate,
   });
+  if (opened.migrations.pending.length > 0) {
+    // DATABASE_MIGRATE=false on a database that lacks this release's migrations: nothing would work.
+    await opened.close();
+    throw new StartUpError(`the database lacks ${opened.migrations.pending.length} migration(s) of this release (${opened.migrations.pending.join(', ')}) and DATABASE_MIGRATE=false: `
+      + 'run `npm run admin -- migrate` with the same DATABASE_URL / DATA_DIR first (or unset DATABASE_MIGRATE)');
+  }
   let app: FastifyInstance | undefined;
   let bus: EventBus & { close?(): Promise<void> };
   try {
@@ -102,7 +119,8 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
   // The Managed Agents surface (`/v1/sessions`): one configured agent, `assistant`, backed by the model.
   const managedSessions = new ManagedSessionsService({ ...deps, platform, runtime, agents: [DEMO_AGENT] });
   try {
-    const { credentials, created } = await seed(opened.store, platform, config.dataDir);
+    const started = await startUp(opened.store, platform, config.dataDir, { demoSeed: config.demoSeed, workspaceName: config.workspaceName });
+    const { credentials, created } = started;
     const services: InboxKitServices = { platform, projectInbox, runtime, managedSessions };
     const forwarding = routing && config.forwardSecret ? { secret: config.forwardSecret } : undefined;
     app = await createServer({
@@ -121,7 +139,8 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     const recovered = await runtime.recoverStaleRuns();
     const server = app;
     return {
-      app: server, http: { services, ...(forwarding ? { forwarding } : {}) }, store: opened.store, bus, runtime, credentials, seeded: created, recovered, dialect: opened.dialect,
+      app: server, http: { services, ...(forwarding ? { forwarding } : {}) }, store: opened.store, bus, runtime, credentials, seeded: created, startUp: started,
+      migrations: opened.migrations, recovered, dialect: opened.dialect,
       close: async () => {
         // Runs first (each ends `cancelled` in storage), then the HTTP server, the event bus, storage.
         await runtime.close();

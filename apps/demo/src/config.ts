@@ -18,7 +18,11 @@
  * DATABASE_PREPARED_STATEMENTS (default true; "false" or "0" behind a transaction-mode pooler such
  * as PgBouncer before 1.21, which cannot keep named prepared statements), and DEMO_MODEL
  * (`scripted`, the default, or `anthropic`: the Messages API model, which needs ANTHROPIC_API_KEY
- * and takes ANTHROPIC_BASE_URL and ANTHROPIC_MODEL, default `claude-haiku-4-5`).
+ * and takes ANTHROPIC_BASE_URL and ANTHROPIC_MODEL, default `claude-haiku-4-5`), DEMO_SEED (default
+ * true; "false" or "0": an empty database gets one workspace, INBOX_KIT_WORKSPACE_NAME, default
+ * `Workspace`, and one admin key instead of the demo data) and DATABASE_MIGRATE (default true;
+ * "false" or "0": no migration at start-up, which then refuses a database lacking this release's
+ * migrations: run `npm run admin -- migrate` ahead).
  */
 import { resolve } from 'node:path';
 
@@ -63,6 +67,12 @@ export interface DemoConfig {
    * `hono` (`@inbox-kit/http-hono`: the same API on Hono, without the web page and /docs).
    */
   httpAdapter: 'fastify' | 'hono';
+  /** Seed the demo data on an empty database (DEMO_SEED, default true); false: one workspace and its admin key. */
+  demoSeed: boolean;
+  /** The name of that one workspace (INBOX_KIT_WORKSPACE_NAME, default `Workspace`, 1–200 characters). */
+  workspaceName: string;
+  /** Apply pending migrations at start-up (DATABASE_MIGRATE, default true). */
+  migrate: boolean;
 }
 
 /** The Messages API model the demo uses when ANTHROPIC_MODEL is unset. */
@@ -121,7 +131,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     preparedStatements: booleanOf('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS, true),
     httpAdapter: httpAdapterOf(env.HTTP_ADAPTER),
     model: modelOf(env),
+    demoSeed: booleanOf('DEMO_SEED', env.DEMO_SEED, true),
+    workspaceName: workspaceNameOf(env.INBOX_KIT_WORKSPACE_NAME),
+    migrate: booleanOf('DATABASE_MIGRATE', env.DATABASE_MIGRATE, true),
   };
+}
+
+function workspaceNameOf(value: string | undefined): string {
+  const name = (value ?? '').trim();
+  if (name === '') return 'Workspace';
+  if ([...name].length > 200) throw new ConfigError(`INBOX_KIT_WORKSPACE_NAME must be at most 200 characters, got ${[...name].length}`);
+  return name;
 }
 
 function httpAdapterOf(value: string | undefined): 'fastify' | 'hono' {

@@ -3,4 +3,4 @@
  */
 export { buildDemo, type Demo } from './app.js';
 export { loadConfig, type DemoConfig } from './config.js';
-export { seed, DEMO_ACCOUNTS, type Credentials } from './seed.js';
+export { startUp, bootstrapWorkspace, DEMO_ACCOUNTS, type Credentials, type StartUp, type StartUpOptions } from './seed.js';

@@ -6,7 +6,6 @@
  * SIGTERM, ending with the line `inbox-kit demo stopped` and exit status 0. A port already in use
  * is one line naming `PORT`, exit status 1.
  */
-import { join } from 'node:path';
 import type { InboxKitHonoServer } from '@inbox-kit/http-hono';
 import { buildDemo, type Demo } from './app.js';
 import { loadConfig, type DemoConfig } from './config.js';
@@ -15,8 +14,10 @@ import { keyLines } from './startup-output.js';
 
 /** Prints a start-up failure as one line (no stack for mistakes a user can fix) and exits 1. */
 function fail(error: unknown): never {
-  const e = error as { name?: string; code?: string; message?: string };
-  const expected = e?.name === 'ConfigError' || e?.name === 'CredentialsMismatchError' ||
+  let e = error as { name?: string; code?: string; message?: string; cause?: unknown };
+  // An unreachable PostgreSQL (`storage_unavailable`): the driver's own words say where and why.
+  if (e?.name === 'InboxKitError' && e.code === 'storage_unavailable' && e.cause instanceof Error) e = e.cause as typeof e;
+  const expected = e?.name === 'ConfigError' || e?.name === 'StartUpError' ||
     ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND', 'ENOTDIR', 'ENOENT', 'EROFS', 'ECONNREFUSED'].includes(e?.code ?? '');
   console.error(`inbox-kit demo: could not start: ${e?.message ?? String(error)}`);
   if (e?.code === 'EADDRINUSE') {
@@ -90,11 +91,16 @@ const address = demo.app.server.address();
 const port = hono ? hono.port : typeof address === 'object' && address ? address.port : config.port;
 const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 // Printed before the listening line, so whoever waits for that line has read it already.
+if (demo.migrations.applied.length > 0) console.log(`Database: applied the migrations ${demo.migrations.applied.join(', ')}`);
+if (demo.migrations.unknown.length > 0) {
+  console.log(`Database: migrated further by a newer release (${demo.migrations.unknown.join(', ')}); this release serves on it as it is`);
+}
 if (demo.recovered > 0) {
   console.log(`Ended ${demo.recovered} Run${demo.recovered === 1 ? '' : 's'} left running by a previous process (outcome failed)`);
 }
 if (hono) console.log('HTTP adapter: hono (the API only; the web page and /docs need HTTP_ADAPTER=fastify)');
 console.log(`Model: ${describeModel(config)}`);
-console.log(`inbox-kit demo listening on ${base} (${demo.dialect}${demo.seeded ? ', freshly seeded' : ''})`);
+const fresh = demo.startUp.kind === 'seeded' ? ', freshly seeded' : demo.startUp.kind === 'bootstrapped' ? ', first start without demo data' : '';
+console.log(`inbox-kit demo listening on ${base} (${demo.dialect}${fresh})`);
 if (!hono) console.log(`Web page: ${base}/  ·  API reference: ${base}/docs`);
-for (const line of keyLines(demo.credentials, demo.seeded, join(config.dataDir, 'credentials.json'), config.logLevel)) console.log(line);
+for (const line of keyLines(demo.startUp, config.logLevel)) console.log(line);

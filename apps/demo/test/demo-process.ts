@@ -192,3 +192,33 @@ export async function openEventStream(url: string, key: string, headers: Record<
     close: () => controller.abort(),
   };
 }
+
+/** The repository's root. */
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * Runs `npm run admin -- <args>` from the repository's root as an operator does (the set-up step
+ * skipped: the suite has built already), with `env` added to the test's environment minus the
+ * database variables (so only `env` chooses the database). Resolves once it has exited.
+ */
+export function runAdminCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const base: NodeJS.ProcessEnv = { ...process.env, INBOX_KIT_SKIP_SETUP: '1', npm_config_update_notifier: 'false' };
+  delete base.DATABASE_URL;
+  delete base.DATA_DIR;
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: REPO_ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** {@link runAdminCommand} with `--json`; throws with its output unless it exits 0; resolves with the parsed JSON. */
+export async function adminJson<T = any>(args: string[], env: Record<string, string>): Promise<T> {
+  const run = await runAdminCommand([...args, '--json'], env);
+  if (run.code !== 0) throw new Error(`npm run admin -- ${args.join(' ')} exited ${run.code}:\n${run.stdout}${run.stderr}`);
+  return JSON.parse(run.stdout) as T;
+}

@@ -74,9 +74,9 @@ describe('the started demo', () => {
     expect(demo.dialect).toBe('sqlite');
     const file = join(dataDir, 'credentials.json');
     const credentials = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    expect(Object.keys(credentials).sort()).toEqual(['acc_deriver', 'acc_observer', 'acc_outsider', 'acc_owner', 'acc_stranger', 'service']);
+    expect(Object.keys(credentials).sort()).toEqual(['acc_deriver', 'acc_observer', 'acc_outsider', 'acc_owner', 'acc_stranger', 'admin', 'service']);
     for (const secret of Object.values(credentials)) expect(secret).toMatch(/^ik_[A-Za-z0-9_-]{40}$/);
-    expect(new Set(Object.values(credentials)).size).toBe(6);
+    expect(new Set(Object.values(credentials)).size).toBe(7);
     expect(credentials).toEqual(demo.credentials);
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });

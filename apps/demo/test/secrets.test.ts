@@ -33,26 +33,43 @@ async function stopAndRead(p: DemoProcess): Promise<string> {
 }
 
 describe('keyLines', () => {
-  const credentials = { acc_owner: 'ik_owner_secret', acc_deriver: 'ik_deriver_secret', service: 'ik_service_secret' };
+  const credentials = { acc_owner: 'ik_owner_secret', acc_deriver: 'ik_deriver_secret', service: 'ik_service_secret', admin: 'ik_admin_secret' };
+  const file = { path: '/d/credentials.json', present: true, keys: 4, valid: 4 };
+  const seeded = { credentials, created: true, kind: 'seeded' as const, file };
+  const later = { credentials, created: false, kind: 'existing' as const, file };
 
   it('on the creating start: every account key but the service key; later starts: only where the file is', () => {
-    const created = keyLines(credentials, true, '/d/credentials.json', 'info').join('\n');
+    const created = keyLines(seeded, 'info').join('\n');
     expect(created).toContain('ik_owner_secret');
     expect(created).toContain('ik_deriver_secret');
     expect(created).not.toContain('ik_service_secret');
+    expect(created).toContain('ik_admin_secret');
     expect(created).toContain('/d/credentials.json');
     // Plain words: which keys were printed, where all of them are, and that the service key is only there.
     expect(created.split('\n')[0]).toBe('API keys, created now (shown once). All keys are kept in /d/credentials.json; the service key is only there.');
-    const later = keyLines(credentials, false, '/d/credentials.json', 'debug').join('\n');
-    expect(later).toContain('/d/credentials.json');
-    for (const key of Object.values(credentials)) expect(later).not.toContain(key);
+    const again = keyLines(later, 'debug').join('\n');
+    expect(again).toContain('/d/credentials.json');
+    for (const key of Object.values(credentials)) expect(again).not.toContain(key);
+  });
+
+  it('a later start without the file, or with keys that do not authenticate, says so and how to make a key', () => {
+    const missing = keyLines({ ...later, credentials: {}, file: { ...file, present: false, keys: 0, valid: 0 } }, 'info').join('\n');
+    expect(missing).toMatch(/no \/d\/credentials\.json here .*npm run admin -- keys create --account/);
+    const stale = keyLines({ ...later, file: { ...file, valid: 1 } }, 'info').join('\n');
+    expect(stale).toContain('3 of 4 do not authenticate against this database');
+  });
+
+  it('DEMO_SEED=false: the workspace and its admin key, once', () => {
+    const lines = keyLines({ credentials: { admin: 'ik_admin_only' }, created: true, kind: 'bootstrapped', workspace: { id: 'ws_x', name: 'Team', created_at: 0 }, file }, 'info');
+    expect(lines[0]).toBe('Workspace "Team" (ws_x) created with one admin key, shown once (also kept in /d/credentials.json):');
+    expect(lines.join('\n')).toContain('ik_admin_only');
   });
 
   it('prints nothing when LOG_LEVEL is above info', () => {
     for (const level of ['warn', 'error', 'fatal', 'silent']) {
-      expect(keyLines(credentials, true, '/d/credentials.json', level), level).toEqual([]);
+      expect(keyLines(seeded, level), level).toEqual([]);
     }
-    for (const level of ['info', 'debug', 'trace']) expect(keyLines(credentials, true, '/d/credentials.json', level).length, level).toBeGreaterThan(1);
+    for (const level of ['info', 'debug', 'trace']) expect(keyLines(seeded, level).length, level).toBeGreaterThan(1);
   });
 });
 

@@ -205,3 +205,28 @@ export function openSqlite(file: string, opts: { cacheSizeKiB?: number } = {}): 
   });
   return db;
 }
+
+/**
+ * A consistent copy of the SQLite database `file` at `destination`, taken with SQLite's online
+ * backup API (better-sqlite3's `backup()`) over a connection of its own, while other connections
+ * and processes keep reading and writing (storage README "Backups"). The copy is a complete
+ * database: open it (or put it in place of `file` while no server runs) and it holds every
+ * transaction committed before the backup finished. `destination` is created 0600 with its
+ * directory; an existing file there is replaced. Restore by stopping the server and copying the
+ * backup over `file` (removing `file`'s `-wal` and `-shm`).
+ *
+ * @returns the number of database pages copied.
+ * @throws the driver's error when `file` is not a SQLite database or `destination` cannot be written.
+ */
+export async function backupSqlite(file: string, destination: string): Promise<{ pages: number }> {
+  if (resolve(file) === resolve(destination)) throw new Error('backupSqlite: the destination is the database itself');
+  mkdirSync(dirname(resolve(destination)), { recursive: true });
+  const source = new SqliteDatabase(file, { fileMustExist: true, timeout: SQLITE_BUSY_TIMEOUT_MS });
+  try {
+    createPrivateFile(destination);
+    const { totalPages } = await source.backup(destination);
+    return { pages: totalPages };
+  } finally {
+    source.close();
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * Accounts and keys without code (platform.md "Administration"), on SQLite and PostgreSQL, against
+ * the built demo as a real process: over HTTP with the `admin` key the first start wrote to
+ * `credentials.json` (create an account and a key, use it, list it without its secret, rotate it
+ * with and without a grace period, revoke it: 401 at once), and with the command line
+ * (`npm run admin -- …`, another process on the same database while the server runs: the server
+ * refuses a revoked, rotated or disabled account's key within its principal cache's 1 s). The
+ * command line refuses to run with no database configured and creates no file. Needs the build
+ * (and INBOX_KIT_TEST_PG_URL for PostgreSQL).
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, type InboxKitClient } from '@inbox-kit/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  adminJson, credentialsOf, freshPostgresDatabase, PG_ADMIN_URL, REPO_ROOT, runAdminCommand, startDemoProcess, stopDemoProcess, type DemoProcess,
+} from './demo-process.js';
+
+/** The documented delay before another process's revocation is seen (the principal cache's 1 s), plus room for polling on a busy machine. */
+const REVOCATION_BOUND_MS = 1_000 + 1_500;
+
+const engines = [
+  { name: 'SQLite', pg: false },
+  { name: 'PostgreSQL', pg: true },
+] as const;
+
+describe.each(engines)('administration on $name', ({ pg }) => {
+  const skip = pg && !PG_ADMIN_URL;
+  let demo: DemoProcess | undefined;
+  let dir = '';
+  let env: Record<string, string> = {};
+  let drop: (() => Promise<void>) | undefined;
+  let admin: InboxKitClient;
+
+  beforeAll(async () => {
+    if (skip) return;
+    dir = mkdtempSync(join(tmpdir(), 'inbox-kit-admin-'));
+    env = { DATA_DIR: join(dir, 'data') };
+    if (pg) {
+      const db = await freshPostgresDatabase('inbox_kit_admin');
+      drop = db.drop;
+      env.DATABASE_URL = db.url;
+    }
+    demo = await startDemoProcess(env);
+    admin = createClient({ baseUrl: demo.url, apiKey: credentialsOf(env.DATA_DIR!).admin!, retry: { retries: 0 } });
+  });
+  afterAll(async () => {
+    await stopDemoProcess(demo);
+    await drop?.();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** GET /me with `secret`: the status and body. */
+  const me = async (secret: string) => {
+    const res = await fetch(`${demo!.url}/me`, { headers: { authorization: `Bearer ${secret}` } });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  /**
+   * Polls GET /me with `secret` until it answers 401; resolves with the ms it took. Meanwhile the
+   * cached principal answers 200 (or, for a disabled account, 404 `account_not_found`: the account
+   * is no member any more).
+   */
+  const refusedWithin = async (secret: string, since: number, meanwhile: number[] = [200]) => {
+    for (;;) {
+      const { status, body } = await me(secret);
+      if (status === 401) {
+        expect(body.error.code).toBe('invalid_credentials');
+        return Date.now() - since;
+      }
+      expect(meanwhile).toContain(status);
+      if (Date.now() - since > 10_000) throw new Error('the key was still accepted after 10 s');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+
+  it('over HTTP: create an account and a key, use it, list it (no secret), rotate it, revoke it → 401', async (ctx) => {
+    if (skip) return ctx.skip('INBOX_KIT_TEST_PG_URL is not set');
+    const account = await admin.admin.accounts.create({ name: 'Nia Newcomer' });
+    expect(account).toMatchObject({ name: 'Nia Newcomer', workspaceId: 'ws_demo', disabledAt: null });
+    const { key, secret } = await admin.admin.keys.create(account.id);
+    expect(await me(secret)).toMatchObject({ status: 200, body: { account: { id: account.id }, workspace_id: 'ws_demo', key_kind: 'standard' } });
+
+    // Listed with its last use, never with its secret or hash.
+    const raw = await (await fetch(`${demo!.url}/admin/keys?account_id=${account.id}`, { headers: { authorization: `Bearer ${credentialsOf(env.DATA_DIR!).admin}` } })).text();
+    expect(raw).toContain(key.id);
+    expect(raw).not.toContain(secret);
+    expect(raw).not.toContain('key_hash');
+    for (let i = 0; ; i++) {
+      const [listed] = (await admin.admin.keys.list({ accountId: account.id })).items;
+      if (listed?.lastUsedAt !== null) break;
+      if (i > 200) throw new Error('last_used_at was never recorded');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+
+    // Rotation without grace: the old secret is refused at once.
+    const rotated = await admin.admin.keys.rotate(key.id);
+    expect((await me(secret)).status).toBe(401);
+    expect((await me(rotated.secret)).status).toBe(200);
+    // With a grace period both work until it ends.
+    const graced = await admin.admin.keys.rotate(rotated.key.id, { graceMs: 60_000 });
+    expect(graced.previous.revokedAt).toBeGreaterThan(Date.now());
+    expect((await me(rotated.secret)).status).toBe(200);
+    expect((await me(graced.secret)).status).toBe(200);
+    expect((await admin.admin.keys.list({ accountId: account.id })).items.map((k) => k.id).sort()).toEqual([graced.key.id, rotated.key.id].sort());
+
+    // Revocation: 401 from the next request on (this process revoked it).
+    await admin.admin.keys.revoke(rotated.key.id);
+    expect((await me(rotated.secret)).status).toBe(401);
+    await admin.admin.keys.revoke(graced.key.id);
+    expect((await me(graced.secret)).status).toBe(401);
+    expect((await admin.admin.keys.list({ accountId: account.id })).items).toEqual([]);
+    expect((await admin.admin.keys.list({ accountId: account.id, includeRevoked: true })).items).toHaveLength(3);
+
+    // A standard key may not administer; every write is in the administration log.
+    await expect(createClient({ baseUrl: demo!.url, apiKey: credentialsOf(env.DATA_DIR!).acc_owner!, retry: { retries: 0 } }).admin.keys.list())
+      .rejects.toMatchObject({ status: 403, code: 'permission_denied' });
+    const logs = (await admin.admin.operationLogs.list({ limit: 10 })).items;
+    expect(logs.slice(0, 6).map((l) => l.action)).toEqual(['api_key.revoke', 'api_key.revoke', 'api_key.rotate', 'api_key.rotate', 'api_key.create', 'account.create']);
+    expect(logs.every((l) => l.projectId === null && l.actorAccountId === 'acc_admin')).toBe(true);
+  });
+
+  it('with the command line, while the server runs: the server refuses a revoked key within the principal cache delay', async (ctx) => {
+    if (skip) return ctx.skip('INBOX_KIT_TEST_PG_URL is not set');
+    const ws = ['--workspace', 'ws_demo'];
+    const { account } = await adminJson(['accounts', 'create', '--name', 'Cleo Command-line', ...ws], env);
+    const issued = await adminJson(['keys', 'create', '--account', account.id, ...ws], env);
+    expect(issued.secret).toMatch(/^ik_/);
+    expect((await me(issued.secret)).status).toBe(200);
+    const listed = await runAdminCommand(['keys', 'list', '--account', account.id, ...ws], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^${issued.key.id}  standard  ${account.id}  created .* last used `))]);
+    expect(listed.stdout).not.toContain(issued.secret);
+
+    // Rotate: the old secret (cached by the server a moment ago) is refused within the delay.
+    expect((await me(issued.secret)).status).toBe(200);
+    const rotated = await adminJson(['keys', 'rotate', issued.key.id], env);
+    expect(await refusedWithin(issued.secret, Date.now())).toBeLessThan(REVOCATION_BOUND_MS);
+    expect((await me(rotated.secret)).status).toBe(200);
+
+    // Revoke.
+    expect((await me(rotated.secret)).status).toBe(200);
+    const revoked = await runAdminCommand(['keys', 'revoke', rotated.key.id], env);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(await refusedWithin(rotated.secret, Date.now())).toBeLessThan(REVOCATION_BOUND_MS);
+
+    // Disable the account: its last key goes too.
+    const last = await adminJson(['keys', 'create', '--account', account.id, '--kind', 'service', ...ws], env);
+    expect((await me(last.secret)).status).toBe(200);
+    const disabled = await adminJson(['accounts', 'disable', account.id, ...ws], env);
+    expect(disabled.account.disabled_at).toEqual(expect.any(Number));
+    expect(await refusedWithin(last.secret, Date.now(), [200, 404])).toBeLessThan(REVOCATION_BOUND_MS);
+
+    // The command line's writes are in the administration log, as `system`.
+    const logs = (await admin.admin.operationLogs.list({ limit: 5 })).items;
+    expect(logs[0]).toMatchObject({ action: 'account.disable', actorAccountId: 'system', targetId: account.id });
+    // Two workspaces and no --workspace: refused, naming them.
+    const ambiguous = await runAdminCommand(['accounts', 'list'], env);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toMatch(/2 workspaces; name one with --workspace \(ws_demo, ws_other\)|--workspace \(ws_other, ws_demo\)/);
+  });
+});
+
+describe('the administration command line', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses to run with no database configured (exit 2), and writes no file', async () => {
+    const listing = () => [REPO_ROOT, join(REPO_ROOT, 'apps', 'demo')].map((d) => readdirSync(d).sort());
+    const before = listing();
+    const run = await runAdminCommand(['keys', 'list'], {});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('no database configured: set DATABASE_URL (PostgreSQL) or DATA_DIR');
+    expect(listing()).toEqual(before);
+    // A DATA_DIR with no database: refused (only `migrate` creates one), nothing created.
+    const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-admin-empty-'));
+    dirs.push(dir);
+    const missing = await runAdminCommand(['accounts', 'create', '--name', 'x'], { DATA_DIR: join(dir, 'nowhere') });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`no database at ${join(dir, 'nowhere', 'inbox-kit.sqlite')}`);
+    expect(existsSync(join(dir, 'nowhere'))).toBe(false);
+    // Usage mistakes: exit 2 with the usage text.
+    const unknown = await runAdminCommand(['keys', 'forge'], { DATA_DIR: dir });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Usage: npm run admin -- <command>');
+  });
+
+  it('migrate creates and migrates a database, then a workspace with its admin key serves a fresh server', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-admin-migrate-'));
+    dirs.push(dir);
+    const env = { DATA_DIR: join(dir, 'data') };
+    const migrated = await adminJson(['migrate'], env);
+    expect(migrated.newly_applied).toContain('0010_administration');
+    expect(migrated.pending).toEqual([]);
+    expect((await adminJson(['migrate'], env)).newly_applied).toEqual([]);
+    const made = await adminJson(['workspaces', 'create', '--name', 'Ops team'], env);
+    expect(made.workspace.name).toBe('Ops team');
+    // The server starts on it as a later start (no demo data: the database has a workspace).
+    const demo = await startDemoProcess({ ...env, LOG_LEVEL: 'info' });
+    try {
+      const res = await fetch(`${demo.url}/admin/accounts`, { headers: { authorization: `Bearer ${made.secret}` } });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as any).items.map((a: { name: string }) => a.name)).toEqual(['Administrator']);
+      expect(demo.output()).not.toContain('freshly seeded');
+    } finally {
+      await stopDemoProcess(demo);
+    }
+  });
+});
