@@ -7,6 +7,9 @@
 // Run directly (`node scripts/postgres.mjs`) it prints the URL on stdout and keeps the server up
 // until SIGINT or SIGTERM, e.g. `node scripts/postgres.mjs > /tmp/pg.url &`.
 //
+// `halt()` and `resume()` stop the server (`pg_ctl stop -m fast`: connections are terminated) and
+// start it again on the same port and data, for tests of an unreachable database.
+//
 // When we run as root the cluster is owned by, and the server runs as, the `postgres` user
 // (PostgreSQL refuses to run as root); the temp directory is created with mode 0755 under /tmp so
 // that user can traverse it.
@@ -113,12 +116,13 @@ export async function startPostgres() {
     await run(initdb, ['-D', dataDir, '-A', 'trust', '-U', SERVER_USER, '-E', 'UTF8', '--locale=C', '--no-sync'], { asServer: true });
 
     let port = 0;
+    let options = '';
     let lastError;
     // The port is free when we probe it; another process may take it before the server binds, so
     // try a few ports.
     for (let attempt = 0; attempt < 5; attempt += 1) {
       port = await freePort();
-      const options = [
+      options = [
         `-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1', '-c fsync=off',
         '-c synchronous_commit=off', '-c full_page_writes=off', '-c max_connections=200',
       ].join(' ');
@@ -140,6 +144,14 @@ export async function startPostgres() {
 
     return {
       url: `postgres://${SERVER_USER}@127.0.0.1:${port}/${DATABASE}`,
+      /** Stops the server, keeping its data (every connection is terminated; new ones are refused). */
+      async halt() {
+        await run(pgCtl, ['stop', '-D', dataDir, '-m', 'fast', '-w'], { asServer: true });
+      },
+      /** Starts the halted server again, on the same port and data. */
+      async resume() {
+        await run(pgCtl, ['start', '-D', dataDir, '-w', '-t', '60', '-l', logFile, '-o', options], { asServer: true });
+      },
       async stop() {
         if (stopped) return;
         stopped = true;

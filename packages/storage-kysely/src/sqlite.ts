@@ -208,8 +208,8 @@ export function openSqlite(file: string, opts: { cacheSizeKiB?: number } = {}): 
 
 /**
  * A consistent copy of the SQLite database `file` at `destination`, taken with SQLite's online
- * backup API (better-sqlite3's `backup()`) over a connection of its own, while other connections
- * and processes keep reading and writing (storage README "Backups"). The copy is a complete
+ * backup API (better-sqlite3's `backup()`, all pages in one step) over a connection of its own,
+ * while other connections and processes keep reading and writing (storage README "Backups"). The copy is a complete
  * database: open it (or put it in place of `file` while no server runs) and it holds every
  * transaction committed before the backup finished. `destination` is created 0600 with its
  * directory; an existing file there is replaced. Restore by stopping the server and copying the
@@ -224,7 +224,10 @@ export async function backupSqlite(file: string, destination: string): Promise<{
   const source = new SqliteDatabase(file, { fileMustExist: true, timeout: SQLITE_BUSY_TIMEOUT_MS });
   try {
     createPrivateFile(destination);
-    const { totalPages } = await source.backup(destination);
+    // Every page in one step: SQLite restarts a backup whose source another connection wrote
+    // between two steps, which a busy server could do forever; in WAL mode one step only holds a
+    // read snapshot, so the server's writes go on meanwhile.
+    const { totalPages } = await source.backup(destination, { progress: () => 0x7fffffff });
     return { pages: totalPages };
   } finally {
     source.close();
