@@ -17,4 +17,8 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data LOG_FORMAT=json
 VOLUME /data
 EXPOSE 3000
 USER node
+# Liveness (README "Deployment"): /health answers while the process serves, whatever the database
+# does; readiness is /ready (compose.yaml's health check). The image has no curl: Node's fetch.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "--max-semi-space-size=4", "dist/main.js"]

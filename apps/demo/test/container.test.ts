@@ -3,7 +3,9 @@
  * start command works: there is no Docker engine here, so the image's CMD runs as a process in the
  * image's WORKDIR (mapped from /app to the repository) with the image's environment — only HOST,
  * PORT and DATA_DIR are pointed at loopback, a free port and a temp folder — and must serve, then
- * stop on SIGTERM (`docker stop`) with exit status 0. Needs the built demo.
+ * stop on SIGTERM (`docker stop`) with exit status 0. The image's HEALTHCHECK command (liveness,
+ * `/health`) and compose.yaml's health check of the demo (readiness, `/ready`) run as processes
+ * too: exit 0 while it serves, 1 once it is gone. Needs the built demo.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,10 +29,26 @@ const image = (() => {
   const from = steps.filter((s) => s.op === 'FROM').at(-1)!.args;
   const workdir = steps.filter((s) => s.op === 'WORKDIR').at(-1)!.args;
   const cmd = JSON.parse(steps.find((s) => s.op === 'CMD')!.args) as string[];
+  const healthcheck = steps.find((s) => s.op === 'HEALTHCHECK')!.args;
+  const healthcheckCmd = JSON.parse(healthcheck.slice(healthcheck.indexOf('CMD ') + 4)) as string[];
   const env: Record<string, string> = {};
   for (const s of steps.filter((x) => x.op === 'ENV')) for (const [, k, v] of s.args.matchAll(/(\w+)=(\S+)/g)) env[k!] = v!;
-  return { from, workdir, cmd, env };
+  return { from, workdir, cmd, env, healthcheck, healthcheckCmd };
 })();
+
+/** compose.yaml's health check command of the demo service (`test: ["CMD", …]`). */
+const composeHealthcheck = (() => {
+  const compose = read('compose.yaml');
+  const demo = compose.slice(compose.indexOf('\n  demo:'));
+  return (JSON.parse(/healthcheck:\n\s+test: (\[.*\])/.exec(demo)![1]!) as string[]).slice(1);
+})();
+
+/** Runs a health-check command (`node -e …`) as Docker would in the container; resolves with its exit code. */
+function runHealthcheck(command: string[], env: Record<string, string>): Promise<number | null> {
+  expect(command[0]).toBe('node');
+  const child = spawn(process.execPath, command.slice(1), { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' });
+  return new Promise((r) => child.on('close', (code) => r(code)));
+}
 const readme = read('README.md');
 const deployment = readme.slice(readme.indexOf('## Deployment'), readme.indexOf('\n## ', readme.indexOf('## Deployment') + 3));
 
@@ -60,6 +78,14 @@ describe('the container recipe', () => {
     expect(compose).toMatch(/- "3000:3000"/);
     expect(image.env['PORT']).toBe('3000');
   });
+
+  it('has health checks: the image asks /health (liveness), compose asks /ready (readiness); the README says which and why', () => {
+    expect(image.healthcheck).toMatch(/--interval=\d+s --timeout=\d+s --start-period=\d+s --retries=\d+\s+CMD /);
+    expect(image.healthcheckCmd.join(' ')).toContain("/health'");
+    expect(composeHealthcheck.join(' ')).toContain('http://127.0.0.1:3000/ready');
+    expect(deployment).toContain('`HEALTHCHECK` asks `/health`');
+    expect(deployment).toContain("`compose.yaml`'s health check of the demo asks\n`/ready`");
+  });
 });
 
 describe("the image's start command, run without Docker", () => {
@@ -86,11 +112,17 @@ describe("the image's start command, run without Docker", () => {
     try {
       await waitUntil(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(out), 'the demo to listen', 30_000);
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
-      expect(out).toContain(`in ${join(dataDir, 'credentials.json')}`); // where the API keys are kept
+      // Where the API keys are kept (printed after the listening line).
+      await waitUntil(() => out.includes(`in ${join(dataDir, 'credentials.json')}`), 'the line naming credentials.json', 5_000);
       expect((await fetch(`${url}/health`)).status).toBe(200);
+      const port = new URL(url).port;
+      expect(await runHealthcheck(image.healthcheckCmd, { ...image.env, PORT: port })).toBe(0);
+      const compose = composeHealthcheck.map((arg) => arg.replace('127.0.0.1:3000', `127.0.0.1:${port}`));
+      expect(await runHealthcheck(compose, {})).toBe(0);
       child.kill('SIGTERM');
       expect(await exited, out).toBe(0);
       expect(out.trimEnd().split('\n').at(-1), out).toBe('inbox-kit demo stopped');
+      expect(await runHealthcheck(image.healthcheckCmd, { ...image.env, PORT: port })).toBe(1);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }

@@ -123,6 +123,7 @@ export async function withHttpSubject(options: HttpConformanceOptions, check: (s
     const revoked = await platform.issueApiKey({ workspace_id: 'ws_kit', account_id: 'acc_owner' });
     await platform.revokeApiKey(revoked.key.id);
     keys.revoked = revoked.secret;
+    keys.admin = (await platform.issueApiKey({ workspace_id: 'ws_kit', account_id: 'acc_owner', kind: 'admin' })).secret;
     const owner = { principal: await platform.authenticate(keys.acc_owner), request_id: 'req_seed' };
     await platform.createProject(owner, { id: 'proj_kit', name: 'Kit project' });
     await platform.addMember(owner, 'proj_kit', { account_id: 'acc_deriver', role: 'deriver' });
@@ -320,6 +321,23 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
       await expectSuccess(s, covered, 'POST', `/v1/sessions/${managed_id}`, { key: owner, body: { title: 'Renamed' } });
       await expectSuccess(s, covered, 'POST', `/v1/sessions/${managed_id}/archive`, { key: owner });
       await expectSuccess(s, covered, 'DELETE', `/v1/sessions/${managed_id}`, { key: owner });
+      // Readiness, and the workspace administration (an admin key).
+      await expectSuccess(s, covered, 'GET', '/ready');
+      const admin = (s.keys as Record<string, string>).admin!;
+      const account = await expectSuccess(s, covered, 'POST', '/admin/accounts', { key: admin, body: { name: 'Kit newcomer' } });
+      const account_id = account.body.account.id as string;
+      await expectSuccess(s, covered, 'GET', '/admin/accounts', { key: admin });
+      const issued = await expectSuccess(s, covered, 'POST', `/admin/accounts/${account_id}/keys`, { key: admin, body: { kind: 'standard' } });
+      const me = await send(s, 'GET', '/me', { key: issued.body.secret as string });
+      if (me.status !== 200 || me.body.account.id !== account_id) fail('GET /me with an issued key', me, 'the key the administration issued must authenticate its account');
+      await expectSuccess(s, covered, 'GET', `/admin/keys?account_id=${account_id}`, { key: admin });
+      const rotated = await expectSuccess(s, covered, 'POST', `/admin/keys/${issued.body.key.id}/rotate`, { key: admin, body: {} });
+      expectError('a rotated key (no grace period)', await send(s, 'GET', '/me', { key: issued.body.secret as string }), 401, 'invalid_credentials');
+      await expectSuccess(s, covered, 'DELETE', `/admin/keys/${rotated.body.key.id}`, { key: admin });
+      expectError('a revoked key', await send(s, 'GET', '/me', { key: rotated.body.secret as string }), 401, 'invalid_credentials');
+      await expectSuccess(s, covered, 'POST', `/admin/accounts/${account_id}/disable`, { key: admin });
+      await expectSuccess(s, covered, 'GET', '/admin/operation-logs', { key: admin });
+      expectError('a standard key on the administration', await send(s, 'GET', '/admin/keys', { key: owner }), 403, 'permission_denied');
       const missing = HTTP_ROUTES.filter((r) => !r.stream && !covered.has(`${r.method} ${r.path}`)).map((r) => `${r.method} ${r.path}`);
       if (missing.length > 0) throw new HttpConformanceError(`routes not served as documented: ${missing.join(', ')}`);
     },

@@ -24,6 +24,8 @@ export interface RouteInfo {
   query: string[];
   /** The JSON Schema of the body, when the route takes one. */
   body?: JsonSchema;
+  /** Whether the body is required (`requestBody.required`); a route may take an optional one (`POST /admin/keys/{id}/rotate`). */
+  bodyRequired: boolean;
   /** `security: []`: no credential needed. */
   public: boolean;
   /** Answers `text/event-stream`. */
@@ -42,6 +44,9 @@ export interface JsonSchema {
 
 /** `METHOD /template` of a route. */
 export const keyOf = (r: Pick<RouteInfo, 'method' | 'template'>) => `${r.method} ${r.template}`;
+
+/** True for a workspace administration route (`/admin/…`), which needs an `admin` key. */
+export const isAdminRoute = (r: Pick<RouteInfo, 'template'>) => r.template.startsWith('/admin/');
 
 /**
  * Every route of the server, from its own OpenAPI document at `GET /openapi.json` (an adapter
@@ -64,6 +69,7 @@ export async function routeInventory(base: string): Promise<RouteInfo[]> {
         params: [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
         query: parameters.filter((p) => p.in === 'query').map((p) => p.name),
         ...(content ? { body: Object.values(content)[0]!.schema } : {}),
+        bodyRequired: content !== undefined && op.requestBody?.required !== false,
         public: Array.isArray(op.security) && op.security.length === 0,
         stream: responses.some((r) => Object.keys(r.content ?? {}).includes('text/event-stream')),
       });

@@ -22,7 +22,7 @@ import { encodeCursor, filterFingerprint } from '../cursor.js';
 import { malformedPathError, parseJsonBody } from '../http/parse.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import {
-  expect4xx, expectNoLeak, fill, keyOf, parseRawResponse, rawRequest, rawSocket, routeInventory, validBody,
+  expect4xx, expectNoLeak, fill, isAdminRoute, keyOf, parseRawResponse, rawRequest, rawSocket, routeInventory, validBody,
   type JsonSchema, type ParamValues, type RawRequest, type RouteInfo,
 } from './http-raw.js';
 import { expectError, heldModel, startHttpWorld, type HeldModel, type HttpWorld, type WorldResponse } from './http-world.js';
@@ -66,7 +66,10 @@ export function hostileInputSuite(kit: HttpConformanceOptions): void {
       }
       const item = await h.request('POST', '/projects/proj_main/inbox', { as: 'acc_deriver', body: { type: 'probe' } });
       expect(item.status).toBe(201);
-      values = { projects: 'proj_main', sessions: SESSION, inbox: item.body.item.id, members: 'acc_observer', floors: h.floors.A.id, 'live-inbox': '1' };
+      values = {
+        projects: 'proj_main', sessions: SESSION, inbox: item.body.item.id, members: 'acc_observer', floors: h.floors.A.id, 'live-inbox': '1',
+        accounts: 'acc_probe', keys: h.keyIds.probe!,
+      };
     });
     afterAll(async () => {
       model?.release();
@@ -97,13 +100,19 @@ export function hostileInputSuite(kit: HttpConformanceOptions): void {
         'POST /v1/awaken/sessions/{session_id}/live-inbox': { content: text('queued') },
         'PUT /v1/awaken/sessions/{session_id}/live-inbox/order': { order: snap.messages.map((m) => m.id).reverse() },
         'PUT /v1/awaken/sessions/{session_id}/live-inbox/{message_id}': { content: text('edited') },
+        'POST /admin/accounts': { name: 'Hostile probe' },
+        'POST /admin/accounts/{id}/keys': { kind: 'standard' },
+        'POST /admin/keys/{id}/rotate': { grace_ms: 0 },
       };
     }
+
+    /** The key a route is sent with: the owner's, or for an administration route the admin key (so the route's own rules answer, not the key's kind). */
+    const keyFor = (path: string) => (path.startsWith('/admin/') ? 'admin' : 'acc_owner');
 
     /** Sends `r` as the owner (unless it says otherwise) and checks: a 4xx envelope, no leak, nothing written. */
     async function hostile(what: string, r: RawRequest, opts: { allow2xx?: boolean; as?: string } = {}): Promise<WorldResponse> {
       const before = await worldState();
-      const res = await rawRequest(h.url, { ...r, headers: { authorization: `Bearer ${h.keys[opts.as ?? 'acc_owner']}`, ...r.headers } });
+      const res = await rawRequest(h.url, { ...r, headers: { authorization: `Bearer ${h.keys[opts.as ?? keyFor(r.path)]}`, ...r.headers } });
       if (opts.allow2xx && res.status < 300) expect(res.status, what).toBeGreaterThanOrEqual(200);
       else expect4xx(res, what, secrets);
       expect(await worldState(), `${what} wrote something`).toEqual(before);
@@ -125,7 +134,7 @@ export function hostileInputSuite(kit: HttpConformanceOptions): void {
       for (const r of bodyRoutes()) {
         const current = await bodies();
         const res = await rawRequest(h.url, {
-          method: r.method, path: fill(r, values), headers: { ...json, authorization: `Bearer ${h.keys.acc_owner}` }, body: JSON.stringify(validBody(r, current)),
+          method: r.method, path: fill(r, values), headers: { ...json, authorization: `Bearer ${h.keys[isAdminRoute(r) ? 'admin' : 'acc_owner']}` }, body: JSON.stringify(validBody(r, current)),
         });
         expect(res.status, `${keyOf(r)} → ${res.text.slice(0, 300)}`).toBeLessThan(300);
         if (keyOf(r) === 'POST /v1/awaken/sessions/{session_id}/live-inbox') acknowledged.push('queued');
@@ -171,8 +180,11 @@ export function hostileInputSuite(kit: HttpConformanceOptions): void {
     it('empty, absent, non-object and malformed bodies on every route with a body → 400, nothing written', async () => {
       for (const r of bodyRoutes()) {
         const path = fill(r, values);
-        await hostile(`${keyOf(r)} with no body at all`, { method: r.method, path });
-        await hostile(`${keyOf(r)} with Content-Length: 0`, { method: r.method, path, headers: json, body: '' });
+        // A route whose body is optional takes no body at all (that is its valid request, above).
+        if (r.bodyRequired) {
+          await hostile(`${keyOf(r)} with no body at all`, { method: r.method, path });
+          await hostile(`${keyOf(r)} with Content-Length: 0`, { method: r.method, path, headers: json, body: '' });
+        }
         for (const body of ['null', '[]', '[{}]', '"x"', '42', 'true', '{', '{"a":1} x', "{'a':1}", '\u0000', '\ufeff', '{"a":1,}', 'NaN', '{"a":NaN}', '{"a":Infinity}', '{"a":01}', '{"a":"\\x41"}', '{"a":"\t"}']) {
           const res = await hostile(`${keyOf(r)} with body ${JSON.stringify(body)}`, { method: r.method, path, headers: json, body });
           expect(res.status).toBe(400);

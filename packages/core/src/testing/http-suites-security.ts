@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
-import { expectNoLeak, fill, keyOf, rawRequest, routeInventory, validBody, type ParamValues, type RouteInfo } from './http-raw.js';
+import { expectNoLeak, fill, isAdminRoute, keyOf, rawRequest, routeInventory, validBody, type ParamValues, type RouteInfo } from './http-raw.js';
 import { expectError, heldModel, startHttpWorld, type HeldModel, type HttpWorld, type WorldEnvelope, type WorldResponse } from './http-world.js';
 import type { StoreTx } from '../ports/store.js';
 
@@ -43,9 +43,15 @@ const BODIES: Record<string, unknown> = {
   'POST /v1/awaken/sessions/{session_id}/live-inbox': { content: text('queued') },
   'PUT /v1/awaken/sessions/{session_id}/live-inbox/order': { order: [2, 1] },
   'PUT /v1/awaken/sessions/{session_id}/live-inbox/{message_id}': { content: text('edited') },
+  'POST /admin/accounts': { name: 'Security probe' },
+  'POST /admin/accounts/{id}/keys': { kind: 'standard' },
+  'POST /admin/keys/{id}/rotate': { grace_ms: 0 },
 };
 
-const MISSING: ParamValues = { projects: 'proj_missing', sessions: 'sess_missing', inbox: 'pinbox_missing', members: 'acc_missing', floors: 'floor_missing', 'live-inbox': '1' };
+const MISSING: ParamValues = {
+  projects: 'proj_missing', sessions: 'sess_missing', inbox: 'pinbox_missing', members: 'acc_missing', floors: 'floor_missing', 'live-inbox': '1',
+  accounts: 'acc_missing', keys: 'key_missing',
+};
 
 /** Authentication and tenancy on every route, and no internals in any error (see the file comment). */
 export function securitySuite(kit: HttpConformanceOptions): void {
@@ -69,8 +75,14 @@ export function securitySuite(kit: HttpConformanceOptions): void {
       const item = await h.request('POST', '/projects/proj_main/inbox', { as: 'acc_deriver', body: { type: 'probe' } });
       const foreignItem = await h.request('POST', '/projects/proj_foreign/inbox', { as: 'acc_stranger', body: { type: 'foreign.probe' } });
       expect([item.status, foreignItem.status]).toEqual([201, 201]);
-      demo = { projects: 'proj_main', sessions: SESSION, inbox: item.body.item.id, members: 'acc_deriver', floors: h.floors.A.id, 'live-inbox': '1' };
-      other = { projects: 'proj_foreign', sessions: 'sess_foreign', inbox: foreignItem.body.item.id, members: 'acc_stranger', floors: h.floors.F.id, 'live-inbox': '1' };
+      demo = {
+        projects: 'proj_main', sessions: SESSION, inbox: item.body.item.id, members: 'acc_deriver', floors: h.floors.A.id, 'live-inbox': '1',
+        accounts: 'acc_probe', keys: h.keyIds.probe!,
+      };
+      other = {
+        projects: 'proj_foreign', sessions: 'sess_foreign', inbox: foreignItem.body.item.id, members: 'acc_stranger', floors: h.floors.F.id, 'live-inbox': '1',
+        accounts: 'acc_stranger', keys: h.keyIds.acc_stranger!,
+      };
     });
     afterAll(async () => {
       model?.release();
@@ -163,15 +175,18 @@ export function securitySuite(kit: HttpConformanceOptions): void {
     });
 
     it('no cross-workspace access through any route, in either direction: 404 identical to a missing resource, nothing written', async () => {
-      const walks: { who: string; headers: Record<string, string>; theirs: ParamValues }[] = [
-        { who: 'acc_stranger (ws_other) on ws_demo', headers: { authorization: `Bearer ${h.keys.acc_stranger}` }, theirs: demo },
-        { who: 'acc_owner (ws_demo) on ws_other', headers: { authorization: `Bearer ${h.keys.acc_owner}` }, theirs: other },
+      // The administration routes need an admin key: each walk that crosses workspaces sends one of its own workspace there.
+      const walks: { who: string; headers: Record<string, string>; admin?: Record<string, string>; theirs: ParamValues }[] = [
+        { who: 'acc_stranger (ws_other) on ws_demo', headers: { authorization: `Bearer ${h.keys.acc_stranger}` }, admin: { authorization: `Bearer ${h.keys.admin_other}` }, theirs: demo },
+        { who: 'acc_owner (ws_demo) on ws_other', headers: { authorization: `Bearer ${h.keys.acc_owner}` }, admin: { authorization: `Bearer ${h.keys.admin}` }, theirs: other },
         { who: 'the ws_demo service key acting as acc_owner on ws_other', headers: { authorization: `Bearer ${h.keys.service}`, 'x-account-id': 'acc_owner' }, theirs: other },
         { who: 'acc_outsider (ws_demo, no role) on proj_main', headers: { authorization: `Bearer ${h.keys.acc_outsider}` }, theirs: demo },
       ];
       await nothingWritten(async () => {
-        for (const walk of walks) {
+        for (const { admin, ...base } of walks) {
           for (const route of resourceRoutes()) {
+            if (isAdminRoute(route) && admin === undefined) continue;
+            const walk = isAdminRoute(route) ? { ...base, headers: admin! } : base;
             const res = await call(route, walk.theirs, walk.headers);
             const what = `${walk.who}: ${route.method} ${fill(route, walk.theirs)}`;
             expect(res.status, `${what} → ${res.text.slice(0, 200)}`).toBe(404);
@@ -191,9 +206,9 @@ export function securitySuite(kit: HttpConformanceOptions): void {
       const demoIds = ['ws_demo', 'proj_main', 'proj_side', SESSION, 'sess_002', 'sess_side', 'sess_loose', 'acc_owner', 'acc_deriver', demo.inbox!, h.floors.A.id];
       const stranger = { authorization: `Bearer ${h.keys.acc_stranger}` };
       const collections = routes.filter((r) => r.params.length === 0 && !r.public && r.method === 'GET');
-      expect(collections.map(keyOf).sort()).toEqual(['GET /me', 'GET /projects', 'GET /sessions']);
+      expect(collections.map(keyOf).sort()).toEqual(['GET /admin/accounts', 'GET /admin/keys', 'GET /admin/operation-logs', 'GET /me', 'GET /projects', 'GET /sessions']);
       for (const route of collections) {
-        const res = await call(route, {}, stranger);
+        const res = await call(route, {}, isAdminRoute(route) ? { authorization: `Bearer ${h.keys.admin_other}` } : stranger);
         expect(res.status, keyOf(route)).toBe(200);
         for (const id of demoIds) expect(res.text.includes(id), `${keyOf(route)} shows ${id} to another workspace`).toBe(false);
       }
@@ -265,7 +280,10 @@ export function securitySuite(kit: HttpConformanceOptions): void {
       h = await startHttpWorld(kit, { model: quick });
       routes = await routeInventory(h.url);
       const item = await h.request('POST', '/projects/proj_main/inbox', { as: 'acc_deriver', body: { type: 'probe' } });
-      values = { projects: 'proj_main', sessions: SESSION, inbox: item.body.item.id, members: 'acc_deriver', floors: h.floors.A.id, 'live-inbox': '1' };
+      values = {
+        projects: 'proj_main', sessions: SESSION, inbox: item.body.item.id, members: 'acc_deriver', floors: h.floors.A.id, 'live-inbox': '1',
+        accounts: 'acc_probe', keys: h.keyIds.probe!,
+      };
     });
     afterAll(async () => {
       if (h) Object.assign(h.failure, { method: null, everything: false });
@@ -275,7 +293,7 @@ export function securitySuite(kit: HttpConformanceOptions): void {
     const send = (route: RouteInfo, at: ParamValues = values, bodies = BODIES) => rawRequest(h.url, {
       method: route.method,
       path: fill(route, at),
-      headers: { authorization: `Bearer ${h.keys.acc_owner}`, ...(route.body ? { 'content-type': 'application/json' } : {}) },
+      headers: { authorization: `Bearer ${h.keys[isAdminRoute(route) ? 'admin' : 'acc_owner']}`, ...(route.body ? { 'content-type': 'application/json' } : {}) },
       ...(route.body ? { body: JSON.stringify(validBody(route, bodies)) } : {}),
       headOnly: route.stream,
     });
@@ -311,7 +329,7 @@ export function securitySuite(kit: HttpConformanceOptions): void {
       const rows = async () => (await h.dumpRows()) ?? (await h.worldState()).counts;
       const txMethods = ['insertProject', 'upsertMembership', 'insertSession', 'insertFloor', 'insertPage', 'insertInboxItem', 'decideInboxItem', 'appendProjectEvent', 'appendOperationLog', 'appendSessionEvents', 'insertRun'] as const;
       // Destructive routes last, so every route meets each failure on live resources.
-      const last = ['DELETE /projects/{id}/members/{account_id}', 'POST /projects/{id}/archive'];
+      const last = ['POST /admin/keys/{id}/rotate', 'DELETE /admin/keys/{id}', 'POST /admin/accounts/{id}/disable', 'DELETE /projects/{id}/members/{account_id}', 'POST /projects/{id}/archive'];
       const writes = routes.filter((r) => r.method !== 'GET' && !r.public).sort((a, b) => last.indexOf(keyOf(a)) - last.indexOf(keyOf(b)));
       const bodies = { ...BODIES, 'POST /projects/{id}/inbox': { type: 'security.probe' } };
       const failed = new Set<string>();
@@ -320,7 +338,13 @@ export function securitySuite(kit: HttpConformanceOptions): void {
         const { project_id, session_id } = await h.newProject();
         const item = await h.request('POST', `/projects/${project_id}/inbox`, { as: 'acc_deriver', body: { type: 'probe' } });
         const turn = await h.request('POST', `/sessions/${session_id}/floors`, { as: 'acc_owner', body: { content: 'turn' } });
-        const fresh: ParamValues = { projects: project_id, sessions: session_id, inbox: item.body.item.id, members: 'acc_deriver', floors: turn.body.floor.id, 'live-inbox': '1' };
+        // And for the administration: an account with a key.
+        const account = await h.request('POST', '/admin/accounts', { as: 'admin', body: { name: 'fresh' } });
+        const key = await h.request('POST', `/admin/accounts/${account.body.account.id}/keys`, { as: 'admin', body: {} });
+        const fresh: ParamValues = {
+          projects: project_id, sessions: session_id, inbox: item.body.item.id, members: 'acc_deriver', floors: turn.body.floor.id, 'live-inbox': '1',
+          accounts: account.body.account.id, keys: key.body.key.id,
+        };
         for (const route of writes) {
           const before = await rows();
           h.failure.method = method as keyof StoreTx;

@@ -10,7 +10,10 @@
  *   sess_001 (floor A with pages A1, A2; floor B with page B1), sess_002 (floor C, page C1).
  *   proj_side (owner acc_owner): sess_side (floor S, page S1). sess_loose (no project).
  * World (ws_other): acc_stranger; proj_foreign with sess_foreign (floor F, page F1).
- * Keys: one per account, `service` (ws_demo, may act as any ws_demo account) and `revoked`.
+ * Keys: one per account, `service` (ws_demo, may act as any ws_demo account), `revoked`, and the
+ * `admin` keys `admin` (acc_owner's, ws_demo) and `admin_other` (acc_stranger's, ws_other); their
+ * ids in `keyIds`. A probe account of the administration routes, `acc_probe` (ws_demo), with a
+ * key whose id is `keyIds.probe`.
  */
 import { expect } from 'vitest';
 import { LiveInboxHost } from '../live-inbox/registry.js';
@@ -54,6 +57,8 @@ export interface WorldRequestOptions {
 export interface HttpWorld {
   url: string;
   keys: Record<string, string>;
+  /** The id of each key of `keys` (and `probe`: a key of `acc_probe` that nothing authenticates with). */
+  keyIds: Record<string, string>;
   /** The store under the services, unwrapped (for reads that do not go through the adapter). */
   store: Store;
   /** Every Project Event published to the bus, in order (seed excluded). */
@@ -86,6 +91,8 @@ export interface HttpWorld {
   /**
    * Every row of every table (each row as JSON, sorted per table): from the `dumpRows` reader
    * `openStore` gave, or the rows of the kit's in-memory store; `null` for another store without a reader.
+   * A key's `last_used_at` is shown as `null`: recording that a key authenticated is bookkeeping
+   * of authentication, not a write of the request (platform.md "Identity and credentials").
    */
   dumpRows(): Promise<Record<string, string[]> | null>;
   /** How many subscriptions the services' event bus holds (open event streams subscribe one each). */
@@ -172,16 +179,25 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
     await platform.createWorkspace({ id: 'ws_demo', name: 'Demo workspace' });
     await platform.createWorkspace({ id: 'ws_other', name: 'Another tenant' });
     const keys: Record<string, string> = {};
+    const keyIds: Record<string, string> = {};
+    const issue = async (name: string, workspace_id: string, account_id: string, kind: 'standard' | 'service' | 'admin' = 'standard') => {
+      const { key, secret } = await platform.issueApiKey({ workspace_id, account_id, kind });
+      keys[name] = secret;
+      keyIds[name] = key.id;
+      return key;
+    };
     for (const id of ['acc_owner', 'acc_deriver', 'acc_deriver2', 'acc_observer', 'acc_outsider']) {
       await platform.createAccount({ id, name: id, workspace_ids: ['ws_demo'] });
-      keys[id] = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: id })).secret;
+      await issue(id, 'ws_demo', id);
     }
     await platform.createAccount({ id: 'acc_stranger', name: 'Sam Stranger', workspace_ids: ['ws_other'] });
-    keys.acc_stranger = (await platform.issueApiKey({ workspace_id: 'ws_other', account_id: 'acc_stranger' })).secret;
-    keys.service = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: 'acc_owner', kind: 'service' })).secret;
-    const revoked = await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: 'acc_owner' });
-    await platform.revokeApiKey(revoked.key.id);
-    keys.revoked = revoked.secret;
+    await issue('acc_stranger', 'ws_other', 'acc_stranger');
+    await issue('service', 'ws_demo', 'acc_owner', 'service');
+    await platform.revokeApiKey((await issue('revoked', 'ws_demo', 'acc_owner')).id);
+    await issue('admin', 'ws_demo', 'acc_owner', 'admin');
+    await issue('admin_other', 'ws_other', 'acc_stranger', 'admin');
+    await platform.createAccount({ id: 'acc_probe', name: 'Probe', workspace_ids: ['ws_demo'] });
+    keyIds.probe = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: 'acc_probe' })).key.id;
     const owner = { principal: await platform.authenticate(keys.acc_owner!), request_id: 'req_seed' };
     const stranger = { principal: await platform.authenticate(keys.acc_stranger), request_id: 'req_seed' };
     await platform.createProject(owner, { id: 'proj_main', name: 'Main project' });
@@ -296,9 +312,14 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
 
     const running = server;
     const rowCounts = async () => (opened.rowCounts ? opened.rowCounts() : null);
-    const dumpRows = async () => (opened.dumpRows ? opened.dumpRows() : null);
+    const dumpRows = async () => {
+      const dump = opened.dumpRows ? await opened.dumpRows() : null;
+      if (dump === null) return null;
+      // `last_used_at` (a key's authentication bookkeeping) is left out of "nothing written".
+      return Object.fromEntries(Object.entries(dump).map(([table, rows]) => [table, rows.map((r) => r.replace(/"last_used_at":("?)\d+\1/g, '"last_used_at":null')).sort()]));
+    };
     return {
-      url, keys, store, published, clock, failure, request, newProject, inboxRows, worldState, rowCounts, dumpRows, subscriberCount: () => bus.subscriberCount(),
+      url, keys, keyIds, store, published, clock, failure, request, newProject, inboxRows, worldState, rowCounts, dumpRows, subscriberCount: () => bus.subscriberCount(),
       ...(runtime ? { runtime } : {}),
       floors: { A: A.floor, B: B.floor, C: C.floor, S: S.floor, L: L.floor, F: F.floor },
       pages: { A1: A.page, A2, B1: B.page, C1: C.page, S1: S.page, L1: L.page, F1: F.page },
