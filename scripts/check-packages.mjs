@@ -10,7 +10,8 @@
 //    `/postgres`, `@inbox-kit/http-fastify/server`, …), so the types resolve for Node 16+ ESM and
 //    bundlers;
 // 2. `pnpm pack` of each package into a temp folder (workspace:^ ranges become real versions), and
-//    a look at each tarball: dist, README.md and the root LICENSE, no sources or tests;
+//    a look at each tarball: dist, README.md and the root LICENSE, no sources or tests; `npm pack`
+//    (which would keep the ranges) is refused by the packages' `prepack` (scripts/prepack-guard.mjs);
 // 3. the tarballs installed together with npm into a scratch folder outside the repo (so
 //    nothing resolves from the workspace), with the optional peers a full user adds (the drivers,
 //    fastify, the createServer preset's plugins), then a smoke run there: every entry point
@@ -18,6 +19,12 @@
 //    SDK from the tarball over loopback, serves /openapi.json and the offline /docs assets; the Messages API model from
 //    its tarball takes one step against the stub server of its own `/testing` entry; http-hono from
 //    its tarball answers the SDK too;
+//    Before that smoke (and before the stub of vitest it needs), every ```ts example of every
+//    package README runs there, type-checked against the installed packages' types
+//    (`runReadmeExamples` of scripts/check-readme-examples.mjs, with the same needs: a demo server,
+//    the Messages API stub, PostgreSQL): what an npm user who follows a README gets, with nothing
+//    of the workspace on the resolution path. Each example may import only packages its README's
+//    install lines name (and `node:` modules);
 // 4. a minimal install in a second scratch folder: core, storage-kysely and http-fastify with only
 //    `pg` and `fastify`. No optional peer may be installed (better-sqlite3, vitest, the preset's
 //    plugins); the in-memory store (`@inbox-kit/core/memory`), the root and `/postgres` entries of
@@ -44,6 +51,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkSurface } from './public-surface.mjs';
+import { PACKAGE_READMES, runReadmeExamples, tsBlocks } from './check-readme-examples.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic'];
@@ -219,6 +227,11 @@ try {
     log(`${pkg.name}: ${list.length} files in ${tgz}`);
   }
 
+  // `npm pack` would keep the workspace: ranges: the packages' `prepack` refuses it, saying what to run.
+  const npmPack = run('npm', ['pack', '--dry-run'], { cwd: join(root, 'packages', 'storage-kysely') });
+  if (npmPack.status === 0 || !npmPack.out.includes('pack it with pnpm, not npm')) problems.push(`npm pack of a package with workspace: ranges must be refused by its prepack, naming pnpm pack:\n${npmPack.out.trim()}`);
+  else log('npm pack (which keeps workspace: ranges) is refused with what to run instead: ok');
+
   // — 5: the exported names, against the committed snapshot —
   if (Object.keys(packed).length === PUBLISHED.length) {
     try {
@@ -239,6 +252,13 @@ try {
     const install = run('npm', ['install', ...Object.values(packed), ...PEERS.map(peerSpec), '--no-audit', '--no-fund', '--no-package-lock', ...(full ? [] : ['--ignore-scripts'])], { cwd: scratch });
     if (check(`npm install of the ${PUBLISHED.length} tarballs${full ? '' : ' (--ignore-scripts)'}`, install)) {
       if (!full) provideSqliteAddon(scratch);
+      // The package READMEs' examples, from the tarballs (before the vitest stub below: a README
+      // example must not need a package its README does not install).
+      for (const readme of PACKAGE_READMES) problems.push(...uncoveredImports(readme));
+      const readmeProblems = [];
+      const { ran, skipped } = await runReadmeExamples({ readmes: PACKAGE_READMES, folder: scratch, problems: readmeProblems, log: (line) => log(`README examples: ${line}`) });
+      if (readmeProblems.length) problems.push(`the package READMEs' examples, run from the installed tarballs:\n${readmeProblems.join('\n\n')}`);
+      else log(`README examples of the installed packages: ${ran} ran, ${skipped.length} skipped`);
       // vitest is an optional peer of @inbox-kit/core, needed only by its `/testing` conformance
       // suite; a stub stands in for it so the subpath's whole module graph is loaded here.
       const stub = join(scratch, 'node_modules', 'vitest');
@@ -264,6 +284,28 @@ try {
 } finally {
   if (keep) log(`kept ${work}`);
   else rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * The packages an example of `readme` imports that its install lines (`npm install …`, `pnpm add
+ * …` in the README, continuation lines included) do not name, as problems; `node:` modules and
+ * relative imports need nothing.
+ */
+function uncoveredImports(readme) {
+  const text = readFileSync(join(root, readme), 'utf8');
+  const named = new Set();
+  for (const [, args] of text.replace(/\\\n\s*/g, ' ').matchAll(/(?:npm install|pnpm add)\s+([^\n#]*)/g)) {
+    for (const word of args.split(/\s+/)) if (word && !word.startsWith('-')) named.add(word.replace(/@[^@/]+$/, ''));
+  }
+  const out = [];
+  for (const block of tsBlocks(text)) {
+    for (const [, specifier] of block.code.matchAll(/(?:^|\n)\s*import[^'"]*['"]([^'"]+)['"]/g)) {
+      if (specifier.startsWith('node:') || specifier.startsWith('.')) continue;
+      const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
+      if (!named.has(name)) out.push(`${readme}:${block.line}: the example imports ${specifier}, but the README's install lines do not name ${name}`);
+    }
+  }
+  return out;
 }
 
 /** `name@version` of the copy the workspace's http-fastify or storage-kysely resolves. */

@@ -1,16 +1,14 @@
 #!/usr/bin/env node
-// Checks the README examples: every fenced block tagged ```ts in the READMEs below is one example.
-// Each is written to its own module in a temp folder inside the repo (.tmp/, git-ignored), where
-// `@inbox-kit/*` resolve to the workspace packages' *built* output (package.json `exports` → dist,
-// as a consumer sees them) and `fastify` and `hono` to the workspace's copies. Then:
+// Checks the README examples: every fenced block tagged ```ts in a README is one example. Each is
+// written to its own module in a folder where `@inbox-kit/*` resolve as a consumer has them, then:
 //
 // 1. `tsc` type-checks all of them with the repo's compiler options (strict, NodeNext, top-level
 //    await) and emits JavaScript (what `npx -y tsx example.ts` would run);
 // 2. each example RUNS, as written, with a time limit (EXAMPLE_TIMEOUT_MS), and must end with exit
-//    status 0. Examples run in the temp folder, so relative paths (`data/…`) stay in it. What an
+//    status 0. Examples run in that folder, so relative paths (`data/…`) stay in it. What an
 //    example needs is said by an HTML comment on the line before its block (invisible on GitHub):
 //    - `<!-- example: demo -->` — talks to the demo server: the check starts the built demo
-//      (apps/demo/dist/main.js) on a free port with its data under `apps/demo/data/` of the temp
+//      (apps/demo/dist/main.js) on a free port with its data under `apps/demo/data/` of the
 //      folder (where the examples read `credentials.json`), and passes `INBOX_KIT_URL` (its base
 //      URL) and `INBOX_KIT_KEY` (the seeded `service` key) to the example;
 //    - `<!-- example: server -->` — starts a server that runs until Ctrl-C: it gets `PORT` (a free
@@ -24,31 +22,35 @@
 //      INBOX_KIT_TEST_PG_URL (set by scripts/test.mjs); without it the example is reported as
 //      skipped (not run), and the script says so.
 //
+// Where the examples run (`runReadmeExamples`):
+// - the package READMEs' examples run from the packed tarballs installed with npm in an empty
+//   folder outside the workspace (`scripts/check-packages.mjs` calls `runReadmeExamples` there, with
+//   `installed: true`): what an npm user who follows the README gets — an example needing a package
+//   the README does not install (vitest, say) fails there;
+// - run as a script, this file runs the examples of the root and demo READMEs (`WORKSPACE_READMES`)
+//   in a temp folder inside the repo (.tmp/, git-ignored) where `@inbox-kit/*` resolve to the
+//   workspace packages' *built* output (package.json `exports` → dist) and `fastify` and `hono` to
+//   the workspace's copies, and checks that each package README has an install section and an API
+//   section (headings containing "Install" and "API").
+//
 // Use another tag (```sh, ```json, ```text) for what is not TypeScript to run.
-// Each package README must also have an install section and an API section (headings containing
-// "Install" and "API"). Build first (`npm run build`; `npm test` builds).
+// Build first (`npm run build`; `npm test` builds).
 // Usage: node scripts/check-readme-examples.mjs [--keep]. Prints `N examples ran, N skipped` and
 // exits non-zero, listing the problems as README:line, when anything fails.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const READMES = [
-  'README.md',
-  'packages/core/README.md',
-  'packages/storage-kysely/README.md',
-  'packages/http-fastify/README.md',
-  'packages/http-hono/README.md',
-  'packages/sdk/README.md',
-  'packages/model-anthropic/README.md',
-  'apps/demo/README.md',
-];
-/** READMEs that document a package (install and API sections required). */
-const PACKAGE_READMES = READMES.filter((r) => r !== 'README.md');
 const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic'];
+/** The READMEs of the published packages: their examples run from the installed tarballs (check-packages.mjs). */
+export const PACKAGE_READMES = PACKAGES.map((name) => `packages/${name}/README.md`);
+/** The READMEs whose examples run against the workspace (this script): the repository's and the demo's. */
+export const WORKSPACE_READMES = ['README.md', 'apps/demo/README.md'];
+/** READMEs that must have an install section and an API section. */
+const SECTIONED_READMES = [...PACKAGE_READMES, 'apps/demo/README.md'];
 /** How long one example may run, in ms. */
 const EXAMPLE_TIMEOUT_MS = Number(process.env.EXAMPLE_TIMEOUT_MS ?? 60_000);
 const keep = process.argv.includes('--keep');
@@ -160,54 +162,48 @@ async function startDemo(dataDir) {
   };
 }
 
-async function main() {
-  for (const name of PACKAGES) {
-    if (!existsSync(join(root, 'packages', name, 'dist', 'index.d.ts'))) problems.push(`packages/${name}: dist/index.d.ts is missing; build first (npm run build)`);
-  }
-
-  mkdirSync(join(root, '.tmp'), { recursive: true });
-  const work = mkdtempSync(join(root, '.tmp', 'readme-examples-'));
+/**
+ * Type-checks and runs the ```ts examples of `readmes` (paths relative to the repository) in
+ * `folder`, where `@inbox-kit/*` must already resolve (`node_modules`: the installed tarballs, or
+ * the workspace's symlinks). Examples and their compiled output are written into `folder`.
+ *
+ * @param opts.problems receives one entry per failure (README:line and the output).
+ * @param opts.log receives progress lines.
+ * @returns how many examples ran and which were skipped (and why).
+ */
+export async function runReadmeExamples({ readmes, folder, problems: out, log: say = log }) {
   let demo;
   let messagesStub;
+  let ran = 0;
+  const skipped = [];
   try {
-    // Resolution as a consumer has it: the packages by name, through their package.json exports.
-    const modules = join(work, 'node_modules');
-    mkdirSync(join(modules, '@inbox-kit'), { recursive: true });
-    for (const name of PACKAGES) symlinkSync(join(root, 'packages', name), join(modules, '@inbox-kit', name), 'dir');
-    symlinkSync(realpathSync(join(root, 'packages', 'http-fastify', 'node_modules', 'fastify')), join(modules, 'fastify'), 'dir');
-    symlinkSync(realpathSync(join(root, 'packages', 'http-hono', 'node_modules', 'hono')), join(modules, 'hono'), 'dir');
-    writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'readme-examples', private: true, type: 'module' }, null, 2));
-    writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({
-      extends: relative(work, join(root, 'tsconfig.base.json')),
-      compilerOptions: { noEmit: false, outDir: 'out', declaration: false, sourceMap: false, types: ['node'], rootDir: '.' },
-      include: ['*.ts'],
+    writeFileSync(join(folder, 'tsconfig.readme-examples.json'), JSON.stringify({
+      extends: join(root, 'tsconfig.base.json'),
+      // @types/node from the repository: a consumer has their own; the packages' types come from `folder`.
+      compilerOptions: { noEmit: false, outDir: 'out', declaration: false, sourceMap: false, types: ['node'], typeRoots: [join(root, 'node_modules', '@types')], rootDir: '.' },
+      include: ['readme-*.ts'],
     }, null, 2));
 
     const sources = new Map(); // example file → { readme, line, needs }
-    for (const readme of READMES) {
+    for (const readme of readmes) {
       const path = join(root, readme);
       if (!existsSync(path)) {
-        problems.push(`${readme}: missing`);
+        out.push(`${readme}: missing`);
         continue;
       }
-      const text = readFileSync(path, 'utf8');
-      if (PACKAGE_READMES.includes(readme)) {
-        if (!/^#{2,3} .*Install/m.test(text)) problems.push(`${readme}: no install section (a heading containing "Install")`);
-        if (!/^#{2,3} .*API/m.test(text)) problems.push(`${readme}: no public API section (a heading containing "API")`);
-      }
-      const blocks = tsBlocks(text);
-      if (blocks.length === 0) problems.push(`${readme}: no \`\`\`ts example`);
+      const blocks = tsBlocks(readFileSync(path, 'utf8'));
+      if (blocks.length === 0) out.push(`${readme}: no \`\`\`ts example`);
       const stem = readme === 'README.md' ? 'root' : readme.split('/').slice(-2, -1)[0];
       blocks.forEach((block, i) => {
-        const file = `${stem}-${i + 1}.ts`;
+        const file = `readme-${stem}-${i + 1}.ts`;
         // One prefix line, so the example's line n is the file's line n + 1.
-        writeFileSync(join(work, file), `// ${readme}:${block.line}\n${block.code}\nexport {};\n`);
+        writeFileSync(join(folder, file), `// ${readme}:${block.line}\n${block.code}\nexport {};\n`);
         sources.set(file, { readme, line: block.line, needs: block.needs });
       });
     }
 
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    const r = spawnSync(process.execPath, [tsc, '-p', join(work, 'tsconfig.json'), '--pretty', 'false'], { cwd: work, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [tsc, '-p', join(folder, 'tsconfig.readme-examples.json'), '--pretty', 'false'], { cwd: folder, encoding: 'utf8' });
     const output = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
     if (r.status !== 0) {
       const mapped = output.split('\n').map((line) => {
@@ -215,21 +211,19 @@ async function main() {
         const src = m && sources.get(m[1]);
         return src ? `${src.readme}:${src.line + Number(m[2]) - 2}:${m[3]}: ${m[4]}` : line;
       });
-      problems.push(`the README examples do not type-check:\n${mapped.join('\n') || `tsc exited ${r.status}`}`);
-      return;
+      out.push(`the README examples do not type-check:\n${mapped.join('\n') || `tsc exited ${r.status}`}`);
+      return { ran, skipped };
     }
-    log(`${sources.size} examples in ${READMES.length} READMEs type-check`);
+    say(`${sources.size} examples in ${readmes.length} READMEs type-check`);
 
     // — run them —
     const pgUrl = process.env.INBOX_KIT_TEST_PG_URL;
-    let ran = 0;
-    const skipped = [];
     for (const [file, src] of sources) {
       const where = `${src.readme}:${src.line}`;
       const env = { ...process.env, DATABASE_URL: '', PORT: '', INBOX_KIT_URL: '', INBOX_KIT_KEY: '', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '' };
       if (src.needs.includes('anthropic')) {
         if (!messagesStub) {
-          const { startMessagesStub } = await import(resolve('packages/model-anthropic/dist/testing/index.js'));
+          const { startMessagesStub } = await import(pathToFileURL(join(root, 'packages/model-anthropic/dist/testing/index.js')).href);
           messagesStub = await startMessagesStub({ answers: [] });
         }
         env.ANTHROPIC_API_KEY = 'sk-ant-readme-example';
@@ -243,7 +237,7 @@ async function main() {
         env.DATABASE_URL = pgUrl;
       }
       if (src.needs.includes('demo')) {
-        demo ??= await startDemo(join(work, 'apps', 'demo', 'data'));
+        demo ??= await startDemo(join(folder, 'apps', 'demo', 'data'));
         env.INBOX_KIT_URL = demo.url;
         env.INBOX_KIT_KEY = demo.serviceKey;
       }
@@ -256,23 +250,52 @@ async function main() {
           serveOn = await freePort();
           env.PORT = String(serveOn);
         }
-        const result = await runExample(join(work, 'out', file.replace(/\.ts$/, '.js')), work, env, serveOn);
-        if (result.timedOut) problems.push(`${at}: the example did not end within ${EXAMPLE_TIMEOUT_MS} ms\n${result.output.trim()}`);
-        else if (result.code !== 0) problems.push(`${at}: the example exited with ${result.code ?? result.signal}\n${result.output.trim()}`);
-        else if (serveOn !== undefined && !result.output.includes('sending SIGINT')) problems.push(`${at}: the server example ended before it served GET /health\n${result.output.trim()}`);
+        const result = await runExample(join(folder, 'out', file.replace(/\.ts$/, '.js')), folder, env, serveOn);
+        if (result.timedOut) out.push(`${at}: the example did not end within ${EXAMPLE_TIMEOUT_MS} ms\n${result.output.trim()}`);
+        else if (result.code !== 0) out.push(`${at}: the example exited with ${result.code ?? result.signal}\n${result.output.trim()}`);
+        else if (serveOn !== undefined && !result.output.includes('sending SIGINT')) out.push(`${at}: the server example ended before it served GET /health\n${result.output.trim()}`);
         else {
-          log(`${at}: ran and ended (exit 0)`);
+          say(`${at}: ran and ended (exit 0)`);
           continue;
         }
         break;
       }
       ran++;
     }
-    for (const s of skipped) log(`skipped ${s}`);
-    log(`${ran} examples ran, ${skipped.length} skipped`);
+    for (const s of skipped) say(`skipped ${s}`);
+    say(`${ran} examples ran, ${skipped.length} skipped`);
+    return { ran, skipped };
   } finally {
     if (demo) await demo.stop();
     if (messagesStub) await messagesStub.close();
+  }
+}
+
+/** The workspace run: the section checks of every package README, then the root and demo READMEs' examples. */
+async function main() {
+  for (const name of PACKAGES) {
+    if (!existsSync(join(root, 'packages', name, 'dist', 'index.d.ts'))) problems.push(`packages/${name}: dist/index.d.ts is missing; build first (npm run build)`);
+  }
+  for (const readme of SECTIONED_READMES) {
+    const path = join(root, readme);
+    if (!existsSync(path)) continue;
+    const text = readFileSync(path, 'utf8');
+    if (!/^#{2,3} .*Install/m.test(text)) problems.push(`${readme}: no install section (a heading containing "Install")`);
+    if (!/^#{2,3} .*API/m.test(text)) problems.push(`${readme}: no public API section (a heading containing "API")`);
+  }
+
+  mkdirSync(join(root, '.tmp'), { recursive: true });
+  const work = mkdtempSync(join(root, '.tmp', 'readme-examples-'));
+  try {
+    // Resolution as a consumer has it: the packages by name, through their package.json exports.
+    const modules = join(work, 'node_modules');
+    mkdirSync(join(modules, '@inbox-kit'), { recursive: true });
+    for (const name of PACKAGES) symlinkSync(join(root, 'packages', name), join(modules, '@inbox-kit', name), 'dir');
+    symlinkSync(realpathSync(join(root, 'packages', 'http-fastify', 'node_modules', 'fastify')), join(modules, 'fastify'), 'dir');
+    symlinkSync(realpathSync(join(root, 'packages', 'http-hono', 'node_modules', 'hono')), join(modules, 'hono'), 'dir');
+    writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'readme-examples', private: true, type: 'module' }, null, 2));
+    await runReadmeExamples({ readmes: WORKSPACE_READMES, folder: work, problems });
+  } finally {
     if (keep) log(`kept ${work}`);
     else rmSync(work, { recursive: true, force: true });
   }
