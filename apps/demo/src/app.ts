@@ -65,6 +65,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     databaseUrl: config.databaseUrl,
     sqliteFile: join(config.dataDir, 'inbox-kit.sqlite'),
     postgres: { preparedStatements: config.preparedStatements },
+    sqlite: { busyTimeoutMs: config.sqliteBusyTimeoutMs },
   });
   let app: FastifyInstance | undefined;
   let bus: EventBus & { close?(): Promise<void> };

@@ -19,7 +19,8 @@
  * as PgBouncer before 1.21, which cannot keep named prepared statements), DATABASE_LISTEN_URL (the
  * event listener's own connection, default DATABASE_URL: a direct or session-mode connection, since
  * a transaction-mode pooler drops notifications and the demo refuses to start on one),
- * DATABASE_LISTEN_CHECK_MS (ms between the listener's health checks, default 5000; 0 = off) and
+ * SQLITE_BUSY_TIMEOUT_MS (ms a write waits for another process's SQLite write lock before it
+ * answers 503 `storage_busy`, default 5000; the wait never blocks the server), DATABASE_LISTEN_CHECK_MS (ms between the listener's health checks, default 5000; 0 = off) and
  * DATABASE_LISTEN_CHECK_TIMEOUT_MS (ms a check may take, default 3000), INBOX_KIT_LEASE_MS (attempt
  * lease, default 15000) and INBOX_KIT_TAKEOVER_CHECK_MS (ms between takeover checks, default a
  * third of the lease; 0 = off), INBOX_KIT_TEST_CLOCK_OFFSET_MS (a test hook, honoured only with
@@ -57,6 +58,8 @@ export interface DemoConfig {
    * them once at start-up, before listening, and any left later when durable input reaches its Session.
    */
   recoverStaleRuns: boolean;
+  /** SQLite: how long a write waits for another process's write lock before 503 `storage_busy` (SQLITE_BUSY_TIMEOUT_MS, default 5,000). */
+  sqliteBusyTimeoutMs: number;
   /** PostgreSQL: run the store's hot queries as named prepared statements (DATABASE_PREPARED_STATEMENTS, default true). */
   preparedStatements: boolean;
   /** PostgreSQL: the event listener's own connection (DATABASE_LISTEN_URL, default `databaseUrl`). */
@@ -135,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     recoverStaleRuns: booleanOf('INBOX_KIT_RECOVER_STALE_RUNS', env.INBOX_KIT_RECOVER_STALE_RUNS, true),
     preparedStatements: booleanOf('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS, true),
     databaseListenUrl: listenUrlOf(env.DATABASE_LISTEN_URL, env.DATABASE_URL),
+    sqliteBusyTimeoutMs: int('SQLITE_BUSY_TIMEOUT_MS', env.SQLITE_BUSY_TIMEOUT_MS, 5_000),
     listenCheck: {
       intervalMs: int('DATABASE_LISTEN_CHECK_MS', env.DATABASE_LISTEN_CHECK_MS, 5_000),
       timeoutMs: int('DATABASE_LISTEN_CHECK_TIMEOUT_MS', env.DATABASE_LISTEN_CHECK_TIMEOUT_MS, 3_000, { min: 1 }),

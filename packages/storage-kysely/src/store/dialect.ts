@@ -5,6 +5,7 @@
  * engine's name.
  */
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { busyTimeoutOf } from '../busy.js';
 import { createGroupCommit } from '../group-commit.js';
 import { prepareStatement } from '../prepared.js';
 import type { Database, Dialect } from '../schema.js';
@@ -59,7 +60,7 @@ export interface SqlDialect {
 
 const sqlite: SqlDialect = {
   name: 'sqlite',
-  transact: (db) => createGroupCommit(db),
+  transact: (db) => createGroupCommit(db, { busyTimeoutMs: busyTimeoutOf(db) }),
   holdRows: (query) => query,
   jsonText: (column) => sql<string>`${sql.ref(column)}`,
   jsonTextSql: (ref) => ref,
