@@ -25,11 +25,15 @@ describe('SQLite: writes waiting for another process\'s lock', () => {
     cleanups.push(() => opened.close());
     await opened.store.insertWorkspace({ id: 'ws_b', name: 'b', created_at: 1 });
     const other = new SqliteDatabase(file);
-    cleanups.push(() => other.close());
+    cleanups.push(() => {
+      other.close();
+    });
     /** Takes the write lock on the other connection; the returned function releases it. */
     const hold = () => {
       other.exec('BEGIN IMMEDIATE');
-      return () => other.exec('COMMIT');
+      return () => {
+        other.exec('COMMIT');
+      };
     };
     return { store: opened.store, hold };
   }

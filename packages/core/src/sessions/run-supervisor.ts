@@ -176,13 +176,15 @@ export class RunSupervisor {
     for (let limit = PAGE; ; limit += PAGE) {
       // Runs this call keeps (ours, leased elsewhere) stay listed; a growing limit pages past them.
       const rows = await this.#deps.store.listRunningRuns(limit);
+      // One read of the store's clock per page: a lease that expires meanwhile waits for the next pass.
+      const now = leased ? await this.#leases.now() : 0;
       for (const run of rows) {
         // Without leases, oldest first: from here on every Run started after this instance was built.
         if (!leased && run.started_at > this.#bootedAt) return ended;
         if (seen.has(run.id) || !this.#isLeftover(run)) continue;
         seen.add(run.id);
         // A live lease names it (read outside a transaction first: most Runs are healthy).
-        if (leased && (await this.#deps.store.findAttemptOwner(run.session_id, await this.#leases.now()))?.run_id === run.id) continue;
+        if (leased && (await this.#deps.store.findAttemptOwner(run.session_id, now))?.run_id === run.id) continue;
         if (await this.#recover(run)) ended++;
       }
       if (rows.length < limit) return ended;
