@@ -315,9 +315,10 @@ if (!PG_ADMIN_URL) {
         const ids = stream.ids();
         expect(ids).toEqual([...new Set(ids)].sort((x, y) => x - y));
         expect(ids.at(-1)! - ids[0]! + 1).toBe(ids.length);
-        const reconnected = (await admin!.query<{ n: string }>(
-          "select count(*) as n from pg_stat_activity where application_name like 'inbox-kit-bus %' and datname = current_database() and pid <> all($1)", [listeners.map((l) => l.pid)])).rows[0]!;
-        expect(Number(reconnected.n)).toBe(2);
+        // Both processes replace their frozen listener (each at its own next health check).
+        const replaced = async () => Number((await admin!.query<{ n: string }>(
+          "select count(*) as n from pg_stat_activity where application_name like 'inbox-kit-bus %' and datname = current_database() and pid <> all($1)", [listeners.map((l) => l.pid)])).rows[0]!.n);
+        await waitUntil(async () => (await replaced()) === 2, 'both listeners replaced', 15_000);
       } finally {
         stream.close();
         for (const pid of frozen.splice(0)) {
