@@ -17,7 +17,7 @@ function fail(error: unknown): never {
   let e = error as { name?: string; code?: string; message?: string; cause?: unknown };
   // An unreachable PostgreSQL (`storage_unavailable`): the driver's own words say where and why.
   if (e?.name === 'InboxKitError' && e.code === 'storage_unavailable' && e.cause instanceof Error) e = e.cause as typeof e;
-  const expected = e?.name === 'ConfigError' || e?.name === 'StartUpError' ||
+  const expected = e?.name === 'ConfigError' || e?.name === 'StartUpError' || e?.name === 'EventBusListenError' ||
     ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND', 'ENOTDIR', 'ENOENT', 'EROFS', 'ECONNREFUSED'].includes(e?.code ?? '');
   console.error(`inbox-kit demo: could not start: ${e?.message ?? String(error)}`);
   if (e?.code === 'EADDRINUSE') {

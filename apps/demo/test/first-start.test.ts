@@ -55,7 +55,7 @@ describe.each(engines)('starts on $name', ({ pg }) => {
 
   it('DEMO_SEED=false: one workspace and one admin key, printed once; nothing else; a restart prints no key', async (ctx) => {
     if (skip) return ctx.skip('INBOX_KIT_TEST_PG_URL is not set');
-    const env = { ...(await place('no-seed')), DEMO_SEED: 'false', INBOX_KIT_WORKSPACE_NAME: 'Platform team' };
+    const env: Record<string, string> = { ...(await place('no-seed')), DEMO_SEED: 'false', INBOX_KIT_WORKSPACE_NAME: 'Platform team' };
     const first = await startDemoProcess(env);
     const credentials = credentialsOf(env.DATA_DIR!);
     expect(Object.keys(credentials)).toEqual(['admin']);

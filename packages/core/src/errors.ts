@@ -57,6 +57,7 @@ export const ERROR_CODES = [
   'session_ownership_unavailable',
   // 503
   'overloaded',
+  'storage_busy',
   'storage_unavailable',
 ] as const;
 

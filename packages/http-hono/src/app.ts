@@ -137,7 +137,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       const body = envelope(408, 'request_timeout', `The request body did not arrive within ${bodyTimeoutMs} ms`, [], c.get('requestId'));
       return c.body(JSON.stringify(body), 408, { 'content-type': JSON_TYPE, connection: 'close' });
     }
-    const { status, body, headers, unexpected } = envelopeOf(error, c.get('requestId'));
+    const { status, body, unexpected, headers } = envelopeOf(error, c.get('requestId'));
     if (unexpected) reportError(error, c.get('requestId'));
     return c.body(JSON.stringify(body), status as 500, { ...headers, 'content-type': JSON_TYPE, 'x-request-id': c.get('requestId') });
   });

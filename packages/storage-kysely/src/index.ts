@@ -57,6 +57,12 @@ export interface OpenStoreOptions {
    * add fail. See the README "Migrations".
    */
   migrate?: boolean | undefined;
+  /**
+   * SQLite options (ignored for PostgreSQL): `busyTimeoutMs`, how long a write waits for another
+   * process's write lock before it fails with `storage_busy` (default `SQLITE_BUSY_TIMEOUT_MS`,
+   * 5,000; the wait never blocks the thread); `cacheSizeKiB`, the page cache (see `openSqlite`).
+   */
+  sqlite?: { busyTimeoutMs?: number; cacheSizeKiB?: number } | undefined;
 }
 
 /** An open store (migrated unless `migrate: false`) and what it runs on. */
@@ -118,7 +124,7 @@ export async function openStore(opts: OpenStoreOptions = {}): Promise<OpenedStor
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite';
   const db = dialect === 'postgres'
     ? (await engine(() => import('./postgres.js'), 'pg', dialect)).openPostgres(databaseUrl as string, opts.postgres)
-    : (await engine(() => import('./sqlite.js'), 'better-sqlite3', dialect)).openSqlite(sqlitePath(databaseUrl || opts.sqliteFile || DEFAULT_SQLITE_FILE));
+    : (await engine(() => import('./sqlite.js'), 'better-sqlite3', dialect)).openSqlite(sqlitePath(databaseUrl || opts.sqliteFile || DEFAULT_SQLITE_FILE), opts.sqlite ?? {});
   let migrations: OpenedStore['migrations'];
   try {
     const applied = opts.migrate === false ? [] : await migrateToLatest(db, dialect);

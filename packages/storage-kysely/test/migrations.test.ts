@@ -33,7 +33,7 @@ if (PG_URL) {
   engines.push({
     name: 'PostgreSQL',
     open: async (migrate) => {
-      const db = await freshPostgresDatabase(PG_URL);
+      const db = await freshPostgresDatabase(PG_URL as string);
       const opened = await openStore({ databaseUrl: db.url, migrate });
       return { ...opened, dispose: async () => { await opened.close(); await db.drop(); } };
     },

@@ -48,14 +48,19 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   internal_error: 500,
   session_ownership_unavailable: 500,
   overloaded: 503,
+  storage_busy: 503,
   storage_unavailable: 503,
 };
 
 /**
- * `Retry-After` (seconds) of the codes that answer one: a database that cannot be reached now
- * (`storage_unavailable`) may be back in a few seconds (a restart, a fail-over).
+ * `Retry-After` (seconds) of the codes that mean "try again shortly": the runtime is closing
+ * (`overloaded`), the database is locked by another process past the write deadline
+ * (`storage_busy`), the database cannot be reached now (`storage_unavailable`: a restart, a
+ * fail-over may take a few seconds).
  */
-export const RETRY_AFTER_SECONDS_BY_CODE: Partial<Record<ErrorCode, number>> = {
+export const RETRY_AFTER_BY_CODE: Partial<Record<ErrorCode, number>> = {
+  overloaded: 5,
+  storage_busy: 1,
   storage_unavailable: 5,
 };
 
@@ -101,24 +106,26 @@ export function envelope(status: number, code: string, message: string, details:
 export interface ErrorAnswer {
   status: number;
   body: ErrorEnvelope;
-  /** Response headers the answer needs besides the request ids and `Content-Type` (lower-case names); absent when none. */
-  headers?: Record<string, string>;
   unexpected: boolean;
+  /** Headers the answer carries besides the envelope's, e.g. `retry-after` (seconds) on a 503; adapters set them. */
+  headers?: Record<string, string>;
 }
 
 /**
  * The answer for a thrown value: an `InboxKitError` gets its code's status, and the
- * `Retry-After` of {@link RETRY_AFTER_SECONDS_BY_CODE}; a 500 never shows its message or details
+ * `Retry-After` of {@link RETRY_AFTER_BY_CODE}; a 500 never shows its message or details
  * (a 503's are the core's own words: why to retry, never a driver's message); anything else is a
  * bare 500 `internal_error` marked `unexpected`.
  */
 export function envelopeOf(error: unknown, request_id: string): ErrorAnswer {
   if (isInboxKitError(error)) {
     const status = STATUS_BY_CODE[error.code] ?? 500;
+    // A 503 says what to wait for (its message and details are written for the caller: `/ready`
+    // names its reason in `details[0].code`); other 5xx say nothing.
     const hidden = status >= 500 && status !== 503;
     const message = hidden ? 'Internal server error' : error.message;
     const answer: ErrorAnswer = { status, body: envelope(status, error.code, message, hidden ? [] : error.details, request_id), unexpected: false };
-    const retryAfter = RETRY_AFTER_SECONDS_BY_CODE[error.code];
+    const retryAfter = RETRY_AFTER_BY_CODE[error.code];
     if (retryAfter !== undefined) answer.headers = { 'retry-after': String(retryAfter) };
     return answer;
   }

@@ -14,7 +14,7 @@
  * also work on a store shared between them.
  */
 import type { StoreTx } from '../ports/store.js';
-import { checkAttemptOwnership, checkEndRunConditional, checkListRunningRuns } from './conformance-checks/runs.js';
+import { checkAttemptOwnership, checkEndRunConditional, checkFindSession, checkListRunningRuns, checkStoreClock } from './conformance-checks/runs.js';
 import { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
 import { checkIdempotencyRecords } from './conformance-checks/idempotency.js';
 import { checkAccountsAndKeys, checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
@@ -31,7 +31,7 @@ export { checkMemberships } from './conformance-checks/projects.js';
 export { JSON_SAMPLES, checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging } from './conformance-checks/inbox.js';
 export { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
 export { checkGapFreeSessionSeq, checkManagedSessions, checkSessionWithAccess, checkSessionsFloorsPages } from './conformance-checks/sessions.js';
-export { checkAttemptOwnership, checkEndRunConditional, checkListRunningRuns } from './conformance-checks/runs.js';
+export { checkAttemptOwnership, checkEndRunConditional, checkFindSession, checkListRunningRuns, checkStoreClock } from './conformance-checks/runs.js';
 export { checkIdempotencyRecords } from './conformance-checks/idempotency.js';
 
 /**
@@ -61,11 +61,11 @@ export const STORE_PORT_METHODS = {
     'listWorkspaceOperationLogs',
   ],
   sessions: [
-    'insertSession', 'getSession', 'lockSession', 'listSessions', 'getSessionWithAccess', 'pageSessions', 'updateSession', 'deleteSession',
+    'insertSession', 'getSession', 'lockSession', 'findSession', 'listSessions', 'getSessionWithAccess', 'pageSessions', 'updateSession', 'deleteSession',
     'insertFloor', 'getFloor', 'listFloors', 'lastFloorNumber', 'insertPage', 'getPage', 'listPages', 'appendSessionEvents',
     'listSessionEvents', 'lastSessionEventSeq',
   ],
-  runs: ['insertRun', 'getRunningRun', 'listRunningRuns', 'endRun', 'claimAttemptOwnership', 'renewAttemptOwnership', 'releaseAttemptOwnership', 'findAttemptOwner'],
+  runs: ['now', 'insertRun', 'getRunningRun', 'listRunningRuns', 'endRun', 'claimAttemptOwnership', 'renewAttemptOwnership', 'releaseAttemptOwnership', 'findAttemptOwner'],
   idempotency: ['findIdempotencyRecord', 'insertIdempotencyRecord'],
 } as const satisfies Record<StorePortGroup, readonly (keyof StoreTx)[]>;
 
@@ -113,6 +113,8 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'runs', requires: needs('runs'), name: 'runs: endRun is conditional', run: checkEndRunConditional },
   { group: 'runs', requires: needs('runs'), name: 'runs: listRunningRuns lists running Runs oldest first, at most limit', run: checkListRunningRuns },
   { group: 'runs', requires: needs('runs'), name: 'attempt ownership: conditional claim, lease expiry, exact renew and release, one winner of 20', run: checkAttemptOwnership },
+  { group: 'runs', requires: needs('runs'), name: 'now (optional): the store\'s clock in integer ms, never backwards, the time of the call inside a transaction, the database\'s', run: checkStoreClock },
+  { group: 'sessions', requires: needs(), name: 'findSession (optional): a Session by id alone, never a deleted one', run: checkFindSession },
   { group: 'idempotency', requires: needs('idempotency', 'inbox', 'events'), name: 'idempotency records: conditional insert, exact scope, released by rollback, one winner of 20', run: checkIdempotencyRecords },
 ];
 
