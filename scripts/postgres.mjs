@@ -103,6 +103,7 @@ export async function startPostgres() {
   }
 
   let stopped = false;
+  let halted = false;
   const stopSync = () => {
     // Last-resort cleanup when the process exits without calling stop().
     if (stopped) return;
@@ -147,17 +148,20 @@ export async function startPostgres() {
       /** Stops the server, keeping its data (every connection is terminated; new ones are refused). */
       async halt() {
         await run(pgCtl, ['stop', '-D', dataDir, '-m', 'fast', '-w'], { asServer: true });
+        halted = true;
       },
       /** Starts the halted server again, on the same port and data. */
       async resume() {
         await run(pgCtl, ['start', '-D', dataDir, '-w', '-t', '60', '-l', logFile, '-o', options], { asServer: true });
+        halted = false;
       },
       async stop() {
         if (stopped) return;
         stopped = true;
         process.removeListener('exit', stopSync);
         try {
-          await run(pgCtl, ['stop', '-D', dataDir, '-m', 'fast', '-w'], { asServer: true });
+          // A halted server has nothing to stop (its directory still goes).
+          if (!halted) await run(pgCtl, ['stop', '-D', dataDir, '-m', 'fast', '-w'], { asServer: true });
         } finally {
           rmSync(dir, { recursive: true, force: true });
         }

@@ -72,7 +72,11 @@ describe('PostgreSQL stopped and started again under the running demo', () => {
 
     await pg.halt();
     for (const { name, demo } of servers) {
-      const ready = await call(`${demo.url}/ready`);
+      // A process that died of the outage says why (its output) instead of failing a fetch.
+      if (demo.child.exitCode !== null || demo.child.signalCode !== null) throw new Error(`${name}: the demo process ended when PostgreSQL stopped:\n${demo.output()}`);
+      const ready = await call(`${demo.url}/ready`).catch((error: Error) => {
+        throw new Error(`${name}: ${error.message} (process ${demo.child.exitCode ?? demo.child.signalCode ?? 'running'}):\n${demo.output()}`);
+      });
       expect(ready, name).toMatchObject({ status: 503, retryAfter: '5', error: { type: 'overloaded_error', code: 'storage_unavailable', details: [{ path: 'storage', code: 'unreachable' }] } });
       expect(JSON.stringify(ready.body), name).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|postgres:/);
       expect((await call(`${demo.url}/health`)).status, name).toBe(200);

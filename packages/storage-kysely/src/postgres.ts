@@ -68,7 +68,7 @@ const STALE_STATEMENT_CODES = new Set(['0A000', '26000']);
  * connection, throws `storage_unavailable` (and the connection is destroyed on release); with
  * `prepare`, registered texts run as named prepared statements.
  */
-function guardedPool(pool: pg.Pool, prepare: boolean): PostgresPool {
+function guardedPool(pool: pg.Pool, prepare: boolean, onError: ((error: Error) => void) | undefined): PostgresPool {
   return {
     connect: async () => {
       let client: pg.PoolClient;
@@ -80,6 +80,14 @@ function guardedPool(pool: pg.Pool, prepare: boolean): PostgresPool {
       // node-postgres remembers what it prepared per connection and would keep sending the stale
       // name: such a connection, like a lost one, is closed on release rather than reused.
       let broken = false;
+      // The pool listens for errors of idle connections only: a checked-out one whose server goes
+      // away between two statements (a transaction waiting on the services) would emit an
+      // unhandled 'error' and end the process. Its next statement fails (storage_unavailable).
+      const lost = (error: Error) => {
+        broken = true;
+        onError?.(error);
+      };
+      client.on('error', lost);
       const failed = (error: unknown): never => {
         const code = (error as { code?: string } | null)?.code ?? '';
         if (STALE_STATEMENT_CODES.has(code) || isConnectionError(error)) broken = true;
@@ -94,7 +102,10 @@ function guardedPool(pool: pg.Pool, prepare: boolean): PostgresPool {
           // A cursor (Kysely's `stream()`) is returned as it is.
           return run instanceof Promise ? run.catch(failed) : run;
         },
-        release: (destroy?: boolean) => client.release(destroy === true || broken),
+        release: (destroy?: boolean) => {
+          client.off('error', lost);
+          client.release(destroy === true || broken);
+        },
       };
       return wrapped as unknown as PostgresPoolClient;
     },
@@ -112,5 +123,5 @@ function guardedPool(pool: pg.Pool, prepare: boolean): PostgresPool {
 export function openPostgres(url: string, opts: PostgresOptions = {}): Kysely<Database> {
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, types: poolTypes });
   pool.on('error', (error) => opts.onError?.(error));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool, opts.preparedStatements !== false) }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool, opts.preparedStatements !== false, opts.onError) }) });
 }
