@@ -18,7 +18,10 @@
  * DATABASE_PREPARED_STATEMENTS (default true; "false" or "0" behind a transaction-mode pooler such
  * as PgBouncer before 1.21, which cannot keep named prepared statements), and DEMO_MODEL
  * (`scripted`, the default, or `anthropic`: the Messages API model, which needs ANTHROPIC_API_KEY
- * and takes ANTHROPIC_BASE_URL and ANTHROPIC_MODEL, default `claude-haiku-4-5`).
+ * and takes ANTHROPIC_BASE_URL and ANTHROPIC_MODEL, default `claude-haiku-4-5`), and
+ * DEMO_TOOL_POLICY (`always_allow`, the default, or `always_ask`: the permission of the
+ * `assistant` agent's host tool `wait`; with `always_ask` each call waits for a
+ * `user.tool_confirmation`).
  */
 import { resolve } from 'node:path';
 
@@ -63,6 +66,8 @@ export interface DemoConfig {
    * `hono` (`@inbox-kit/http-hono`: the same API on Hono, without the web page and /docs).
    */
   httpAdapter: 'fastify' | 'hono';
+  /** The permission of the demo's host tool `wait` (DEMO_TOOL_POLICY, default `always_allow`). */
+  toolPolicy: 'always_allow' | 'always_ask';
 }
 
 /** The Messages API model the demo uses when ANTHROPIC_MODEL is unset. */
@@ -121,7 +126,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     preparedStatements: booleanOf('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS, true),
     httpAdapter: httpAdapterOf(env.HTTP_ADAPTER),
     model: modelOf(env),
+    toolPolicy: toolPolicyOf(env.DEMO_TOOL_POLICY),
   };
+}
+
+function toolPolicyOf(value: string | undefined): 'always_allow' | 'always_ask' {
+  if (value === undefined || value === '' || value === 'always_allow') return 'always_allow';
+  if (value === 'always_ask') return 'always_ask';
+  throw new ConfigError(`DEMO_TOOL_POLICY must be always_allow or always_ask, got "${value}"`);
 }
 
 function httpAdapterOf(value: string | undefined): 'fastify' | 'hono' {

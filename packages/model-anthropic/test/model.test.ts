@@ -36,7 +36,7 @@ describe('createAnthropicModel', () => {
   it('sends one streamed messages.create with the options and returns the streamed text', async () => {
     const { stub, model } = await setup([{ text: ['Hello', ', ', 'world.'] }], { system: 'Be brief.', maxTokens: 321 });
     const result = await model.step(task, new AbortController().signal);
-    expect(result).toEqual({ content: [{ type: 'text', text: 'Hello, world.' }], continue: false });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'Hello, world.' }], stop_reason: 'end_turn', continue: false });
     expect(stub.requests).toHaveLength(1);
     const [req] = stub.requests;
     expect(req!.path).toBe('/v1/messages');
@@ -52,16 +52,19 @@ describe('createAnthropicModel', () => {
   it('stop_reason drives the loop: pause_turn continues, end_turn / max_tokens / stop_sequence / refusal end the turn', async () => {
     const reasons = ['pause_turn', 'end_turn', 'max_tokens', 'stop_sequence', 'refusal'];
     const { model } = await setup(reasons.map((stop_reason) => ({ text: 'x', stop_reason })));
-    const got: boolean[] = [];
-    for (const _ of reasons) got.push((await model.step(task, new AbortController().signal)).continue);
-    expect(got).toEqual([true, false, false, false, false]);
+    const got: Array<[boolean | undefined, string | undefined]> = [];
+    for (const _ of reasons) {
+      const r = await model.step(task, new AbortController().signal);
+      got.push([r.continue, r.stop_reason]);
+    }
+    expect(got).toEqual([[true, 'pause_turn'], [false, 'end_turn'], [false, 'max_tokens'], [false, 'end_turn'], [false, 'refusal']]);
   });
 
   it('an answer with no text (e.g. a refusal) is an empty step, and the next call leaves it out', async () => {
     const { stub, model } = await setup([{ text: [], stop_reason: 'refusal' }, { text: 'ok' }]);
     const signal = new AbortController().signal;
     const empty = await model.step(task, signal);
-    expect(empty).toEqual({ content: [], continue: false });
+    expect(empty).toEqual({ content: [], stop_reason: 'refusal', continue: false });
     const next: TranscriptMessage[] = [...task, { id: 'run_1-step-0', role: 'assistant', content: empty.content }, { id: 'run_1-inbox-0', role: 'user', content: [{ type: 'text', text: 'Try again.' }] }];
     await model.step(next, signal);
     expect(stub.requests[1]!.body.messages).toEqual([
@@ -89,7 +92,7 @@ describe('createAnthropicModel', () => {
       { text: ['the ', 'answer'] },
     ], { maxRetries: 4 });
     const result = await model.step(task, new AbortController().signal);
-    expect(result).toEqual({ content: [{ type: 'text', text: 'the answer' }], continue: false });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'the answer' }], stop_reason: 'end_turn', continue: false });
     expect(stub.requests).toHaveLength(5);
     expect(retries.map((r) => [r.retry, r.type])).toEqual([[1, 'api_error'], [2, 'overloaded_error'], [3, 'overloaded_error'], [4, 'connection_error']]);
     expect(retries[1]!.delayMs).toBe(3);

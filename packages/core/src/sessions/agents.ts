@@ -173,17 +173,17 @@ const unsupported = (what: string) => new InboxKitError('unsupported_capability'
  * Checks `tools` of a create or update: only `custom` tools (others → 400
  * `unsupported_capability`), each a valid definition (`toolDefinitionProblems`: name 1–128 of
  * letters, digits, `_`, `-`; an object JSON Schema of ≤ 64 KiB this runtime can check), names
- * unique and not a name a configured host tool of `reserved` uses.
+ * unique and not a name a configured host tool of `reserved` uses. Detail paths start with `path`.
  * @throws InboxKitError `unsupported_capability`, `validation_error` (one detail per problem).
  */
-export function checkCustomTools(tools: readonly ToolField[], reserved: ReadonlySet<string> = new Set()): JsonValue[] {
+export function checkCustomTools(tools: readonly ToolField[], reserved: ReadonlySet<string> = new Set(), path = 'body.tools'): JsonValue[] {
   const details: ErrorDetail[] = [];
   const names = new Set<string>();
   tools.forEach((tool, i) => {
     if (tool.type !== 'custom') throw unsupported(`A ${tool.type} tool (this runtime runs custom tools declared on the agent and its own host tools)`);
-    for (const p of toolDefinitionProblems(tool as never)) details.push({ path: `tools.${i}.${p.path}`, message: p.message });
-    if (names.has(tool.name)) details.push({ path: `tools.${i}.name`, message: `the name ${JSON.stringify(tool.name)} is used twice` });
-    else if (reserved.has(tool.name)) details.push({ path: `tools.${i}.name`, message: `the name ${JSON.stringify(tool.name)} is a host tool's` });
+    for (const p of toolDefinitionProblems(tool as never)) details.push({ path: `${path}.${i}.${p.path}`, message: p.message });
+    if (names.has(tool.name)) details.push({ path: `${path}.${i}.name`, message: `the name ${JSON.stringify(tool.name)} is used twice` });
+    else if (reserved.has(tool.name)) details.push({ path: `${path}.${i}.name`, message: `the name ${JSON.stringify(tool.name)} is a host tool's` });
     names.add(tool.name);
   });
   if (details.length > 0) throw new InboxKitError('validation_error', 'Invalid agent tools', details);

@@ -246,14 +246,13 @@ export class ManagedSessionsService {
       const overrides = (['model', 'mcp_servers', 'skills'] as const).filter((k) => ref[k] !== undefined);
       if (overrides.length > 0) throw unsupported(`Overriding the agent's ${overrides.join(', ')} (this runtime runs one model and hosts no MCP servers or skills)`);
       if (ref.tools !== undefined) {
-        const parsed = parseOrThrow(createAgentToolsField, ref.tools, 'agent tools');
-        const reserved = new Set(this.#configured.flatMap((a) => (a.tools ?? []).filter((t) => t.execute !== undefined).map((t) => t.name)));
-        try {
-          tools = checkCustomTools(parsed, reserved);
-        } catch (error) {
-          if (error instanceof InboxKitError) throw new InboxKitError(error.code, error.message, error.details.map((d) => ({ ...d, path: `agent.${d.path}` })));
-          throw error;
+        const read = createAgentToolsField.safeParse(ref.tools);
+        if (!read.success) {
+          throw new InboxKitError('validation_error', 'Invalid agent tools', read.error.issues.map((i) => ({ path: ['body.agent.tools', ...i.path.map(String)].join('.'), message: i.message, code: i.code })));
         }
+        const parsed = read.data;
+        const reserved = new Set(this.#configured.flatMap((a) => (a.tools ?? []).filter((t) => t.execute !== undefined).map((t) => t.name)));
+        tools = checkCustomTools(parsed, reserved, 'body.agent.tools');
       }
       if (ref.system !== undefined) system = typeof ref.system === 'string' && ref.system !== '' ? ref.system : null;
     }

@@ -283,10 +283,10 @@ describe('Runs with tools', () => {
   it('agents: a custom tool named like a host tool, a non-custom tool and a bad schema are refused; versions and archive', async () => {
     const f = await fixture();
     const clash = await rejection(f.sessions.agents.create(owner, { name: 'x', model: 'm', tools: [{ type: 'custom', name: 'wait', description: 'd', input_schema: { type: 'object' } }] }));
-    expect([clash.code, clash.details[0]?.path]).toEqual(['validation_error', 'tools.0.name']);
+    expect([clash.code, clash.details[0]?.path]).toEqual(['validation_error', 'body.tools.0.name']);
     expect((await rejection(f.sessions.agents.create(owner, { name: 'x', model: 'm', tools: [{ type: 'agent_toolset_20260401' }] as never }))).code).toBe('unsupported_capability');
     const bad = await rejection(f.sessions.agents.create(owner, { name: 'x', model: 'm', tools: [{ type: 'custom', name: 'a b', description: 'd', input_schema: { type: 'string' } }] }));
-    expect(bad.details.map((d) => d.path)).toEqual(['tools.0.name', 'tools.0.input_schema']);
+    expect(bad.details.map((d) => d.path)).toEqual(['body.tools.0.name', 'body.tools.0.input_schema']);
     const v2 = await f.sessions.agents.update(owner, f.custom.id, { version: 1, name: 'Renamed' });
     expect(v2).toMatchObject({ version: 2, name: 'Renamed' });
     expect((await rejection(f.sessions.agents.update(owner, f.custom.id, { version: 1, name: 'stale' }))).code).toBe('conflict');
