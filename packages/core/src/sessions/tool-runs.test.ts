@@ -213,6 +213,37 @@ describe('Runs with tools', () => {
     ]);
   });
 
+  it('steering queued before the Run parked is carried over, never lost: committed right after the round\'s results when the Run resumes', async () => {
+    let release!: () => void;
+    const f = await fixture({ hold: new Promise<void>((r) => (release = r)) });
+    const sid = (await f.sessions.create(owner, {
+      agent: { type: 'agent_with_overrides', id: 'assistant', tools: [{ type: 'custom', name: 'lookup', description: 'client', input_schema: { type: 'object' } }] },
+      environment_id: 'e',
+    })).id;
+    await f.send(sid, { type: 'user.message', content: text('mixed') });
+    (await f.model.next()).reply(calls(['wait', { ms: 1 }], ['lookup', {}]));
+    await waitFor(() => f.ran.length === 1, 'the host tool runs');
+    // Queued while the host tool runs (the Run has not parked yet): acknowledged with an id.
+    expect(await f.runtime.liveInboxQueue(owner, sid, { content: text('use the cached copy') })).toEqual({ id: 1 });
+    release();
+    await waitIdle(f, sid, 'requires_action');
+    expect(await f.runtime.liveInboxSnapshot(owner, sid)).toEqual({ active: false, version: 0, messages: [] });
+    expect(f.host.pendingCarryOver(sid)).toEqual([text('use the cached copy')]);
+    const use = (await f.history(sid)).find((e) => e.type === 'agent.custom_tool_use')!;
+    // The host tool's result was committed with the park; the steering was not (it waits for the round's end).
+    expect((await f.history(sid)).filter((e) => e.type === 'agent.tool_result').map((e) => e.content)).toEqual([text('waited 1 ms')]);
+    await f.send(sid, { type: 'user.custom_tool_result', custom_tool_use_id: use.id, content: text('found') });
+    const resumed = await f.model.next();
+    expect(resumed.transcript.slice(-2).map((m) => `${m.id.replace(/^run_\d+/, 'run')}:${m.content.map(blockText).join('|')}`)).toEqual([
+      'run-step-0-results:waited 1 ms|found', 'run-inbox-0:use the cached copy',
+    ]);
+    resumed.reply(done('ok'));
+    await f.runtime.whenIdle(sid);
+    const types = (await f.history(sid)).map((e) => e.type);
+    // The resumed round's commit holds no agent.tool_result (both results are in the ledger already), then the steering.
+    expect(types.slice(-6)).toEqual(['session.status_idle', 'user.custom_tool_result', 'session.status_running', 'user.message', 'agent.message', 'session.status_idle']);
+  });
+
   it('an interrupt of a parked Run ends it cancelled with error results for the pending tool uses; the next Run starts clean', async () => {
     const f = await fixture();
     const sid = await f.session();
