@@ -49,6 +49,27 @@ describe('createAnthropicModel', () => {
     });
   });
 
+  it('sends the step\'s tools and the agent\'s system prompt; streams tool_use blocks (input_json_delta) with stop_reason tool_use', async () => {
+    const { stub, model } = await setup([{ tool_use: [{ name: 'wait', input: { ms: 250, note: 'ok' } }, { name: 'lookup', input: {} }], text: 'Let me wait.' }]);
+    const tools = [{ name: 'wait', description: 'Waits', input_schema: { type: 'object' as const, properties: { ms: { type: 'integer' } } } }];
+    const result = await model.step(task, new AbortController().signal, { tools, system: 'Agent prompt.', session_id: 's', run_id: 'r' });
+    expect(result).toEqual({
+      content: [
+        { type: 'text', text: 'Let me wait.' },
+        { type: 'tool_use', id: expect.stringMatching(/^toolu_stub_/), name: 'wait', input: { ms: 250, note: 'ok' } },
+        { type: 'tool_use', id: expect.stringMatching(/^toolu_stub_/), name: 'lookup', input: {} },
+      ],
+      stop_reason: 'tool_use', continue: false,
+    });
+    expect(stub.requests[0]!.body).toMatchObject({ system: 'Agent prompt.', tools });
+  });
+
+  it('the stub refuses what the API refuses: a tool_use without its tool_result right after', async () => {
+    const { model } = await setup([{ text: 'never' }], { maxRetries: 0 });
+    const bad = [...task, { id: 's', role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'x', name: 'wait', input: {} }] }, { id: 'u', role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }];
+    await expect(model.step(bad, new AbortController().signal)).rejects.toMatchObject({ name: 'ModelError', type: 'invalid_request_error', status: 400 });
+  });
+
   it('stop_reason drives the loop: pause_turn continues, end_turn / max_tokens / stop_sequence / refusal end the turn', async () => {
     const reasons = ['pause_turn', 'end_turn', 'max_tokens', 'stop_sequence', 'refusal'];
     const { model } = await setup(reasons.map((stop_reason) => ({ text: 'x', stop_reason })));

@@ -161,6 +161,8 @@ export class SessionLedger {
     }
     const events: NewSessionEvent[] = [];
     const text = m.role === 'assistant' ? content.filter((b) => b.type === 'text') : content;
+    // Results all in the ledger already (a resumed round answered by the client): nothing to write.
+    if (text.length === 0 && uses.length === 0 && results.length === 0) return [];
     const first = text.length > 0 ? this.#deps.ids.next('sevt') : (uses[0]?.id ?? this.#deps.ids.next('sevt'));
     const { floor, page } = await writeTurn(tx, this.#deps, session, pageContent(m.role, m.id, first, m.content as unknown as JsonValue));
     const at = { run_id, floor_id: floor.id, page_id: page.id, processed_at: now, session_id: session.id };
