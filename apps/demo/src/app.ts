@@ -75,6 +75,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     databaseUrl: config.databaseUrl,
     sqliteFile: join(config.dataDir, 'inbox-kit.sqlite'),
     postgres: { preparedStatements: config.preparedStatements },
+    sqlite: { busyTimeoutMs: config.sqliteBusyTimeoutMs },
   });
   let app: FastifyInstance | undefined;
   let bus: EventBus & { close?(): Promise<void> };
@@ -87,7 +88,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
   const deps: ServiceDeps = {
     store: opened.store,
     bus,
-    clock: overrides.clock ?? systemClock,
+    clock: overrides.clock ?? offsetClock(config.clockOffsetMs),
     ids: createIdGenerator(() => nanoid(21)),
     onPublishError: (error) => app?.log.error({ err: error }, 'event publish failed after commit'),
     // Synchronous SHA-256: the same digest as the core's Web Crypto default, without an async hop per request.
@@ -169,22 +170,41 @@ function routingOf(opened: OpenedStore, config: DemoConfig, onRoutingError: Atte
     host_id: `host_${nanoid(16)}`,
     host_url: config.advertiseUrl,
     forwarder: createHttpAttemptForwarder({ secret: config.forwardSecret, timeoutMs: 2_000 }),
+    lease_ms: config.lease.leaseMs,
+    takeover_check_ms: config.lease.takeoverCheckMs,
     onRoutingError,
   };
+}
+
+/** The wall clock, or (INBOX_KIT_TEST_CLOCK_OFFSET_MS, tests only) the wall clock moved by `offsetMs`. */
+function offsetClock(offsetMs: number): Clock {
+  return offsetMs === 0 ? systemClock : { now: () => Date.now() + offsetMs };
 }
 
 /**
  * The event bus (platform.md "Project Events"): in-process on SQLite (one server process); on
  * PostgreSQL, LISTEN/NOTIFY on the same database so events committed by any demo process reach the
- * streams of every other one. The PostgreSQL bus is listening when this returns.
- * @throws the connection error when PostgreSQL cannot be reached for LISTEN.
+ * streams of every other one, the listener on DATABASE_LISTEN_URL with its health check
+ * (platform.md "Many processes"). The PostgreSQL bus is listening when this returns.
+ * @throws the connection error when PostgreSQL cannot be reached for LISTEN; `EventBusListenError`
+ *   when the listen connection receives no notifications (a transaction-mode pooler).
  */
 async function openEventBus(opened: OpenedStore, config: DemoConfig, onError: (error: unknown) => void): Promise<EventBus & { close?(): Promise<void> }> {
   if (opened.dialect !== 'postgres' || !config.databaseUrl) return createLocalEventBus();
   // Loaded only here: a SQLite demo does not carry the PostgreSQL bus.
   const { createPostgresEventBus } = await import('@inbox-kit/storage-kysely/postgres');
-  const bus = createPostgresEventBus({ url: config.databaseUrl, db: opened.db, onError });
-  await bus.start();
+  // The listener has its own connection (DATABASE_LISTEN_URL): writes may go through a
+  // transaction-mode pooler, LISTEN may not; start() refuses a listener that receives nothing.
+  const bus = createPostgresEventBus({
+    url: config.databaseUrl, listenUrl: config.databaseListenUrl ?? config.databaseUrl, db: opened.db, onError,
+    healthCheckIntervalMs: config.listenCheck.intervalMs, healthCheckTimeoutMs: config.listenCheck.timeoutMs,
+  });
+  try {
+    await bus.start();
+  } catch (error) {
+    await bus.close().catch(() => undefined);
+    throw error;
+  }
   return bus;
 }
 

@@ -60,6 +60,7 @@ export const ERROR_CODES = [
   'session_ownership_unavailable',
   // 503
   'overloaded',
+  'storage_busy',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -137,9 +137,9 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       const body = envelope(408, 'request_timeout', `The request body did not arrive within ${bodyTimeoutMs} ms`, [], c.get('requestId'));
       return c.body(JSON.stringify(body), 408, { 'content-type': JSON_TYPE, connection: 'close' });
     }
-    const { status, body, unexpected } = envelopeOf(error, c.get('requestId'));
+    const { status, body, unexpected, headers } = envelopeOf(error, c.get('requestId'));
     if (unexpected) reportError(error, c.get('requestId'));
-    return c.body(JSON.stringify(body), status as 500, { 'content-type': JSON_TYPE, 'x-request-id': c.get('requestId') });
+    return c.body(JSON.stringify(body), status as 500, { ...headers, 'content-type': JSON_TYPE, 'x-request-id': c.get('requestId') });
   });
   const notFound = (c: Context<Env>): Response => c.body(JSON.stringify(routeNotFound(c.req.method, new URL(c.req.url).pathname, c.get('requestId'))), 404, { 'content-type': JSON_TYPE });
   app.notFound(notFound);

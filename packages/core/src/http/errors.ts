@@ -51,6 +51,16 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   internal_error: 500,
   session_ownership_unavailable: 500,
   overloaded: 503,
+  storage_busy: 503,
+};
+
+/**
+ * `Retry-After` (seconds) of the codes that mean "try again shortly": the runtime is closing
+ * (`overloaded`), the database is locked by another process past the write deadline (`storage_busy`).
+ */
+export const RETRY_AFTER_BY_CODE: Partial<Record<ErrorCode, number>> = {
+  overloaded: 5,
+  storage_busy: 1,
 };
 
 /** The `error.type` values (by HTTP status; see {@link errorKind}). */
@@ -92,6 +102,8 @@ export interface ErrorAnswer {
   status: number;
   body: ErrorEnvelope;
   unexpected: boolean;
+  /** Headers the answer carries besides the envelope's, e.g. `retry-after` (seconds) on a 503; adapters set them. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -101,8 +113,12 @@ export interface ErrorAnswer {
 export function envelopeOf(error: unknown, request_id: string): ErrorAnswer {
   if (isInboxKitError(error)) {
     const status = STATUS_BY_CODE[error.code] ?? 500;
-    const message = status >= 500 ? 'Internal server error' : error.message;
-    return { status, body: envelope(status, error.code, message, status >= 500 ? [] : error.details, request_id), unexpected: false };
+    // A 503 says what to wait for (its messages are written for the caller); other 5xx say nothing.
+    const message = status >= 500 && status !== 503 ? 'Internal server error' : error.message;
+    const answer: ErrorAnswer = { status, body: envelope(status, error.code, message, status >= 500 ? [] : error.details, request_id), unexpected: false };
+    const retryAfter = RETRY_AFTER_BY_CODE[error.code];
+    if (retryAfter !== undefined) answer.headers = { 'retry-after': String(retryAfter) };
+    return answer;
   }
   return { status: 500, body: envelope(500, 'internal_error', 'Internal server error', [], request_id), unexpected: true };
 }

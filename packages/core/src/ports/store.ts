@@ -159,7 +159,8 @@ export interface IdempotencyRecord extends IdempotencyScope {
  * Which server process hosts the active native attempt of a Session, as recorded in storage so
  * that other processes sharing the database can route Live Inbox requests to it (live-inbox.md
  * "Scale"). At most one row per Session. A row whose `lease_expires_at` is not after "now" is
- * expired: it names nobody, and any host may claim the Session.
+ * expired: it names nobody, and any host may claim the Session. "Now" is the store's clock
+ * ({@link RunStore.now}) for every process, so the processes agree on which leases are live.
  */
 export interface AttemptOwnership {
   session_id: string;
@@ -297,6 +298,14 @@ export interface SessionStore {
    * transaction. Take the project's lock first when both are needed.
    */
   lockSession(workspace_id: string, session_id: string): Promise<Session | undefined>;
+  /**
+   * OPTIONAL (without it, a Run left by a dead process is ended but its Session's queued durable
+   * input waits for the next input: the takeover cannot start the follow-up Run). The Session by
+   * its id alone, in whatever workspace, never a deleted one (`undefined`, as for a missing one).
+   * For the Runtime's own bookkeeping (taking over the Runs of a dead process, platform.md "Many
+   * processes"), never to answer a request: requests MUST use the scoped {@link getSession}.
+   */
+  findSession?(session_id: string): Promise<Session | undefined>;
   /** Sessions of the workspace, newest first; `project_id: null` lists those outside any project. Never a deleted one. */
   listSessions(workspace_id: string, filter: { project_id?: string | null }): Promise<Session[]>;
   /**
@@ -352,6 +361,18 @@ export interface SessionStore {
  * Inbox, live-inbox.md "Scale"). Conformance group `runs`.
  */
 export interface RunStore {
+  /**
+   * OPTIONAL (without it, the Runtime reads lease times from its own `Clock`, which is right only
+   * when every process sharing the store reads one clock). The store's clock: the current time in
+   * integer ms since the epoch, as the database reads it — PostgreSQL `clock_timestamp()` on the
+   * server, the machine's clock for an embedded engine (every process on that machine reads it).
+   * Every process sharing the store MUST get the same clock from it, whatever its own clock says:
+   * leases are written and judged with it (platform.md "Many processes"), so a process whose clock
+   * is skewed never ends a healthy Run nor lets two Runs of one Session run at once. Inside a
+   * transaction it is the time of the call (not of the transaction's start). MUST NOT go back
+   * between two calls by more than the database's own clock does.
+   */
+  now?(): Promise<number>;
   insertRun(run: Run): Promise<void>;
   /** The session's running Run, if any. */
   getRunningRun(session_id: string): Promise<Run | undefined>;
@@ -379,7 +400,8 @@ export interface RunStore {
    */
   getAwaitingRun?(session_id: string): Promise<Run | undefined>;
   /**
-   * Conditional claim: records `claim` as the owner of `claim.session_id` only if the Session has
+   * Conditional claim (`now` and `claim.lease_expires_at` read from {@link now} when the store has
+   * it): records `claim` as the owner of `claim.session_id` only if the Session has
    * no ownership row, its row is expired (`lease_expires_at <= now`), or its row is held by the
    * same `host_id` (a host re-claiming for its next Run); the written row replaces the previous
    * one entirely. Returns `true` when `claim` was written, `false` when another host holds a live

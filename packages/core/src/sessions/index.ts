@@ -56,6 +56,7 @@ export {
   managedSessionSchema,
   metadataSchema,
   rfc3339,
+  rfc3339Bound,
   rfc3339Query,
   stopReasonOf,
   streamSessionEventsQuery,

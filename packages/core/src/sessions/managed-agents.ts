@@ -13,6 +13,7 @@ import { queryInt } from '../project-inbox/schemas.js';
 import type { JsonValue, Session, SessionEvent } from '../records.js';
 import type { TimeBounds } from '../ports/store.js';
 import { jsonValueSchema } from '../schemas/records.js';
+import { parseRfc3339, wholeMsBound, type TimeBoundOperator } from '../rfc3339.js';
 import { hasNul, idString, optionalText } from '../validation.js';
 import { MAX_EVENTS_PER_REQUEST } from './schemas.js';
 
@@ -59,20 +60,42 @@ export function rfc3339(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+/** A query timestamp (`bound` absent) or time bound, parsed by {@link parseRfc3339}. */
+function rfc3339Field(bound: TimeBoundOperator | undefined) {
+  // One union of the accepted types, then one transform: a refused timestamp is one issue with
+  // its own sentence (not a union's "Invalid input").
+  return z.union([z.number().int(), z.string().max(64)]).transform((value, ctx) => {
+    if (typeof value === 'number') return value;
+    const instant = parseRfc3339(value);
+    if ('error' in instant) {
+      ctx.addIssue({ code: 'custom', message: instant.error });
+      return z.NEVER;
+    }
+    if (bound === undefined && instant.subMs) {
+      ctx.addIssue({ code: 'custom', message: 'has digits below the millisecond, which times here do not hold; give at most 3 fraction digits (or trailing zeros)' });
+      return z.NEVER;
+    }
+    return bound === undefined ? instant.ms : wholeMsBound(instant, bound);
+  });
+}
 
 /**
- * A query timestamp: RFC 3339 (`2026-11-30T14:00:00Z`, offsets allowed) → ms since the epoch
- * (sub-ms digits dropped). An integer (ms) passes as is, so an already parsed query parses again.
+ * A query timestamp: RFC 3339 (`2026-11-30T14:00:00Z`, offsets allowed; parsed exactly by
+ * {@link parseRfc3339}: impossible dates and times are refused) → ms since the epoch. Non-zero
+ * digits below the millisecond are refused (they name no whole-ms instant). An integer (ms) passes
+ * as is, so an already parsed query parses again.
  */
-export const rfc3339Query = z.union([
-  z.number().int(),
-  z
-    .string()
-    .max(64)
-    .refine((s) => RFC3339.test(s) && Number.isFinite(Date.parse(s.replace(' ', 'T'))), { message: 'must be an RFC 3339 timestamp, e.g. 2026-01-01T00:00:00Z' })
-    .transform((s) => Date.parse(s.replace(' ', 'T'))),
-]);
+export const rfc3339Query = rfc3339Field(undefined);
+
+/**
+ * A time bound of a query (`created_at[gt|gte|lt|lte]`): an RFC 3339 timestamp as
+ * {@link rfc3339Query}, whose sub-millisecond digits are kept by turning the bound into the whole-ms
+ * bound that selects exactly the same stored (whole-ms) times ({@link wholeMsBound}): e.g.
+ * `gte 00:00:00.0005Z` selects from `00:00:00.001Z`, `lte` of it up to `00:00:00.000Z`.
+ */
+export function rfc3339Bound(op: TimeBoundOperator) {
+  return rfc3339Field(op);
+}
 
 /** A query list: `name[]=a&name[]=b` (what the SDK sends), `name=a&name=b`, or one value. */
 const queryList = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).max(64)]).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
@@ -80,10 +103,10 @@ const queryList = <T extends z.ZodType>(item: T) => z.union([item, z.array(item)
 const orderQuery = z.enum(['asc', 'desc']);
 const timeBoundKeys = ['created_at[gt]', 'created_at[gte]', 'created_at[lt]', 'created_at[lte]'] as const;
 const timeBoundFields = {
-  'created_at[gt]': rfc3339Query.optional(),
-  'created_at[gte]': rfc3339Query.optional(),
-  'created_at[lt]': rfc3339Query.optional(),
-  'created_at[lte]': rfc3339Query.optional(),
+  'created_at[gt]': rfc3339Bound('gt').optional(),
+  'created_at[gte]': rfc3339Bound('gte').optional(),
+  'created_at[lt]': rfc3339Bound('lt').optional(),
+  'created_at[lte]': rfc3339Bound('lte').optional(),
 };
 
 /** The `created_at[gt|gte|lt|lte]` query fields as {@link TimeBounds}, or undefined when none. */

@@ -10,8 +10,10 @@
  */
 import type { RequestContext } from '../context.js';
 import { InboxKitError } from '../errors.js';
-import { isModelError, isToolUseLimitError, RUN_DEFAULTS, runNativeAttempt, type NativeAttemptResult } from '../live-inbox/agent-loop.js';
+import { isModelError, isToolUseLimitError, runNativeAttempt, type NativeAttemptResult } from '../live-inbox/agent-loop.js';
 import type { RunLedger, RunLedgerPark, RunLedgerParkOutcome } from '../live-inbox/bridge.js';
+import type { ContentBlock } from '../live-inbox/content.js';
+import type { AttemptHandle } from '../live-inbox/registry.js';
 import type { OpenRound, Tool, ToolUseResolution } from '../live-inbox/tools.js';
 import type { NewSessionEvent, StoreTx } from '../ports/store.js';
 import type { JsonValue, Run, Session, SessionEvent } from '../records.js';
@@ -67,6 +69,12 @@ const UNANSWERED: Record<'cancelled' | 'failed' | 'completed' | 'leftover', stri
 const toolUseNotFound = (id: string, path: string) =>
   new InboxKitError('tool_use_not_found', `No tool use ${JSON.stringify(id)} of this Session's Run waits for an answer`, [{ path, message: 'unknown tool use id' }]);
 
+/** What an interrupt took from a queue (see `#takeQueued`). */
+interface QueuedAtInterrupt {
+  handle: AttemptHandle;
+  contents: ContentBlock[][];
+}
+
 /** Rows per page when recovery lists running Runs. */
 const PAGE = 1000;
 
@@ -104,6 +112,11 @@ export class RunSupervisor {
     const body = parseSendSessionEvents(input);
     if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
     return this.#withSessionLock(session_id, async () => {
+      const closedInboxes: QueuedAtInterrupt[] = [];
+      /** Ids of the events of queued input an interrupt committed (not receipts of this request). */
+      const carried = new Set<string>();
+      /** An interrupt of a parked Run committed the Session's carry-over: drop it from the host after commit. */
+      let takenCarryOver = false;
       const { events, start, interruptRunId } = await this.#deps.store.transaction(async (tx) => {
         const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
         if (!access.canWrite) throw sessionWriteDenied();
@@ -142,6 +155,15 @@ export class RunSupervisor {
         for (const [index, event] of body.events.entries()) {
           if (event.type === 'user.interrupt') {
             const target = start?.run ?? running ?? awaiting;
+            // What the interrupted attempt still queues here is committed first (acknowledgement order);
+            // for a parked Run, what its closed attempt left to carry over.
+            const queuedContents = target !== undefined && target === awaiting ? this.#deps.host.pendingCarryOver(session.id) : this.#takeQueued(target, closedInboxes);
+            if (target !== undefined && target === awaiting && queuedContents.length > 0) takenCarryOver = true;
+            for (const content of queuedContents) {
+              const queued = await this.#ledger.message(tx, session, { role: 'user', run_id: null, message_id: null, content }, now);
+              carried.add(queued.id);
+              pending.push(queued);
+            }
             pending.push(this.#ledger.interrupt(session.id, target?.id ?? null, now));
             if (target !== undefined && target === awaiting) {
               // A parked Run has no attempt to abort: it ends here, its round closed with error results.
@@ -187,7 +209,9 @@ export class RunSupervisor {
                 // Partly answered: the Session stays idle, waiting for the rest.
                 pending.push(this.#ledger.idle(session.id, run.id, null, now, undefined, { type: 'requires_action', event_ids: [...current.pending] }));
               } else if (await tx.updateRunStatus!(run.id, 'awaiting', { status: 'running' })) {
-                // All answered: the same Run goes on, in a new attempt, after commit.
+                // All answered: the same Run goes on, in a new attempt, after commit — leased from
+                // this transaction on, like a Run that starts (no process takes it for a leftover).
+                await this.#leases.claimForRun(tx, run);
                 pending.push(this.#ledger.running(session.id, run.id, now));
                 running = { ...run, status: 'running' };
                 awaiting = undefined;
@@ -208,7 +232,7 @@ export class RunSupervisor {
           const run: Run | undefined = startsRun ? this.#newRun(session.id, now) : undefined;
           pending.push(await this.#ledger.message(tx, session, { role: 'user', run_id: run?.id ?? null, message_id: null, content: event.content }, now));
           if (run !== undefined) {
-            await tx.insertRun(run);
+            await this.#insertRun(tx, run);
             pending.push(this.#ledger.running(session.id, run.id, now));
             await flush();
             const startSeq = stored[stored.length - 1]?.seq ?? 0;
@@ -217,7 +241,12 @@ export class RunSupervisor {
         }
         await flush();
         return { events: stored, start, interruptRunId };
+      }).catch((error: unknown) => {
+        // Not committed: what the interrupt took from a queue is carried over, never lost.
+        for (const { handle, contents } of closedInboxes) this.#deps.host.closeAttempt(handle, { undelivered: contents });
+        throw error;
       });
+      if (takenCarryOver) this.#deps.host.takeCarryOver(session_id);
       this.#ledger.publish(events);
       if (start !== undefined) this.#launch(start);
       if (interruptRunId !== undefined) {
@@ -226,34 +255,33 @@ export class RunSupervisor {
           active.controller.abort(new Error('The Run was interrupted by a user.interrupt event'));
         }
       }
-      return { data: events.filter((e) => SENT_TYPES.has(e.type)) };
+      return { data: events.filter((e) => SENT_TYPES.has(e.type) && !carried.has(e.id)) };
     });
   }
 
   /**
-   * Start-up recovery; see `SessionRuntimeService.recoverStaleRuns`.
+   * Start-up recovery and the periodic takeover check; see `SessionRuntimeService.recoverStaleRuns`.
    * @returns how many Runs it ended.
    * @throws the store's error when a read or a transaction fails (Runs already ended stay ended).
    */
   async recoverStaleRuns(): Promise<number> {
-    if (!(this.#deps.recoverStaleRuns ?? true)) return 0;
+    if (!(this.#deps.recoverStaleRuns ?? true) || this.#closed) return 0;
+    const leased = this.#leases.enabled;
     const seen = new Set<string>();
     let ended = 0;
     for (let limit = PAGE; ; limit += PAGE) {
       // Runs this call keeps (ours, leased elsewhere) stay listed; a growing limit pages past them.
       const rows = await this.#deps.store.listRunningRuns(limit);
+      // One read of the store's clock per page: a lease that expires meanwhile waits for the next pass.
+      const now = leased ? await this.#leases.now() : 0;
       for (const run of rows) {
-        // Oldest first: from here on every Run started after this instance was built.
-        if (run.started_at > this.#bootedAt) return ended;
-        if (seen.has(run.id)) continue;
+        // Without leases, oldest first: from here on every Run started after this instance was built.
+        if (!leased && run.started_at > this.#bootedAt) return ended;
+        if (seen.has(run.id) || !this.#isLeftover(run)) continue;
         seen.add(run.id);
-        const events = await this.#withSessionLock(run.session_id, () =>
-          this.#deps.store.transaction(async (tx) => {
-            const recovered = await this.#endLeftover(tx, run, this.#deps.clock.now());
-            return recovered === false || recovered.length === 0 ? [] : tx.appendSessionEvents(recovered);
-          }));
-        if (events.length > 0) ended++;
-        this.#ledger.publish(events);
+        // A live lease names it (read outside a transaction first: most Runs are healthy).
+        if (leased && (await this.#deps.store.findAttemptOwner(run.session_id, now))?.run_id === run.id) continue;
+        if (await this.#recover(run)) ended++;
       }
       if (rows.length < limit) return ended;
     }
@@ -284,24 +312,83 @@ export class RunSupervisor {
 
   /**
    * The one rule of Run recovery (lazy in {@link sendEvents}, eager in {@link recoverStaleRuns}):
-   * inside `tx`, ends `run` `failed` when it is a leftover of a previous process
-   * ({@link #isLeftover}) whose attempt no other host holds a live lease on. Returns `false` when
-   * the Run is not a leftover (it is left alone), else the events to append: the
-   * `session.status_idle` `{ outcome: 'failed' }`, or none when another writer ended it first.
-   * Call under the Run's session lock.
+   * inside `tx` (holding the Session's lock), ends `run` `failed` when it is a leftover
+   * ({@link #isLeftover}): with leases, no live lease names it (judged by the store's clock: its
+   * process died, or lost the database, for longer than a lease); without, it started before this
+   * instance was built. Returns `false` when the Run is not a leftover (it is left alone), else the
+   * events to append: the `session.status_idle` `{ outcome: 'failed', error: LEFTOVER_FAILURE }`,
+   * or none when another writer ended it first. Call under the Run's session lock.
    */
   async #endLeftover(tx: StoreTx, run: Run, now: number): Promise<false | NewSessionEvent[]> {
-    if (!this.#isLeftover(run) || (await this.#leases.heldElsewhere(tx, run, now))) return false;
-    // A leftover of a previous process: nobody executes it any more. A tool round it left open
+    if (!this.#isLeftover(run) || (await this.#leases.leased(tx, run))) return false;
+    // A leftover of a process that is gone: nobody executes it any more. A tool round it left open
     // is closed with error results first, so the next Run's transcript is valid.
     if (!(await tx.endRun(run.id, 'failed', now))) return [];
-    return [...(await this.#ledger.closeRound(tx, run.session_id, run.id, UNANSWERED.leftover, now)), this.#ledger.idle(run.session_id, run.id, 'failed', now)];
+    return [
+      ...(await this.#ledger.closeRound(tx, run.session_id, run.id, UNANSWERED.leftover, now)),
+      this.#ledger.idle(run.session_id, run.id, 'failed', now, leftoverFailure(this.#leases.enabled)),
+    ];
   }
 
-  /** A running Run nobody executes any more: not ours, and started before this instance existed. */
+  /** A running Run this instance may end if nobody executes it: not ours; with leases any other, else started before this instance existed. */
   #isLeftover(run: Run): boolean {
     if (this.#active.get(run.session_id)?.run.id === run.id) return false;
-    return (this.#deps.recoverStaleRuns ?? true) && run.started_at <= this.#bootedAt;
+    return (this.#deps.recoverStaleRuns ?? true) && (this.#leases.enabled || run.started_at <= this.#bootedAt);
+  }
+
+  /**
+   * Ends `run` if it is still running and a leftover ({@link #endLeftover}), under the Session's
+   * locks (this process's, then the row's), and starts the follow-up Run here for durable input its
+   * dead process committed but never ran (the rule of a Run's end: input after its start and after
+   * the last interrupt). Returns whether it ended the Run.
+   */
+  async #recover(run: Run): Promise<boolean> {
+    return this.#withSessionLock(run.session_id, async () => {
+      const session = await this.#deps.store.findSession?.(run.session_id);
+      const { events, next } = await this.#deps.store.transaction(async (tx) => {
+        // Input of another process for this Session waits for this end (or this end for it), so
+        // the follow-up check below sees it or that input sees no running Run.
+        if (session !== undefined) await tx.lockSession(session.workspace_id, session.id);
+        const now = this.#deps.clock.now();
+        const running = await tx.getRunningRun(run.session_id);
+        const pending = running?.id === run.id ? await this.#endLeftover(tx, running, now) : false;
+        if (pending === false || pending.length === 0) return { events: [], next: undefined };
+        let next: RunStart | undefined;
+        if (session !== undefined && !this.#closed && (await this.#ledger.hasDurableInputAfter(tx, session.id, await startSeqOf(tx, run)))) {
+          const nextRun = this.#newRun(session.id, now);
+          await this.#insertRun(tx, nextRun);
+          pending.push(this.#ledger.running(session.id, nextRun.id, now));
+          next = { run: nextRun, session, startSeq: 0 };
+        }
+        const events = await tx.appendSessionEvents(pending);
+        if (next !== undefined) next.startSeq = events[events.length - 1]?.seq ?? 0;
+        return { events, next };
+      });
+      this.#ledger.publish(events);
+      if (next !== undefined) this.#launch(next);
+      return events.length > 0;
+    });
+  }
+
+  /** Inserts a Run inside the transaction that starts it, with its lease (so it is never taken for a leftover). */
+  async #insertRun(tx: StoreTx, run: Run): Promise<void> {
+    await tx.insertRun(run);
+    await this.#leases.claimForRun(tx, run);
+  }
+
+  /**
+   * At a `user.interrupt` of `target`: when this instance executes it, closes its attempt's Live
+   * Inbox now (the attempt then ends `cancelled`) and returns what it still queued, in queue order,
+   * to commit ahead of the interrupt; `taken` records it, to carry over if the commit fails.
+   */
+  #takeQueued(target: Run | undefined, taken: QueuedAtInterrupt[]): ContentBlock[][] {
+    if (target === undefined || this.#active.get(target.session_id)?.run.id !== target.id) return [];
+    const handle = this.#deps.host.active(target.session_id);
+    const inbox = handle?.run_id === target.id ? this.#deps.host.liveInbox(target.session_id) : undefined;
+    if (handle === undefined || inbox === undefined) return [];
+    const contents = inbox.close().map((m) => m.content);
+    if (contents.length > 0) taken.push({ handle, contents });
+    return contents;
   }
 
   #newRun(session_id: string, now: number): Run {
@@ -366,6 +453,8 @@ export class RunSupervisor {
         throw new InboxKitError('conflict', `Run ${input.run_id} is no longer running`);
       }
       rows.push(this.#ledger.idle(session.id, input.run_id, null, now, undefined, { type: 'requires_action', event_ids: waiting }));
+      // Executed by nobody now: the process that resumes it claims the lease anew.
+      await this.#leases.releaseForRun(tx, session.id, input.run_id);
       return { events: await tx.appendSessionEvents(rows), outcome: { parked: true as const } };
     });
     this.#ledger.publish(events);
@@ -395,16 +484,21 @@ export class RunSupervisor {
     } catch (error) {
       result = { status: 'failed', error, committed: [] };
     }
-    await release();
     if (result.status === 'failed') this.#runError(result.error, active);
     const status = result.status;
     if (status === 'awaiting') {
-      // Parked (the ledger recorded it): nobody executes the Run until the client answers.
+      // Parked (the ledger recorded it): nobody executes the Run until the client answers. The
+      // lease goes unless the Run was resumed here meanwhile (its next attempt keeps it).
+      let resumedHere = false;
       await this.#withSessionLock(session.id, async () => {
-        if (this.#active.get(session.id) === active) this.#active.delete(session.id);
+        const current = this.#active.get(session.id);
+        resumedHere = current !== undefined && current !== active && current.run.id === run.id;
+        if (current === active) this.#active.delete(session.id);
       });
+      await release(resumedHere ? { keep: true } : undefined);
       return;
     }
+    // The lease is released once the end is committed: until then no other process may take the Run for a leftover.
     await this.#withSessionLock(session.id, async () => {
       try {
         const { events, next } = await this.#deps.store.transaction(async (tx) => {
@@ -425,7 +519,7 @@ export class RunSupervisor {
           let next: RunStart | undefined;
           if (!this.#closed && (await this.#ledger.hasDurableInputAfter(tx, session.id, active.startSeq))) {
             const nextRun = this.#newRun(session.id, now);
-            await tx.insertRun(nextRun);
+            await this.#insertRun(tx, nextRun);
             pending.push(this.#ledger.running(session.id, nextRun.id, now));
             next = { run: nextRun, session, startSeq: 0 };
           }
@@ -442,6 +536,7 @@ export class RunSupervisor {
         this.#runError(error, active);
       }
     });
+    await release();
   }
 
   #runError(error: unknown, active: ActiveRun): void {
@@ -467,6 +562,23 @@ export class RunSupervisor {
       if (this.#locks.get(session_id) === tail) this.#locks.delete(session_id);
     }
   }
+}
+
+/**
+ * What a Run ended as a leftover records (`content.error` of its `session.status_idle`): with
+ * leases, its process stopped renewing its lease (died, froze or lost the database) and another
+ * process ended it; without, a later start of the service found it running.
+ */
+export function leftoverFailure(leased: boolean): RunFailure {
+  return leased
+    ? { type: 'api_error', message: 'The process executing this Run stopped before the Run ended (its lease expired); another process ended the Run.' }
+    : { type: 'api_error', message: 'The process executing this Run stopped before the Run ended; the Run was ended when the service started again.' };
+}
+
+/** The `seq` of `run`'s `session.status_running` event (0 when not found). */
+async function startSeqOf(tx: StoreTx, run: Run): Promise<number> {
+  const [opened] = await tx.listSessionEvents({ session_id: run.session_id, after: 0, order: 'desc', types: [SESSION_EVENT_TYPES.running], limit: 1 });
+  return opened?.run_id === run.id ? opened.seq : 0;
 }
 
 function runFailureOf(error: unknown): RunFailure {

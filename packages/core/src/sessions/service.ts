@@ -35,6 +35,7 @@ import { SessionLedger, type SessionEventPage } from './ledger.js';
 import type { ListSessionEventsInput, ManagedAgentDefinition, RunOptions } from './managed-agents.js';
 import type { AttemptRoute, AttemptRoutingOptions, LiveInboxOperation } from './routing.js';
 import { RunSupervisor } from './run-supervisor.js';
+import { RunTakeover } from './run-takeover.js';
 import type { LiveInboxContentInput, LiveInboxOrderInput, SendSessionEventsInput } from './schemas.js';
 import { LiveInboxSteering, type LiveInboxView } from './steering.js';
 
@@ -147,6 +148,7 @@ export class SessionRuntimeService {
   readonly #runs: RunSupervisor;
   readonly #leases: AttemptLeases;
   readonly #steering: LiveInboxSteering;
+  readonly #takeover: RunTakeover | undefined;
 
   readonly #agents: readonly ManagedAgentDefinition[];
 
@@ -156,6 +158,12 @@ export class SessionRuntimeService {
     this.#leases = new AttemptLeases({ ...deps, isExecuting: (session_id) => this.#runs.isRunning(session_id) });
     this.#runs = new RunSupervisor(deps, this.#ledger, this.#leases);
     this.#steering = new LiveInboxSteering(deps);
+    const routing = deps.routing;
+    const interval = routing === undefined ? 0 : (routing.takeover_check_ms ?? Math.floor(this.#leases.leaseMs / 3));
+    if (routing !== undefined && interval > 0 && (deps.recoverStaleRuns ?? true)) {
+      this.#takeover = new RunTakeover(() => this.#runs.recoverStaleRuns(), interval, (error) => routing.onRoutingError?.(error, { session_id: '', action: 'takeover' }));
+      this.#takeover.start();
+    }
   }
 
   /** The configured agents (`SessionRuntimeDeps.agents`). */
@@ -295,16 +303,20 @@ export class SessionRuntimeService {
   /**
    * Start-up recovery: ends every Run left `running` in storage by a process that is gone, instead
    * of waiting for durable input to reach its Session (the lazy path of {@link sendEvents}; both
-   * apply exactly the same rule). A Run is ended `failed`, with `session.status_idle`
-   * (`content: { outcome: 'failed' }`) appended and published, when this instance does not execute
-   * it, it started at or before this instance was built, and — with `routing` — no other host
-   * holds a live ownership lease on its attempt. Each Session is handled under its own lock, in its
-   * own transaction, so it is safe while durable input arrives (a Run is never ended twice).
+   * apply exactly the same rule). A Run this instance does not execute is ended `failed`, with
+   * `session.status_idle` (`content: { outcome: 'failed', error: { type: 'api_error', message } }`,
+   * the message saying its process stopped) appended and published, when — with `routing` — no
+   * live lease names it (judged by the store's clock, `Store.now`), or — without — it started at or
+   * before this instance was built. Durable input its process committed but never ran (after the
+   * Run's start and the last interrupt) then starts a follow-up Run here. Each Session is handled
+   * under its own locks (this process's and the Session row's), in its own transaction, so it is
+   * safe while durable input arrives on any process (a Run is never ended twice).
    * Does nothing (returns 0) when option `recoverStaleRuns` is false.
    *
-   * Call it once after building the instance, before serving. Without `routing`, do not call it
-   * while another live process shares the database (it cannot tell that process's Runs from a
-   * dead one's).
+   * Call it once after building the instance, before serving. With `routing`, the instance also
+   * runs it every `takeover_check_ms` (platform.md "Many processes": a dead process's Runs are
+   * taken over within `lease_ms + takeover_check_ms`). Without `routing`, do not call it while
+   * another live process shares the database (it cannot tell that process's Runs from a dead one's).
    * @returns how many Runs it ended.
    * @throws the store's error when a read or a transaction fails (Runs already ended stay ended).
    */
@@ -330,8 +342,9 @@ export class SessionRuntimeService {
    * instance executes, and waits until each has ended in storage (`cancelled`, with
    * `session.status_idle`). Starts no follow-up Run. Idempotent.
    */
-  close(): Promise<void> {
-    return this.#runs.close();
+  async close(): Promise<void> {
+    await this.#takeover?.stop();
+    await this.#runs.close();
   }
 }
 

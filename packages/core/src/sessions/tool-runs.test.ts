@@ -244,6 +244,28 @@ describe('Runs with tools', () => {
     expect(types.slice(-6)).toEqual(['session.status_idle', 'user.custom_tool_result', 'session.status_running', 'user.message', 'agent.message', 'session.status_idle']);
   });
 
+  it('an interrupt of a parked Run commits the steering queued before it parked ahead of itself (acknowledgement order)', async () => {
+    let release!: () => void;
+    const f = await fixture({ hold: new Promise<void>((r) => (release = r)) });
+    const sid = (await f.sessions.create(owner, {
+      agent: { type: 'agent_with_overrides', id: 'assistant', tools: [{ type: 'custom', name: 'lookup', description: 'client', input_schema: { type: 'object' } }] },
+      environment_id: 'e',
+    })).id;
+    await f.send(sid, { type: 'user.message', content: text('mixed') });
+    (await f.model.next()).reply(calls(['wait', { ms: 1 }], ['lookup', {}]));
+    await waitFor(() => f.ran.length === 1, 'the host tool runs');
+    await f.runtime.liveInboxQueue(owner, sid, { content: text('queued before parking') });
+    release();
+    await waitIdle(f, sid, 'requires_action');
+    const sent = await f.send(sid, { type: 'user.interrupt' });
+    expect(sent.data.map((e) => e.type)).toEqual(['user.interrupt']);
+    const h = await f.history(sid);
+    expect(h.map((e) => e.type).slice(-5)).toEqual(['session.status_idle', 'user.message', 'user.interrupt', 'agent.tool_result', 'session.status_idle']);
+    expect(h.at(-4)).toMatchObject({ run_id: null, message_id: null, content: text('queued before parking') });
+    expect(f.host.pendingCarryOver(sid)).toEqual([]);
+    expect(f.host.carryOverBytes).toBe(0);
+  });
+
   it('an interrupt of a parked Run ends it cancelled with error results for the pending tool uses; the next Run starts clean', async () => {
     const f = await fixture();
     const sid = await f.session();

@@ -15,7 +15,9 @@
  */
 import type { StoreTx } from '../ports/store.js';
 import { checkAgents } from './conformance-checks/agents.js';
-import { checkAttemptOwnership, checkEndRunConditional, checkListRunningRuns, checkRunStatusChanges } from './conformance-checks/runs.js';
+import {
+  checkAttemptOwnership, checkEndRunConditional, checkFindSession, checkListRunningRuns, checkRunStatusChanges, checkStoreClock,
+} from './conformance-checks/runs.js';
 import { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
 import { checkIdempotencyRecords } from './conformance-checks/idempotency.js';
 import { checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
@@ -32,7 +34,9 @@ export { checkMemberships } from './conformance-checks/projects.js';
 export { JSON_SAMPLES, checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging } from './conformance-checks/inbox.js';
 export { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
 export { checkGapFreeSessionSeq, checkManagedSessions, checkSessionWithAccess, checkSessionsFloorsPages } from './conformance-checks/sessions.js';
-export { checkAttemptOwnership, checkEndRunConditional, checkListRunningRuns, checkRunStatusChanges } from './conformance-checks/runs.js';
+export {
+  checkAttemptOwnership, checkEndRunConditional, checkFindSession, checkListRunningRuns, checkRunStatusChanges, checkStoreClock,
+} from './conformance-checks/runs.js';
 export { checkAgents } from './conformance-checks/agents.js';
 export { checkIdempotencyRecords } from './conformance-checks/idempotency.js';
 
@@ -57,13 +61,13 @@ export const STORE_PORT_METHODS = {
   inbox: ['insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'listInboxItems', 'decideInboxItem'],
   events: ['appendProjectEvent', 'getProjectEvent', 'listProjectEvents', 'lastProjectEventSequence', 'appendOperationLog', 'appendAudited', 'listOperationLogs'],
   sessions: [
-    'insertSession', 'getSession', 'lockSession', 'listSessions', 'getSessionWithAccess', 'pageSessions', 'updateSession', 'deleteSession',
+    'insertSession', 'getSession', 'lockSession', 'findSession', 'listSessions', 'getSessionWithAccess', 'pageSessions', 'updateSession', 'deleteSession',
     'insertFloor', 'getFloor', 'listFloors', 'lastFloorNumber', 'insertPage', 'getPage', 'listPages', 'appendSessionEvents',
     'listSessionEvents', 'lastSessionEventSeq',
   ],
   runs: [
-    'insertRun', 'getRunningRun', 'listRunningRuns', 'endRun', 'updateRunStatus', 'getAwaitingRun', 'claimAttemptOwnership', 'renewAttemptOwnership',
-    'releaseAttemptOwnership', 'findAttemptOwner',
+    'now', 'insertRun', 'getRunningRun', 'listRunningRuns', 'endRun', 'updateRunStatus', 'getAwaitingRun', 'claimAttemptOwnership',
+    'renewAttemptOwnership', 'releaseAttemptOwnership', 'findAttemptOwner',
   ],
   idempotency: ['findIdempotencyRecord', 'insertIdempotencyRecord'],
   agents: ['insertAgent', 'getAgent', 'pageAgents', 'listAgentVersions', 'updateAgent', 'archiveAgent'],
@@ -112,6 +116,8 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'runs', requires: needs('runs'), name: 'runs: listRunningRuns lists running Runs oldest first, at most limit', run: checkListRunningRuns },
   { group: 'runs', requires: needs('runs'), name: 'attempt ownership: conditional claim, lease expiry, exact renew and release, one winner of 20', run: checkAttemptOwnership },
   { group: 'runs', requires: needs('runs'), name: 'run status (optional): running ⇄ awaiting and → idle are conditional, one winner of 10; an awaiting Run is not running', run: checkRunStatusChanges },
+  { group: 'runs', requires: needs('runs'), name: 'now (optional): the store\'s clock in integer ms, never backwards, the time of the call inside a transaction, the database\'s', run: checkStoreClock },
+  { group: 'sessions', requires: needs(), name: 'findSession (optional): a Session by id alone, never a deleted one', run: checkFindSession },
   { group: 'idempotency', requires: needs('idempotency', 'inbox', 'events'), name: 'idempotency records: conditional insert, exact scope, released by rollback, one winner of 20', run: checkIdempotencyRecords },
   { group: 'agents', requires: needs('agents'), name: 'agents (optional): versions, conditional update (one winner of 10), archive once, keyset pages, workspace scoping', run: checkAgents },
 ];

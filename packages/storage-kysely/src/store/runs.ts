@@ -6,6 +6,7 @@ import { OWNER, RUN, limitOf } from './rows.js';
 export function runOps(ctx: StoreContext): RunStore {
   const { db, dialect, first } = ctx;
   return {
+    now: () => dialect.now(db),
     async insertRun(r) {
       await insertRecord(ctx, RUN, r);
     },

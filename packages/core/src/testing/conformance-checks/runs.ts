@@ -176,3 +176,47 @@ export async function checkRunStatusChanges({ store, raw }: Pick<StoreConformanc
   assert(await store.updateRunStatus(next.id, 'running', { status: 'idle', outcome: 'completed', ended_at: T0 + 20 }), 'running → idle');
   assert((await store.getRunningRun(w.session.id)) === undefined, 'no running Run after running → idle');
 }
+
+/**
+ * The store's clock (`now`, optional: a store without it passes): integer ms; never backwards
+ * between calls; the time of the call also inside a transaction (PostgreSQL's `now()` would be the
+ * transaction's start: a transaction that waits 50 ms sees the clock move); with the raw reader's
+ * `clockNow`, within 1 s of the database's clock read with a raw query (not the process's clock).
+ */
+export async function checkStoreClock({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const now = store.now?.bind(store);
+  if (now === undefined) return;
+  const first = await now();
+  assert(Number.isSafeInteger(first) && first > 0, `now() must be integer ms since the epoch, got ${first}`);
+  let last = first;
+  for (let i = 0; i < 20; i++) {
+    const t = await now();
+    assert(Number.isSafeInteger(t) && t >= last, `now() went back from ${last} to ${t}`);
+    last = t;
+  }
+  const [before, after] = await store.transaction(async (tx) => {
+    const t0 = await tx.now!();
+    await new Promise((r) => setTimeout(r, 50));
+    return [t0, await tx.now!()] as const;
+  });
+  assert(after - before >= 40, `inside a transaction now() must be the time of the call (it moved ${after - before} ms in a 50 ms wait)`);
+  if (raw.clockNow !== undefined) {
+    const [a, db, b] = [await now(), await raw.clockNow(), await now()];
+    assert(db >= a - 1000 && db <= b + 1000, `now() must read the database's clock: got ${a}..${b}, the database says ${db}`);
+  }
+}
+
+/**
+ * `findSession` (optional: a store without it passes): the Session by id alone, in whatever
+ * workspace, exactly as `getSession` of its workspace returns it; `undefined` for a missing or a
+ * deleted one.
+ */
+export async function checkFindSession({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.findSession === undefined) return;
+  const w = await seedWorld(store, 'find');
+  assertSame(await store.findSession(w.session.id), await store.getSession(w.ws.id, w.session.id), 'findSession of a live Session');
+  assert((await store.findSession(`${w.session.id}_missing`)) === undefined, 'findSession of a missing Session');
+  assertSame(await store.transaction((tx) => tx.findSession!(w.session.id)), await store.getSession(w.ws.id, w.session.id), 'findSession inside a transaction');
+  assert(await store.deleteSession(w.ws.id, w.session.id, T0 + 10), 'deleteSession');
+  assert((await store.findSession(w.session.id)) === undefined, 'findSession of a deleted Session');
+}

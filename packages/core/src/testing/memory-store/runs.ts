@@ -1,9 +1,11 @@
 /** `RunStore` in memory: Runs and attempt ownership leases. */
+import type { Clock } from '../../ports/clock.js';
 import type { RunStore } from '../../ports/store.js';
 import { type GetState, copy, unique } from './state.js';
 
-export function runOps(get: GetState): RunStore {
+export function runOps(get: GetState, clock: Clock): RunStore {
   return {
+    async now() { return clock.now(); },
     async insertRun(r) { const s = get(); unique(s.runs, r.id, 'run'); s.runs.set(r.id, copy(r)); },
     async getRunningRun(sid) { return copy([...get().runs.values()].find((r) => r.session_id === sid && r.status === 'running')); },
     async listRunningRuns(limit) {
