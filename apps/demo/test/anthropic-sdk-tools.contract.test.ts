@@ -106,11 +106,13 @@ describe.each(backends)('Anthropic SDK tools contract on $name', (backend) => {
   };
   const lastIdle = async (sid: string) => (await history(sid)).filter((e) => e.type === 'session.status_idle').at(-1) as Anthropic.Beta.Sessions.BetaManagedAgentsSessionStatusIdleEvent | undefined;
   const lookupSchema = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false } as const;
+  /** The same schema as the agents API takes it (mutable lists). */
+  const lookupInput = { ...lookupSchema, required: [...lookupSchema.required] };
 
   it('agents: create with a custom tool, retrieve, list (auto-paging), update (a new version), versions, archive', async () => {
     const agent = await client.beta.agents.create({
       name: 'Weather', model: 'claude-haiku-4-5', description: 'Looks things up on the client', metadata: { team: 'qa' },
-      tools: [{ type: 'custom', name: 'lookup', description: 'Looks a word up on the client', input_schema: lookupSchema }],
+      tools: [{ type: 'custom', name: 'lookup', description: 'Looks a word up on the client', input_schema: lookupInput }],
     });
     expect(agent).toMatchObject({
       type: 'agent', id: expect.stringMatching(/^agent_/), version: 1, name: 'Weather', model: { id: 'claude-haiku-4-5' }, archived_at: null, metadata: { team: 'qa' },
@@ -148,7 +150,7 @@ describe.each(backends)('Anthropic SDK tools contract on $name', (backend) => {
 
   it('a custom tool: the SDK\'s own tool runner executes it and posts its result; the Session ends end_turn', async () => {
     const agent = await client.beta.agents.create({
-      name: 'Client tools', model: 'claude-haiku-4-5', tools: [{ type: 'custom', name: 'lookup', description: 'Looks a word up on the client', input_schema: lookupSchema }],
+      name: 'Client tools', model: 'claude-haiku-4-5', tools: [{ type: 'custom', name: 'lookup', description: 'Looks a word up on the client', input_schema: lookupInput }],
     });
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env_tools' });
     expect(session.agent.tools).toEqual([{ type: 'custom', name: 'lookup', description: 'Looks a word up on the client', input_schema: lookupSchema }]);
@@ -187,7 +189,7 @@ describe.each(backends)('Anthropic SDK tools contract on $name', (backend) => {
 
   it('refusals while a custom tool is pending: a bare message (400 actions_pending), an unknown id (404), an answered id (409)', async () => {
     const agent = await client.beta.agents.create({
-      name: 'Two lookups', model: 'claude-haiku-4-5', tools: [{ type: 'custom', name: 'lookup', description: 'd', input_schema: lookupSchema }],
+      name: 'Two lookups', model: 'claude-haiku-4-5', tools: [{ type: 'custom', name: 'lookup', description: 'd', input_schema: lookupInput }],
     });
     const session = await client.beta.sessions.create({ agent: agent.id, environment_id: 'env' });
     await client.beta.sessions.events.send(session.id, { events: [{ type: 'user.message', content: text('use lookup Porto') }] });
