@@ -9,7 +9,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   LiveInboxHost, ManagedSessionsService, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, systemClock,
-  type AttemptRoutingOptions, type Clock, type EventBus, type ManagedAgentDefinition, type Model, type ServiceDeps, type Store,
+  type AttemptRoutingOptions, type Clock, type EventBus, type ManagedAgentDefinition, type Model, type RunOptions, type ServiceDeps, type Store,
+  type Tool,
 } from '@inbox-kit/core';
 import { createHttpAttemptForwarder, type InboxKitServices } from '@inbox-kit/http-fastify';
 import { createServer } from '@inbox-kit/http-fastify/server';
@@ -20,6 +21,7 @@ import pretty from 'pino-pretty';
 import type { DemoConfig } from './config.js';
 import { createDemoModel } from './model.js';
 import { startUp, type Credentials, type StartUp } from './seed.js';
+import { waitTool } from './tools.js';
 import { demoWeb } from './web.js';
 
 export interface Demo {
@@ -54,21 +56,29 @@ export class StartUpError extends Error {
 
 /**
  * The demo's one configured agent: `POST /v1/sessions` with `agent: 'assistant'` (or `{ type:
- * 'agent', id: 'assistant', version: 1 }`) runs on the demo's model.
+ * 'agent', id: 'assistant', version: 1 }`) runs on the demo's model, with the host tool `wait`.
  */
 export const DEMO_AGENT: ManagedAgentDefinition = {
   id: 'assistant',
   name: 'Assistant',
-  description: 'The inbox-kit demo agent: answers on the demo model and drains the Live Inbox between steps.',
+  description: 'The inbox-kit demo agent: answers on the demo model, drains the Live Inbox between steps and can wait (the host tool `wait`).',
   model: 'inbox-kit-demo-scripted',
   version: 1,
+  tools: [waitTool('always_allow')],
 };
+
+/** {@link DEMO_AGENT} with its `wait` tool's permission set by DEMO_TOOL_POLICY. */
+export function demoAgent(config: Pick<DemoConfig, 'toolPolicy'>): ManagedAgentDefinition {
+  return { ...DEMO_AGENT, tools: [waitTool(config.toolPolicy)] };
+}
 
 /**
  * Builds the demo server (not listening yet). `overrides.model` replaces the model of config
- * `model` (DEMO_MODEL: the scripted model by default, or the Messages API model).
+ * `model` (DEMO_MODEL: the scripted model by default, or the Messages API model);
+ * `overrides.tools` are more tools of the `assistant` agent (after `wait`), `overrides.run` its
+ * Run options (e.g. `maxToolRounds`) — for tests and embedders.
  */
-export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; model?: Model } = {}): Promise<Demo> {
+export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; model?: Model; tools?: readonly Tool[]; run?: RunOptions } = {}): Promise<Demo> {
   // Owner-only when created here: it holds the database and credentials.json.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const opened = await openStore({
@@ -104,6 +114,10 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
   const platform = new PlatformService(deps);
   const projectInbox = new ProjectInboxService(deps);
   const routing = routingOf(opened, config, (error, info) => app?.log.warn({ err: error, ...info }, 'attempt routing failed; answered locally'));
+  const base = demoAgent(config);
+  const agent: ManagedAgentDefinition = {
+    ...base, tools: [...(base.tools ?? []), ...(overrides.tools ?? [])], ...(overrides.run ? { run: overrides.run } : {}),
+  };
   const runtime = new SessionRuntimeService({
     ...deps,
     host: new LiveInboxHost({
@@ -114,11 +128,16 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
       onRetry: ({ retry, delayMs, error }) => app?.log.warn({ retry, delay_ms: delayMs, error_type: error.type, status: error.status }, `model request failed, retrying: ${error.message}`),
     }),
     onRunError: (error, run) => app?.log.error({ err: error, ...run }, 'run failed'),
+    // The `assistant` agent and its host tool `wait`; Sessions of /sessions (no agent) get it too.
+    agents: [agent],
+    tools: agent.tools,
+    ...(agent.run ? { runDefaults: agent.run } : {}),
     recoverStaleRuns: config.recoverStaleRuns,
     ...(routing ? { routing } : {}),
   });
-  // The Managed Agents surface (`/v1/sessions`): one configured agent, `assistant`, backed by the model.
-  const managedSessions = new ManagedSessionsService({ ...deps, platform, runtime, agents: [DEMO_AGENT] });
+  // The Managed Agents surface (`/v1/sessions`, `/v1/agents`): the configured agent `assistant`
+  // (the Runtime's), backed by the model, and the agents callers create.
+  const managedSessions = new ManagedSessionsService({ ...deps, platform, runtime });
   try {
     const started = await startUp(opened.store, platform, config.dataDir, { demoSeed: config.demoSeed, workspaceName: config.workspaceName });
     const { credentials, created } = started;

@@ -26,11 +26,13 @@
  * third of the lease; 0 = off), INBOX_KIT_TEST_CLOCK_OFFSET_MS (a test hook, honoured only with
  * NODE_ENV=test: ms added to this process's clock, to play a process with a skewed clock), and DEMO_MODEL
  * (`scripted`, the default, or `anthropic`: the Messages API model, which needs ANTHROPIC_API_KEY
- * and takes ANTHROPIC_BASE_URL and ANTHROPIC_MODEL, default `claude-haiku-4-5`), DEMO_SEED (default
- * true; "false" or "0": an empty database gets one workspace, INBOX_KIT_WORKSPACE_NAME, default
- * `Workspace`, and one admin key instead of the demo data) and DATABASE_MIGRATE (default true;
- * "false" or "0": no migration at start-up, which then refuses a database lacking this release's
- * migrations: run `npm run admin -- migrate` ahead).
+ * and takes ANTHROPIC_BASE_URL and ANTHROPIC_MODEL, default `claude-haiku-4-5`),
+ * DEMO_TOOL_POLICY (`always_allow`, the default, or `always_ask`: the permission of the
+ * `assistant` agent's host tool `wait`; with `always_ask` each call waits for a
+ * `user.tool_confirmation`), DEMO_SEED (default true; "false" or "0": an empty database gets one
+ * workspace, INBOX_KIT_WORKSPACE_NAME, default `Workspace`, and one admin key instead of the demo
+ * data) and DATABASE_MIGRATE (default true; "false" or "0": no migration at start-up, which then
+ * refuses a database lacking this release's migrations: run `npm run admin -- migrate` ahead).
  */
 import { resolve } from 'node:path';
 
@@ -85,6 +87,8 @@ export interface DemoConfig {
    * `hono` (`@inbox-kit/http-hono`: the same API on Hono, without the web page and /docs).
    */
   httpAdapter: 'fastify' | 'hono';
+  /** The permission of the demo's host tool `wait` (DEMO_TOOL_POLICY, default `always_allow`). */
+  toolPolicy: 'always_allow' | 'always_ask';
   /** Seed the demo data on an empty database (DEMO_SEED, default true); false: one workspace and its admin key. */
   demoSeed: boolean;
   /** The name of that one workspace (INBOX_KIT_WORKSPACE_NAME, default `Workspace`, 1–200 characters). */
@@ -157,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     clockOffsetMs: clockOffsetOf(env),
     httpAdapter: httpAdapterOf(env.HTTP_ADAPTER),
     model: modelOf(env),
+    toolPolicy: toolPolicyOf(env.DEMO_TOOL_POLICY),
     demoSeed: booleanOf('DEMO_SEED', env.DEMO_SEED, true),
     workspaceName: workspaceNameOf(env.INBOX_KIT_WORKSPACE_NAME),
     migrate: booleanOf('DATABASE_MIGRATE', env.DATABASE_MIGRATE, true),
@@ -168,6 +173,12 @@ function workspaceNameOf(value: string | undefined): string {
   if (name === '') return 'Workspace';
   if ([...name].length > 200) throw new ConfigError(`INBOX_KIT_WORKSPACE_NAME must be at most 200 characters, got ${[...name].length}`);
   return name;
+}
+
+function toolPolicyOf(value: string | undefined): 'always_allow' | 'always_ask' {
+  if (value === undefined || value === '' || value === 'always_allow') return 'always_allow';
+  if (value === 'always_ask') return 'always_ask';
+  throw new ConfigError(`DEMO_TOOL_POLICY must be always_allow or always_ask, got "${value}"`);
 }
 
 function listenUrlOf(value: string | undefined, databaseUrl: string | undefined): string | undefined {

@@ -99,7 +99,7 @@ const ALL_MIGRATIONS = Object.keys(migrationsFor('sqlite')).sort();
 
 describe('migrations', () => {
   const EXPECTED_TABLES = [
-    'accounts', 'api_keys', 'attempt_owners', 'floors', 'idempotency_records', 'operation_logs', 'pages', 'project_events', 'project_inbox_items', 'project_members',
+    'accounts', 'agents', 'api_keys', 'attempt_owners', 'floors', 'idempotency_records', 'operation_logs', 'pages', 'project_events', 'project_inbox_items', 'project_members',
     'projects', 'runs', 'session_events', 'sessions', 'workspace_members', 'workspaces',
   ];
   let sqliteSchema: Record<string, string[]>;
@@ -149,7 +149,7 @@ describe('migrations', () => {
     }).execute()).rejects.toThrow();
   };
 
-  it('0002–0006 upgrade a database of 0001 in place (rows kept; the key is unique per workspace and account; old Sessions get metadata {} and updated_at)', async () => {
+  it('0002–0008 upgrade a database of 0001 in place (rows kept; the key is unique per workspace and account; old Sessions get metadata {} and updated_at)', async () => {
     const tmp = tempDir();
     const db = openSqlite(join(tmp.dir, 'upgrade.sqlite'));
     try {
@@ -160,7 +160,7 @@ describe('migrations', () => {
     }
   });
 
-  it.runIf(PG_URL)('0002–0006 upgrade a PostgreSQL database of 0001 in place', async () => {
+  it.runIf(PG_URL)('0002–0008 upgrade a PostgreSQL database of 0001 in place', async () => {
     const database = await freshPostgresDatabase(PG_URL as string);
     const db = openPostgres(database.url);
     try {

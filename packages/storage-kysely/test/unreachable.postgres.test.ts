@@ -19,8 +19,8 @@ if (!PG_URL) {
     let database: { url: string; drop(): Promise<void> };
     let admin: pg.Client;
     beforeAll(async () => {
-      database = await freshPostgresDatabase(PG_URL);
-      admin = new pg.Client({ connectionString: PG_URL });
+      database = await freshPostgresDatabase(PG_URL as string);
+      admin = new pg.Client({ connectionString: PG_URL as string });
       await admin.connect();
     });
     afterAll(async () => {

@@ -3,7 +3,7 @@
  * MUST provide. Written in domain verbs; each method's doc states the guarantee it MUST keep.
  * Grouped by aggregate into sub-ports — {@link IdentityStore}, {@link ProjectStore},
  * {@link InboxStore}, {@link ProjectEventStore}, {@link SessionStore}, {@link RunStore},
- * {@link IdempotencyStore} — whose sum is {@link StoreTx}; {@link Store} adds units of work. The
+ * {@link IdempotencyStore}, {@link AgentStore} — whose sum is {@link StoreTx}; {@link Store} adds units of work. The
  * conformance kit (`@inbox-kit/core/testing`) checks these guarantees, grouped the same way.
  *
  * Parent rule: a row's parent (workspace, project, session, floor) MUST exist when the row is
@@ -13,8 +13,8 @@
  * another workspace, exactly as for a missing row (tenants learn nothing about each other).
  */
 import type {
-  Account, ApiKey, Floor, InboxItemStatus, JsonValue, Membership, MemberRole, OperationLog, Page, Project,
-  ProjectEvent, ProjectInboxItem, ProjectStatus, Run, Session, SessionEvent, Workspace, WorkspaceAccount,
+  Account, Agent, ApiKey, Floor, InboxItemStatus, JsonValue, Membership, MemberRole, OperationLog, Page, Project,
+  ProjectEvent, ProjectInboxItem, ProjectStatus, Run, RunStatus, Session, SessionEvent, Workspace, WorkspaceAccount,
 } from '../records.js';
 
 /** Filters and keyset position of one inbox page. Order is `created_at DESC, id DESC`. */
@@ -109,6 +109,25 @@ export interface SessionEventQuery {
   processed_at?: TimeBounds;
   limit: number;
 }
+
+/** Query of {@link AgentStore.pageAgents}. */
+export interface AgentPageQuery {
+  order: 'asc' | 'desc';
+  /** Keyset: the last `(created_at, id)` of the previous page. */
+  after?: { created_at: number; id: string };
+  limit: number;
+  /** False (default): archived agents are left out. */
+  include_archived?: boolean;
+  created_at?: TimeBounds;
+}
+
+/**
+ * The change of {@link RunStore.updateRunStatus}: the new `status`, and for `idle` the `outcome`
+ * and `ended_at` of the end.
+ */
+export type RunStatusChange =
+  | { status: Exclude<RunStatus, 'idle'> }
+  | { status: 'idle'; outcome: string; ended_at: number };
 
 /** A Session ledger entry before the store allocates its `seq`. */
 export type NewSessionEvent = Omit<SessionEvent, 'seq'>;
@@ -439,6 +458,21 @@ export interface RunStore {
   /** Conditional: ends the Run only while it is `running`; returns whether it did. */
   endRun(run_id: string, outcome: string, at: number): Promise<boolean>;
   /**
+   * OPTIONAL (without it the Runtime cannot park a Run on client tool results or confirmations:
+   * such tool uses get an error result instead; live-inbox.md "Tools and boundaries").
+   * Conditional status change: applies `change` to the Run only while its status is `from`
+   * (`… WHERE id = ? AND status = ?`), and returns whether it did. MUST NOT be check-then-write:
+   * of N concurrent calls with the same `from`, exactly one returns `true`. A Run moved to `idle`
+   * gets `outcome` and `ended_at`; `running` ↔ `awaiting` changes only `status`.
+   */
+  updateRunStatus?(run_id: string, from: Exclude<RunStatus, 'idle'>, change: RunStatusChange): Promise<boolean>;
+  /**
+   * OPTIONAL (with {@link updateRunStatus}). The Session's Run with status `awaiting` (parked on
+   * client tool results or confirmations), if any; at most one Run of a Session is `running` or
+   * `awaiting` at a time.
+   */
+  getAwaitingRun?(session_id: string): Promise<Run | undefined>;
+  /**
    * Conditional claim (`now` and `claim.lease_expires_at` read from {@link now} when the store has
    * it): records `claim` as the owner of `claim.session_id` only if the Session has
    * no ownership row, its row is expired (`lease_expires_at <= now`), or its row is held by the
@@ -488,6 +522,51 @@ export interface IdempotencyStore {
 }
 
 /**
+ * Agents created through `/v1/agents` (live-inbox.md "Agents"): versioned rows of one workspace.
+ * Conformance group `agents`. Every method is OPTIONAL (added in a minor release; without them the
+ * `/v1/agents` routes answer 400 `unsupported_capability` and only the deployment's configured
+ * agents exist), but a store implements all of them or none.
+ */
+export interface AgentStore {
+  /**
+   * Inserts `agent` (its `version`, normally 1) as the agent's current version. A second insert of
+   * the same id fails (the driver's unique violation).
+   */
+  insertAgent?(agent: Agent): Promise<void>;
+  /**
+   * The agent `agent_id` of `workspace_id` (scoping rule: another workspace's → `undefined`): its
+   * `version` when given (`undefined` when it has none such), else its current (highest) version.
+   * `archived_at` is the agent's, on every version.
+   */
+  getAgent?(workspace_id: string, agent_id: string, version?: number): Promise<Agent | undefined>;
+  /**
+   * One keyset page of the workspace's agents, each at its current version: ordered by
+   * `(created_at, id)` (`desc` or `asc`, id in byte order), strictly after `after`, at most `limit`;
+   * archived ones only with `include_archived`; `created_at` bounds in ms.
+   */
+  pageAgents?(workspace_id: string, query: AgentPageQuery): Promise<Agent[]>;
+  /**
+   * The versions of one agent of `workspace_id`, by `version` (`desc` newest first, or `asc`),
+   * strictly after `after_version` in that order, at most `limit`.
+   */
+  listAgentVersions?(workspace_id: string, agent_id: string, query: { order: 'asc' | 'desc'; after_version?: number; limit: number }): Promise<Agent[]>;
+  /**
+   * Conditional update: stores `next` (whose `version` MUST be `expected_version + 1`) as the
+   * agent's new current version only while its current version is `expected_version` and it is
+   * not archived, and returns `next`; else `undefined` (another writer won, or it was archived).
+   * MUST NOT be check-then-write: of N concurrent updates from one version, exactly one succeeds.
+   * Older versions stay readable.
+   */
+  updateAgent?(workspace_id: string, agent_id: string, expected_version: number, next: Agent): Promise<Agent | undefined>;
+  /**
+   * Archives the agent (every version) once: sets `archived_at` where it is null. Returns the
+   * current version as stored afterwards (archived earlier: unchanged), or `undefined` when the
+   * workspace has no such agent.
+   */
+  archiveAgent?(workspace_id: string, agent_id: string, at: number): Promise<Agent | undefined>;
+}
+
+/**
  * Reads and writes available inside a unit of work: the sub-ports of each aggregate together.
  * Outside `transaction`, each call runs on its own (autocommit).
  *
@@ -497,7 +576,7 @@ export interface IdempotencyStore {
  * store written against an older release keeps compiling and working; its conformance check runs
  * only where the method exists. A method becomes required only in a major release.
  */
-export interface StoreTx extends IdentityStore, ProjectStore, InboxStore, ProjectEventStore, SessionStore, RunStore, IdempotencyStore {}
+export interface StoreTx extends IdentityStore, ProjectStore, InboxStore, ProjectEventStore, SessionStore, RunStore, IdempotencyStore, AgentStore {}
 
 /** A store: the reads and writes of {@link StoreTx}, plus units of work. */
 export interface Store extends StoreTx {
@@ -525,4 +604,4 @@ export interface Store extends StoreTx {
 }
 
 /** Re-exported for adapter authors. */
-export type { Account, ApiKey, Floor, JsonValue, Membership, MemberRole, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run, Session, SessionEvent, Workspace, WorkspaceAccount };
+export type { Account, Agent, ApiKey, Floor, JsonValue, Membership, MemberRole, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run, Session, SessionEvent, Workspace, WorkspaceAccount };

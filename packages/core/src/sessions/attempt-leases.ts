@@ -128,11 +128,23 @@ export class AttemptLeases {
   }
 
   /**
+   * Inside `tx` (holding the Session's lock), with routing: removes this host's lease on `run_id`'s
+   * Session — a Run that parks on tool results (`awaiting`) is executed by nobody, and the process
+   * that resumes it claims it anew. Without routing: a no-op.
+   */
+  async releaseForRun(tx: StoreTx, session_id: string, run_id: string): Promise<void> {
+    const routing = this.#deps.routing;
+    if (routing === undefined) return;
+    await tx.releaseAttemptOwnership({ session_id, run_id, host_id: routing.host_id });
+  }
+
+  /**
    * With routing: claims the Session for `run_id` on this host and renews the lease every third of
-   * it until the returned release is called (which stops renewing and releases). Never throws:
+   * it until the returned release is called (which stops renewing and releases; with `keep`, it
+   * only stops renewing: the Run's next attempt on this host holds the same lease). Never throws:
    * failures go to `onRoutingError` and the attempt runs process-local. Without routing: a no-op.
    */
-  async hold(session_id: string, run_id: string): Promise<() => Promise<void>> {
+  async hold(session_id: string, run_id: string): Promise<(options?: { keep?: boolean }) => Promise<void>> {
     const routing = this.#deps.routing;
     if (routing === undefined) return async () => {};
     const { store } = this.#deps;
@@ -165,10 +177,11 @@ export class AttemptLeases {
       });
     }, Math.max(1, Math.floor(leaseMs / 3)));
     (timer as { unref?: () => void }).unref?.();
-    return async () => {
+    return async (options = {}) => {
       stopped = true;
       clearInterval(timer);
       await renewing;
+      if (options.keep === true) return;
       try {
         await store.releaseAttemptOwnership(key);
       } catch (error) {

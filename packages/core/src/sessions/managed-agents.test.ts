@@ -64,7 +64,7 @@ describe('Managed Agents wire mapping', () => {
     });
     expect(agent).toEqual({
       type: 'agent', id: 'assistant', version: 1, name: 'Assistant', description: null, model: { id: 'scripted-demo' }, system: null,
-      tools: [], mcp_servers: [], skills: [], multiagent: null, execution_identity: { type: 'service_account' },
+      tools: [], mcp_servers: [], skills: [], multiagent: null, execution_identity: { type: 'service_account' }, host_tools: [],
     });
     expect(managedSession({ ...session, archived_at: T }, 'running')).toMatchObject({ status: 'running', archived_at: '2026-11-30T14:37:57.123Z' });
   });

@@ -502,7 +502,6 @@ describe('SessionRuntimeService — history and feed', () => {
   it('Managed Agents input this Runtime does not host is 400 unsupported_capability, nothing written', async () => {
     const f = await fixture();
     for (const event of [
-      { type: 'user.custom_tool_result', custom_tool_use_id: 'x', content: [] }, { type: 'user.tool_confirmation', tool_use_id: 'x', result: 'allow' },
       { type: 'user.tool_result', tool_use_id: 'x' }, { type: 'user.define_outcome', description: 'd' }, { type: 'system.message', content: [] },
     ]) {
       const error = await rejection(f.runtime.sendEvents(owner, 'sess_free', { events: [{ type: 'user.interrupt' }, event] } as never));

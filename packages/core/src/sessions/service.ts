@@ -26,12 +26,13 @@
  */
 import type { RequestContext, ServiceDeps } from '../context.js';
 import type { Model } from '../live-inbox/agent-loop.js';
+import { compileTools, type Tool } from '../live-inbox/tools.js';
 import type { LiveInboxHost } from '../live-inbox/registry.js';
 import type { Feed } from '../ports/feed.js';
 import type { SessionEvent } from '../records.js';
 import { AttemptLeases } from './attempt-leases.js';
 import { SessionLedger, type SessionEventPage } from './ledger.js';
-import type { ListSessionEventsInput } from './managed-agents.js';
+import type { ListSessionEventsInput, ManagedAgentDefinition, RunOptions } from './managed-agents.js';
 import type { AttemptRoute, AttemptRoutingOptions, LiveInboxOperation } from './routing.js';
 import { RunSupervisor } from './run-supervisor.js';
 import { RunTakeover } from './run-takeover.js';
@@ -44,6 +45,17 @@ export type SessionRuntimeDeps = ServiceDeps & {
   host: LiveInboxHost;
   /** The model every native attempt calls. */
   model: Model;
+  /**
+   * The deployment's configured agents (ids unique; `ManagedSessionsService` takes them from here
+   * when not given its own): a Run of a Session created with one of them gets its host tools
+   * (with `execute`, run by the Runtime), the client tools of the Session's agent snapshot, and
+   * its `run` options. Spec: live-inbox.md "Tools and boundaries".
+   */
+  agents?: readonly ManagedAgentDefinition[];
+  /** The tools of Runs of Sessions created without an agent (`POST /sessions`); default none. */
+  tools?: readonly Tool[];
+  /** Run options every agent's Runs start from (`drain`, `maxToolRounds`, `toolConcurrency`, `toolTimeoutMs`). */
+  runDefaults?: RunOptions;
   /** Told when a background Run fails (model or ledger error) or its bookkeeping fails. */
   onRunError?: (error: unknown, info: { session_id: string; run_id: string }) => void;
   /**
@@ -138,7 +150,10 @@ export class SessionRuntimeService {
   readonly #steering: LiveInboxSteering;
   readonly #takeover: RunTakeover | undefined;
 
+  readonly #agents: readonly ManagedAgentDefinition[];
+
   constructor(deps: SessionRuntimeDeps) {
+    this.#agents = checkAgents(deps.agents ?? [], deps.tools ?? []);
     this.#ledger = new SessionLedger(deps);
     this.#leases = new AttemptLeases({ ...deps, isExecuting: (session_id) => this.#runs.isRunning(session_id) });
     this.#runs = new RunSupervisor(deps, this.#ledger, this.#leases);
@@ -149,6 +164,11 @@ export class SessionRuntimeService {
       this.#takeover = new RunTakeover(() => this.#runs.recoverStaleRuns(), interval, (error) => routing.onRoutingError?.(error, { session_id: '', action: 'takeover' }));
       this.#takeover.start();
     }
+  }
+
+  /** The configured agents (`SessionRuntimeDeps.agents`). */
+  get agents(): readonly ManagedAgentDefinition[] {
+    return this.#agents;
   }
 
   // — durable Session events —
@@ -326,4 +346,28 @@ export class SessionRuntimeService {
     await this.#takeover?.stop();
     await this.#runs.close();
   }
+}
+
+/**
+ * Checks the configured agents and the Runtime's own tools once, at construction: ids unique,
+ * every tool definition valid (`toolDefinitionProblems`), tool names unique per agent.
+ * @throws TypeError naming the first problem.
+ */
+function checkAgents(agents: readonly ManagedAgentDefinition[], tools: readonly Tool[]): readonly ManagedAgentDefinition[] {
+  const ids = new Set<string>();
+  for (const agent of agents) {
+    if (ids.has(agent.id)) throw new TypeError(`SessionRuntimeService: agent id "${agent.id}" is configured twice`);
+    ids.add(agent.id);
+    try {
+      compileTools(agent.tools ?? []);
+    } catch (error) {
+      throw new TypeError(`SessionRuntimeService: agent "${agent.id}": ${(error as Error).message}`);
+    }
+  }
+  try {
+    compileTools(tools);
+  } catch (error) {
+    throw new TypeError(`SessionRuntimeService: tools: ${(error as Error).message}`);
+  }
+  return agents;
 }

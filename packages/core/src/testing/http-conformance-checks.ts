@@ -321,6 +321,15 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
       await expectSuccess(s, covered, 'POST', `/v1/sessions/${managed_id}`, { key: owner, body: { title: 'Renamed' } });
       await expectSuccess(s, covered, 'POST', `/v1/sessions/${managed_id}/archive`, { key: owner });
       await expectSuccess(s, covered, 'DELETE', `/v1/sessions/${managed_id}`, { key: owner });
+      const agent = await expectSuccess(s, covered, 'POST', '/v1/agents', {
+        key: owner, body: { name: 'Kit agent', model: 'claude-test', tools: [{ type: 'custom', name: 'lookup', description: 'client side', input_schema: { type: 'object' } }] },
+      });
+      const agent_id = agent.body.id as string;
+      await expectSuccess(s, covered, 'GET', '/v1/agents', { key: owner });
+      await expectSuccess(s, covered, 'GET', `/v1/agents/${agent_id}`, { key: owner });
+      await expectSuccess(s, covered, 'POST', `/v1/agents/${agent_id}`, { key: owner, body: { description: 'v2' } });
+      await expectSuccess(s, covered, 'GET', `/v1/agents/${agent_id}/versions`, { key: owner });
+      await expectSuccess(s, covered, 'POST', `/v1/agents/${agent_id}/archive`, { key: owner });
       // Readiness, and the workspace administration (an admin key).
       await expectSuccess(s, covered, 'GET', '/ready');
       const admin = (s.keys as Record<string, string>).admin!;

@@ -3,10 +3,11 @@
  * core's unit tests and as the first subject of the conformance kit. Transactions are serialised
  * by a mutex and rolled back by restoring a snapshot. One module per sub-port of the storage port
  * (`memory-store/identity.ts`, `projects.ts`, `inbox.ts`, `events.ts`, `sessions.ts`, `runs.ts`,
- * `idempotency.ts`) over the rows of `memory-store/state.ts`.
+ * `idempotency.ts`, `agents.ts`) over the rows of `memory-store/state.ts`.
  */
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { Store, StoreTx } from '../ports/store.js';
+import { agentOps } from './memory-store/agents.js';
 import { projectEventOps } from './memory-store/events.js';
 import { idempotencyOps } from './memory-store/idempotency.js';
 import { identityOps } from './memory-store/identity.js';
@@ -20,7 +21,7 @@ import { copy, emptyState, type GetState, type State } from './memory-store/stat
 function operations(get: GetState, clock: Clock): StoreTx {
   // `Object.assign`, not an object spread: spreading objects of methods costs ~40× more in V8
   // (tens of µs per transaction; see storage-kysely's `opsOn`).
-  return Object.assign({}, identityOps(get), projectOps(get), inboxOps(get), projectEventOps(get), sessionOps(get), runOps(get, clock), idempotencyOps(get));
+  return Object.assign({}, identityOps(get), projectOps(get), inboxOps(get), projectEventOps(get), sessionOps(get), runOps(get, clock), idempotencyOps(get), agentOps(get));
 }
 
 /** The in-memory store with a raw view of its rows (for conformance assertions). */

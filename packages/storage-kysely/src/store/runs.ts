@@ -27,6 +27,18 @@ export function runOps(ctx: StoreContext): RunStore {
         .where('id', '=', run_id).where('status', '=', 'running').executeTakeFirst();
       return r.numUpdatedRows > 0n;
     },
+    async updateRunStatus(run_id, from, change) {
+      const set = change.status === 'idle' ? { status: 'idle', outcome: change.outcome, ended_at: change.ended_at } : { status: change.status };
+      const r = await db.updateTable('runs').set(set).where('id', '=', run_id).where('status', '=', from).executeTakeFirst();
+      return r.numUpdatedRows > 0n;
+    },
+    async getAwaitingRun(session_id) {
+      // Served by `runs_session_status_idx (session_id, status)` (migration 0001).
+      const r = await first<Record<string, unknown>>('getAwaitingRun', () => db.selectFrom('runs').select(RUN.select(dialect))
+        .where('session_id', '=', $(0)).where('status', '=', 'awaiting')
+        .orderBy('started_at', 'desc').orderBy('id', 'desc').limit(1), session_id);
+      return r && RUN.decode(r);
+    },
 
     // — attempt ownership —
     async claimAttemptOwnership(claim, now) {

@@ -141,6 +141,43 @@ export async function checkAttemptOwnership({ store, raw }: Pick<StoreConformanc
 }
 
 /**
+ * Run status (optional `updateRunStatus` and `getAwaitingRun`: a store without them passes):
+ * `running → awaiting` is conditional — of 10 concurrent calls (half in transactions) exactly
+ * one moves the Run; an awaiting Run is neither `getRunningRun` nor listed by `listRunningRuns`,
+ * `endRun` leaves it alone, `getAwaitingRun` finds it; `awaiting → running` and `→ idle` (with
+ * outcome and end time) are conditional on the status seen.
+ */
+export async function checkRunStatusChanges({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.updateRunStatus === undefined || store.getAwaitingRun === undefined) return;
+  const w = await seedWorld(store, 'park');
+  const run: Run = { id: `run_${w.u}`, session_id: w.session.id, status: 'running', started_at: T0, ended_at: null, outcome: null };
+  await store.insertRun(run);
+  assert((await store.getAwaitingRun(w.session.id)) === undefined, 'getAwaitingRun of a Session whose Run runs');
+  const results = await concurrently(range(0, 9).map((i) => () => (i % 2 === 0
+    ? store.transaction((tx) => tx.updateRunStatus!(run.id, 'running', { status: 'awaiting' }))
+    : store.updateRunStatus!(run.id, 'running', { status: 'awaiting' }))), 'concurrent updateRunStatus');
+  assert(results.filter(Boolean).length === 1, `exactly one of 10 concurrent running → awaiting must succeed, ${results.filter(Boolean).length} did`);
+  assert((await raw.runStatus(run.id)) === 'awaiting', 'stored status after running → awaiting');
+  assertSame(await store.getAwaitingRun(w.session.id), { ...run, status: 'awaiting' }, 'getAwaitingRun');
+  assert((await store.getRunningRun(w.session.id)) === undefined, 'an awaiting Run is not the running Run');
+  assert(!(await store.listRunningRuns(100)).some((r) => r.id === run.id), 'listRunningRuns must not list an awaiting Run');
+  assert((await store.endRun(run.id, 'failed', T0 + 1)) === false, 'endRun of an awaiting Run returns false (it ends only running Runs)');
+  assert((await store.updateRunStatus(run.id, 'running', { status: 'awaiting' })) === false, 'running → awaiting of an awaiting Run returns false');
+  assert(await store.updateRunStatus(run.id, 'awaiting', { status: 'running' }), 'awaiting → running');
+  assertSame(await store.getRunningRun(w.session.id), run, 'the resumed Run is running again');
+  assert(await store.updateRunStatus(run.id, 'running', { status: 'awaiting' }), 'running → awaiting again');
+  assert(await store.updateRunStatus(run.id, 'awaiting', { status: 'idle', outcome: 'cancelled', ended_at: T0 + 5 }), 'awaiting → idle');
+  assert((await raw.runStatus(run.id)) === 'idle', 'stored status after awaiting → idle');
+  assert((await store.getAwaitingRun(w.session.id)) === undefined, 'no awaiting Run after it ended');
+  assert((await store.updateRunStatus(run.id, 'awaiting', { status: 'running' })) === false, 'awaiting → running of an ended Run returns false');
+  assert((await store.updateRunStatus(`run_${w.u}_missing`, 'running', { status: 'awaiting' })) === false, 'updateRunStatus of a missing Run returns false');
+  const next: Run = { ...run, id: `run_${w.u}_2`, started_at: T0 + 10 };
+  await store.insertRun(next);
+  assert(await store.updateRunStatus(next.id, 'running', { status: 'idle', outcome: 'completed', ended_at: T0 + 20 }), 'running → idle');
+  assert((await store.getRunningRun(w.session.id)) === undefined, 'no running Run after running → idle');
+}
+
+/**
  * The store's clock (`now`, optional: a store without it passes): integer ms; never backwards
  * between calls; the time of the call also inside a transaction (PostgreSQL's `now()` would be the
  * transaction's start: a transaction that waits 50 ms sees the clock move); with the raw reader's
