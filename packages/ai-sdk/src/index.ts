@@ -122,8 +122,12 @@ export interface AiSdkLiveInbox {
   readonly prepareStep: (options: { messages: unknown[]; stepNumber: number }) => Promise<{ messages?: any[] } | undefined>;
   /** Aborted by a `user.interrupt` of the Run. */
   readonly abortSignal?: AbortSignal;
-  /** `ai` ≥ 7: the SDK's steering object (drained messages are steered: the loop continues for them). */
-  readonly experimental_steering?: unknown;
+  /**
+   * `ai` ≥ 7: the SDK's steering object (drained messages are steered: the loop continues for
+   * them). Typed loosely (its type exists only in `ai` ≥ 7) so the spread fits every version.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly experimental_steering?: any;
 }
 
 /** The methods of {@link AiSdkLiveInbox} (not copied by a spread). */

@@ -38,7 +38,7 @@ describe('@inbox-kit/ai-sdk', () => {
       const lastStep = gate();
       const lastQueued = gate();
       const prompts: Array<Array<{ role: string; content: unknown }>> = [];
-      const answers = [callTool('c1', { q: 'x' }), 'final', say('after steering')];
+      const answers: any[] = [callTool('c1', { q: 'x' }), 'final', say('after steering')];
       const model = new MockLanguageModelV4({
         doGenerate: async (options) => {
           prompts.push(options.prompt as any);
