@@ -29,9 +29,11 @@
  * and takes ANTHROPIC_BASE_URL and ANTHROPIC_MODEL, default `claude-haiku-4-5`), and
  * DEMO_TOOL_POLICY (`always_allow`, the default, or `always_ask`: the permission of the
  * `assistant` agent's host tool `wait`; with `always_ask` each call waits for a
- * `user.tool_confirmation`).
+ * `user.tool_confirmation`), and DEMO_RUNTIME (`native`, the default, `ai-sdk`, `langgraph` or
+ * `openai-agents`: whose loop runs the `assistant` agent).
  */
 import { resolve } from 'node:path';
+import { DEMO_RUNTIMES, type DemoRuntime } from './runtimes.js';
 
 export interface DemoConfig {
   port: number;
@@ -86,6 +88,12 @@ export interface DemoConfig {
   httpAdapter: 'fastify' | 'hono';
   /** The permission of the demo's host tool `wait` (DEMO_TOOL_POLICY, default `always_allow`). */
   toolPolicy: 'always_allow' | 'always_ask';
+  /**
+   * Whose loop executes the `assistant` agent's Runs (DEMO_RUNTIME): `native` (default, the
+   * inbox-kit agent loop), `ai-sdk`, `langgraph` or `openai-agents` (that framework's loop, steered
+   * through its `@inbox-kit/*` adapter; see `runtimes.ts`).
+   */
+  runtime: DemoRuntime;
 }
 
 /** The Messages API model the demo uses when ANTHROPIC_MODEL is unset. */
@@ -153,7 +161,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     httpAdapter: httpAdapterOf(env.HTTP_ADAPTER),
     model: modelOf(env),
     toolPolicy: toolPolicyOf(env.DEMO_TOOL_POLICY),
+    runtime: runtimeOf(env.DEMO_RUNTIME),
   };
+}
+
+function runtimeOf(value: string | undefined): DemoRuntime {
+  if (value === undefined || value === '') return 'native';
+  if ((DEMO_RUNTIMES as readonly string[]).includes(value)) return value as DemoRuntime;
+  throw new ConfigError(`DEMO_RUNTIME must be one of ${DEMO_RUNTIMES.join(', ')}, got "${value}"`);
 }
 
 function toolPolicyOf(value: string | undefined): 'always_allow' | 'always_ask' {

@@ -15,7 +15,7 @@ import type { ContentBlock, LiveInboxBridge, TranscriptMessage } from '@inbox-ki
 /** A message of the AI SDK's prompt (`ModelMessage` of `ai` ≥ 5), as this adapter writes it. */
 export type AiSdkMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: Array<{ type: 'text'; text: string } | { type: 'image'; image: string | URL; mediaType?: string }> }
+  | { role: 'user'; content: Array<{ type: 'text'; text: string } | { type: 'image'; image: string | URL; mediaType?: string }>; providerOptions?: { inboxKit: { id: string } } }
   | { role: 'assistant'; content: Array<{ type: 'text'; text: string } | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }> }
   | { role: 'tool'; content: Array<{ type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'text' | 'error-text'; value: string } }> };
 
@@ -41,8 +41,6 @@ export interface SteerableRun {
 
 /** Options of {@link aiSdkLiveInbox}. */
 export interface AiSdkLiveInboxOptions {
-  /** The system prompt, sent as the first (system) message of `messages`. */
-  system?: string;
   /**
    * Use the SDK's steering hook when the installed `ai` has it (`experimental_createSteering`,
    * `ai` ≥ 7). Default true; false forces the `prepareStep` re-insertion of `ai` 5/6.
@@ -62,12 +60,14 @@ function userContent(blocks: readonly ContentBlock[]): Extract<AiSdkMessage, { r
 
 /** A drained Live Inbox message as an AI SDK user message. */
 export function toAiSdkUserMessage(message: TranscriptMessage): Extract<AiSdkMessage, { role: 'user' }> {
-  return { role: 'user', content: userContent(message.content.filter((b): b is ContentBlock => b.type === 'text' || b.type === 'image')) };
+  return { role: 'user', content: userContent(message.content.filter((b): b is ContentBlock => b.type === 'text' || b.type === 'image')), providerOptions: { inboxKit: { id: message.id } } };
 }
 
 /**
- * A Run's transcript as AI SDK messages: user turns (text, images), assistant turns (text, tool
- * calls with the Run-scoped ids) and tool turns (each round's results, right after its calls).
+ * A Run's transcript as AI SDK messages (with `system`, a leading system message: `ai` 5/6 only,
+ * `ai` 7 takes the system prompt as the call's `system` / `instructions`): user turns (text, images; each carries its transcript id
+ * in `providerOptions.inboxKit.id`, which providers ignore), assistant turns (text, tool calls with
+ * the Run-scoped ids) and tool turns (each round's results, right after its calls).
  */
 export function toAiSdkMessages(transcript: readonly TranscriptMessage[], system?: string): AiSdkMessage[] {
   const out: AiSdkMessage[] = system !== undefined && system !== '' ? [{ role: 'system', content: system }] : [];
@@ -96,7 +96,7 @@ export function toAiSdkMessages(transcript: readonly TranscriptMessage[], system
       });
     }
     const blocks = m.content.filter((b): b is ContentBlock => b.type === 'text' || b.type === 'image');
-    if (blocks.length > 0) out.push({ role: 'user', content: userContent(blocks) });
+    if (blocks.length > 0) out.push({ role: 'user', content: userContent(blocks), providerOptions: { inboxKit: { id: m.id } } });
   }
   return out;
 }
@@ -153,7 +153,8 @@ export interface AiSdkLiveInboxControl {
 export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions = {}): AiSdkLiveInbox & AiSdkLiveInboxControl {
   const { bridge } = run;
   const steering = options.steering !== false && createSteering !== undefined ? createSteering() : undefined;
-  let history = toAiSdkMessages(run.transcript, options.system);
+  // The system prompt is the call's own (`system` / `instructions`): ai 7 refuses system messages in `messages`.
+  let history = toAiSdkMessages(run.transcript);
   /** Output of steps not committed yet. */
   let output: TranscriptMessage[] = [];
   /** Drained, waiting for the next model call. */

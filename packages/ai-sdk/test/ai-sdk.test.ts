@@ -190,10 +190,10 @@ describe('@inbox-kit/ai-sdk', () => {
     ], 'be brief');
     expect(messages).toEqual([
       { role: 'system', content: 'be brief' },
-      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      { role: 'user', content: [{ type: 'text', text: 'hi' }], providerOptions: { inboxKit: { id: 'm' } } },
       { role: 'assistant', content: [{ type: 'text', text: 'calling' }, { type: 'tool-call', toolCallId: 'r-tool-0', toolName: 'lookup', input: { q: 1 } }] },
       { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'r-tool-0', toolName: 'lookup', output: { type: 'text', value: 'ok' } }] },
-      { role: 'user', content: [{ type: 'text', text: 'steer' }] },
+      { role: 'user', content: [{ type: 'text', text: 'steer' }], providerOptions: { inboxKit: { id: 'r-inbox-0' } } },
     ]);
   });
 });

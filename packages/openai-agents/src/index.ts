@@ -34,12 +34,16 @@ function userContent(blocks: readonly ContentBlock[]): Array<Record<string, unkn
 
 /** A drained Live Inbox message as an Agents SDK user message item. */
 export function toAgentsUserItem(message: TranscriptMessage): AgentsInputItem {
-  return { type: 'message', role: 'user', content: userContent(message.content.filter((b): b is ContentBlock => b.type === 'text' || b.type === 'image')) };
+  return {
+    type: 'message', role: 'user', content: userContent(message.content.filter((b): b is ContentBlock => b.type === 'text' || b.type === 'image')),
+    providerData: { inbox_kit_id: message.id },
+  };
 }
 
 /**
- * A Run's transcript as Agents SDK input items: user messages, assistant messages, function calls
- * (Run-scoped call ids) and their results right after them.
+ * A Run's transcript as Agents SDK input items: user messages (their transcript id in
+ * `providerData.inbox_kit_id`), assistant messages, function calls (Run-scoped call ids) and their
+ * results right after them.
  */
 export function toAgentsInput(transcript: readonly TranscriptMessage[]): AgentsInputItem[] {
   const out: AgentsInputItem[] = [];
@@ -63,7 +67,7 @@ export function toAgentsInput(transcript: readonly TranscriptMessage[]): AgentsI
       });
     }
     const blocks = m.content.filter((b): b is ContentBlock => b.type === 'text' || b.type === 'image');
-    if (blocks.length > 0) out.push({ type: 'message', role: 'user', content: userContent(blocks) });
+    if (blocks.length > 0) out.push({ type: 'message', role: 'user', content: userContent(blocks), providerData: { inbox_kit_id: m.id } });
   }
   return out;
 }
