@@ -207,11 +207,13 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
         failure ??= error;
       }
     },
-    prepareStep: async ({ messages }) => {
+    prepareStep: async ({ messages, stepNumber }) => {
+      void stepNumber;
       if (failure !== undefined) throw failure;
       if (bridge.superseded) throw Object.assign(new Error('The Run was interrupted'), { name: 'AbortError' });
-      // The first boundary (and, on ai 5/6, the only way in): anything queued right now goes too.
-      const now = bridge.drain();
+      // Anything queued since the last step's boundary goes too. Not before the first step: the
+      // attempt's start is its own boundary (the Runtime drained it when it opened the attempt).
+      const now = stepNumber === 0 ? [] : bridge.drain();
       waiting.push(...now);
       if (steering !== undefined) {
         // Queued right now (not steered): delivered in this step through `messages`, which carry forward on ai ≥ 7.

@@ -134,11 +134,14 @@ const interrupted = () => Object.assign(new Error('The Run was interrupted'), { 
  */
 export function liveInboxMiddleware(run: SteerableRun) {
   const boundary = new Boundary(run.bridge, toLangChainMessages(run.transcript).length);
+  let first = true;
   return createMiddleware({
     name: 'InboxKitLiveInbox',
     beforeModel: async (state) => {
       if (run.bridge.superseded && !run.bridge.pending) throw interrupted();
-      const added = await boundary.take(state.messages, { drain: true });
+      // Not before the first model call: the attempt's start is its own boundary (drained when the Runtime opened it).
+      const added = await boundary.take(state.messages, { drain: first === false });
+      first = false;
       return added.length > 0 ? { messages: added } : undefined;
     },
     afterModel: {

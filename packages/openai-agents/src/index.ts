@@ -116,6 +116,9 @@ export function openAIAgentsLiveInbox(run: SteerableRun): OpenAIAgentsLiveInbox 
   let open: { text: string; calls: Array<{ id: string; name: string; input: unknown }>; results: Array<{ id: string; output: unknown }> } | undefined;
   const finished: TranscriptMessage[] = [];
   let waiting: TranscriptMessage[] = [];
+  let calls = 0;
+  /** A run stopped for a tool approval: its resumption's first call drains. */
+  let resumed = false;
 
   const close = () => {
     if (open === undefined) return;
@@ -164,7 +167,9 @@ export function openAIAgentsLiveInbox(run: SteerableRun): OpenAIAgentsLiveInbox 
       if (bridge.superseded && !bridge.pending) throw Object.assign(new Error('The Run was interrupted'), { name: 'AbortError' });
       read(modelData.input);
       close();
-      const drained = [...waiting, ...bridge.drain()];
+      // Not before a run's first model call: the attempt's start is its own boundary (drained
+      // when the Runtime opened it); a resumed run's first call takes what was queued meanwhile.
+      const drained = [...waiting, ...(calls++ === 0 && !resumed ? [] : bridge.drain())];
       waiting = [];
       await bridge.commit(drained, { output: finished.splice(0) });
       for (const m of drained) inserted.push({ at: modelData.input.length, item: toAgentsUserItem(m) });
@@ -173,7 +178,10 @@ export function openAIAgentsLiveInbox(run: SteerableRun): OpenAIAgentsLiveInbox 
     ...(run.signal ? { signal: run.signal } : {}),
     async finish(result) {
       read(result.history);
-      if ((result.interruptions ?? []).length > 0) return { pending: false };
+      if ((result.interruptions ?? []).length > 0) {
+        resumed = true;
+        return { pending: false };
+      }
       close();
       if (finished.length > 0) await bridge.commit([], { output: finished.splice(0) });
       waiting.push(...bridge.drain());
