@@ -44,11 +44,16 @@ const READMES = [
   'packages/http-hono/README.md',
   'packages/sdk/README.md',
   'packages/model-anthropic/README.md',
+  'packages/ai-sdk/README.md',
+  'packages/langgraph/README.md',
+  'packages/openai-agents/README.md',
   'apps/demo/README.md',
 ];
 /** READMEs that document a package (install and API sections required). */
 const PACKAGE_READMES = READMES.filter((r) => r !== 'README.md');
-const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic'];
+const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic', 'ai-sdk', 'langgraph', 'openai-agents'];
+/** The frameworks the adapter examples run on, resolved from the adapter packages' own dev copies. */
+const FRAMEWORKS = [['ai-sdk', 'ai'], ['ai-sdk', 'zod'], ['langgraph', '@langchain/core'], ['langgraph', 'langchain'], ['openai-agents', '@openai/agents']];
 /** How long one example may run, in ms. */
 const EXAMPLE_TIMEOUT_MS = Number(process.env.EXAMPLE_TIMEOUT_MS ?? 60_000);
 const keep = process.argv.includes('--keep');
@@ -176,6 +181,10 @@ async function main() {
     for (const name of PACKAGES) symlinkSync(join(root, 'packages', name), join(modules, '@inbox-kit', name), 'dir');
     symlinkSync(realpathSync(join(root, 'packages', 'http-fastify', 'node_modules', 'fastify')), join(modules, 'fastify'), 'dir');
     symlinkSync(realpathSync(join(root, 'packages', 'http-hono', 'node_modules', 'hono')), join(modules, 'hono'), 'dir');
+    for (const [pkg, dep] of FRAMEWORKS) {
+      mkdirSync(dirname(join(modules, dep)), { recursive: true });
+      symlinkSync(realpathSync(join(root, 'packages', pkg, 'node_modules', dep)), join(modules, dep), 'dir');
+    }
     writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'readme-examples', private: true, type: 'module' }, null, 2));
     writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({
       extends: relative(work, join(root, 'tsconfig.base.json')),
