@@ -18,6 +18,9 @@ const alias = {
   '@inbox-kit/sdk': src('./packages/sdk/src/index.ts'),
   '@inbox-kit/model-anthropic/testing': src('./packages/model-anthropic/src/testing/index.ts'),
   '@inbox-kit/model-anthropic': src('./packages/model-anthropic/src/index.ts'),
+  '@inbox-kit/ai-sdk': src('./packages/ai-sdk/src/index.ts'),
+  '@inbox-kit/langgraph': src('./packages/langgraph/src/index.ts'),
+  '@inbox-kit/openai-agents': src('./packages/openai-agents/src/index.ts'),
 };
 
 const setup = src('./vitest.setup.ts');
@@ -36,6 +39,9 @@ export default defineConfig({
       project('http-hono', './packages/http-hono', { testTimeout: 30_000 }),
       project('sdk', './packages/sdk', { testTimeout: 30_000 }),
       project('model-anthropic', './packages/model-anthropic', { testTimeout: 30_000, hookTimeout: 60_000 }),
+      project('ai-sdk', './packages/ai-sdk', { testTimeout: 30_000 }),
+      project('langgraph', './packages/langgraph', { testTimeout: 30_000 }),
+      project('openai-agents', './packages/openai-agents', { testTimeout: 30_000 }),
       project('demo', './apps/demo', { testTimeout: 60_000, hookTimeout: 120_000 }),
       project('scripts', './scripts', { include: ['test/**/*.test.ts'] }),
     ],

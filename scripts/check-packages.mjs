@@ -54,7 +54,7 @@ import { checkSurface } from './public-surface.mjs';
 import { PACKAGE_READMES, runReadmeExamples, tsBlocks } from './check-readme-examples.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic'];
+const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic', 'ai-sdk', 'langgraph', 'openai-agents'];
 const keep = process.argv.includes('--keep');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };

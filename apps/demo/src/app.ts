@@ -21,6 +21,7 @@ import pretty from 'pino-pretty';
 import type { DemoConfig } from './config.js';
 import { createDemoModel } from './model.js';
 import { startUp, type Credentials, type StartUp } from './seed.js';
+import { createDemoExecutor } from './runtimes.js';
 import { waitTool } from './tools.js';
 import { demoWeb } from './web.js';
 
@@ -118,15 +119,19 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
   const agent: ManagedAgentDefinition = {
     ...base, tools: [...(base.tools ?? []), ...(overrides.tools ?? [])], ...(overrides.run ? { run: overrides.run } : {}),
   };
+  const model = overrides.model ?? await createDemoModel(config, {
+    onRetry: ({ retry, delayMs, error }) => app?.log.warn({ retry, delay_ms: delayMs, error_type: error.type, status: error.status }, `model request failed, retrying: ${error.message}`),
+  });
+  // DEMO_RUNTIME: the native loop on `model`, or a framework's loop through its adapter.
+  const executor = await createDemoExecutor(config.runtime, config, model);
   const runtime = new SessionRuntimeService({
     ...deps,
     host: new LiveInboxHost({
       limits: config.liveInbox,
       onCarryOverDropped: (info) => app?.log.warn(info, 'Live Inbox carry-over over the limits: newest messages dropped'),
     }),
-    model: overrides.model ?? await createDemoModel(config, {
-      onRetry: ({ retry, delayMs, error }) => app?.log.warn({ retry, delay_ms: delayMs, error_type: error.type, status: error.status }, `model request failed, retrying: ${error.message}`),
-    }),
+    model,
+    ...(executor ? { executor } : {}),
     onRunError: (error, run) => app?.log.error({ err: error, ...run }, 'run failed'),
     // The `assistant` agent and its host tool `wait`; Sessions of /sessions (no agent) get it too.
     agents: [agent],

@@ -32,9 +32,11 @@
  * `user.tool_confirmation`), DEMO_SEED (default true; "false" or "0": an empty database gets one
  * workspace, INBOX_KIT_WORKSPACE_NAME, default `Workspace`, and one admin key instead of the demo
  * data) and DATABASE_MIGRATE (default true; "false" or "0": no migration at start-up, which then
- * refuses a database lacking this release's migrations: run `npm run admin -- migrate` ahead).
+ * refuses a database lacking this release's migrations: run `npm run admin -- migrate` ahead), and
+ * DEMO_RUNTIME (`native`, the default, `ai-sdk`, `langgraph` or `openai-agents`: whose loop runs the `assistant` agent).
  */
 import { resolve } from 'node:path';
+import { DEMO_RUNTIMES, type DemoRuntime } from './runtimes.js';
 
 export interface DemoConfig {
   port: number;
@@ -95,6 +97,12 @@ export interface DemoConfig {
   workspaceName: string;
   /** Apply pending migrations at start-up (DATABASE_MIGRATE, default true). */
   migrate: boolean;
+  /**
+   * Whose loop executes the `assistant` agent's Runs (DEMO_RUNTIME): `native` (default, the
+   * inbox-kit agent loop), `ai-sdk`, `langgraph` or `openai-agents` (that framework's loop, steered
+   * through its `@inbox-kit/*` adapter; see `runtimes.ts`).
+   */
+  runtime: DemoRuntime;
 }
 
 /** The Messages API model the demo uses when ANTHROPIC_MODEL is unset. */
@@ -165,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     demoSeed: booleanOf('DEMO_SEED', env.DEMO_SEED, true),
     workspaceName: workspaceNameOf(env.INBOX_KIT_WORKSPACE_NAME),
     migrate: booleanOf('DATABASE_MIGRATE', env.DATABASE_MIGRATE, true),
+    runtime: runtimeOf(env.DEMO_RUNTIME),
   };
 }
 
@@ -173,6 +182,12 @@ function workspaceNameOf(value: string | undefined): string {
   if (name === '') return 'Workspace';
   if ([...name].length > 200) throw new ConfigError(`INBOX_KIT_WORKSPACE_NAME must be at most 200 characters, got ${[...name].length}`);
   return name;
+}
+
+function runtimeOf(value: string | undefined): DemoRuntime {
+  if (value === undefined || value === '') return 'native';
+  if ((DEMO_RUNTIMES as readonly string[]).includes(value)) return value as DemoRuntime;
+  throw new ConfigError(`DEMO_RUNTIME must be one of ${DEMO_RUNTIMES.join(', ')}, got "${value}"`);
 }
 
 function toolPolicyOf(value: string | undefined): 'always_allow' | 'always_ask' {

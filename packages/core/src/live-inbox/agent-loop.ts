@@ -1,11 +1,11 @@
 /**
  * The native agent loop: model steps, tool rounds (host tools run between model calls; client
  * tools and confirmations park the Run), the boundary drain of the Live Inbox and the commits to
- * the Session ledger, all through one {@link AttemptBridge}. Spec: live-inbox.md "Drain, commit,
+ * the Session ledger, all through one {@link LiveInboxBridge}. Spec: live-inbox.md "Drain, commit,
  * carry-over", "Tools and boundaries".
  */
 import { isInboxKitError } from '../errors.js';
-import { AttemptBridge, type RunLedger, type TranscriptMessage } from './bridge.js';
+import { countersOf, LiveInboxBridge, stepMessageId, type RunLedger, type TranscriptMessage } from './bridge.js';
 import type { LiveInboxHost } from './registry.js';
 import {
   cloneBlocks, compileTools, errorResult, executeHostTool, mapBounded, toolResultsMessageId, toolSpecs, toolUseId,
@@ -13,7 +13,7 @@ import {
   type ToolUseResolution, type TranscriptBlock,
 } from './tools.js';
 
-export { inboxMessageId, type RunLedger, type TranscriptMessage } from './bridge.js';
+export { inboxMessageId, stepMessageId, type RunLedger, type TranscriptMessage } from './bridge.js';
 
 /**
  * Why a model step ended (the Messages API's words): `end_turn` (the model is done), `tool_use`
@@ -129,8 +129,13 @@ export const RUN_DEFAULTS = Object.freeze({
 
 /** Input of {@link runNativeAttempt}. */
 export interface RunNativeAttemptOptions {
-  /** The host that registers the attempt and owns its Live Inbox. */
-  host: LiveInboxHost;
+  /** The host that registers the attempt and owns its Live Inbox (unused with `bridge`). */
+  host?: LiveInboxHost;
+  /**
+   * The attempt's bridge, already opened (the Run supervisor opens one for every executor); else
+   * the loop opens one on `host`. Either way it is closed when the attempt ends.
+   */
+  bridge?: LiveInboxBridge;
   model: Model;
   ledger: RunLedger;
   session_id: string;
@@ -179,11 +184,6 @@ export interface NativeAttemptResult {
   stop_reason?: ModelStopReason;
 }
 
-/** The Run-scoped id of the `k`-th assistant step of a Run (`k` integer ≥ 0): `{run_id}-step-{k}`. */
-export function stepMessageId(run_id: string, k: number): string {
-  return `${run_id}-step-${String(k)}`;
-}
-
 /** One tool use of the round in progress. */
 interface RoundUse {
   block: ToolUseBlock;
@@ -197,26 +197,6 @@ interface RoundUse {
 interface Round {
   step_id: string;
   uses: RoundUse[];
-}
-
-/** How many of this Run's steps, inbox messages, tool uses and tool rounds `transcript` holds. */
-function countersOf(transcript: readonly TranscriptMessage[], run_id: string): { steps: number; inbox: number; toolUses: number; rounds: number } {
-  const step = `${run_id}-step-`;
-  const inbox = `${run_id}-inbox-`;
-  const tool = `${run_id}-tool-`;
-  let steps = 0;
-  let inboxCount = 0;
-  let toolUses = 0;
-  let rounds = 0;
-  for (const m of transcript) {
-    if (m.role === 'assistant' && m.id.startsWith(step)) {
-      steps++;
-      const uses = m.content.filter((b) => b.type === 'tool_use' && b.id.startsWith(tool)).length;
-      toolUses += uses;
-      if (uses > 0) rounds++;
-    } else if (m.role === 'user' && m.id.startsWith(inbox)) inboxCount++;
-  }
-  return { steps, inbox: inboxCount, toolUses, rounds };
 }
 
 const intOption = (name: string, value: number | undefined, fallback: number): number => {
@@ -243,7 +223,7 @@ function stepMessage(result: ModelStepResult, id: string, nextToolId: () => stri
  * Runs one native attempt of a Run. Spec: live-inbox.md "Drain, commit, carry-over", "Tools and
  * boundaries".
  *
- * Opens a `native` attempt through an {@link AttemptBridge} (its inbox starts with the Session's
+ * Opens a `native` attempt through a {@link LiveInboxBridge} (or runs on the one given) (its inbox starts with the Session's
  * carry-over), then loops:
  * 1. the attempt's start is a boundary (carried-over input reaches the first decision), unless it
  *    resumes a parked round;
@@ -281,7 +261,8 @@ export async function runNativeAttempt(opts: RunNativeAttemptOptions): Promise<N
   let k = opts.stepCounterStart ?? counted.steps;
   let j = counted.toolUses;
   let rounds = counted.rounds;
-  const bridge = AttemptBridge.open({ host, ledger, session_id, run_id, inboxCounterStart: opts.inboxCounterStart ?? counted.inbox });
+  if (opts.bridge === undefined && host === undefined) throw new TypeError('runNativeAttempt: give `host` or an open `bridge`');
+  const bridge = opts.bridge ?? LiveInboxBridge.open({ host: host!, ledger, session_id, run_id, inboxCounterStart: opts.inboxCounterStart ?? counted.inbox });
   const interrupted = (): boolean => signal.aborted || bridge.superseded;
   const append = (messages: TranscriptMessage[]): void => {
     transcript.push(...messages);

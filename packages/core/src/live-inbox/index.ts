@@ -31,7 +31,6 @@ export {
   ModelError,
   RUN_DEFAULTS,
   runNativeAttempt,
-  stepMessageId,
   ToolUseLimitError,
   type DrainPolicy,
   type Model,
@@ -43,7 +42,14 @@ export {
 } from './agent-loop.js';
 export {
   AttemptBridge,
+  countersOf,
   inboxMessageId,
+  LiveInboxBridge,
+  stepMessageId,
+  type BridgeCloseOptions,
+  type BridgeCommitOptions,
+  type BridgeToolCall,
+  type BridgeToolResult,
   type Boundary,
   type OpenBridgeInput,
   type RunLedger,

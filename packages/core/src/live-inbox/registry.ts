@@ -2,14 +2,19 @@
 import { cloneContent, type ContentBlock } from './content.js';
 import { contentBytes, liveInboxLimits, LiveInboxQueue, type LiveInboxLimits, type LiveInboxMessage } from './queue.js';
 
-/** Executor kind of an attempt. Only `native` attempts own a Live Inbox. Spec: live-inbox.md "Model". */
-export type AttemptExecutor = 'native' | 'acp';
+/**
+ * Executor kind of an attempt: `native` (the in-process agent loop), `framework` (an application's
+ * own loop on the Live Inbox bridge, e.g. the AI SDK, LangGraph.js, the OpenAI Agents SDK) or `acp`
+ * (an external agent process). `native` and `framework` attempts own a Live Inbox; `acp` ones do
+ * not. Spec: live-inbox.md "Model".
+ */
+export type AttemptExecutor = 'native' | 'framework' | 'acp';
 
 /**
  * One attempt as the host registered it (frozen). `attempt_id` is unique within the host;
  * `generation` is an integer that increases strictly with every attempt the host opens (so it also
  * increases per Session); `inbox` is the attempt's {@link LiveInboxQueue} for a `native` executor
- * and `null` for `acp`. Spec: live-inbox.md "Model" (Attempt).
+ * or `framework` executor and `null` for `acp`. Spec: live-inbox.md "Model" (Attempt).
  */
 export interface AttemptHandle {
   readonly session_id: string;
@@ -120,7 +125,7 @@ export class LiveInboxHost {
 
   /**
    * Registers a new attempt for `session_id` and makes it the active one. An attempt still active
-   * for that Session is closed first (as by {@link closeAttempt}). A `native` attempt gets a fresh
+   * for that Session is closed first (as by {@link closeAttempt}). A `native` or `framework` attempt gets a fresh
    * inbox into which the Session's pending carry-over is re-queued in order (new ids, via
    * `queue()`); an `acp` attempt gets `inbox: null` and leaves the carry-over pending.
    * @returns the frozen {@link AttemptHandle}.
@@ -131,7 +136,7 @@ export class LiveInboxHost {
     // Fetched after the close, which may have dropped an emptied slot.
     const slot = this.#slot(input.session_id);
     let inbox: LiveInboxQueue | null = null;
-    if (input.executor === 'native') {
+    if (input.executor !== 'acp') {
       inbox = new LiveInboxQueue(this.#limits);
       // Fits: the pending carry-over is kept within the same limits (#bound).
       for (const content of slot.pending) inbox.queue(content);

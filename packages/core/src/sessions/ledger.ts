@@ -298,6 +298,12 @@ export class SessionLedger {
     }
   }
 
+  /** Inside `tx`: the `seq` of the Session's latest `session.status_running` (0 when no Run ever started). */
+  async lastRunStartSeq(tx: Pick<StoreTx, 'listSessionEvents'>, session_id: string): Promise<number> {
+    const [opened] = await tx.listSessionEvents({ session_id, after: 0, order: 'desc', types: [SESSION_EVENT_TYPES.running], limit: 1 });
+    return opened?.seq ?? 0;
+  }
+
   /**
    * Inside `tx`: whether durable `user.message` input was committed after `startSeq` and after the
    * last `user.interrupt` since — input a Run that started at `startSeq` never saw.

@@ -191,23 +191,14 @@ export class ManagedSessionsService {
   /**
    * `DELETE /v1/sessions/{id}`: the Session is gone from every read (404 from then on).
    * @returns `{ id, type: 'session_deleted' }`.
+   * A Run parked on tool results or confirmations is ended (`cancelled`) with it.
    * @throws InboxKitError `session_not_found` (404), `permission_denied` (403), `session_running`
    *   (409: a Run is running; interrupt it first).
    */
   async delete(ctx: RequestContext, session_id: string): Promise<{ id: string; type: 'session_deleted' }> {
-    return this.#deps.store.transaction(async (tx) => {
-      // Locked (project, then Session): a Run starting concurrently (sendEvents holds the same
-      // locks) either commits first, and this sees it running, or waits and then finds no Session.
-      const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
-      if (!access.canWrite) throw new InboxKitError('permission_denied', 'Only the project owner may delete this session');
-      if ((await tx.getRunningRun(access.session.id)) !== undefined) {
-        throw new InboxKitError('session_running', 'The session is running; send a user.interrupt and delete it once it is idle');
-      }
-      if (!(await tx.deleteSession(access.session.workspace_id, access.session.id, this.#deps.clock.now()))) {
-        throw new InboxKitError('session_not_found', 'Session not found');
-      }
-      return deletedSession(access.session.id);
-    });
+    // The Runtime decides, under the Session's locks: a running Run refuses it, a parked one ends with it.
+    await this.#deps.runtime.deleteSession(ctx, session_id);
+    return deletedSession(session_id);
   }
 
   // — internals —

@@ -10,18 +10,21 @@
  */
 import type { RequestContext } from '../context.js';
 import { InboxKitError } from '../errors.js';
-import { isModelError, isToolUseLimitError, runNativeAttempt, type NativeAttemptResult } from '../live-inbox/agent-loop.js';
-import type { RunLedger, RunLedgerPark, RunLedgerParkOutcome } from '../live-inbox/bridge.js';
-import type { ContentBlock } from '../live-inbox/content.js';
+import { isModelError, isToolUseLimitError } from '../live-inbox/agent-loop.js';
+import { LiveInboxBridge, type RunLedger, type RunLedgerPark, type RunLedgerParkOutcome, type TranscriptMessage } from '../live-inbox/bridge.js';
+import { contentSchema, type ContentBlock } from '../live-inbox/content.js';
 import type { AttemptHandle } from '../live-inbox/registry.js';
 import type { OpenRound, Tool, ToolUseResolution } from '../live-inbox/tools.js';
 import type { NewSessionEvent, StoreTx } from '../ports/store.js';
 import type { JsonValue, Run, Session, SessionEvent } from '../records.js';
 import { loadSessionAccess, sessionWriteDenied } from './access.js';
 import type { AttemptLeases } from './attempt-leases.js';
+import { nativeExecutor, type RunAttempt, type RunExecutor, type RunOutcome } from './executor.js';
 import { SESSION_EVENT_TYPES, type SessionLedger } from './ledger.js';
 import { clientToolsOf, systemOf, type RunOptions } from './managed-agents.js';
 import { parseSendSessionEvents, type SendSessionEventsInput } from './schemas.js';
+import { parseOrThrow } from '../validation.js';
+import { z } from 'zod';
 import type { SessionRuntimeDeps } from './service.js';
 import { isPending, type LedgerRound } from './tool-rounds.js';
 
@@ -48,7 +51,44 @@ interface ActiveRun {
   resume: boolean;
   controller: AbortController;
   done: Promise<void>;
+  /** Who executes the Run; its follow-up Run gets the same one (undefined: an application's Run without a background executor). */
+  executor: RunExecutor | undefined;
+  /** Set for a Run an application executes itself ({@link RunSupervisor.startRun}). */
+  external?: { finish: (outcome: RunOutcome) => Promise<RunFinish> };
 }
+
+/**
+ * A Run an application executes in its own request handler ({@link RunSupervisor.startRun}): the
+ * {@link RunAttempt} (transcript, open bridge, signal, the Run's tools and options) plus
+ * {@link RunHandle.finish}. Spec: live-inbox.md "Run executors".
+ */
+export interface RunHandle extends RunAttempt {
+  /**
+   * Ends the Run with `outcome` (once; later calls answer the first result): closes the bridge
+   * (carry-over), commits the Run's end (`session.status_idle`), releases its lease, and starts the
+   * follow-up Run for durable input sent meanwhile (or input queued after the last drain) with the
+   * Run's executor — when there is one (`startRun`'s `executor`, else the Runtime's).
+   * @returns `ended` (false when the Run had already been ended, e.g. taken for a leftover) and the
+   *   follow-up Run's id, or null.
+   */
+  finish(outcome: RunOutcome): Promise<RunFinish>;
+}
+
+/** What {@link RunHandle.finish} did. */
+export interface RunFinish {
+  ended: boolean;
+  follow_up_run_id: string | null;
+}
+
+/** Options of {@link RunSupervisor.startRun}. */
+export interface StartRunOptions {
+  /** The Run's input, committed as a durable `user.message` of the Run in the start's transaction. Optional when the Session holds durable input no Run has run yet. */
+  content?: ContentBlock[];
+  /** Who executes the Run's follow-up Runs (durable input sent during this one); default the Runtime's executor. */
+  executor?: RunExecutor;
+}
+
+const startRunBody = z.object({ content: contentSchema.optional() }).strict();
 
 /** A Run the start transaction created (or resumed), launched after commit. */
 interface RunStart {
@@ -56,6 +96,8 @@ interface RunStart {
   session: Session;
   startSeq: number;
   resume?: boolean;
+  /** Default the Runtime's executor. */
+  executor?: RunExecutor | undefined;
 }
 
 /** The error result given to every tool use of a Run that ends without one, by outcome. */
@@ -95,12 +137,20 @@ export class RunSupervisor {
   #closed = false;
   /** When this instance was built (ms): Runs started at or before it by nobody here are leftovers. */
   readonly #bootedAt: number;
+  /** The executor of Runs started by durable input (undefined: durable input starts no Run). */
+  readonly #executor: RunExecutor | undefined;
 
   constructor(deps: RunSupervisorDeps, ledger: SessionLedger, leases: AttemptLeases) {
     this.#deps = deps;
     this.#ledger = ledger;
     this.#leases = leases;
     this.#bootedAt = deps.clock.now();
+    this.#executor = deps.executor ?? (deps.model !== undefined ? nativeExecutor(deps.model) : undefined);
+  }
+
+  /** The executor of Runs started by durable input, if any. */
+  get executor(): RunExecutor | undefined {
+    return this.#executor;
   }
 
   /**
@@ -228,7 +278,7 @@ export class RunSupervisor {
                 waiting.map((id) => ({ path: `events.${index}`, message: `tool use ${id} is pending`, code: id })));
             }
           }
-          const startsRun = start === undefined && running === undefined && awaiting === undefined;
+          const startsRun = start === undefined && running === undefined && awaiting === undefined && this.#executor !== undefined;
           const run: Run | undefined = startsRun ? this.#newRun(session.id, now) : undefined;
           pending.push(await this.#ledger.message(tx, session, { role: 'user', run_id: run?.id ?? null, message_id: null, content: event.content }, now));
           if (run !== undefined) {
@@ -256,6 +306,37 @@ export class RunSupervisor {
         }
       }
       return { data: events.filter((e) => SENT_TYPES.has(e.type) && !carried.has(e.id)) };
+    });
+  }
+
+  /** See `SessionRuntimeService.deleteSession`. */
+  async deleteSession(ctx: RequestContext, session_id: string): Promise<void> {
+    await this.#withSessionLock(session_id, async () => {
+      const { events, sid } = await this.#deps.store.transaction(async (tx) => {
+        // Locked (project, then Session): a Run starting concurrently (sendEvents holds the same
+        // locks) either commits first, and this sees it running, or waits and then finds no Session.
+        const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
+        if (!access.canWrite) throw new InboxKitError('permission_denied', 'Only the project owner may delete this session');
+        const session = access.session;
+        if ((await tx.getRunningRun(session.id)) !== undefined) {
+          throw new InboxKitError('session_running', 'The session is running; send a user.interrupt and delete it once it is idle');
+        }
+        const now = this.#deps.clock.now();
+        const pending: NewSessionEvent[] = [];
+        const awaiting = await tx.getAwaitingRun?.(session.id);
+        if (awaiting !== undefined) {
+          // Executed by nobody, waiting for answers that can no longer come: it ends with the Session.
+          const closing = await this.#ledger.closeRound(tx, session.id, awaiting.id, UNANSWERED.cancelled, now);
+          if (await tx.updateRunStatus!(awaiting.id, 'awaiting', { status: 'idle', outcome: 'cancelled', ended_at: now })) {
+            pending.push(...closing, this.#ledger.idle(session.id, awaiting.id, 'cancelled', now));
+          }
+        }
+        const events = pending.length > 0 ? await tx.appendSessionEvents(pending) : [];
+        if (!(await tx.deleteSession(session.workspace_id, session.id, now))) throw new InboxKitError('session_not_found', 'Session not found');
+        return { events, sid: session.id };
+      });
+      this.#deps.host.takeCarryOver(sid);
+      this.#ledger.publish(events);
     });
   }
 
@@ -306,6 +387,8 @@ export class RunSupervisor {
       const runs = [...this.#active.values()];
       if (runs.length === 0) return;
       for (const r of runs) r.controller.abort(new Error('The runtime is shutting down'));
+      // An application's Run is ended here (cancelled) rather than waited for: its loop may never call finish.
+      for (const r of runs) if (r.external !== undefined) void r.external.finish({ status: 'cancelled' });
       await Promise.all(runs.map((r) => r.done));
     }
   }
@@ -354,7 +437,7 @@ export class RunSupervisor {
         const pending = running?.id === run.id ? await this.#endLeftover(tx, running, now) : false;
         if (pending === false || pending.length === 0) return { events: [], next: undefined };
         let next: RunStart | undefined;
-        if (session !== undefined && !this.#closed && (await this.#ledger.hasDurableInputAfter(tx, session.id, await startSeqOf(tx, run)))) {
+        if (session !== undefined && !this.#closed && this.#executor !== undefined && (await this.#ledger.hasDurableInputAfter(tx, session.id, await startSeqOf(tx, run)))) {
           const nextRun = this.#newRun(session.id, now);
           await this.#insertRun(tx, nextRun);
           pending.push(this.#ledger.running(session.id, nextRun.id, now));
@@ -403,7 +486,7 @@ export class RunSupervisor {
   #launch(start: RunStart): void {
     const controller = new AbortController();
     const previous = this.#active.get(start.session.id);
-    const active: ActiveRun = { ...start, resume: start.resume === true, controller, done: Promise.resolve() };
+    const active: ActiveRun = { ...start, resume: start.resume === true, controller, done: Promise.resolve(), executor: start.executor ?? this.#executor };
     this.#active.set(start.session.id, active);
     const after = previous === undefined ? Promise.resolve() : previous.done;
     active.done = after.then(() => this.#execute(active)).catch((error: unknown) => this.#runError(error, active));
@@ -461,29 +544,82 @@ export class RunSupervisor {
     return outcome;
   }
 
-  /** Executes a Run's attempt, then ends the Run (and maybe starts the follow-up) under the session lock, unless it parked. */
+  /**
+   * The transcript a Run's attempt starts from (resumed: up to its start plus its own commits, its
+   * open round left open), and that round.
+   */
+  async #attemptInput(active: ActiveRun): Promise<{ transcript: TranscriptMessage[]; resume: OpenRound | undefined }> {
+    const { run, session } = active;
+    let resume: OpenRound | undefined;
+    if (active.resume) {
+      const round = await this.#ledger.lastRound(this.#deps.store, session.id, run.id);
+      if (round !== undefined && !round.complete) resume = { step_id: round.step_id, tool_uses: round.tool_uses };
+    }
+    const transcript = active.resume
+      ? await this.#ledger.transcript(session.id, active.startSeq, { run_id: run.id, ...(resume ? { open: resume.step_id } : {}) })
+      : await this.#ledger.transcript(session.id, active.startSeq);
+    return { transcript, resume };
+  }
+
+  /**
+   * Opens the attempt's bridge and — unless it resumes a parked round — takes its first boundary
+   * (live-inbox.md "Tools and boundaries" 1): the Session's carry-over is drained and committed, so
+   * the transcript handed to the executor ends with the Run's new input whoever executes it.
+   */
+  async #openAttempt(active: ActiveRun, executor: RunExecutor | undefined, signal: AbortSignal): Promise<RunAttempt> {
+    const { run, session } = active;
+    const { transcript, resume } = await this.#attemptInput(active);
+    const ledger = this.#runLedger(session);
+    const bridge = LiveInboxBridge.open({
+      host: this.#deps.host, ledger, session_id: session.id, run_id: run.id, transcript, executor: executor?.kind === 'native' ? 'native' : 'framework',
+    });
+    const { tools, ...options } = this.#runConfig(session);
+    const attempt: RunAttempt = {
+      session, session_id: session.id, run_id: run.id, transcript, bridge, signal, tools, options, ledger,
+      ...(resume ? { resume } : {}), ...(systemOf(session.agent) !== undefined ? { system: systemOf(session.agent)! } : {}),
+    };
+    if (resume === undefined) {
+      try {
+        attempt.transcript.push(...(await bridge.commit(bridge.drain())));
+      } catch (error) {
+        bridge.close();
+        throw error;
+      }
+    }
+    return attempt;
+  }
+
+  /** Executes a Run's attempt with its executor, then ends the Run (and maybe starts the follow-up) under the session lock, unless it parked. */
   async #execute(active: ActiveRun): Promise<void> {
     const { run, session } = active;
-    let result: NativeAttemptResult;
+    let result: RunOutcome;
+    let bridge: LiveInboxBridge | undefined;
     const release = await this.#leases.hold(session.id, run.id);
     try {
-      let resume: OpenRound | undefined;
-      if (active.resume) {
-        const round = await this.#ledger.lastRound(this.#deps.store, session.id, run.id);
-        if (round !== undefined && !round.complete) resume = { step_id: round.step_id, tool_uses: round.tool_uses };
+      const executor = active.executor;
+      if (executor === undefined) throw new Error('No executor for this Run');
+      const attempt = await this.#openAttempt(active, executor, active.controller.signal);
+      bridge = attempt.bridge;
+      result = await executor.execute(attempt);
+      if (result === null || typeof result !== 'object' || !['completed', 'cancelled', 'failed', 'awaiting'].includes(result.status)) {
+        result = { status: 'failed', error: new TypeError(`executor ${executor.kind} answered no outcome`) };
       }
-      const transcript = active.resume
-        ? await this.#ledger.transcript(session.id, active.startSeq, { run_id: run.id, ...(resume ? { open: resume.step_id } : {}) })
-        : await this.#ledger.transcript(session.id, active.startSeq);
-      const { tools, ...options } = this.#runConfig(session);
-      result = await runNativeAttempt({
-        host: this.#deps.host, model: this.#deps.model, ledger: this.#runLedger(session), session_id: session.id, run_id: run.id,
-        transcript, signal: active.controller.signal, tools, ...options, ...(resume ? { resume } : {}),
-        ...(systemOf(session.agent) !== undefined ? { system: systemOf(session.agent)! } : {}),
-      });
     } catch (error) {
-      result = { status: 'failed', error, committed: [] };
+      result = { status: active.controller.signal.aborted ? 'cancelled' : 'failed', error };
+    } finally {
+      bridge?.close();
     }
+    await this.#end(active, result, release, bridge?.carried ?? 0);
+  }
+
+  /**
+   * Ends `active`'s Run with `result` (or, `awaiting`, leaves it parked) under the session lock, and
+   * starts the follow-up Run — durable input committed since the Run started, or input queued
+   * after a completed Run's last drain (`carried`) — with the Run's executor. Releases the lease
+   * once the end is committed. Returns whether it ended the Run and the follow-up's id.
+   */
+  async #end(active: ActiveRun, result: RunOutcome, release: (options?: { keep?: boolean }) => Promise<void>, carried: number): Promise<RunFinish> {
+    const { run, session } = active;
     if (result.status === 'failed') this.#runError(result.error, active);
     const status = result.status;
     if (status === 'awaiting') {
@@ -496,18 +632,21 @@ export class RunSupervisor {
         if (current === active) this.#active.delete(session.id);
       });
       await release(resumedHere ? { keep: true } : undefined);
-      return;
+      return { ended: false, follow_up_run_id: null };
     }
+    let outcome: RunFinish = { ended: false, follow_up_run_id: null };
     // The lease is released once the end is committed: until then no other process may take the Run for a leftover.
     await this.#withSessionLock(session.id, async () => {
       try {
-        const { events, next } = await this.#deps.store.transaction(async (tx) => {
+        const executor = active.executor ?? this.#executor;
+        const { events, next, ended } = await this.#deps.store.transaction(async (tx) => {
           // Durable input committed by another process for this Session waits for this end (or
           // this end waits for it), so the follow-up check below sees it or it sees no running Run.
           await tx.lockSession(session.workspace_id, session.id);
           const now = this.#deps.clock.now();
           const pending: NewSessionEvent[] = [];
-          if (await tx.endRun(run.id, status, now)) {
+          const ended = await tx.endRun(run.id, status, now);
+          if (ended) {
             // Every tool use of an ended Run has its result (interrupted or failed mid-round: an error).
             pending.push(...(await this.#ledger.closeRound(tx, session.id, run.id, UNANSWERED[status], now)));
             if (status === 'failed' && isToolUseLimitError(result.error)) {
@@ -517,19 +656,21 @@ export class RunSupervisor {
               status === 'completed' && result.stop_reason === 'refusal' ? { type: 'refusal' } : undefined));
           }
           let next: RunStart | undefined;
-          if (!this.#closed && (await this.#ledger.hasDurableInputAfter(tx, session.id, active.startSeq))) {
+          const more = (ended && status === 'completed' && carried > 0) || (await this.#ledger.hasDurableInputAfter(tx, session.id, active.startSeq));
+          if (!this.#closed && executor !== undefined && more && (await tx.getRunningRun(session.id)) === undefined) {
             const nextRun = this.#newRun(session.id, now);
             await this.#insertRun(tx, nextRun);
             pending.push(this.#ledger.running(session.id, nextRun.id, now));
-            next = { run: nextRun, session, startSeq: 0 };
+            next = { run: nextRun, session, startSeq: 0, executor };
           }
           const events = await tx.appendSessionEvents(pending);
           if (next !== undefined) next.startSeq = events[events.length - 1]?.seq ?? 0;
-          return { events, next };
+          return { events, next, ended };
         });
         this.#ledger.publish(events);
         if (this.#active.get(session.id) === active) this.#active.delete(session.id);
         if (next !== undefined) this.#launch(next);
+        outcome = { ended, follow_up_run_id: next?.run.id ?? null };
       } catch (error) {
         // The Run stays `running` in storage; the next durable input ends it as a leftover.
         if (this.#active.get(session.id) === active) this.#active.delete(session.id);
@@ -537,6 +678,83 @@ export class RunSupervisor {
       }
     });
     await release();
+    return outcome;
+  }
+
+  /**
+   * Starts a Run of a Session that the application executes itself — in its own request handler,
+   * on its own loop (see `SessionRuntimeService.startRun`). Spec: live-inbox.md "Run executors".
+   * @throws InboxKitError `validation_error` (400: bad content, or nothing to run),
+   *   `session_not_found` (404), `permission_denied` (403), `project_archived` / `session_archived`
+   *   (409), `session_running` (409: a Run is running or awaits tool results), `overloaded` (503:
+   *   shutting down).
+   */
+  async startRun(ctx: RequestContext, session_id: string, options: StartRunOptions = {}): Promise<RunHandle> {
+    const body = parseOrThrow(startRunBody, { ...(options.content !== undefined ? { content: options.content } : {}) }, 'run');
+    if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
+    return this.#withSessionLock(session_id, async () => {
+      const { events, start } = await this.#deps.store.transaction(async (tx) => {
+        const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
+        if (!access.canWrite) throw sessionWriteDenied();
+        if (access.archived) throw new InboxKitError('project_archived', 'Project is archived');
+        if (access.session.archived_at !== null) throw new InboxKitError('session_archived', 'Session is archived; it takes no new messages');
+        const session = access.session;
+        const now = this.#deps.clock.now();
+        const pending: NewSessionEvent[] = [];
+        let running = await tx.getRunningRun(session.id);
+        if (running !== undefined) {
+          const recovered = await this.#endLeftover(tx, running, now);
+          if (recovered !== false) {
+            pending.push(...recovered);
+            running = undefined;
+          }
+        }
+        if (running !== undefined) throw new InboxKitError('session_running', 'A Run of this Session is running; wait for it to end or send a user.interrupt');
+        if ((await tx.getAwaitingRun?.(session.id)) !== undefined) {
+          throw new InboxKitError('session_running', 'The Run of this Session awaits tool results or confirmations: answer them, or send a user.interrupt');
+        }
+        if (body.content === undefined && !(await this.#ledger.hasDurableInputAfter(tx, session.id, await this.#ledger.lastRunStartSeq(tx, session.id)))) {
+          throw new InboxKitError('validation_error', 'Nothing to run: give content, or send a user.message first', [{ path: 'content', message: 'required: the Session holds no input a Run has not run' }]);
+        }
+        const run = this.#newRun(session.id, now);
+        if (body.content !== undefined) pending.push(await this.#ledger.message(tx, session, { role: 'user', run_id: run.id, message_id: null, content: body.content }, now));
+        await this.#insertRun(tx, run);
+        pending.push(this.#ledger.running(session.id, run.id, now));
+        const events = await tx.appendSessionEvents(pending);
+        return { events, start: { run, session, startSeq: events[events.length - 1]?.seq ?? 0 } };
+      });
+      this.#ledger.publish(events);
+      const controller = new AbortController();
+      let resolveDone!: () => void;
+      const done = new Promise<void>((resolve) => (resolveDone = resolve));
+      const active: ActiveRun = { ...start, resume: false, controller, done, executor: options.executor ?? this.#executor };
+      this.#active.set(start.session.id, active);
+      const release = await this.#leases.hold(start.session.id, start.run.id);
+      let attempt: RunAttempt;
+      try {
+        attempt = await this.#openAttempt(active, undefined, controller.signal);
+      } catch (error) {
+        await this.#end(active, { status: 'failed', error }, release, 0);
+        resolveDone();
+        throw error;
+      }
+      let finishing: Promise<RunFinish> | undefined;
+      const finish = (outcome: RunOutcome): Promise<RunFinish> => {
+        finishing ??= (async () => {
+          attempt.bridge.close();
+          const valid = outcome !== null && typeof outcome === 'object' && ['completed', 'cancelled', 'failed'].includes(outcome.status);
+          const result: RunOutcome = valid ? outcome : { status: 'failed', error: new TypeError(`finish: an outcome is completed, cancelled or failed, got ${JSON.stringify(outcome?.status)}`) };
+          try {
+            return await this.#end(active, result, release, attempt.bridge.carried);
+          } finally {
+            resolveDone();
+          }
+        })();
+        return finishing;
+      };
+      active.external = { finish };
+      return { ...attempt, finish };
+    });
   }
 
   #runError(error: unknown, active: ActiveRun): void {

@@ -240,7 +240,9 @@ describe('SessionRuntimeService — durable events and Runs', () => {
     const s1 = await f.model.next();
     const run2 = (await f.store.getRunningRun('sess_p'))!;
     expect(run2.id).not.toBe(run1.id);
-    expect(s1.transcript.map((m) => textOf(m.content))).toEqual(['first', 'second', 'answer to first']);
+    // Durable input sent during a Run comes after that Run's own steps: the new input is last (no trailing assistant turn).
+    expect(s1.transcript.map((m) => textOf(m.content))).toEqual(['first', 'answer to first', 'second']);
+    expect(s1.transcript.at(-1)!.role).toBe('user');
     s1.reply('answer to second');
     await f.runtime.whenIdle('sess_p');
     expect(brief(await f.events())).toEqual([

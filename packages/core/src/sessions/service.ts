@@ -31,10 +31,11 @@ import type { LiveInboxHost } from '../live-inbox/registry.js';
 import type { Feed } from '../ports/feed.js';
 import type { SessionEvent } from '../records.js';
 import { AttemptLeases } from './attempt-leases.js';
+import type { RunExecutor } from './executor.js';
 import { SessionLedger, type SessionEventPage } from './ledger.js';
 import type { ListSessionEventsInput, ManagedAgentDefinition, RunOptions } from './managed-agents.js';
 import type { AttemptRoute, AttemptRoutingOptions, LiveInboxOperation } from './routing.js';
-import { RunSupervisor } from './run-supervisor.js';
+import { RunSupervisor, type RunHandle, type StartRunOptions } from './run-supervisor.js';
 import { RunTakeover } from './run-takeover.js';
 import type { LiveInboxContentInput, LiveInboxOrderInput, SendSessionEventsInput } from './schemas.js';
 import { LiveInboxSteering, type LiveInboxView } from './steering.js';
@@ -43,8 +44,18 @@ import { LiveInboxSteering, type LiveInboxView } from './steering.js';
 export type SessionRuntimeDeps = ServiceDeps & {
   /** The process's attempt registry; owns every Live Inbox. */
   host: LiveInboxHost;
-  /** The model every native attempt calls. */
-  model: Model;
+  /**
+   * The model of the native executor. With it (and no `executor`), durable input starts Runs that
+   * the native agent loop executes. Optional: an application that executes its Runs on its own loop
+   * gives `executor`, or neither and starts its Runs with {@link SessionRuntimeService.startRun}.
+   */
+  model?: Model;
+  /**
+   * Who executes the Runs durable input starts, and their follow-ups (see {@link RunExecutor};
+   * default the native executor on `model`). Without `executor` and `model`, durable input is
+   * committed and starts no Run: the application starts Runs itself ({@link SessionRuntimeService.startRun}).
+   */
+  executor?: RunExecutor;
   /**
    * The deployment's configured agents (ids unique; `ManagedSessionsService` takes them from here
    * when not given its own): a Run of a Session created with one of them gets its host tools
@@ -169,6 +180,46 @@ export class SessionRuntimeService {
   /** The configured agents (`SessionRuntimeDeps.agents`). */
   get agents(): readonly ManagedAgentDefinition[] {
     return this.#agents;
+  }
+
+  /** The executor of Runs durable input starts (`SessionRuntimeDeps.executor`, else the native one on `model`), if any. */
+  get executor(): RunExecutor | undefined {
+    return this.#runs.executor;
+  }
+
+  // — Runs an application executes (live-inbox.md "Run executors") —
+
+  /**
+   * Starts a Run of a Session that the application executes itself, on its own loop (an AI SDK,
+   * LangGraph.js or OpenAI Agents SDK loop through `@inbox-kit/ai-sdk`, `@inbox-kit/langgraph`,
+   * `@inbox-kit/openai-agents`, or any loop on the bridge). In one transaction under the Session's
+   * lock: `options.content` (if given) is committed as the Run's `user.message`, the Run is inserted
+   * (leased, with routing) and `session.status_running` appended; then the attempt is opened on this
+   * host (`GET …/live-inbox` → `active: true`; other processes forward to this one), its first
+   * boundary taken (carried-over steering drained and committed), and the handle returned:
+   * `transcript` (valid for a model, the new input last), `bridge` (drain at each boundary, commit
+   * before the next model call), `signal` (a `user.interrupt` aborts it) and `finish(outcome)`.
+   *
+   * Durable input sent during the Run is committed and never starts a native attempt: when the Run
+   * finishes, a follow-up Run starts with `options.executor` (default the Runtime's executor); with
+   * none, the input waits for the next `startRun` (call it without `content`).
+   * @throws InboxKitError `validation_error` (400: bad content, or no content and nothing pending),
+   *   `session_not_found` (404), `permission_denied` (403), `project_archived` / `session_archived`
+   *   (409), `session_running` (409: a Run runs or awaits tool results), `overloaded` (503).
+   */
+  startRun(ctx: RequestContext, session_id: string, options: StartRunOptions = {}): Promise<RunHandle> {
+    return this.#runs.startRun(ctx, session_id, options);
+  }
+
+  /**
+   * Deletes a Session (`DELETE /v1/sessions/{id}`), under its lock: a running Run → 409
+   * `session_running` (interrupt first); a Run parked on tool results or confirmations (the Session
+   * reads `idle`) is ended `cancelled` in the delete's transaction (its round closed with error
+   * results, `session.status_idle`), and the Session's carried-over steering is dropped.
+   * @throws InboxKitError `session_not_found` (404), `permission_denied` (403), `session_running` (409).
+   */
+  deleteSession(ctx: RequestContext, session_id: string): Promise<void> {
+    return this.#runs.deleteSession(ctx, session_id);
   }
 
   // — durable Session events —

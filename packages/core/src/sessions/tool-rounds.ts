@@ -159,12 +159,48 @@ export class TranscriptBuilder {
   readonly #steps = new Map<string, TranscriptMessage>();
   readonly #results = new Map<string, ToolResultBlock>();
 
+  /** The Run whose messages are being read (between its `session.status_running` and its final `session.status_idle`). */
+  #openRun: string | null = null;
+  /** Durable input committed while `#openRun` ran: placed after that Run's own messages. */
+  readonly #held: SessionEvent[] = [];
+
   /**
    * Takes one event: `user.message` and `agent.message` become messages (id: the Run-scoped
    * `message_id`, or the event id); a tool-use event adds its `tool_use` block to its step's
    * assistant message (made when the step had no text); results are kept for {@link build}.
+   *
+   * Durable input sent while a Run ran (`user.message` with `run_id` null between the Run's
+   * `session.status_running` and its final `session.status_idle`) is held and placed after the
+   * Run's own messages, when the Run ends: that is when the Runtime acts on it (the follow-up Run),
+   * so a transcript never has a step of the earlier Run after it, and the newest input comes last.
    */
   add(e: SessionEvent): void {
+    if (e.type === 'session.status_running') {
+      if (e.run_id !== this.#openRun) this.#release();
+      this.#openRun = e.run_id;
+      return;
+    }
+    if (e.type === 'session.status_idle') {
+      const outcome = e.content !== null && typeof e.content === 'object' && !Array.isArray(e.content) ? (e.content as { outcome?: unknown }).outcome : undefined;
+      // A parked Run (outcome null) is still the Session's Run: its answers and end come later.
+      if (e.run_id === this.#openRun && outcome !== null && outcome !== undefined) {
+        this.#openRun = null;
+        this.#release();
+      }
+      return;
+    }
+    if (e.type === 'user.message' && e.run_id === null && this.#openRun !== null) {
+      this.#held.push(e);
+      return;
+    }
+    this.#take(e);
+  }
+
+  #release(): void {
+    for (const e of this.#held.splice(0)) this.#take(e);
+  }
+
+  #take(e: SessionEvent): void {
     if (e.type === 'user.message' || e.type === 'agent.message') {
       const content = contentSchema.safeParse(e.content);
       if (!content.success) return;
@@ -197,6 +233,7 @@ export class TranscriptBuilder {
    * error result, so the transcript stays valid for the model.
    */
   build(open?: string): TranscriptMessage[] {
+    this.#release();
     const out: TranscriptMessage[] = [];
     for (const m of this.#out) {
       out.push(m);

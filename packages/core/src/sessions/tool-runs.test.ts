@@ -134,8 +134,8 @@ describe('Runs with tools', () => {
     expect(tail[1]!.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: use.id });
     resumed.reply(done('it is 42'));
     const followUp = await f.model.next();
-    // Durable input sent during a Run is in the follow-up's transcript in commit order (after the round's results).
-    expect(followUp.transcript.slice(-3).map((m) => m.content.map(blockText).join('|'))).toEqual(['42', 'and then?', 'it is 42']);
+    // Durable input sent during a Run is in the follow-up's transcript after that Run's own messages (the new input last).
+    expect(followUp.transcript.slice(-3).map((m) => m.content.map(blockText).join('|'))).toEqual(['42', 'it is 42', 'and then?']);
     followUp.reply(done('nothing more'));
     await f.runtime.whenIdle(sid);
     const types = (await f.history(sid)).map((e) => e.type);

@@ -1,0 +1,219 @@
+/**
+ * @inbox-kit/openai-agents — steer an OpenAI Agents SDK run (`run()`, `Runner.run`) through the
+ * inbox-kit Live Inbox with the SDK's `callModelInputFilter`: right before each model call the
+ * Live Inbox is drained, the output of the turns since the last call (messages, function calls and
+ * their results) and the drained messages are committed to the Session ledger in one commit
+ * (`{run_id}-inbox-{n}`), and the drained messages are added to the model input after the tool
+ * results — re-inserted on every later turn (the SDK's run history does not hold them), also when
+ * the run resumes after a tool approval. {@link OpenAIAgentsLiveInbox.run} re-invokes the run when
+ * input arrived during its final turn. Spec: live-inbox.md "Framework adapters".
+ */
+import type { ContentBlock, LiveInboxBridge, TranscriptMessage } from '@inbox-kit/core';
+
+/** An item of the Agents SDK's input (`AgentInputItem`), as far as this adapter reads and writes it. */
+export type AgentsInputItem = { type?: string; role?: string; [field: string]: unknown };
+
+/** The part of a Run (a `RunHandle` of `startRun`, or a `RunAttempt` of an executor) the adapter needs. */
+export interface SteerableRun {
+  bridge: LiveInboxBridge;
+  transcript: readonly TranscriptMessage[];
+  signal?: AbortSignal;
+}
+
+/** What this adapter reads of a finished run (`RunResult`). */
+export interface AgentsResultLike {
+  readonly history: readonly AgentsInputItem[];
+  readonly interruptions?: readonly unknown[];
+}
+
+function userContent(blocks: readonly ContentBlock[]): Array<Record<string, unknown>> {
+  return blocks.map((b) => (b.type === 'text'
+    ? { type: 'input_text', text: b.text }
+    : { type: 'input_image', image: b.source.type === 'url' ? b.source.url : `data:${b.source.media_type};base64,${b.source.data}` }));
+}
+
+/** A drained Live Inbox message as an Agents SDK user message item. */
+export function toAgentsUserItem(message: TranscriptMessage): AgentsInputItem {
+  return {
+    type: 'message', role: 'user', content: userContent(message.content.filter((b): b is ContentBlock => b.type === 'text' || b.type === 'image')),
+    providerData: { inbox_kit_id: message.id },
+  };
+}
+
+/**
+ * A Run's transcript as Agents SDK input items: user messages (their transcript id in
+ * `providerData.inbox_kit_id`), assistant messages, function calls (Run-scoped call ids) and their
+ * results right after them.
+ */
+export function toAgentsInput(transcript: readonly TranscriptMessage[]): AgentsInputItem[] {
+  const out: AgentsInputItem[] = [];
+  const names = new Map<string, string>();
+  for (const m of transcript) {
+    if (m.role === 'assistant') {
+      const text = m.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+      if (text !== '') out.push({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text }] });
+      for (const b of m.content) {
+        if (b.type !== 'tool_use') continue;
+        names.set(b.id, b.name);
+        out.push({ type: 'function_call', callId: b.id, name: b.name, arguments: JSON.stringify(b.input), status: 'completed' });
+      }
+      continue;
+    }
+    for (const b of m.content) {
+      if (b.type !== 'tool_result') continue;
+      out.push({
+        type: 'function_call_result', callId: b.tool_use_id, name: names.get(b.tool_use_id) ?? 'tool', status: 'completed',
+        output: { type: 'text', text: b.content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('\n') },
+      });
+    }
+    const blocks = m.content.filter((b): b is ContentBlock => b.type === 'text' || b.type === 'image');
+    if (blocks.length > 0) out.push({ type: 'message', role: 'user', content: userContent(blocks), providerData: { inbox_kit_id: m.id } });
+  }
+  return out;
+}
+
+const textOf = (content: unknown): string =>
+  typeof content === 'string' ? content : Array.isArray(content) ? content.map((c: { text?: unknown }) => (typeof c.text === 'string' ? c.text : '')).join('') : '';
+const outputOf = (output: unknown): string => (typeof output === 'string' ? output : textOf([output]) || JSON.stringify(output ?? null));
+
+/**
+ * The Live Inbox of one Run for the Agents SDK: pass `callModelInputFilter` (and `signal`) in the
+ * run options and `input` as the run's input, then `await inbox.finish(result)`; or let {@link run}
+ * do it and re-invoke while input arrives at the end.
+ */
+export interface OpenAIAgentsLiveInbox {
+  /** The Run's transcript as input items. */
+  readonly input: AgentsInputItem[];
+  /** The boundary: commits the turns since the last model call with the drained messages, and puts every drained message after its tool results. */
+  readonly callModelInputFilter: (args: { modelData: { input: AgentsInputItem[]; instructions?: string } }) => Promise<{ input: any[]; instructions?: string }>;
+  /** Aborted by a `user.interrupt` of the Run. */
+  readonly signal?: AbortSignal;
+  /**
+   * After a run: commits the output not committed yet (the final answer) and tells whether input
+   * is waiting (queued during the final turn): then {@link next} and run again (or use {@link run}).
+   * A run that stopped for a tool approval is not final: resume it with the same options (the
+   * drained messages are re-inserted, what was queued meanwhile is staged for its first call).
+   */
+  finish(result: AgentsResultLike): Promise<{ pending: boolean }>;
+  /** The input of the next run after `finish` said `pending`: the history with every drained message in place, the waiting input last (committed now). */
+  next(): Promise<AgentsInputItem[]>;
+  /**
+   * `call(input, options)` — e.g. `(input, o) => run(agent, input, o)` — re-invoked with the history
+   * and the new input while input arrives during the final turn; resolves with the last result.
+   */
+  run<R extends AgentsResultLike>(call: (input: AgentsInputItem[], options: { callModelInputFilter: OpenAIAgentsLiveInbox['callModelInputFilter']; signal?: AbortSignal }) => R | PromiseLike<R>): Promise<R>;
+}
+
+/** The Live Inbox of `run` for the OpenAI Agents SDK (see {@link OpenAIAgentsLiveInbox}). One run at a time. */
+export function openAIAgentsLiveInbox(run: SteerableRun): OpenAIAgentsLiveInbox {
+  const { bridge } = run;
+  let base = toAgentsInput(run.transcript);
+  /** Items of the SDK's input already read (recorded as output, or input). */
+  let seen = base.length;
+  /** Drained messages shown to the model, by the position in the SDK's items they follow. */
+  let inserted: Array<{ at: number; item: AgentsInputItem }> = [];
+  /** The step being read (text and calls of one model response), with its results. */
+  let open: { text: string; calls: Array<{ id: string; name: string; input: unknown }>; results: Array<{ id: string; output: unknown }> } | undefined;
+  const finished: TranscriptMessage[] = [];
+  let waiting: TranscriptMessage[] = [];
+  let calls = 0;
+  /** A run stopped for a tool approval: its resumption's first call drains. */
+  let resumed = false;
+
+  const close = () => {
+    if (open === undefined) return;
+    const step = bridge.step({ text: open.text, tool_calls: open.calls });
+    finished.push(step);
+    if (open.calls.length > 0) finished.push(bridge.results(step, open.results));
+    open = undefined;
+  };
+  const read = (items: readonly AgentsInputItem[]) => {
+    for (const item of items.slice(seen)) {
+      const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
+      if (type === 'message' && item.role === 'assistant') {
+        if (open !== undefined && open.results.length > 0) close();
+        open ??= { text: '', calls: [], results: [] };
+        open.text += textOf(item.content);
+      } else if (type === 'function_call') {
+        if (open !== undefined && open.results.length > 0) close();
+        open ??= { text: '', calls: [], results: [] };
+        let input: unknown = {};
+        try {
+          input = JSON.parse(String(item.arguments ?? '{}'));
+        } catch {
+          input = {};
+        }
+        open.calls.push({ id: String(item.callId), name: String(item.name), input });
+      } else if (type === 'function_call_result') {
+        open?.results.push({ id: String(item.callId), output: outputOf(item.output) });
+      }
+    }
+    seen = items.length;
+  };
+  const withInserted = (items: readonly AgentsInputItem[]): AgentsInputItem[] => {
+    const out: AgentsInputItem[] = [];
+    let i = 0;
+    items.forEach((item, index) => {
+      while (i < inserted.length && inserted[i]!.at <= index) out.push(inserted[i++]!.item);
+      out.push(item);
+    });
+    while (i < inserted.length) out.push(inserted[i++]!.item);
+    return out;
+  };
+
+  const inbox: OpenAIAgentsLiveInbox = {
+    input: base,
+    callModelInputFilter: async ({ modelData }) => {
+      if (bridge.superseded && !bridge.pending) throw Object.assign(new Error('The Run was interrupted'), { name: 'AbortError' });
+      read(modelData.input);
+      close();
+      // Not before a run's first model call: the attempt's start is its own boundary (drained
+      // when the Runtime opened it); a resumed run's first call takes what was queued meanwhile.
+      const drained = [...waiting, ...(calls++ === 0 && !resumed ? [] : bridge.drain())];
+      waiting = [];
+      await bridge.commit(drained, { output: finished.splice(0) });
+      for (const m of drained) inserted.push({ at: modelData.input.length, item: toAgentsUserItem(m) });
+      return { ...modelData, input: withInserted(modelData.input) };
+    },
+    ...(run.signal ? { signal: run.signal } : {}),
+    async finish(result) {
+      read(result.history);
+      if ((result.interruptions ?? []).length > 0) {
+        resumed = true;
+        return { pending: false };
+      }
+      close();
+      if (finished.length > 0) await bridge.commit([], { output: finished.splice(0) });
+      waiting.push(...bridge.drain());
+      return { pending: waiting.length > 0 };
+    },
+    async next() {
+      const drained = waiting;
+      waiting = [];
+      await bridge.commit(drained);
+      // The next run starts from what the model saw: the history with the drained messages in place, the new input last.
+      base = [...withInserted(lastHistory), ...drained.map(toAgentsUserItem)];
+      inserted = [];
+      seen = base.length;
+      (inbox as { input: AgentsInputItem[] }).input = base;
+      return base;
+    },
+    async run(call) {
+      let input = base;
+      for (;;) {
+        const result = await call(input, { callModelInputFilter: inbox.callModelInputFilter, ...(run.signal ? { signal: run.signal } : {}) });
+        lastHistory = [...result.history];
+        const { pending } = await inbox.finish(result);
+        if (!pending || run.signal?.aborted === true || bridge.superseded) return result;
+        input = await inbox.next();
+      }
+    },
+  };
+  let lastHistory: AgentsInputItem[] = base;
+  const finish = inbox.finish;
+  inbox.finish = async (result) => {
+    lastHistory = [...result.history];
+    return finish(result);
+  };
+  return inbox;
+}
