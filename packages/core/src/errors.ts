@@ -34,6 +34,10 @@ export const ERROR_CODES = [
   'agent_not_found',
   'tool_use_not_found',
   'api_key_not_found',
+  // 405
+  'method_not_allowed',
+  // 408
+  'request_timeout',
   // 409
   'conflict',
   'project_archived',
@@ -53,6 +57,8 @@ export const ERROR_CODES = [
   'project_inbox_payload_too_large',
   // 415
   'unsupported_media_type',
+  // 431
+  'request_header_too_large',
   // 429
   'rate_limited',
   'too_many_streams',

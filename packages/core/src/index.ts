@@ -25,7 +25,7 @@ export {
 } from './schemas/records.js';
 export { type Principal, type RequestContext, type ServiceDeps } from './context.js';
 export { MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH } from './validation.js';
-export { LAST_EVENT_ID_HEADER, resumePosition, resyncFor, type ResyncSignal } from './stream-resume.js';
+export { LAST_EVENT_ID_HEADER, lastEventIdOf, resumePosition, resumeStart, resyncFor, type ResyncSignal } from './stream-resume.js';
 export { idempotencyKeySchema, idempotencyRequestHash, parseIdempotencyKey } from './idempotency.js';
 export { findInexactJsonNumber, type InexactJsonNumber, isExactJsonNumber } from './json-numbers.js';
 export {
@@ -56,6 +56,7 @@ export {
   type CreateInboxItemOptions, type CreateInboxItemOutcome, type InboxItemPage, ProjectInboxService,
 } from './project-inbox/service.js';
 export { constantTimeEqual, generateApiKeySecret, hashApiKey } from './platform/keys.js';
+export { createStreamTokenBody, isStreamToken, MAX_STREAM_TOKEN_TTL_SECONDS, STREAM_TOKEN_PREFIX } from './platform/stream-tokens.js';
 export {
   addMemberBody, addPageBody, commitTurnBody, createProjectBody, createProjectRequest, createSessionBody,
   createSessionRequest, listOperationLogsQuery, listProjectEventsQuery, listSessionsQuery, streamProjectEventsQuery,
@@ -108,8 +109,8 @@ export {
   sessionEventInput, type SessionEventInput, sessionParams, UNSUPPORTED_EVENT_TYPES,
 } from './sessions/schemas.js';
 export {
-  agentReference, agentSnapshot, createManagedSessionBody, type CreateManagedSessionInput, deletedSession,
-  DELTA_EVENT_TYPES, type ListManagedSessionsInput, listManagedSessionsQuery, type ListSessionEventsInput,
+  agentReference, agentSnapshot, createManagedSessionBody, type CreateManagedSessionInput, DEFAULT_ENVIRONMENT_ID, deletedSession,
+  DELTA_EVENT_TYPES, isRuntimeAgent, RUNTIME_AGENT_ID, runtimeAgentSnapshot, sessionAgentSchema, type ListManagedSessionsInput, listManagedSessionsQuery, type ListSessionEventsInput,
   listSessionEventsQuery, type ManagedAgentDefinition, managedSession, type ManagedSession, managedSessionEvent,
   type ManagedSessionEvent, managedSessionEventSchema, managedSessionSchema, type ManagedSessionStatus, metadataSchema,
   rfc3339, type RunOptions, streamSessionEventsQuery, updateManagedSessionBody, type UpdateManagedSessionInput,

@@ -44,8 +44,13 @@ describe('parseRfc3339', () => {
     expect(error('2026-01-01T00:00:00+01:60')).toMatch(/offset/);
   });
 
-  it('refuses what is not an RFC 3339 date-time with a time zone', () => {
-    for (const bad of ['2026-01-01', '2026-01-01T00:00:00', '2026-01-01T00:00Z', '2026-1-01T00:00:00Z', '2026-01-01T00:00:00.Z',
+  it('reads a date-time without offset as UTC (a naive Python datetime)', () => {
+    expect(parseRfc3339('2026-01-01T00:00:00')).toEqual(parseRfc3339('2026-01-01T00:00:00Z'));
+    expect(parseRfc3339('2026-03-04 05:06:07.123456')).toEqual({ ms: Date.UTC(2026, 2, 4, 5, 6, 7, 123), subMs: true });
+  });
+
+  it('refuses what is not an RFC 3339 date-time', () => {
+    for (const bad of ['2026-01-01', '2026-01-01T00:00Z', '2026-1-01T00:00:00Z', '2026-01-01T00:00:00.Z',
       '2026-01-01T00:00:00.1234567890Z', '2026-01-01T00:00:00+0100', '2026-01-01T00:00:00+01', ' 2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z ',
       '+2026-01-01T00:00:00Z', '2026-01-01T00:00:00UTC', '١٢٣٤-01-01T00:00:00Z', '1700000000000', 'now', '']) {
       expect(error(bad), bad).toMatch(/RFC 3339/);

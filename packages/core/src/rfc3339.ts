@@ -7,8 +7,9 @@
  * optional fraction `.d…` (1–9 digits), then `Z` (or `z`) or an offset `±HH:MM`. Checked: month
  * 01–12, the day exists in that month (leap years included), hour 00–23 (`24:00` is refused),
  * minute 00–59, second 00–59 (a leap second `:60` cannot be represented and is refused), offset
- * hour 00–23 and minute 00–59. A timestamp without offset (local time) is refused: it names no
- * instant.
+ * hour 00–23 and minute 00–59. A timestamp without `Z` or offset is read as UTC: that is what the
+ * official Python SDK sends for a naive `datetime` (`datetime.isoformat()` has no offset), and the
+ * Managed Agents API reads it the same way.
  */
 
 /** An instant read from an RFC 3339 timestamp: whole ms since the epoch, plus what is below the ms. */
@@ -19,7 +20,7 @@ export interface Rfc3339Instant {
   subMs: boolean;
 }
 
-const PATTERN = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const PATTERN = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))?$/;
 
 const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 const daysIn = (y: number, m: number) => [31, isLeap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1] ?? 0;
@@ -31,7 +32,7 @@ const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 
  */
 export function parseRfc3339(text: string): Rfc3339Instant | { error: string } {
   const m = PATTERN.exec(text);
-  if (m === null) return { error: 'must be an RFC 3339 timestamp with a time zone, e.g. 2026-01-01T00:00:00Z or 2026-01-01T01:00:00.250+01:00' };
+  if (m === null) return { error: 'must be an RFC 3339 timestamp, e.g. 2026-01-01T00:00:00Z or 2026-01-01T01:00:00.250+01:00 (without an offset: UTC)' };
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
   if (month < 1 || month > 12) return { error: `month ${m[2]} does not exist (01–12)` };
   if (day < 1 || day > daysIn(year, month)) return { error: `${MONTHS[month - 1]} ${day} does not exist in ${m[1]}` };
@@ -40,7 +41,7 @@ export function parseRfc3339(text: string): Rfc3339Instant | { error: string } {
   if (second === 60) return { error: 'leap seconds (:60) cannot be represented; use :59.999 or the next second' };
   if (second > 59) return { error: `second ${m[6]} does not exist (00–59)` };
   let offsetMinutes = 0;
-  if (m[8] === undefined) {
+  if (m[8] === undefined && m[9] !== undefined) {
     const oh = Number(m[10]);
     const om = Number(m[11]);
     if (oh > 23 || om > 59) return { error: `offset ${m[9]}${m[10]}:${m[11]} does not exist (±00:00 to ±23:59)` };

@@ -6,6 +6,13 @@ import { z } from 'zod';
 import { InboxKitError, type ErrorDetail } from './errors.js';
 import type { JsonValue } from './records.js';
 
+/**
+ * Metadata key of a query or path parameter that arrives as digits and means an integer
+ * (`{ minimum, maximum }`): the OpenAPI document shows it as `{ type: integer, minimum, maximum }`
+ * (`zodToJsonSchema` of `@inbox-kit/core/http`).
+ */
+export const INTEGER_PARAMETER = 'x-inbox-kit-integer';
+
 /** Length of `s` in Unicode code points (an emoji counts 1). */
 export function codePointLength(s: string): number {
   let n = 0;
@@ -57,21 +64,33 @@ export function queryText(opts: { min?: number; max: number }) {
     .string()
     .min(opts.min ?? 0)
     .max(opts.max)
-    .refine((s) => !hasNul(s), { message: 'must not contain U+0000' });
+    .refine((s) => !hasNul(s), { message: 'must not contain U+0000' })
+    .meta({ pattern: NO_NUL_PATTERN });
 }
+
+/** JSON Schema `pattern` of a string without U+0000 (what no engine can store). */
+const NO_NUL_PATTERN = '^[^\\u0000]*$';
+/** … and with at least one non-whitespace character (non-blank after trimming). */
+const NON_BLANK_PATTERN = '^[^\\u0000]*\\S[^\\u0000]*$';
 
 /**
  * A string schema: rejects lone surrogates and U+0000, trims, then checks `min`–`max` code points.
  * With `blankToNull`, an empty or blank string (and `null`) becomes `null`.
  */
 export function text(opts: { min?: number; max: number }) {
+  const min = opts.min ?? 0;
   return z
     .string()
     .refine((s) => !hasLoneSurrogate(s), { message: 'must not contain a lone surrogate' })
     .refine((s) => !hasNul(s), { message: 'must not contain U+0000' })
     .transform((s) => s.trim())
-    .refine((s) => codePointLength(s) >= (opts.min ?? 0), { message: `must be at least ${opts.min ?? 0} characters after trimming` })
-    .refine((s) => codePointLength(s) <= opts.max, { message: `must be at most ${opts.max} characters` });
+    .refine((s) => codePointLength(s) >= min, { message: `must be at least ${min} characters after trimming` })
+    .refine((s) => codePointLength(s) <= opts.max, { message: `must be at most ${opts.max} characters` })
+    // What the checks above say, for a generator or a fuzzer reading the OpenAPI document.
+    .meta({
+      pattern: min > 0 ? NON_BLANK_PATTERN : NO_NUL_PATTERN,
+      description: `${min > 0 ? `${min}–` : 'At most '}${opts.max} characters (Unicode code points) after trimming whitespace${min > 0 ? ' (so not blank)' : ''}; no U+0000, no lone surrogate`,
+    });
 }
 
 /** Like {@link text}, but `null`, `""` and blank strings become `null`. */
@@ -83,7 +102,7 @@ export function optionalText(max: number) {
 }
 
 /** An id in a request: 1–128 printable ASCII characters. */
-export const idString = z.string().min(1).max(128).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII');
+export const idString = z.string().min(1).max(128).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII').describe('An id: 1–128 printable ASCII characters (e.g. `proj_…`)');
 
 /** The deepest nesting of arrays and objects a payload may have (levels). */
 export const MAX_PAYLOAD_DEPTH = 512;

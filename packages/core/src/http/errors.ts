@@ -32,6 +32,8 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   agent_not_found: 404,
   tool_use_not_found: 404,
   api_key_not_found: 404,
+  method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   project_archived: 409,
   session_archived: 409,
@@ -47,6 +49,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   payload_too_large: 413,
   project_inbox_payload_too_large: 413,
   unsupported_media_type: 415,
+  request_header_too_large: 431,
   rate_limited: 429,
   too_many_streams: 429,
   internal_error: 500,
@@ -68,6 +71,37 @@ export const RETRY_AFTER_BY_CODE: Partial<Record<ErrorCode, number>> = {
   storage_unavailable: 5,
 };
 
+/**
+ * The `x-should-retry` answer of a status (platform.md "Errors" → "Retries"), what the official
+ * Anthropic SDKs (and ours) read before their own rules: `true` where a retry can succeed — 408
+ * (the body was late), 429 (a rate or stream limit: after `Retry-After`), 503 (overloaded, storage
+ * busy or unreachable: after `Retry-After`); `false` on every other 4xx (400, 401, 403, 404, 405,
+ * 409, 410, 413, 415, 431: the same request gets the same answer — a 409 `session_running` retried
+ * blindly could even delete a Session once its Run ended); `undefined` (no header: the client's
+ * own rules) for other 5xx.
+ */
+export function shouldRetry(status: number): boolean | undefined {
+  if (status === 408 || status === 429 || status === 503) return true;
+  if (status >= 400 && status < 500) return false;
+  return undefined;
+}
+
+/** The header carrying {@link shouldRetry}: `x-should-retry: true | false`. */
+export const SHOULD_RETRY_HEADER = 'x-should-retry';
+
+/**
+ * The headers every error answer of `status` carries besides the envelope: `x-should-retry`
+ * ({@link shouldRetry}) and, for `code`, its `retry-after` ({@link RETRY_AFTER_BY_CODE}).
+ */
+export function errorHeaders(status: number, code?: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const retry = shouldRetry(status);
+  if (retry !== undefined) headers[SHOULD_RETRY_HEADER] = String(retry);
+  const retryAfter = code === undefined ? undefined : RETRY_AFTER_BY_CODE[code as ErrorCode];
+  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+  return headers;
+}
+
 /** The `error.type` values (by HTTP status; see {@link errorKind}). */
 export const ERROR_KINDS = [
   'invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'request_too_large',
@@ -84,7 +118,7 @@ export function errorKind(status: number): ErrorKind {
     case 401: return 'authentication_error';
     case 403: return 'permission_error';
     case 404: return 'not_found_error';
-    case 413: return 'request_too_large';
+    case 413: case 431: return 'request_too_large';
     case 429: return 'rate_limit_error';
     case 503: return 'overloaded_error';
     default: return status >= 500 ? 'api_error' : 'invalid_request_error';
@@ -104,14 +138,15 @@ export function envelope(status: number, code: string, message: string, details:
 
 /**
  * What an adapter sends for an error: the status, the envelope, the extra response headers (set
- * them all: `retry-after` of a 503 `storage_unavailable`), and whether it was unexpected (log it,
- * never show it).
+ * them all: `x-should-retry` of every 4xx and 408/429/503, `retry-after` of a 503
+ * `storage_unavailable`; see {@link errorHeaders}), and whether it was unexpected (log it, never
+ * show it).
  */
 export interface ErrorAnswer {
   status: number;
   body: ErrorEnvelope;
   unexpected: boolean;
-  /** Headers the answer carries besides the envelope's, e.g. `retry-after` (seconds) on a 503; adapters set them. */
+  /** Headers the answer carries besides the envelope's: `x-should-retry`, `retry-after` (seconds) on a 503, `allow` on a 405; adapters set them all. */
   headers?: Record<string, string>;
 }
 
@@ -128,12 +163,15 @@ export function envelopeOf(error: unknown, request_id: string): ErrorAnswer {
     // names its reason in `details[0].code`); other 5xx say nothing.
     const hidden = status >= 500 && status !== 503;
     const message = hidden ? 'Internal server error' : error.message;
-    const answer: ErrorAnswer = { status, body: envelope(status, error.code, message, hidden ? [] : error.details, request_id), unexpected: false };
-    const retryAfter = RETRY_AFTER_BY_CODE[error.code];
-    if (retryAfter !== undefined) answer.headers = { 'retry-after': String(retryAfter) };
-    return answer;
+    return withRetryHeaders({ status, body: envelope(status, error.code, message, hidden ? [] : error.details, request_id), unexpected: false });
   }
   return { status: 500, body: envelope(500, 'internal_error', 'Internal server error', [], request_id), unexpected: true };
+}
+
+/** `answer` with {@link errorHeaders} of its status and code added (its own headers kept). */
+function withRetryHeaders(answer: ErrorAnswer): ErrorAnswer {
+  const headers = { ...errorHeaders(answer.status, answer.body.error.code), ...answer.headers };
+  return Object.keys(headers).length === 0 ? answer : { ...answer, headers };
 }
 
 /**
@@ -142,6 +180,10 @@ export function envelopeOf(error: unknown, request_id: string): ErrorAnswer {
  * `message` is the framework's own, used for other 4xx when short (< 300 characters).
  */
 export function envelopeForStatus(status: number, request_id: string, message?: string): ErrorAnswer {
+  return withRetryHeaders(frameworkAnswer(status, request_id, message));
+}
+
+function frameworkAnswer(status: number, request_id: string, message?: string): ErrorAnswer {
   if (status === 414) return { status: 400, body: envelope(400, 'validation_error', 'A path parameter is too long', [], request_id), unexpected: false };
   if (status === 413) return { status, body: envelope(413, 'payload_too_large', 'Request body is too large', [], request_id), unexpected: false };
   if (status === 415) return { status, body: envelope(415, 'unsupported_media_type', 'Unsupported Content-Type; send application/json', [], request_id), unexpected: false };
@@ -154,9 +196,14 @@ export function envelopeForStatus(status: number, request_id: string, message?: 
   return { status: 500, body: envelope(500, 'internal_error', 'Internal server error', [], request_id), unexpected: true };
 }
 
-/** The 404 `not_found` answer for a route that does not exist (`path` without its query). */
+/** The 404 `not_found` envelope for a route that does not exist (`path` without its query). */
 export function routeNotFound(method: string, path: string, request_id: string): ErrorEnvelope {
   return envelope(404, 'not_found', `Route ${method} ${path.split('?')[0]} not found`, [], request_id);
+}
+
+/** The whole answer for a route that does not exist: 404 {@link routeNotFound} with `x-should-retry: false`. */
+export function routeNotFoundAnswer(method: string, path: string, request_id: string): ErrorAnswer {
+  return withRetryHeaders({ status: 404, body: routeNotFound(method, path, request_id), unexpected: false });
 }
 
 /** One problem of a request, as listed in `error.details`. */
@@ -199,6 +246,7 @@ const MALFORMED: readonly [number, string, string, string] = [400, 'Bad Request'
 export function clientErrorResponse(errorCode: string | undefined, request_id: string): string {
   const [status, reason, code, message] = (errorCode !== undefined ? CLIENT_ERRORS[errorCode] : undefined) ?? MALFORMED;
   const body = JSON.stringify(envelope(status, code, message, [], request_id));
+  const extra = Object.entries(errorHeaders(status, code)).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${new TextEncoder().encode(body).byteLength}\r\n`
-    + `x-request-id: ${request_id}\r\nrequest-id: ${request_id}\r\nConnection: close\r\n\r\n${body}`;
+    + `x-request-id: ${request_id}\r\nrequest-id: ${request_id}\r\n${extra}Connection: close\r\n\r\n${body}`;
 }

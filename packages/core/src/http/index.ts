@@ -2,28 +2,36 @@
  * @inbox-kit/core/http — the framework-neutral HTTP contract every adapter implements: the route
  * table (method, path, request and response schemas, which service call), the error → status →
  * `error.type` table and envelope, credentials and request ids, SSE framing and resume rules, and
- * the forwarding-header checks of attempt routing, and the OpenAPI document of the table. Imports
+ * the forwarding-header checks of attempt routing, CORS, the methods of a path (405 with `Allow`),
+ * and the OpenAPI document of the table. Imports
  * zod and the core only.
  *
  * The public names, listed one by one (`scripts/public-surface.json` holds them).
  */
 export {
   clientErrorResponse, envelope, envelopeForStatus, envelopeOf, ERROR_KINDS, type ErrorAnswer, errorDetailSchema, type ErrorEnvelope, errorEnvelopeSchema,
-  errorKind, type ErrorKind, RETRY_AFTER_BY_CODE, routeNotFound, STATUS_BY_CODE,
+  errorHeaders, errorKind, type ErrorKind, RETRY_AFTER_BY_CODE, routeNotFound, routeNotFoundAnswer, SHOULD_RETRY_HEADER, shouldRetry, STATUS_BY_CODE,
 } from './errors.js';
-export { DEFAULT_BODY_TIMEOUT_MS, type HeaderValue, newRequestId, readCredentials, type RequestCredentials, requestIdFor } from './request.js';
+export {
+  authenticateRequest, type AuthenticateRequestInput, DEFAULT_BODY_TIMEOUT_MS, type HeaderValue, newRequestId, readCredentials, type RequestAuthenticator,
+  type RequestCredentials, requestIdFor,
+} from './request.js';
+export {
+  CORS_EXPOSED_HEADERS, CORS_METHODS, corsApplies, type CorsOptions, type CorsPolicy, corsPolicy, DEFAULT_CORS_MAX_AGE_SECONDS, parseCorsOrigins,
+} from './cors.js';
+export { type MethodIndex, methodIndex, methodNotAllowedAnswer, type RouteShape } from './methods.js';
 export {
   createStreamSlots, DEFAULT_MAX_STREAMS_PER_CALLER, eventFrame, type EventStreamLoop, type EventStreamLoopOptions, heartbeatFrame,
   retryFrame, runEventStream, SSE_DEFAULTS, SSE_HEADERS, type SseSink, type StreamSlots,
 } from './sse.js';
-export { resumePosition, resyncFor, type ResyncSignal } from '../stream-resume.js';
+export { lastEventIdOf, resumePosition, resumeStart, resyncFor, type ResyncSignal } from '../stream-resume.js';
 export { DEFAULT_FORWARD_TIMEOUT_MS, FORWARD_HEADERS, forwardedPrincipal, forwardHeadersFor, forwardRequestOf } from './forwarding.js';
 export {
   adminAccountResponse, adminOperationLogPageResponse, deletedSessionResponse, healthResponse, HTTP_ROUTES, issuedApiKeyResponse, readyResponse, rotatedApiKeyResponse, type HttpCall, type HttpOutcome, type HttpRoute, httpRoutesFor, type HttpServices,
   inboxItemPageResponse, liveInboxSnapshotResponse, managedSessionPageResponse, meResponse, operationLogPageResponse,
-  projectEventPageResponse, projectWithRoleResponse, sessionEventPageResponse, sessionEventsSentResponse,
+  projectEventPageResponse, projectWithRoleResponse, sessionEventPageResponse, sessionEventsSentResponse, streamTokenResponse,
 } from './routes.js';
 export { isWellFormedPath, malformedPathError, parseJsonBody, parseRequestPart, queryObject, type RequestPart } from './parse.js';
 export {
-  decorateOpenApiDocument, OPENAPI_DOCUMENT_PATH, openApiDocument, type OpenApiDocumentOptions, openApiHead, openApiRoute, zodToJsonSchema,
+  decorateOpenApiDocument, OPENAPI_DOCUMENT_PATH, openApiDocument, type OpenApiDocumentOptions, openApiHead, openApiOptionsFor, openApiRoute, zodToJsonSchema,
 } from './openapi.js';

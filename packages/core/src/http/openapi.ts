@@ -13,8 +13,9 @@
  * `#/components/schemas/ErrorEnvelope`, and every operation's 4xx/5xx answers reference it.
  */
 import { z } from 'zod';
+import { INTEGER_PARAMETER } from '../validation.js';
 import { errorEnvelopeSchema } from './errors.js';
-import type { HttpRoute } from './routes.js';
+import { HTTP_ROUTES, type HttpRoute, type HttpServices } from './routes.js';
 
 type Json = Record<string, unknown>;
 
@@ -27,6 +28,18 @@ export interface OpenApiDocumentOptions {
   info?: { title?: string; version?: string; description?: string };
   /** `servers` (default none: relative to where the document was fetched). */
   servers?: Array<{ url: string; description?: string }>;
+  /**
+   * Ids of the configured agents (`/v1/sessions` `agent`, e.g. `assistant`): given as `examples`
+   * of the create body's `agent`, so a generator or a fuzzer can create a Session. Default none;
+   * {@link openApiOptionsFor} reads them from the services.
+   */
+  agents?: readonly string[];
+}
+
+/** The document options the services imply: the configured agents' ids (`agents`). */
+export function openApiOptionsFor(services: HttpServices): Pick<OpenApiDocumentOptions, 'agents'> {
+  const agents = services.managedSessions?.configuredAgentIds ?? services.runtime?.agents.map((a) => a.id) ?? [];
+  return agents.length > 0 ? { agents } : {};
 }
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -57,8 +70,9 @@ export function openApiHead(options: OpenApiDocumentOptions = {}): Json {
       description: options.info?.description ??
         'The Project Inbox (derivers file suggestions, the project owner decides), the Live Inbox (steer an active agent Run) ' +
         'and the platform they stand on. Authenticate with an API key as `Authorization: Bearer <key>` or `x-api-key: <key>`; ' +
-        'a service key may act as any account of its workspace with `x-account-id`. Every error is one envelope ' +
-        '(`#/components/schemas/ErrorEnvelope`) and every response carries `x-request-id`.',
+        'a service key may act as any account of its workspace with `x-account-id`; a browser opens an event stream with a stream token (`POST /stream-tokens`) ' +
+        'as `?access_token=`. Every error is one envelope (`#/components/schemas/ErrorEnvelope`) with `x-should-retry` (true on 408, 429, 503; false on every other 4xx), ' +
+        'every response carries `x-request-id` and `request-id`, and a method a path does not declare is 405 with `Allow` (`#/components/responses/MethodNotAllowed`).',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     ...(options.servers ? { servers: options.servers } : {}),
@@ -66,6 +80,10 @@ export function openApiHead(options: OpenApiDocumentOptions = {}): Json {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'An inbox-kit API key: `Authorization: Bearer <key>`' },
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An inbox-kit API key in the `x-api-key` header' },
+        streamToken: {
+          type: 'apiKey', in: 'query', name: 'access_token',
+          description: 'Event stream routes only: a stream token from `POST /stream-tokens` (RFC 6750 `access_token`), for an `EventSource` that cannot send `Authorization`. An API key is never accepted in a URL.',
+        },
       },
     },
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
@@ -97,10 +115,29 @@ export function zodToJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json
   if (kind === 'undefined' || kind === 'null') {
     return { type: 'null', ...(schema.description ? { description: schema.description } : {}) };
   }
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', cycles: 'throw', reused: 'inline' }) as Json;
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', cycles: 'throw', reused: 'inline', override: integerParameters }) as Json;
   delete json['$schema'];
   delete json['$id'];
   return json;
+}
+
+/**
+ * `toJSONSchema` override: a parameter that arrives as digits (`queryInt`, the Live Inbox
+ * `message_id`; metadata {@link INTEGER_PARAMETER}) is `{ type: integer, minimum, maximum }`, and a
+ * default shows its value.
+ */
+function integerParameters(ctx: { zodSchema: z.core.$ZodType; jsonSchema: Record<string, unknown> }): void {
+  const j = ctx.jsonSchema;
+  const bounds = j[INTEGER_PARAMETER] as { minimum?: number; maximum?: number } | undefined;
+  if (bounds !== undefined) {
+    for (const key of Object.keys(j)) if (key !== 'description') delete j[key];
+    Object.assign(j, { type: 'integer', ...bounds });
+  }
+  const def = ctx.zodSchema._zod.def as { type: string; defaultValue?: unknown };
+  if (def.type === 'default' && j['default'] === undefined) {
+    const value = typeof def.defaultValue === 'function' ? undefined : def.defaultValue;
+    if (value !== undefined) j['default'] = value;
+  }
 }
 
 /** `getProjectsByIdInboxByItemId` from `get /projects/{id}/inbox/{item_id}`. */
@@ -120,7 +157,7 @@ function operationIdOf(method: string, path: string): string {
  * class) and, to every operation, an `operationId` when it has none, the request-id headers on its
  * responses, its error responses and the common parameters. Mutates and returns `doc`.
  */
-export function decorateOpenApiDocument<T extends Json>(doc: T): T {
+export function decorateOpenApiDocument<T extends Json>(doc: T, options: Pick<OpenApiDocumentOptions, 'agents'> = {}): T {
   const d = doc as Json & { components?: Json; paths?: Record<string, Json> };
   const components = (d.components ??= {}) as Record<string, Json>;
   const requestIdHeader = {
@@ -128,7 +165,15 @@ export function decorateOpenApiDocument<T extends Json>(doc: T): T {
     schema: { type: 'string' },
   };
   components['schemas'] = { ...components['schemas'], ErrorEnvelope: zodToJsonSchema(errorEnvelopeSchema, 'output') };
-  components['headers'] = { ...components['headers'], RequestId: requestIdHeader };
+  components['headers'] = {
+    ...components['headers'], RequestId: requestIdHeader,
+    ShouldRetry: {
+      description: 'Whether retrying the same request can succeed: `true` on 408, 429 and 503 (after `Retry-After` when given), `false` on every other 4xx; absent on other 5xx. The official Anthropic SDKs and inbox-kit\'s read it before their own retry rules.',
+      schema: { type: 'string', enum: ['true', 'false'] },
+    },
+    RetryAfter: { description: 'Seconds to wait before retrying (429, 503)', schema: { type: 'integer', minimum: 0 } },
+    Allow: { description: 'The methods this path answers, e.g. `GET, HEAD, POST`', schema: { type: 'string' } },
+  };
   components['parameters'] = {
     ...components['parameters'],
     AccountId: {
@@ -141,13 +186,24 @@ export function decorateOpenApiDocument<T extends Json>(doc: T): T {
     },
   };
   const responses: Json = { ...components['responses'] };
+  const errorHeaders = {
+    'x-request-id': { $ref: '#/components/headers/RequestId' }, 'request-id': { $ref: '#/components/headers/RequestId' },
+    'x-should-retry': { $ref: '#/components/headers/ShouldRetry' },
+  };
   for (const { name, description } of ERROR_RESPONSES) {
     responses[name] = {
       description,
-      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' }, 'request-id': { $ref: '#/components/headers/RequestId' } },
+      headers: { ...errorHeaders, ...(name === 'ClientError' || name === 'ServerError' ? { 'retry-after': { $ref: '#/components/headers/RetryAfter' } } : {}) },
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
     };
   }
+  // Not referenced by an operation (each path answers it for the methods it does not declare).
+  responses['MethodNotAllowed'] = {
+    description: 'The path exists but does not answer this method (`method_not_allowed`); `Allow` lists the methods it answers. A path no route has is 404 `not_found`.',
+    headers: { ...errorHeaders, allow: { $ref: '#/components/headers/Allow' } },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+  };
+  const routes = new Map(HTTP_ROUTES.map((r) => [r.operationId, r]));
   components['responses'] = responses;
 
   for (const [path, item] of Object.entries(d.paths ?? {})) {
@@ -171,9 +227,35 @@ export function decorateOpenApiDocument<T extends Json>(doc: T): T {
       const parameters = (op.parameters ??= []);
       if (auth) parameters.push({ $ref: '#/components/parameters/AccountId' });
       parameters.push({ $ref: '#/components/parameters/RequestId' });
+      const route = routes.get(op['operationId'] as string);
+      if (route?.links !== undefined) {
+        const success = opResponses[String(route.status)];
+        if (success !== undefined) success['links'] = route.links;
+      }
+      if (route?.stream) {
+        // The stream token is a security scheme of the stream routes, not a parameter of their own.
+        op.parameters = parameters.filter((p) => !(p['in'] === 'query' && p['name'] === 'access_token'));
+        op.security = [{ bearerAuth: [] }, { apiKeyHeader: [] }, { streamToken: [] }];
+      }
+      if (route?.operationId === 'createManagedSession' && options.agents !== undefined && options.agents.length > 0) documentAgents(op, options.agents);
     }
   }
   return doc;
+}
+
+/** Names the configured agents in the create body's `agent` (its string form, and the `id` of the object forms) as `examples`. */
+function documentAgents(op: Json, agents: readonly string[]): void {
+  const body = (op['requestBody'] as Json | undefined)?.['content'] as Record<string, { schema?: Json }> | undefined;
+  const agent = (body?.['application/json']?.schema?.['properties'] as Record<string, Json> | undefined)?.['agent'];
+  if (agent === undefined) return;
+  const note = `A configured agent of this server: ${agents.map((a) => `\`${a}\``).join(', ')} (or an \`agent_…\` created through \`/v1/agents\`)`;
+  agent['description'] = agent['description'] === undefined ? note : `${String(agent['description'])}. ${note}`;
+  agent['examples'] = [...agents];
+  for (const variant of (agent['anyOf'] ?? agent['oneOf'] ?? []) as Json[]) {
+    if (variant['type'] === 'string') variant['examples'] = [...agents];
+    const id = (variant['properties'] as Record<string, Json> | undefined)?.['id'];
+    if (id !== undefined) id['examples'] = [...agents];
+  }
 }
 
 /** The route serving the document itself (`GET /openapi.json`, public), as the table describes routes. */
@@ -231,5 +313,5 @@ export function openApiDocument(routes: readonly HttpRoute[], options: OpenApiDo
     const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     (paths[path] ??= {})[route.method.toLowerCase()] = operationOf(route as HttpRoute);
   }
-  return decorateOpenApiDocument({ ...openApiHead(options), paths });
+  return decorateOpenApiDocument({ ...openApiHead(options), paths }, options);
 }

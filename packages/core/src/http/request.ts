@@ -1,8 +1,12 @@
 /**
  * Request ids and credentials (platform.md "Identity and credentials", "Errors"): the id every
  * response carries as `x-request-id`, and how an API key and a service key's acting account are
- * read from the headers. Header names are lower-case, as Node delivers them.
+ * read from the headers, or a stream token from the query of a stream route. Header names are
+ * lower-case, as Node delivers them.
  */
+import type { Principal } from '../context.js';
+import { InboxKitError } from '../errors.js';
+import { isStreamToken } from '../platform/stream-tokens.js';
 
 /**
  * Default time a request body has to arrive, in ms (30,000): after it, an adapter answers 408
@@ -67,4 +71,67 @@ export function readCredentials(headers: { authorization?: HeaderValue; 'x-api-k
     actingAccountId: typeof asAccount === 'string' && asAccount !== '' ? asAccount : undefined,
     options: typeof workspace === 'string' && workspace !== '' ? { workspace_id: workspace } : {},
   };
+}
+
+/** What {@link authenticateRequest} reads of a request. */
+export interface AuthenticateRequestInput {
+  /** The request headers, lower-case names (`authorization`, `x-api-key`, `x-account-id`, `anthropic-workspace-id`). */
+  headers: Record<string, HeaderValue>;
+  /** The request target (path and query, or a whole URL): its `access_token` query parameter is read. */
+  url: string;
+  /** The route is an event stream (`HttpRoute.stream`): the only routes a stream token opens. */
+  stream: boolean;
+  /** Check a stream token's expiry (default true; false when an open stream re-checks before a delivery). */
+  expiry?: boolean;
+}
+
+/** The part of `PlatformService` {@link authenticateRequest} calls. */
+export interface RequestAuthenticator {
+  authenticate(secret: string | undefined, as_account_id?: string, options?: { workspace_id?: string }): Promise<Principal>;
+  authenticateStreamToken(token: string, options?: { expiry?: boolean; workspace_id?: string }): Promise<Principal>;
+}
+
+/** The `access_token` values of a request target (none, one, or several). */
+function accessTokensOf(url: string): string[] {
+  const at = url.indexOf('?');
+  if (at < 0 || !url.includes('access_token', at)) return [];
+  return new URLSearchParams(url.slice(at + 1)).getAll('access_token');
+}
+
+/**
+ * Authenticates a request the one way every adapter does (platform.md "Identity and credentials",
+ * "Browsers"): an API key as `Authorization: Bearer` or `x-api-key` (with `x-account-id` for a
+ * service key); on an event stream route, a stream token instead — as the RFC 6750 `access_token`
+ * query parameter (what an `EventSource` can send) or as the bearer. An API key is never accepted
+ * in a URL, and a stream token nowhere but on a stream route.
+ * @throws InboxKitError `authentication_required` (401: nothing given), `invalid_credentials` (401:
+ *   unknown, revoked, expired; an `access_token` on another route or holding an API key),
+ *   `validation_error` (400: `access_token` repeated, or sent together with another credential),
+ *   `permission_denied` (403), `account_not_found` (404) as `PlatformService.authenticate`.
+ */
+export async function authenticateRequest(platform: RequestAuthenticator, input: AuthenticateRequestInput): Promise<Principal> {
+  const { apiKey, actingAccountId, options } = readCredentials(input.headers);
+  const tokens = accessTokensOf(input.url);
+  let token: string | undefined;
+  if (tokens.length > 0) {
+    if (!input.stream) {
+      throw new InboxKitError('invalid_credentials', 'access_token (a stream token) is accepted on the event stream routes only; send the API key as Authorization: Bearer <key>');
+    }
+    if (tokens.length > 1) throw new InboxKitError('validation_error', 'access_token is given more than once', [{ path: 'querystring.access_token', message: 'give one token' }]);
+    if (apiKey !== undefined) {
+      throw new InboxKitError('validation_error', 'Send one credential: access_token or an Authorization / x-api-key header, not both', [{ path: 'querystring.access_token', message: 'another credential is sent in a header' }]);
+    }
+    token = tokens[0]!;
+    if (!isStreamToken(token)) throw new InboxKitError('invalid_credentials', 'access_token must be a stream token (POST /stream-tokens); an API key is never accepted in a URL');
+  } else if (apiKey !== undefined && isStreamToken(apiKey)) {
+    if (!input.stream) throw new InboxKitError('invalid_credentials', 'A stream token is accepted on the event stream routes only; send the API key');
+    token = apiKey;
+  }
+  if (token === undefined) return platform.authenticate(apiKey, actingAccountId, options);
+  const principal = await platform.authenticateStreamToken(token, { ...options, expiry: input.expiry !== false });
+  // The token fixed the acting account; a header naming another is refused as for a standard key.
+  if (actingAccountId !== undefined && actingAccountId !== principal.account_id) {
+    throw new InboxKitError('permission_denied', 'A stream token acts as the account it was issued for');
+  }
+  return principal;
 }

@@ -42,7 +42,8 @@ import {
   streamSessionEventsQuery, type SessionRuntimeService, type ForwardedReply, type LiveInboxOperation,
 } from '../sessions/index.js';
 import type { HeaderValue } from './request.js';
-import { resumePosition } from '../stream-resume.js';
+import { lastEventIdOf, resumePosition } from '../stream-resume.js';
+import { createStreamTokenBody } from '../platform/stream-tokens.js';
 
 /**
  * The services the routes call. Without `runtime`, the Session event and Live Inbox routes are not
@@ -82,8 +83,12 @@ export type HttpOutcome =
   | { kind: 'empty'; status: number }
   /** The owning process's answer, relayed unchanged (status, `Content-Type`, body). */
   | { kind: 'forwarded'; reply: ForwardedReply }
-  /** An SSE stream of `feed` after the position `after` (see `./sse`: resync, authorise before every delivery; `HEAD`: headers only). */
-  | { kind: 'stream'; feed: Feed; after: number };
+  /**
+   * An SSE stream of `feed` after the position `after` (see `./sse`: resync, authorise before every
+   * delivery; `HEAD`: headers only); `lastEventId` is the request's `Last-Event-ID` (a stale `after`
+   * past the newest event resumes from it: `resumeStart`). Adapters pass both to `runEventStream`.
+   */
+  | { kind: 'stream'; feed: Feed; after: number; lastEventId?: number };
 
 /** One route of the table. */
 export interface HttpRoute {
@@ -119,6 +124,11 @@ export interface HttpRoute {
    * host get their own error, not a schema error). Throws `InboxKitError`.
    */
   precheckBody?: (body: unknown) => void;
+  /**
+   * OpenAPI `links` of the success response: operations its answer leads to (a created item →
+   * get it, decide it), with their parameters as runtime expressions (`$response.body#/item/id`).
+   */
+  links?: Record<string, { operationId: string; parameters: Record<string, string>; description?: string }>;
   /** Calls the service. Throws `InboxKitError` for every expected failure. */
   handle(services: HttpServices, call: HttpCall): Promise<HttpOutcome>;
 }
@@ -150,6 +160,13 @@ export const rotatedApiKeyResponse = issuedApiKeyResponse
 export const adminOperationLogPageResponse = z
   .object({ items: z.array(operationLogSchema), next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page') })
   .describe('A page of the administration writes (Operation Log rows without a project), newest first');
+/** `POST /stream-tokens` body. */
+export const streamTokenResponse = z
+  .object({
+    token: z.string().describe('`ikst_…`: pass it as `access_token` on a stream route (`/projects/{id}/events/stream`, `/v1/sessions/{id}/events/stream`)'),
+    expires_at: z.number().int().describe('ms since the epoch; a stream must be opened (or reopened) before it'),
+  })
+  .describe('The stream token');
 /** `GET /me` body. */
 export const meResponse = z.object({ account: accountSchema, workspace_id: z.string(), key_kind: apiKeyKindSchema }).describe('The caller');
 const projectResponse = (what: string) => z.object({ project: projectSchema }).describe(what);
@@ -312,10 +329,20 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     operationId: 'getMe', method: 'GET', path: '/me', tags: ['identity'], summary: 'The calling account', status: 200, response: meResponse,
     handle: async (s, c) => json(200, await s.platform.whoami(c.ctx())),
   },
+  {
+    operationId: 'createStreamToken', method: 'POST', path: '/stream-tokens', tags: ['identity'],
+    summary: 'A short-lived token that opens the caller\'s event streams from a browser (EventSource: ?access_token=)',
+    description: 'An `EventSource` cannot send `Authorization`: open the stream with `?access_token=<token>` instead. The token acts as this API key and '
+      + 'acting account, on the event stream routes only, until `expires_at` (at most 15 minutes; reconnections until then too); revoking the key ends it. '
+      + 'An API key is never accepted in a URL.',
+    body: createStreamTokenBody, status: 201, response: streamTokenResponse,
+    handle: async (s, c) => json(201, await s.platform.issueStreamToken(c.ctx(), c.body)),
+  },
   // — projects —
   {
     operationId: 'createProject', method: 'POST', path: '/projects', tags: ['projects'], summary: 'Create a project owned by the caller (its id is generated)',
     body: createProjectRequest, status: 201, response: projectResponse('The new project'),
+    links: { getProject: { operationId: 'getProject', parameters: { id: '$response.body#/project/id' } }, archiveProject: { operationId: 'archiveProject', parameters: { id: '$response.body#/project/id' } } },
     handle: async (s, c) => json(201, { project: await s.platform.createProject(c.ctx(), c.body) }),
   },
   {
@@ -336,6 +363,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   {
     operationId: 'addMember', method: 'POST', path: '/projects/:id/members', tags: ['members'], summary: 'Add a member or change its role (owner only)',
     params: idParams, body: addMemberBody, status: 201, response: memberResponse,
+    links: { removeMember: { operationId: 'removeMember', parameters: { id: '$request.path.id', account_id: '$response.body#/member/account_id' } } },
     handle: async (s, c) => json(201, { member: await s.platform.addMember(c.ctx(), c.params.id, c.body) }),
   },
   {
@@ -364,7 +392,8 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     handle: async (s, c) => {
       // The position is read first: a malformed Last-Event-ID is 400 whatever the access.
       const after = resumePosition(c.query.after, c.lastEventId);
-      return { kind: 'stream', feed: await s.platform.projectEventFeed(c.ctx(), c.params.id, c.query), after };
+      const lastEventId = lastEventIdOf(c.lastEventId);
+      return { kind: 'stream', feed: await s.platform.projectEventFeed(c.ctx(), c.params.id, c.query), after, ...(lastEventId === undefined ? {} : { lastEventId }) };
     },
   },
   {
@@ -376,6 +405,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   {
     operationId: 'createSession', method: 'POST', path: '/sessions', tags: ['sessions'], summary: 'Create a session (its id is generated)',
     body: createSessionRequest, status: 201, response: sessionResponse('The new session'),
+    links: { getSession: { operationId: 'getSession', parameters: { id: '$response.body#/session/id' } }, listFloors: { operationId: 'listFloors', parameters: { id: '$response.body#/session/id' } } },
     handle: async (s, c) => json(201, { session: await s.platform.createSession(c.ctx(), c.body) }),
   },
   {
@@ -396,6 +426,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   {
     operationId: 'commitTurn', method: 'POST', path: '/sessions/:id/floors', tags: ['sessions'], summary: 'Commit a turn: a new Floor and its first Page',
     params: idParams, body: commitTurnBody, status: 201, response: committedTurn,
+    links: { listPages: { operationId: 'listPages', parameters: { id: '$request.path.id', floor_id: '$response.body#/floor/id' } }, addPage: { operationId: 'addPage', parameters: { id: '$request.path.id', floor_id: '$response.body#/floor/id' } } },
     handle: async (s, c) => json(201, await s.platform.commitTurn(c.ctx(), c.params.id, c.body)),
   },
   {
@@ -413,6 +444,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     operationId: 'createInboxItem', method: 'POST', path: '/projects/:id/inbox', tags: ['project-inbox'], summary: 'File an inbox item (owner or deriver)',
     description: CREATE_ITEM_DESCRIPTION, params: idParams, headers: createItemHeaders, body: createInboxItemBody, status: 201,
     response: itemResponse('The new item (`status: pending`), or on a replay the item the key created (with `Idempotent-Replayed: true`)'),
+    links: { getInboxItem: { operationId: 'getInboxItem', parameters: { id: '$request.path.id', item_id: '$response.body#/item/id' } }, decideInboxItem: { operationId: 'decideInboxItem', parameters: { id: '$request.path.id', item_id: '$response.body#/item/id' } } },
     handle: async (s, c) => {
       const key = c.headers['idempotency-key'] as string | undefined;
       const { item, replayed } = await s.projectInbox.createWithOutcome(c.ctx(), c.params.id, c.body, key === undefined ? {} : { idempotency_key: key });
@@ -438,6 +470,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   {
     operationId: 'adminCreateAccount', method: 'POST', path: '/admin/accounts', tags: ['admin'], summary: 'Create an account in the workspace',
     body: createAccountBody, status: 201, response: adminAccountResponse,
+    links: { adminCreateApiKey: { operationId: 'adminCreateApiKey', parameters: { id: '$response.body#/account/id' } }, adminDisableAccount: { operationId: 'adminDisableAccount', parameters: { id: '$response.body#/account/id' } } },
     handle: async (s, c) => json(201, { account: await s.platform.admin.createAccount(c.ctx(), c.body) }),
   },
   {
@@ -454,6 +487,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     operationId: 'adminCreateApiKey', method: 'POST', path: '/admin/accounts/:id/keys', tags: ['admin'],
     summary: 'Issue an API key for an account (kind standard unless given); the secret is in this answer only', params: idParams, body: createApiKeyBody,
     status: 201, response: issuedApiKeyResponse,
+    links: { adminRotateApiKey: { operationId: 'adminRotateApiKey', parameters: { id: '$response.body#/key/id' } }, adminRevokeApiKey: { operationId: 'adminRevokeApiKey', parameters: { id: '$response.body#/key/id' } } },
     handle: async (s, c) => json(201, await s.platform.admin.createKey(c.ctx(), c.params.id, c.body)),
   },
   {
@@ -485,6 +519,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   {
     operationId: 'createManagedSession', method: 'POST', path: '/v1/sessions', tags: ['managed-sessions'], requiresManagedSessions: true,
     summary: 'Create a Session with a configured agent (sessions.create)', body: createManagedSessionBody, status: 200, response: managedSessionResponse('The new Session'),
+    links: { retrieveManagedSession: { operationId: 'retrieveManagedSession', parameters: { session_id: '$response.body#/id' } }, sendSessionEvents: { operationId: 'sendSessionEvents', parameters: { session_id: '$response.body#/id' } }, streamSessionEvents: { operationId: 'streamSessionEvents', parameters: { session_id: '$response.body#/id' } }, getLiveInbox: { operationId: 'getLiveInbox', parameters: { session_id: '$response.body#/id' } } },
     handle: async (s, c) => json(200, await managedSessionsOf(s).create(c.ctx(), c.body)),
   },
   {
@@ -516,6 +551,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   {
     operationId: 'createAgent', method: 'POST', path: '/v1/agents', tags: ['agents'], requiresManagedSessions: true,
     summary: 'Create an agent with custom tools (agents.create)', body: createAgentBody, status: 200, response: managedAgentSchema.describe('The new agent (version 1)'),
+    links: { retrieveAgent: { operationId: 'retrieveAgent', parameters: { agent_id: '$response.body#/id' } }, updateAgent: { operationId: 'updateAgent', parameters: { agent_id: '$response.body#/id' } } },
     handle: async (s, c) => json(200, await managedSessionsOf(s).agents.create(c.ctx(), c.body)),
   },
   {
@@ -572,7 +608,8 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     status: 200, response: sessionEventFrame, stream: true,
     handle: async (s, c) => {
       const after = resumePosition(c.query.after, c.lastEventId);
-      return { kind: 'stream', feed: wireSessionFeed(await runtimeOf(s).eventFeed(c.ctx(), c.params.session_id)), after };
+      const lastEventId = lastEventIdOf(c.lastEventId);
+      return { kind: 'stream', feed: wireSessionFeed(await runtimeOf(s).eventFeed(c.ctx(), c.params.session_id)), after, ...(lastEventId === undefined ? {} : { lastEventId }) };
     },
   },
   // — Live Inbox —
@@ -584,6 +621,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   {
     operationId: 'queueLiveInboxMessage', method: 'POST', path: liveInboxBase, tags: ['live-inbox'], requiresRuntime: true, forwardable: true,
     summary: 'Queue content for the active native attempt (owner only)', params: sessionParams, body: liveInboxContentBody, status: 200, response: queuedResponse,
+    links: { replaceLiveInboxMessage: { operationId: 'replaceLiveInboxMessage', parameters: { session_id: '$request.path.session_id', message_id: '$response.body#/id' } }, withdrawLiveInboxMessage: { operationId: 'withdrawLiveInboxMessage', parameters: { session_id: '$request.path.session_id', message_id: '$response.body#/id' } } },
     handle: (s, c) => routed(s, c, { type: 'queue', body: c.body }, async (ctx) => json(200, await runtimeOf(s).liveInboxQueue(ctx, c.params.session_id, c.body))),
   },
   {

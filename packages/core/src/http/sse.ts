@@ -13,7 +13,7 @@ import { systemClock } from '../ports/clock.js';
 import type { Feed, FeedItem } from '../ports/feed.js';
 import type { Principal } from '../context.js';
 import { InboxKitError } from '../errors.js';
-import { resyncFor } from '../stream-resume.js';
+import { resumeStart } from '../stream-resume.js';
 
 /** Response headers of an event stream (plus `x-request-id`). No compression, no proxy buffering. */
 export const SSE_HEADERS = {
@@ -53,7 +53,7 @@ export function heartbeatFrame(): string {
  * the newest stored item (the stream then goes on after `latest`). Before every delivery an
  * adapter calls the feed's `authorize(items)` (and re-checks the credential), then `visible`.
  */
-export { resumePosition, resyncFor, type ResyncSignal } from '../stream-resume.js';
+export { lastEventIdOf, resumePosition, resumeStart, resyncFor, type ResyncSignal } from '../stream-resume.js';
 
 /** Where a stream's bytes go: what an adapter provides to {@link runEventStream}. */
 export interface SseSink {
@@ -69,8 +69,10 @@ export interface SseSink {
 
 /** Settings of {@link runEventStream} (defaults {@link SSE_DEFAULTS}). */
 export interface EventStreamLoopOptions {
-  /** Resume position: items with id > after are sent (see `resumePosition`). */
+  /** Resume position: items with id > after are sent (see `resumePosition`; settled against the newest item by `resumeStart`). */
   after: number;
+  /** The request's `Last-Event-ID` as a position (`lastEventIdOf`), when sent: a stale `after` past the newest item then resumes from it. */
+  lastEventId?: number;
   /** Comment heartbeat interval, ms. */
   heartbeatMs?: number;
   /** `retry:` hint, ms. */
@@ -184,14 +186,18 @@ export function runEventStream(feed: Feed, sink: SseSink, options: EventStreamLo
   write(retryFrame(options.retryMs ?? SSE_DEFAULTS.retryMs));
   enqueue(async () => {
     // A position after the newest stored item names nothing this stream delivered: say so with one
-    // `resync` frame (id = the newest position) and go on after it, never skipping silently.
+    // `resync` frame (id = the newest position) and go on after it, never skipping silently — unless
+    // the `Last-Event-ID` of a reconnect names a stored item (the URL's `after` is stale): go on from it.
     if (options.after > 0) {
-      const signal = resyncFor(options.after, await feed.latest());
-      if (signal !== undefined && !closed) {
+      const start = resumeStart(options.after, options.lastEventId, await feed.latest());
+      if (closed) return;
+      if (start.resync !== undefined) {
         await authorize([]);
         if (closed) return;
-        lastSent = signal.latest;
-        write(eventFrame({ id: signal.latest, type: 'resync', data: signal }));
+        lastSent = start.position;
+        write(eventFrame({ id: start.position, type: 'resync', data: start.resync }));
+      } else {
+        lastSent = start.position;
       }
     }
     started = true;

@@ -110,7 +110,8 @@ function isBlockedIpv6(address: string): boolean {
 const textBlockSchema = z.strictObject({
   type: z.literal('text'),
   // A Messages-API model refuses a text block without a non-whitespace character.
-  text: blockString().refine((s) => /\S/u.test(s), { message: 'text must contain a non-whitespace character' }),
+  text: blockString().refine((s) => /\S/u.test(s), { message: 'text must contain a non-whitespace character' })
+    .meta({ pattern: '\\S', description: 'At least one non-whitespace character (Unicode spaces count as whitespace); no lone surrogate' }),
 });
 
 const base64SourceSchema = z.strictObject({
@@ -119,7 +120,12 @@ const base64SourceSchema = z.strictObject({
   data: z.string()
     .min(1, 'data must not be empty')
     .max(MAX_IMAGE_BASE64_CHARS, `data is over ${MAX_IMAGE_BASE64_CHARS} base64 characters`)
-    .refine((d) => d.length % 4 === 0 && BASE64.test(d), { message: 'data must be standard base64 (A-Z a-z 0-9 + /, = padding, no whitespace or data: prefix)' }),
+    .refine((d) => d.length % 4 === 0 && BASE64.test(d), { message: 'data must be standard base64 (A-Z a-z 0-9 + /, = padding, no whitespace or data: prefix)' })
+    .meta({
+      pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$', contentEncoding: 'base64',
+      description: 'Standard base64 (A–Z a–z 0–9 + /, `=` padding to a multiple of 4, no whitespace, no `data:` prefix), 1–5,242,880 characters, '
+        + 'of bytes that start with the signature of `media_type` (JPEG FF D8 FF, PNG 89 50 4E 47 0D 0A 1A 0A, GIF87a/GIF89a, WebP RIFF….WEBP)',
+    }),
 }).superRefine((source, ctx) => {
   // Runs only on a well-formed source (earlier issues may be continuable: check again).
   const signature = (SIGNATURES as Record<string, ((bytes: Uint8Array) => boolean) | undefined>)[source.media_type];
@@ -146,6 +152,10 @@ const urlSourceSchema = z.strictObject({
     } else if (isBlockedImageHost(parsed.hostname)) {
       ctx.addIssue({ code: 'custom', message: 'url must not name a loopback, link-local, private or internal host' });
     }
+  }).meta({
+    format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+    description: 'An absolute http: or https: URL of at most 2,048 characters, without user name or password; not a loopback, link-local, private, '
+      + 'unspecified, multicast or reserved IP literal (in any spelling), nor localhost, *.localhost, *.internal or *.local',
   }),
 });
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { queryInt } from '../project-inbox/schemas.js';
 import { idString, optionalText, queryText, text } from '../validation.js';
+import { accessTokenQueryField } from '../sessions/managed-agents.js';
 
 /**
  * `PlatformService.createProject` input. `id` is for trusted callers only (seeding, imports): ids
@@ -62,6 +63,7 @@ export const listOperationLogsQuery = z.strictObject({
 
 /** `GET /projects/:id/events/stream` query; `after` may also come as the `Last-Event-ID` header. */
 export const streamProjectEventsQuery = z.strictObject({
+  access_token: accessTokenQueryField,
   after: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
   types: queryText({ max: 2048 }).optional().describe('Comma-separated event types'),
   session_id: idString.optional(),

@@ -11,6 +11,7 @@ import type { Feed, FeedItem } from '../ports/feed.js';
 import { loadProjectAccess } from '../project-inbox/access.js';
 import { canSeeEvent, visibilityOfEventType, type ProjectRole } from '../project-inbox/permissions.js';
 import { loadSessionAccess, writeTurn } from '../sessions/access.js';
+import { DEFAULT_ENVIRONMENT_ID, runtimeAgentSnapshot } from '../sessions/managed-agents.js';
 import type {
   Account, ApiKey, ApiKeyKind, Floor, JsonValue, Membership, OperationLog, Page, Project, ProjectEvent, Session, Workspace,
 } from '../records.js';
@@ -18,6 +19,7 @@ import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.j
 import { AdminService } from './admin.js';
 import { constantTimeEqual, generateApiKeySecret, hashApiKey } from './keys.js';
 import { PrincipalCache } from './principal-cache.js';
+import { createStreamTokenBody, MAX_STREAM_TOKEN_TTL_SECONDS, readStreamToken, signStreamToken, streamTokenSignatureValid } from './stream-tokens.js';
 import {
   addMemberBody, addPageBody, commitTurnBody, createProjectBody, createSessionBody, listOperationLogsQuery,
   listProjectEventsQuery, listSessionsQuery,
@@ -153,6 +155,70 @@ export class PlatformService {
     }
     const principal: Principal = { workspace_id: key.workspace_id, account_id, key_id: key.id, key_kind: key.kind };
     this.#principals.set(hash, as_account_id, principal, generation, key.revoked_at ?? undefined);
+    this.#recordUse(key.id, key.last_used_at, now);
+    return principal;
+  }
+
+  /**
+   * `POST /stream-tokens` (platform.md "Browsers" → "Stream tokens"): a token that opens the
+   * caller's event streams (as this API key and acting account) until `expires_at`, passed as the
+   * `access_token` query parameter by an `EventSource`, which cannot send `Authorization`.
+   * `ttl_seconds` 1–900 (default 900). Signed by the key's stored hash: it stops working when the
+   * key is revoked (or its rotation's grace period ends).
+   * @returns `{ token, expires_at }` (`expires_at` in ms).
+   * @throws InboxKitError `validation_error` (400), `unsupported_capability` (400: the store has no
+   *   `getApiKey`), `invalid_credentials` (401: the key was revoked meanwhile).
+   */
+  async issueStreamToken(ctx: RequestContext, input?: z.input<typeof createStreamTokenBody>): Promise<{ token: string; expires_at: number }> {
+    const body = parseOrThrow(createStreamTokenBody, input, 'stream token');
+    const { store, clock } = this.deps;
+    if (store.getApiKey === undefined) throw new InboxKitError('unsupported_capability', "This server's store does not implement getApiKey, which stream tokens need");
+    const key = await store.getApiKey(ctx.principal.workspace_id, ctx.principal.key_id);
+    const now = clock.now();
+    if (key === undefined || (key.revoked_at !== null && key.revoked_at <= now)) throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
+    // Never past the key's scheduled revocation (a rotation's grace period).
+    const expires_at = Math.min(now + (body?.ttl_seconds ?? MAX_STREAM_TOKEN_TTL_SECONDS) * 1000, key.revoked_at ?? Number.MAX_SAFE_INTEGER);
+    const { principal } = ctx;
+    const token = await signStreamToken({ key_id: key.id, account_id: principal.account_id, workspace_id: principal.workspace_id, expires_at }, key.key_hash);
+    return { token, expires_at };
+  }
+
+  /**
+   * The principal a stream token authenticates (as {@link authenticate} does for an API key, cached
+   * the same way, 1 s): the key it names must still be valid (not revoked, the signature its own),
+   * and a service key's acting account still a member of the workspace.
+   * @param options.expiry check the expiry (default true; false when an open stream re-checks
+   *   its credential before a delivery: a stream opened in time stays open until the key is revoked).
+   * @throws InboxKitError `invalid_credentials` (401: malformed, forged, expired, or its key revoked),
+   *   `account_not_found` (404: the acting account left the workspace), `unsupported_capability` (400: no `getApiKey`).
+   */
+  async authenticateStreamToken(token: string, options: { expiry?: boolean; workspace_id?: string } = {}): Promise<Principal> {
+    const { store, clock } = this.deps;
+    const claims = readStreamToken(token);
+    if (claims === undefined) throw new InboxKitError('invalid_credentials', 'The stream token is not valid');
+    if (options.expiry !== false && claims.expires_at <= clock.now()) {
+      throw new InboxKitError('invalid_credentials', 'The stream token has expired; ask POST /stream-tokens for a new one');
+    }
+    if (options.workspace_id !== undefined && options.workspace_id !== claims.workspace_id) {
+      throw forbidden('This stream token belongs to another workspace than the one the request names');
+    }
+    const cacheKey = `stream-token\n${token}`;
+    const cached = this.#principals.get(cacheKey, undefined);
+    if (cached) return cached;
+    if (store.getApiKey === undefined) throw new InboxKitError('unsupported_capability', "This server's store does not implement getApiKey, which stream tokens need");
+    const generation = this.#principals.generation;
+    const key = await store.getApiKey(claims.workspace_id, claims.key_id);
+    const now = clock.now();
+    if (key === undefined || (key.revoked_at !== null && key.revoked_at <= now) || !(await streamTokenSignatureValid(claims.payload, claims.signature, key.key_hash))) {
+      throw new InboxKitError('invalid_credentials', 'The stream token is not valid, or its API key was revoked');
+    }
+    if (claims.account_id !== key.account_id) {
+      // Only a service key mints tokens acting as another account; that account must still be here.
+      if (key.kind !== 'service') throw new InboxKitError('invalid_credentials', 'The stream token is not valid');
+      if (!(await store.getWorkspaceAccount(key.workspace_id, claims.account_id))) throw new InboxKitError('account_not_found', 'Account not found in this workspace');
+    }
+    const principal: Principal = { workspace_id: key.workspace_id, account_id: claims.account_id, key_id: key.id, key_kind: key.kind };
+    this.#principals.set(cacheKey, undefined, principal, generation, key.revoked_at ?? undefined);
     this.#recordUse(key.id, key.last_used_at, now);
     return principal;
   }
@@ -363,8 +429,10 @@ export class PlatformService {
       title: body.title,
       created_by_account_id: ctx.principal.account_id,
       created_at: now,
-      agent: managed?.agent ?? null,
-      environment_id: managed?.environment_id ?? null,
+      // Without an agent: the Runtime's own (its model and tools), so every Session has the
+      // Managed Agents fields the official SDKs require (live-inbox.md "Managed Agents compatibility").
+      agent: managed?.agent ?? runtimeAgentSnapshot(),
+      environment_id: managed?.environment_id ?? DEFAULT_ENVIRONMENT_ID,
       metadata: managed?.metadata ?? {},
       updated_at: now,
       archived_at: null,

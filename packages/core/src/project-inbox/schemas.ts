@@ -4,6 +4,7 @@
  * fields are rejected.
  */
 import { z } from 'zod';
+import { INTEGER_PARAMETER } from '../validation.js';
 import { idString, optionalText, queryText, text } from '../validation.js';
 import { INBOX_DECISIONS, INBOX_STATUSES } from './transition.js';
 
@@ -34,7 +35,9 @@ export type DecideInboxItemBody = z.output<typeof decideInboxItemBody>;
 export function queryInt(min: number, max: number) {
   return z
     .union([z.number(), z.string().regex(/^\d{1,15}$/, 'must be an integer').transform(Number)])
-    .pipe(z.number().int().min(min).max(max));
+    .pipe(z.number().int().min(min).max(max))
+    // In the OpenAPI document: `{ type: integer, minimum, maximum }` (a query string carries it as digits).
+    .meta({ [INTEGER_PARAMETER]: { minimum: min, maximum: max } });
 }
 
 /** `GET /projects/:id/inbox` query. `limit` 1–200, default 50. */

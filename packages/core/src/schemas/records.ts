@@ -13,7 +13,8 @@ import type { JsonValue } from '../records.js';
  * Any JSON value (`payload`, `content`). Passed through untouched: the value was checked when it
  * was written, so responses do not walk it again.
  */
-export const jsonValueSchema = z.custom<JsonValue>(() => true).describe('Any JSON value');
+export const jsonValueSchema = z.custom<JsonValue>(() => true)
+  .describe('Any JSON value; a number only as an IEEE-754 double holds it exactly (else 400 `inexact_number`: send such values as strings)');
 
 /** A JSON object (`payload` of a Project Event, `metadata` of an Operation Log row). */
 export const jsonObjectSchema = z.record(z.string(), jsonValueSchema).describe('A JSON object');

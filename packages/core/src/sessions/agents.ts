@@ -18,7 +18,7 @@ import type { AgentPageQuery, Store } from '../ports/store.js';
 import type { Agent, JsonValue } from '../records.js';
 import { jsonValueSchema } from '../schemas/records.js';
 import { hasNul, parseOrThrow } from '../validation.js';
-import { createAgentToolsField, customToolEntry, metadataSchema, rfc3339, rfc3339Query, type ManagedAgentDefinition } from './managed-agents.js';
+import { betaQueryField, createAgentToolsField, customToolEntry, metadataSchema, rfc3339, rfc3339Query, type ManagedAgentDefinition } from './managed-agents.js';
 
 /** Most custom tools one agent declares. */
 export const MAX_AGENT_TOOLS = 128;
@@ -78,7 +78,7 @@ export const updateAgentBody = z.strictObject({
 export type UpdateAgentInput = z.input<typeof updateAgentBody>;
 
 /** `GET /v1/agents/{id}` query: `version` (≥ 1; default the current one). */
-export const retrieveAgentQuery = z.strictObject({ version: queryInt(1, Number.MAX_SAFE_INTEGER).optional() });
+export const retrieveAgentQuery = z.strictObject({ beta: betaQueryField, version: queryInt(1, Number.MAX_SAFE_INTEGER).optional() });
 
 /**
  * `GET /v1/agents` query (`client.beta.agents.list`): `limit` 1–100 (default 20), `page` (the
@@ -86,6 +86,7 @@ export const retrieveAgentQuery = z.strictObject({ version: queryInt(1, Number.M
  * ours: `order` (`desc` default).
  */
 export const listAgentsQuery = z.strictObject({
+  beta: betaQueryField,
   limit: queryInt(1, 100).default(20),
   page: z.string().min(1).max(2048).optional(),
   order: z.enum(['asc', 'desc']).default('desc'),
@@ -97,6 +98,7 @@ export type ListAgentsInput = z.input<typeof listAgentsQuery>;
 
 /** `GET /v1/agents/{id}/versions` query: `limit` 1–100 (default 20), `page`; newest version first. */
 export const listAgentVersionsQuery = z.strictObject({
+  beta: betaQueryField,
   limit: queryInt(1, 100).default(20),
   page: z.string().min(1).max(2048).optional(),
 });

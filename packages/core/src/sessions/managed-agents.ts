@@ -101,6 +101,19 @@ export function rfc3339Bound(op: TimeBoundOperator) {
 const queryList = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).max(64)]).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
 
 const orderQuery = z.enum(['asc', 'desc']);
+
+/**
+ * `beta`, which the official Python SDK (`anthropic`) adds to every beta path (`?beta=true`):
+ * accepted and ignored on every `/v1` route (live-inbox.md "Managed Agents compatibility").
+ */
+export const betaQueryField = z.enum(['true', 'false']).optional().describe('Sent by the official Python SDK on every beta route (`?beta=true`); ignored');
+
+/**
+ * `access_token`: a stream token (`POST /stream-tokens`) for a client that cannot send
+ * `Authorization` (a browser's `EventSource`); stream routes only, never an API key (platform.md "Browsers").
+ */
+export const accessTokenQueryField = z.string().min(1).max(1024).regex(/^ikst_[A-Za-z0-9_.-]+$/, 'must be a stream token (ikst_…)').optional()
+  .describe('A stream token from `POST /stream-tokens` (RFC 6750 `access_token`), for an `EventSource` that cannot send `Authorization`; an API key is never accepted here');
 const timeBoundKeys = ['created_at[gt]', 'created_at[gte]', 'created_at[lt]', 'created_at[lte]'] as const;
 const timeBoundFields = {
   'created_at[gt]': rfc3339Bound('gt').optional(),
@@ -129,6 +142,7 @@ const eventType = z.string().min(1).max(64).regex(/^[a-z_]+(\.[a-z_]+)*$/, 'must
  * `processed_at`); `after` (ours: a `seq`, events after it). Unknown parameters → 400.
  */
 export const listSessionEventsQuery = z.strictObject({
+  beta: betaQueryField,
   limit: queryInt(1, 1000).default(100),
   page: z.string().min(1).max(2048).optional(),
   after: queryInt(0, Number.MAX_SAFE_INTEGER).optional().describe('Ours: only events with a greater `seq`'),
@@ -148,6 +162,8 @@ export const DELTA_EVENT_TYPES = ['agent.message', 'agent.thinking'] as const;
  * Runtime's model commits whole steps, so the complete event is what arrives.
  */
 export const streamSessionEventsQuery = z.strictObject({
+  beta: betaQueryField,
+  access_token: accessTokenQueryField,
   after: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
   event_deltas: queryList(z.enum(DELTA_EVENT_TYPES)).optional(),
   'event_deltas[]': queryList(z.enum(DELTA_EVENT_TYPES)).optional(),
@@ -233,6 +249,7 @@ export type UpdateManagedSessionInput = z.input<typeof updateManagedSessionBody>
  * Runtime has none of: the answer is empty.
  */
 export const listManagedSessionsQuery = z.strictObject({
+  beta: betaQueryField,
   limit: queryInt(1, 100).default(20),
   page: z.string().min(1).max(2048).optional(),
   order: orderQuery.default('desc'),
@@ -276,6 +293,38 @@ export function agentSnapshot(agent: ManagedAgentDefinition): JsonValue {
 }
 
 /**
+ * The id of the Runtime's own agent: what a Session created without one (`POST /sessions`, or
+ * `PlatformService.createSession` by trusted code) runs with — the Runtime's model and its
+ * `SessionRuntimeDeps.tools`. Its snapshot ({@link runtimeAgentSnapshot}) fills the Managed Agents
+ * fields such a Session must have (`agent`, `environment_id`: the official SDKs type both non-null).
+ * A configured agent cannot take this id.
+ */
+export const RUNTIME_AGENT_ID = 'runtime';
+
+/** The `environment_id` of a Session created without one: `default`. */
+export const DEFAULT_ENVIRONMENT_ID = 'default';
+
+/**
+ * The agent snapshot of a Session created without an agent (live-inbox.md "Managed Agents
+ * compatibility"): `{ type: 'agent', id: 'runtime', version: 1, name: 'Runtime', model: { id:
+ * 'runtime' }, tools: [], … }`. Its Runs get the Runtime's tools (`SessionRuntimeDeps.tools`) and
+ * model. Stored with the Session (migration 0011 wrote it into the Sessions stored before).
+ */
+export function runtimeAgentSnapshot(): JsonValue {
+  return {
+    type: 'agent', id: RUNTIME_AGENT_ID, version: 1, name: 'Runtime',
+    description: "No agent was named: the Runtime's own model and tools (a Session created through POST /sessions)",
+    model: { id: RUNTIME_AGENT_ID }, system: null, tools: [], mcp_servers: [], skills: [], multiagent: null, execution_identity: { type: 'service_account' },
+  };
+}
+
+/** True when `snapshot` is the Runtime's own agent ({@link runtimeAgentSnapshot}), or no snapshot at all. */
+export function isRuntimeAgent(snapshot: JsonValue | null): boolean {
+  if (snapshot === null || typeof snapshot !== 'object' || Array.isArray(snapshot)) return true;
+  return snapshot.id === RUNTIME_AGENT_ID;
+}
+
+/**
  * The client tools of a Session's agent snapshot: its `tools` entries of `type: 'custom'`, as
  * {@link Tool}s without `execute` (the Run waits for `user.custom_tool_result`).
  */
@@ -301,7 +350,8 @@ export type ManagedSessionStatus = 'idle' | 'running';
 /** A Session as `/v1/sessions` answers it (the SDK's `BetaManagedAgentsSession`, plus `workspace_id`, `project_id`). */
 export function managedSession(session: Session, status: ManagedSessionStatus): ManagedSession {
   return {
-    type: 'session', id: session.id, agent: session.agent, environment_id: session.environment_id, title: session.title,
+    // A Session stored without them (by a store not migrated yet) answers the Runtime's agent.
+    type: 'session', id: session.id, agent: (session.agent ?? runtimeAgentSnapshot()) as ManagedSession['agent'], environment_id: session.environment_id ?? DEFAULT_ENVIRONMENT_ID, title: session.title,
     metadata: session.metadata, status, archived_at: session.archived_at === null ? null : rfc3339(session.archived_at),
     created_at: rfc3339(session.created_at), updated_at: rfc3339(session.updated_at), budget: null, deployment_id: null,
     outcome_evaluations: [], resources: [], stats: {}, usage: {}, vault_ids: [],
@@ -421,12 +471,34 @@ export const managedSessionEventSchema = z
   .describe('A committed Session event');
 
 /** Response schema of a Session on `/v1/sessions` (see {@link managedSession}). */
+/**
+ * The agent snapshot of a Session (the SDK's `BetaManagedAgentsSessionAgent`): the agent as it was
+ * at creation, or the Runtime's own (`id: "runtime"`) for a Session created through `POST /sessions`.
+ */
+export const sessionAgentSchema = z
+  .looseObject({
+    type: z.literal('agent'),
+    id: z.string().describe('`assistant` (the demo\'s configured agent), an `agent_…` of `/v1/agents`, or `runtime` (no agent named: the Runtime\'s model and tools)'),
+    version: z.number().int().min(1),
+    name: z.string(),
+    description: z.string().nullable(),
+    model: z.looseObject({ id: z.string() }),
+    system: z.string().nullable(),
+    tools: z.array(jsonValueSchema).describe('Custom tools (`{ type: "custom", name, description, input_schema }`)'),
+    mcp_servers: z.array(z.never()),
+    skills: z.array(z.never()),
+    multiagent: z.null(),
+    execution_identity: z.looseObject({ type: z.literal('service_account') }),
+    host_tools: z.array(jsonValueSchema).optional().describe('Ours, for a configured agent: the tools the Runtime runs itself (`{ type: "host", name, … }`)'),
+  })
+  .describe('Snapshot of the agent at creation (Managed Agents shape)');
+
 export const managedSessionSchema = z
   .object({
     type: z.literal('session'),
     id: z.string(),
-    agent: jsonValueSchema.describe('Snapshot of the configured agent at creation; null for a Session created through `POST /sessions`'),
-    environment_id: z.string().nullable(),
+    agent: sessionAgentSchema,
+    environment_id: z.string().describe('As given at creation; `default` for a Session created through `POST /sessions`'),
     title: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
     status: z.enum(['idle', 'running']),

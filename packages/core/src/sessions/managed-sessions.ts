@@ -14,7 +14,7 @@ import type { SessionPageQuery, Store } from '../ports/store.js';
 import type { JsonValue, Session } from '../records.js';
 import { parseOrThrow } from '../validation.js';
 import {
-  agentSnapshot, createAgentToolsField, createManagedSessionBody, deletedSession, listManagedSessionsQuery, managedSession, timeBoundsOf, updateManagedSessionBody,
+  agentSnapshot, createAgentToolsField, RUNTIME_AGENT_ID, createManagedSessionBody, deletedSession, listManagedSessionsQuery, managedSession, timeBoundsOf, updateManagedSessionBody,
   type CreateManagedSessionInput, type ListManagedSessionsInput, type ManagedAgentDefinition, type ManagedSession, type ManagedSessionStatus, type UpdateManagedSessionInput,
 } from './managed-agents.js';
 import type { SessionRuntimeService } from './service.js';
@@ -66,9 +66,15 @@ export class ManagedSessionsService {
     const ids = new Set<string>();
     for (const a of this.#configured) {
       if (ids.has(a.id)) throw new TypeError(`ManagedSessionsService: agent id "${a.id}" is configured twice`);
+      if (a.id === RUNTIME_AGENT_ID) throw new TypeError(`ManagedSessionsService: agent id "${RUNTIME_AGENT_ID}" is reserved for the Runtime's own agent (Sessions created without one)`);
       ids.add(a.id);
     }
     this.agents = new ManagedAgentsService({ store: deps.store, clock: deps.clock, configured: this.#configured, ...(deps.ids ? { ids: deps.ids } : {}) });
+  }
+
+  /** Ids of the configured agents `agent` may name (besides the workspace's own `agent_…`), e.g. `['assistant']`. */
+  get configuredAgentIds(): string[] {
+    return this.#configured.map((a) => a.id);
   }
 
   /**

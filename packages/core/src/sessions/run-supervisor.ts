@@ -21,7 +21,7 @@ import { loadSessionAccess, sessionWriteDenied } from './access.js';
 import type { AttemptLeases } from './attempt-leases.js';
 import { nativeExecutor, type RunAttempt, type RunExecutor, type RunOutcome } from './executor.js';
 import { SESSION_EVENT_TYPES, type SessionLedger } from './ledger.js';
-import { clientToolsOf, systemOf, type RunOptions } from './managed-agents.js';
+import { clientToolsOf, isRuntimeAgent, systemOf, type RunOptions } from './managed-agents.js';
 import { parseSendSessionEvents, type SendSessionEventsInput } from './schemas.js';
 import { parseOrThrow } from '../validation.js';
 import { z } from 'zod';
@@ -496,7 +496,8 @@ export class RunSupervisor {
   #runConfig(session: Session): { tools: Tool[] } & RunOptions {
     const defaults = this.#deps.runDefaults ?? {};
     const snapshot = session.agent;
-    if (snapshot === null || typeof snapshot !== 'object' || Array.isArray(snapshot)) return { ...defaults, tools: [...(this.#deps.tools ?? [])] };
+    // No agent named (`POST /sessions`): the Runtime's own tools.
+    if (snapshot === null || typeof snapshot !== 'object' || Array.isArray(snapshot) || isRuntimeAgent(snapshot)) return { ...defaults, tools: [...(this.#deps.tools ?? [])] };
     const configured = this.#deps.agents?.find((a) => a.id === snapshot.id);
     const host = (configured?.tools ?? []).filter((t) => t.execute !== undefined);
     return { ...defaults, ...(configured?.run ?? {}), tools: [...host, ...clientToolsOf(snapshot)] };

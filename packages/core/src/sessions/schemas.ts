@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { contentBlockSchema, contentSchema } from '../live-inbox/content.js';
 import { InboxKitError } from '../errors.js';
-import { idString, parseOrThrow } from '../validation.js';
+import { idString, INTEGER_PARAMETER, parseOrThrow } from '../validation.js';
 
 /** Most events one `POST /v1/sessions/{id}/events` may carry. */
 export const MAX_EVENTS_PER_REQUEST = 50;
@@ -105,5 +105,6 @@ export const sessionParams = z.object({ session_id: idString });
  */
 export const liveInboxMessageParams = z.object({
   session_id: idString,
-  message_id: z.string().regex(/^-?\d{1,15}$/, 'must be an integer').transform(Number),
+  message_id: z.string().regex(/^-?\d{1,15}$/, 'must be an integer').transform(Number)
+    .meta({ [INTEGER_PARAMETER]: { minimum: 1, maximum: 999_999_999_999_999 }, description: 'The queue-local id the queue answered (`{ id }`), an integer from 1' }),
 });

@@ -571,7 +571,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
-    name: 'time filters (created_at[gt|gte|lt|lte]) are exact: sub-ms digits compared at full precision, offsets honoured, impossible dates 400',
+    name: 'time filters (created_at[gt|gte|lt|lte]) are exact: sub-ms digits compared at full precision, offsets honoured, no offset read as UTC, impossible dates 400',
     async run(s) {
       const owner = s.keys.acc_owner!;
       const created = await send(s, 'POST', '/v1/sessions', { key: owner, body: { agent: s.agent_id, environment_id: 'env_kit' } });
@@ -586,8 +586,11 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
       const offset = (ms: number) => `${iso(ms + 330 * 60_000).slice(0, -1)}+05:30`;
       const after = (ms: number) => `${iso(ms).slice(0, -1)}0001Z`;
       const before = (ms: number) => `${iso(ms - 1).slice(0, -1)}9999Z`;
+      // What the Python SDK sends for a naive `datetime` (`isoformat()`: no offset, microseconds): read as UTC.
+      const naive = (ms: number) => `${iso(ms).slice(0, -1)}000`;
       const cases: Array<[string, (ms: number) => string, boolean]> = [
         ['gte', iso, true], ['gt', iso, false], ['lte', iso, true], ['lt', iso, false],
+        ['gte', naive, true], ['gt', naive, false], ['lte', naive, true], ['lt', naive, false],
         ['gte', offset, true], ['gt', offset, false], ['lte', offset, true], ['lt', offset, false],
         ['gte', after, false], ['gt', after, false], ['lte', after, true], ['lt', after, true],
         ['gte', before, true], ['gt', before, true], ['lte', before, false], ['lt', before, false],
@@ -604,7 +607,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
           if (holds(res.body) !== included) fail(`GET ${path}${q}`, res, included ? 'the bound must select the record' : 'the bound must leave the record out');
         }
         for (const bad of ['2026-02-30T00:00:00Z', '2026-02-29T12:00:00Z', '2026-04-31T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T00:60:00Z',
-          '2026-12-31T23:59:60Z', '2026-01-01T00:00:00', '2026-01-01', '2026-01-01T00:00:00+24:00', 'yesterday']) {
+          '2026-12-31T23:59:60Z', '2026-01-01', '2026-01-01T00:00', '2026-01-01T00:00:00+24:00', 'yesterday']) {
           const q = new URLSearchParams({ 'created_at[gte]': bad });
           expectError(`GET ${path}${q}`, await send(s, 'GET', `${path}${q}`, { key: owner }), 400, 'validation_error');
         }

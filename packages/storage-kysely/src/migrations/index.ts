@@ -13,6 +13,7 @@ import { managedSessionsMigration } from './0005-managed-sessions.js';
 import { projectEventVisibilitySourceMigration } from './0006-project-event-visibility-source.js';
 import { agentsMigration } from './0008-agents.js';
 import { administrationMigration } from './0010-administration.js';
+import { sessionAgentSnapshotsMigration } from './0011-session-agent-snapshots.js';
 
 /** All migrations for one engine, keyed by name (`0001_initial`, …). */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -25,5 +26,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0006_project_event_visibility_source': projectEventVisibilitySourceMigration(dialect),
     '0008_agents': agentsMigration(dialect),
     '0010_administration': administrationMigration(dialect),
+    '0011_session_agent_snapshots': sessionAgentSnapshotsMigration(dialect),
   };
 }
