@@ -37,4 +37,14 @@ export interface ServiceDeps {
    * MUST return exactly the lowercase hex SHA-256 digest.
    */
   hashApiKey?: (secret: string) => string | Promise<string>;
+  /**
+   * How long an `Idempotency-Key` keeps its first outcome, in ms (default
+   * {@link DEFAULT_IDEMPOTENCY_TTL_MS}, 24 h). Past it the key is free again (a repeat creates
+   * anew) and `ProjectInboxService.sweepExpiredIdempotencyKeys` deletes its record. Needs a store
+   * with `sweepIdempotencyRecords`; without one, keys never expire. Spec: platform.md "Retention".
+   */
+  idempotencyTtlMs?: number;
 }
+
+/** Default lifetime of an idempotency record: 24 h, in ms. */
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 86_400_000;

@@ -23,7 +23,12 @@ export {
   type RecordField, type RecordFieldKind, recordFields, runSchema, runStatusSchema, sessionEventSchema, sessionSchema,
   workspaceSchema,
 } from './schemas/records.js';
-export { type Principal, type RequestContext, type ServiceDeps } from './context.js';
+export { DEFAULT_IDEMPOTENCY_TTL_MS, type Principal, type RequestContext, type ServiceDeps } from './context.js';
+export {
+  decideWrite, WRITE_ACTIONS, WRITE_POLICY, WRITE_ROLES, WRITE_STATE_VALUES, type WriteAction, type WritePolicyRow, type WriteRefusal,
+  type WriteRole, type WriteState,
+} from './policy/write-policy.js';
+export { type ListPage } from './paging.js';
 export { MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH } from './validation.js';
 export { LAST_EVENT_ID_HEADER, resumePosition, resyncFor, type ResyncSignal } from './stream-resume.js';
 export { idempotencyKeySchema, idempotencyRequestHash, parseIdempotencyKey } from './idempotency.js';
@@ -33,7 +38,7 @@ export {
   systemClock,
 } from './ports/clock.js';
 export {
-  type AttemptOwnership, type AttemptOwnershipKey, type IdempotencyRecord, type IdempotencyScope,
+  type AttemptOwnership, type AttemptOwnershipKey, type FloorPosition, type IdempotencyRecord, type KeysetQuery, type IdempotencyScope,
   type IdempotencyStore, type IdentityStore, type InboxDecisionPatch, type InboxItemQuery, type InboxItemWithAccess,
   type InboxStore, type NewProjectEvent, type NewSessionEvent, type ProjectEventQuery, type ProjectEventStore,
   type ProjectStore, type RunStore, type SessionEventQuery, type SessionPageQuery, type SessionPatch,
@@ -58,7 +63,8 @@ export {
 export { constantTimeEqual, generateApiKeySecret, hashApiKey } from './platform/keys.js';
 export {
   addMemberBody, addPageBody, commitTurnBody, createProjectBody, createProjectRequest, createSessionBody,
-  createSessionRequest, listOperationLogsQuery, listProjectEventsQuery, listSessionsQuery, streamProjectEventsQuery,
+  createSessionRequest, listFloorsQuery, listMembersQuery, listOperationLogsQuery, listPagesQuery, listProjectEventsQuery,
+  listProjectsQuery, listSessionsQuery, streamProjectEventsQuery,
 } from './platform/schemas.js';
 export { PlatformService, PROJECT_FEED_RECHECK_MS } from './platform/service.js';
 export {

@@ -105,7 +105,7 @@ describe('migrations', () => {
     const tmp = tempDir();
     const db = openSqlite(join(tmp.dir, 'm.sqlite'));
     try {
-      expect(await migrateToLatest(db)).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source']);
+      expect(await migrateToLatest(db)).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source', '0007_paging_and_retention']);
       expect(await migrateToLatest(db)).toEqual([]);
       sqliteSchema = await schemaOf(db);
       expect(Object.keys(sqliteSchema)).toEqual(EXPECTED_TABLES);
@@ -130,7 +130,7 @@ describe('migrations', () => {
     await db.insertInto('workspaces').values({ id: 'ws_old', name: 'before 0002', created_at: T0 }).execute();
     // A Session of the first release: 0005 gives it metadata {}, updated_at = created_at, nulls elsewhere.
     await sql`insert into sessions (id, workspace_id, project_id, title, created_by_account_id, created_at) values ('sess_old', 'ws_old', null, 'old', 'acc_1', ${T0 + 5})`.execute(db);
-    expect(await migrateToLatest(db)).toEqual(['0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source']);
+    expect(await migrateToLatest(db)).toEqual(['0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source', '0007_paging_and_retention']);
     expect(await db.selectFrom('workspaces').selectAll().execute()).toEqual([{ id: 'ws_old', name: 'before 0002', created_at: T0 }]);
     const session = await db.selectFrom('sessions').select(['agent', 'environment_id', 'metadata', 'updated_at', 'archived_at', 'deleted_at']).executeTakeFirstOrThrow();
     const metadata: unknown = typeof session.metadata === 'string' ? JSON.parse(session.metadata) : session.metadata;
@@ -183,7 +183,7 @@ describe('migrations', () => {
     await untyped.insertInto('project_events').values([
       row('evt_1', 1, 'project.created', 'req_seed'), row('evt_2', 2, 'project_inbox.item.created', 'req_x'), row('evt_3', 3, 'project_inboxer.x', 'req_y'),
     ]).execute();
-    expect(await migrateToLatest(db)).toEqual(['0006_project_event_visibility_source']);
+    expect(await migrateToLatest(db)).toEqual(['0006_project_event_visibility_source', '0007_paging_and_retention']);
     const rows = await untyped.selectFrom('project_events').select(['id', 'visibility', 'source']).orderBy('sequence').execute();
     expect(rows).toEqual([
       { id: 'evt_1', visibility: 'project', source: 'system' },
@@ -221,7 +221,7 @@ describe('migrations', () => {
     const db = openPostgres(database.url);
     try {
       const [first, concurrent] = await Promise.all([migrateToLatest(db), migrateToLatest(db)]);
-      expect([...first, ...concurrent]).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source']);
+      expect([...first, ...concurrent]).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source', '0007_paging_and_retention']);
       expect(await migrateToLatest(db)).toEqual([]);
       expect(await schemaOf(db)).toEqual(sqliteSchema);
       const json = await sql<{ column_name: string; data_type: string }>`

@@ -9,11 +9,11 @@
  * `SessionRuntimeService`.
  */
 import type { RequestContext } from '../context.js';
-import { InboxKitError } from '../errors.js';
+import { InboxKitError, isInboxKitError } from '../errors.js';
 import { isModelError, runNativeAttempt, type NativeAttemptResult } from '../live-inbox/agent-loop.js';
 import type { NewSessionEvent, StoreTx } from '../ports/store.js';
 import type { Run, Session, SessionEvent } from '../records.js';
-import { loadSessionAccess, sessionWriteDenied } from './access.js';
+import { gateSessionWrite, runWriteRefusal } from '../policy/write-gate.js';
 import type { AttemptLeases } from './attempt-leases.js';
 import { SESSION_EVENT_TYPES, type SessionLedger } from './ledger.js';
 import { parseSendSessionEvents, type SendSessionEventsInput } from './schemas.js';
@@ -82,15 +82,8 @@ export class RunSupervisor {
     if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
     return this.#withSessionLock(session_id, async () => {
       const { events, start, interruptRunId } = await this.#deps.store.transaction(async (tx) => {
-        const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
-        if (!access.canWrite) throw sessionWriteDenied();
-        // An archived project takes no new input; an interrupt may still stop a running Run.
-        if (access.archived && body.events.some((e) => e.type === 'user.message')) {
-          throw new InboxKitError('project_archived', 'Project is archived');
-        }
-        if (access.session.archived_at !== null && body.events.some((e) => e.type === 'user.message')) {
-          throw new InboxKitError('session_archived', 'Session is archived; it takes no new messages');
-        }
+        // The write gate: an archived project or Session takes no message; an interrupt may still stop a Run.
+        const access = await gateSessionWrite(tx, ctx.principal, session_id, body.events.some((e) => e.type === 'user.message') ? 'session.message' : 'session.interrupt');
         const session = access.session;
         const now = this.#deps.clock.now();
         const pending: NewSessionEvent[] = [];
@@ -255,7 +248,8 @@ export class RunSupervisor {
             pending.push(this.#ledger.idle(session.id, run.id, result.status, now, result.status === 'failed' ? runFailureOf(result.error) : undefined));
           }
           let next: RunStart | undefined;
-          if (!this.#closed && (await this.#ledger.hasDurableInputAfter(tx, session.id, active.startSeq))) {
+          // The write gate: no follow-up Run starts in an archived project or Session.
+          if (!this.#closed && (await runWriteRefusal(tx, session, 'run.start')) === null && (await this.#ledger.hasDurableInputAfter(tx, session.id, active.startSeq))) {
             const nextRun = this.#newRun(session.id, now);
             await tx.insertRun(nextRun);
             pending.push(this.#ledger.running(session.id, nextRun.id, now));
@@ -303,5 +297,7 @@ export class RunSupervisor {
 
 function runFailureOf(error: unknown): RunFailure {
   if (isModelError(error)) return { type: error.type, message: error.message };
+  // The write gate stopped the Run's commit: its project or Session was archived meanwhile.
+  if (isInboxKitError(error) && (error.code === 'project_archived' || error.code === 'session_archived')) return { type: 'invalid_request_error', message: error.message };
   return { type: 'api_error', message: 'The Run failed on an internal error.' };
 }

@@ -16,7 +16,8 @@
 import type { StoreTx } from '../ports/store.js';
 import { checkAttemptOwnership, checkEndRunConditional, checkListRunningRuns } from './conformance-checks/runs.js';
 import { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
-import { checkIdempotencyRecords } from './conformance-checks/idempotency.js';
+import { checkIdempotencyRecords, checkIdempotencySweep } from './conformance-checks/idempotency.js';
+import { checkProjectAndMemberPages, checkTurnAndSessionPages } from './conformance-checks/paging.js';
 import { checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
 import { checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging } from './conformance-checks/inbox.js';
 import { checkMemberships } from './conformance-checks/projects.js';
@@ -32,7 +33,8 @@ export { JSON_SAMPLES, checkDecideHasOneWinner, checkInboxItemWithAccess, checkJ
 export { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
 export { checkGapFreeSessionSeq, checkManagedSessions, checkSessionWithAccess, checkSessionsFloorsPages } from './conformance-checks/sessions.js';
 export { checkAttemptOwnership, checkEndRunConditional, checkListRunningRuns } from './conformance-checks/runs.js';
-export { checkIdempotencyRecords } from './conformance-checks/idempotency.js';
+export { checkIdempotencyRecords, checkIdempotencySweep } from './conformance-checks/idempotency.js';
+export { checkProjectAndMemberPages, checkTurnAndSessionPages } from './conformance-checks/paging.js';
 
 /**
  * The sub-ports of the storage port (`ports/store.ts`), by which the kit groups its checks:
@@ -49,18 +51,18 @@ export type StorePortGroup = (typeof STORE_PORT_GROUPS)[number];
 export const STORE_PORT_METHODS = {
   identity: ['insertWorkspace', 'getWorkspace', 'insertAccount', 'getWorkspaceAccount', 'insertApiKey', 'findApiKeyByHash', 'revokeApiKey'],
   projects: [
-    'insertProject', 'getProject', 'lockProject', 'listProjectsForAccount', 'setProjectStatus', 'getMembership', 'upsertMembership',
-    'deleteMembership', 'listMemberships',
+    'insertProject', 'getProject', 'lockProject', 'listProjectsForAccount', 'pageProjectsForAccount', 'setProjectStatus', 'getMembership', 'upsertMembership',
+    'deleteMembership', 'listMemberships', 'pageMemberships',
   ],
   inbox: ['insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'listInboxItems', 'decideInboxItem'],
   events: ['appendProjectEvent', 'getProjectEvent', 'listProjectEvents', 'lastProjectEventSequence', 'appendOperationLog', 'appendAudited', 'listOperationLogs'],
   sessions: [
     'insertSession', 'getSession', 'lockSession', 'listSessions', 'getSessionWithAccess', 'pageSessions', 'updateSession', 'deleteSession',
-    'insertFloor', 'getFloor', 'listFloors', 'lastFloorNumber', 'insertPage', 'getPage', 'listPages', 'appendSessionEvents',
+    'insertFloor', 'getFloor', 'listFloors', 'pageFloors', 'lastFloorNumber', 'insertPage', 'getPage', 'listPages', 'pagePages', 'appendSessionEvents',
     'listSessionEvents', 'lastSessionEventSeq',
   ],
   runs: ['insertRun', 'getRunningRun', 'listRunningRuns', 'endRun', 'claimAttemptOwnership', 'renewAttemptOwnership', 'releaseAttemptOwnership', 'findAttemptOwner'],
-  idempotency: ['findIdempotencyRecord', 'insertIdempotencyRecord'],
+  idempotency: ['findIdempotencyRecord', 'insertIdempotencyRecord', 'sweepIdempotencyRecords'],
 } as const satisfies Record<StorePortGroup, readonly (keyof StoreTx)[]>;
 
 // Compile-time proof that the lists name every method of the port exactly (a new method fails `tsc` until it is listed).
@@ -91,6 +93,7 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'identity', requires: needs('inbox', 'events'), name: 'workspace and project scoping of lookups and lists', run: checkWorkspaceScoping },
   { group: 'identity', requires: needs(), name: 'identity, API keys and conditional project status', run: checkIdentityAndProjects },
   { group: 'projects', requires: needs(), name: 'memberships: upsert and delete', run: checkMemberships },
+  { group: 'projects', requires: needs(), name: 'pageProjectsForAccount and pageMemberships (optional): keyset pages are exactly the lists, ties kept', run: checkProjectAndMemberPages },
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'decideInboxItem: 20 concurrent decisions → exactly one winner, one log row, one event', run: checkDecideHasOneWinner },
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'keyset pages neither skip nor repeat rows sharing created_at (with filters)', run: checkKeysetPaging },
   { group: 'inbox', requires: needs('inbox'), name: 'getInboxItemWithAccess (optional): project, membership and item in one read, as the three reads give them', run: checkInboxItemWithAccess },
@@ -102,10 +105,12 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'sessions', requires: needs(), name: 'session ledger: gap-free seq under concurrent appends', run: checkGapFreeSessionSeq },
   { group: 'sessions', requires: needs(), name: 'sessions, floors and pages', run: checkSessionsFloorsPages },
   { group: 'sessions', requires: needs(), name: 'managed sessions: pages, update, delete, ledger filters', run: checkManagedSessions },
+  { group: 'sessions', requires: needs(), name: 'pageFloors, pagePages (optional) and pageSessions by project_id: keyset pages are exactly the lists', run: checkTurnAndSessionPages },
   { group: 'runs', requires: needs('runs'), name: 'runs: endRun is conditional', run: checkEndRunConditional },
   { group: 'runs', requires: needs('runs'), name: 'runs: listRunningRuns lists running Runs oldest first, at most limit', run: checkListRunningRuns },
   { group: 'runs', requires: needs('runs'), name: 'attempt ownership: conditional claim, lease expiry, exact renew and release, one winner of 20', run: checkAttemptOwnership },
   { group: 'idempotency', requires: needs('idempotency', 'inbox', 'events'), name: 'idempotency records: conditional insert, exact scope, released by rollback, one winner of 20', run: checkIdempotencyRecords },
+  { group: 'idempotency', requires: needs('idempotency'), name: 'sweepIdempotencyRecords (optional): only expired records, oldest first, bounded, scoped, undone by rollback; a swept key is free', run: checkIdempotencySweep },
 ];
 
 /**
