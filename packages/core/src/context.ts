@@ -44,6 +44,12 @@ export interface ServiceDeps {
    * with `sweepIdempotencyRecords`; without one, keys never expire. Spec: platform.md "Retention".
    */
   idempotencyTtlMs?: number;
+  /**
+   * Per-caller budgets of the services (platform.md "Per-caller bounds"): Runs running at once per
+   * account and per API key (default 8 each; 429 `too_many_runs`), Sessions created per minute per
+   * API key (default 120; 429 `rate_limited`). Counted per process.
+   */
+  budgets?: import('./caller-budgets.js').CallerBudgetOptions;
 }
 
 /** Default lifetime of an idempotency record: 24 h, in ms. */

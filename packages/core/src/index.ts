@@ -29,6 +29,7 @@ export {
   type WriteRole, type WriteState,
 } from './policy/write-policy.js';
 export { type ListPage } from './paging.js';
+export { CALLER_BUDGET_DEFAULTS, type CallerBudgetOptions, RunBudget, SessionCreateBudget } from './caller-budgets.js';
 export { MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH } from './validation.js';
 export { LAST_EVENT_ID_HEADER, resumePosition, resyncFor, type ResyncSignal } from './stream-resume.js';
 export { idempotencyKeySchema, idempotencyRequestHash, parseIdempotencyKey } from './idempotency.js';

@@ -37,7 +37,8 @@ export function toEnvelope(error: unknown, request_id: string): ErrorAnswer {
 
 /** Fastify error handler: every error leaves in the envelope; unexpected ones are logged, not shown. */
 export function errorHandler(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const { status, body, unexpected } = toEnvelope(error, request.requestId);
+  const { status, body, unexpected, headers } = toEnvelope(error, request.requestId);
   if (unexpected) request.log.error({ err: error }, 'unexpected error');
+  if (headers) void reply.headers(headers);
   void reply.code(status).type('application/json; charset=utf-8').send(body);
 }

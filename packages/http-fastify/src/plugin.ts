@@ -7,7 +7,7 @@
 import { InboxKitError } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import { parseJsonBody, readCredentials, routeNotFound, type HttpServices } from '@inbox-kit/core/http';
+import { createEdgeBudgets, parseJsonBody, readCredentials, routeNotFound, type CredentialThrottleOptions, type HttpServices } from '@inbox-kit/core/http';
 import { requestIdOf } from './context.js';
 import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
 import { defaultResponseValidation, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';
@@ -48,11 +48,29 @@ export interface InboxKitPluginOptions {
    */
   bodyTimeoutMs?: number;
   /**
+   * The bad-credential throttle (platform.md "Per-caller bounds"): requests with an unknown or
+   * revoked API key are counted per remote address (`request.ip`: set Fastify's `trustProxy`
+   * behind a proxy); past `maxFailures` (default 100) in `windowMs` (default 60,000) the address
+   * gets 429 `authentication_throttled` with `Retry-After` before any key is looked up. `false`: off.
+   */
+  credentialThrottle?: CredentialThrottleOptions | false;
+  /**
+   * Request bodies one API key may have in flight on this server (default 16); past it 429
+   * `too_many_bodies` with `Retry-After`, before the body is read.
+   */
+  maxBodiesPerKey?: number;
+  /**
    * Check every response against its route's zod schema (see `serializer.ts`): a response the
    * schema would reject or change becomes a 500. Default: on unless `NODE_ENV` is `production`.
    * Off, responses are `JSON.stringify` of what the services return, with no per-response cost.
    */
   responseValidation?: boolean;
+}
+
+/** True when the request announces a body (`Transfer-Encoding`, or a `Content-Length` other than 0). */
+function announcesBody(raw: FastifyRequest['raw']): boolean {
+  const length = raw.headers['content-length'];
+  return raw.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /** 404 `not_found` in the envelope for a route that does not exist (`request.requestId` must be set). */
@@ -91,6 +109,11 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   registerBodyDeadline(app, opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
   const forwardSecret = opts.forwarding?.secret;
   if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
+  // The contract's per-caller budgets (one set per registration): the bad-credential throttle, bodies in flight.
+  const budgets = createEdgeBudgets({
+    ...(opts.credentialThrottle !== undefined ? { credentialThrottle: opts.credentialThrottle } : {}),
+    ...(opts.maxBodiesPerKey !== undefined ? { maxBodiesPerKey: opts.maxBodiesPerKey } : {}),
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     // Under `createServer` the root's hook has already set the id and its headers.
@@ -113,7 +136,9 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
       }
     }
     const { apiKey, actingAccountId, options } = readCredentials(request.headers);
-    request.principal = await services.platform.authenticate(apiKey, actingAccountId, options);
+    request.principal = await budgets.authenticate(request.ip, () => services.platform.authenticate(apiKey, actingAccountId, options));
+    // A body still to read takes one of its key's slots until the request is answered (or its socket closes).
+    if (announcesBody(request.raw)) reply.raw.once('close', budgets.claimBody(request.principal));
   });
 
   // Answers made before the hook above ran (the rate limiter's 429) still get both headers.

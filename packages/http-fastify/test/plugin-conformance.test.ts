@@ -29,6 +29,8 @@ runHttpConformance('inboxKit plugin in a plain Fastify app with inboxKitServerOp
     await app.register(inboxKit, {
       services, streamTiming: { heartbeatMs: 60_000, ...settings.streamTiming },
       ...(settings.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: settings.bodyTimeoutMs }),
+      ...(settings.credentialThrottle === undefined ? {} : { credentialThrottle: settings.credentialThrottle }),
+      ...(settings.maxBodiesPerKey === undefined ? {} : { maxBodiesPerKey: settings.maxBodiesPerKey }),
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();

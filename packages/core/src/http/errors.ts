@@ -44,6 +44,9 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   too_many_streams: 429,
+  too_many_runs: 429,
+  too_many_bodies: 429,
+  authentication_throttled: 429,
   internal_error: 500,
   session_ownership_unavailable: 500,
   overloaded: 503,
@@ -83,22 +86,35 @@ export function envelope(status: number, code: string, message: string, details:
   return { type: 'error', error: { type: errorKind(status), code, message, details, request_id } };
 }
 
-/** What an adapter sends for an error: the status, the envelope, and whether it was unexpected (log it, never show it). */
+/**
+ * What an adapter sends for an error: the status, the envelope, whether it was unexpected (log it,
+ * never show it), and the headers to add (`retry-after` on every 429 and 503).
+ */
 export interface ErrorAnswer {
   status: number;
   body: ErrorEnvelope;
   unexpected: boolean;
+  headers?: Record<string, string>;
 }
+
+/** `Retry-After` (seconds) of a 429 or 503 whose error names none. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 1;
 
 /**
  * The answer for a thrown value: an `InboxKitError` gets its code's status (a 5xx never shows its
- * message or details); anything else is a bare 500 `internal_error` marked `unexpected`.
+ * message or details) and, for a 429 or 503, `retry-after` (its `retryAfterSeconds`, default
+ * {@link DEFAULT_RETRY_AFTER_SECONDS}); anything else is a bare 500 `internal_error` marked `unexpected`.
  */
 export function envelopeOf(error: unknown, request_id: string): ErrorAnswer {
   if (isInboxKitError(error)) {
     const status = STATUS_BY_CODE[error.code] ?? 500;
-    const message = status >= 500 ? 'Internal server error' : error.message;
-    return { status, body: envelope(status, error.code, message, status >= 500 ? [] : error.details, request_id), unexpected: false };
+    const message = status === 503 ? error.message : status >= 500 ? 'Internal server error' : error.message;
+    const body = envelope(status, error.code, message, status >= 500 ? [] : error.details, request_id);
+    if (status === 429 || status === 503) {
+      const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
+      return { status, body, unexpected: false, headers: { 'retry-after': String(retryAfter) } };
+    }
+    return { status, body, unexpected: false };
   }
   return { status: 500, body: envelope(500, 'internal_error', 'Internal server error', [], request_id), unexpected: true };
 }

@@ -18,6 +18,7 @@ import type {
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { constantTimeEqual, generateApiKeySecret, hashApiKey } from './keys.js';
 import { PrincipalCache } from './principal-cache.js';
+import { SessionCreateBudget } from '../caller-budgets.js';
 import {
   addMemberBody, addPageBody, commitTurnBody, createProjectBody, createSessionBody, listFloorsQuery, listMembersQuery, listOperationLogsQuery,
   listPagesQuery, listProjectEventsQuery, listProjectsQuery, listSessionsQuery,
@@ -72,8 +73,12 @@ export class PlatformService {
    */
   readonly #lookups = new Map<string, Promise<Principal>>();
 
+  /** Sessions created per minute per API key (`deps.budgets.sessionsPerMinute`). */
+  readonly #sessionCreates: SessionCreateBudget;
+
   constructor(private readonly deps: ServiceDeps) {
     this.#principals = new PrincipalCache(() => deps.clock.now());
+    this.#sessionCreates = new SessionCreateBudget(deps.budgets, () => deps.clock.now());
   }
 
   // — identity —
@@ -317,13 +322,17 @@ export class PlatformService {
    * Creates a session, optionally in a project (the project's owner or a deriver may).
    * `input.id` is for trusted callers only, as for {@link createProject}. `managed` carries the
    * Managed Agents fields of `POST /v1/sessions` (see `ManagedSessionsService`).
-   * @throws project_not_found, permission_denied, project_archived, conflict (a trusted caller's id is taken).
+   * @throws project_not_found, permission_denied, project_archived, conflict (a trusted caller's id
+   *   is taken), rate_limited (429: the caller's API key created `budgets.sessionsPerMinute` Sessions
+   *   in the last minute; `retryAfterSeconds` says when one is back).
    */
   async createSession(
     ctx: RequestContext, input: z.input<typeof createSessionBody>,
     managed?: { agent: JsonValue; environment_id: string; metadata: Record<string, string> },
   ): Promise<Session> {
     const body = parseOrThrow(createSessionBody, input, 'session');
+    // The caller's budget (trusted creates with their own id — seeding, imports — are not counted).
+    if (body.id === undefined) this.#sessionCreates.take(ctx.principal);
     const now = this.deps.clock.now();
     const session: Session = {
       id: body.id ?? this.deps.ids.next('sess'),

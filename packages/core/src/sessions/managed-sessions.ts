@@ -68,7 +68,8 @@ export class ManagedSessionsService {
    * @throws InboxKitError `validation_error` (400), `unsupported_capability` (400: `resources`,
    *   `vault_ids`, `budget`, agent overrides, `user.define_outcome`), `agent_not_found` (404: no
    *   configured agent has this id, or not this version), `project_not_found` (404),
-   *   `permission_denied` (403: an observer), `project_archived` (409).
+   *   `permission_denied` (403: an observer), `project_archived` (409), `too_many_runs` (429: with
+   *   `initial_events`, the caller is at its Run budget), `rate_limited` (429: Sessions per minute).
    */
   async create(ctx: RequestContext, input: CreateManagedSessionInput): Promise<ManagedSession> {
     const body = parseOrThrow(createManagedSessionBody, input, 'session');
@@ -77,9 +78,11 @@ export class ManagedSessionsService {
     if (body.budget !== undefined) throw unsupported('A spend budget');
     if (body.initial_events?.some((e) => e.type === 'user.define_outcome')) throw unsupported('user.define_outcome');
     const agent = this.#resolveAgent(body.agent);
+    const messages = (body.initial_events ?? []).flatMap((e) => (e.type === 'user.message' ? [{ type: e.type, content: e.content }] : []));
+    // A create whose initial input could not start its Run leaves no Session.
+    if (messages.length > 0) this.#deps.runtime.assertRunBudget(ctx);
     const session = await this.#deps.platform.createSession(ctx, { project_id: body.project_id ?? null, title: body.title },
       { agent: agentSnapshot(agent), environment_id: body.environment_id, metadata: body.metadata ?? {} });
-    const messages = (body.initial_events ?? []).flatMap((e) => (e.type === 'user.message' ? [{ type: e.type, content: e.content }] : []));
     if (messages.length > 0) await this.#deps.runtime.sendEvents(ctx, session.id, { events: messages });
     return managedSession(session, await this.#status(session));
   }

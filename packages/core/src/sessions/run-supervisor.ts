@@ -8,7 +8,8 @@
  * Spec: live-inbox.md ("Model", "Drain, commit, carry-over"); the rules are documented on
  * `SessionRuntimeService`.
  */
-import type { RequestContext } from '../context.js';
+import type { Principal, RequestContext } from '../context.js';
+import { RunBudget } from '../caller-budgets.js';
 import { InboxKitError, isInboxKitError } from '../errors.js';
 import { isModelError, runNativeAttempt, type NativeAttemptResult } from '../live-inbox/agent-loop.js';
 import type { NewSessionEvent, StoreTx } from '../ports/store.js';
@@ -40,6 +41,8 @@ interface ActiveRun {
   startSeq: number;
   controller: AbortController;
   done: Promise<void>;
+  /** Gives back the caller's Run budget slot (held by the Run and the follow-ups it hands it to). */
+  release: () => void;
 }
 
 /** A Run the start transaction created, launched after commit. */
@@ -47,6 +50,8 @@ interface RunStart {
   run: Run;
   session: Session;
   startSeq: number;
+  /** The Run budget slot of the caller whose input started the chain. */
+  release: () => void;
 }
 
 /** Rows per page when recovery lists running Runs. */
@@ -64,23 +69,36 @@ export class RunSupervisor {
   #closed = false;
   /** When this instance was built (ms): Runs started at or before it by nobody here are leftovers. */
   readonly #bootedAt: number;
+  /** Runs running at once per account and per API key (`deps.budgets`). */
+  readonly #budget: RunBudget;
 
   constructor(deps: RunSupervisorDeps, ledger: SessionLedger, leases: AttemptLeases) {
     this.#deps = deps;
     this.#ledger = ledger;
     this.#leases = leases;
     this.#bootedAt = deps.clock.now();
+    this.#budget = new RunBudget(deps.budgets);
+  }
+
+  /**
+   * Refuses a caller at its Run budget without taking a slot (a create with initial input checks
+   * it before writing the Session). @throws InboxKitError `too_many_runs` (429).
+   */
+  assertRunBudget(principal: Principal): void {
+    if (!this.#budget.allows(principal)) this.#budget.claim(principal);
   }
 
   /**
    * Durable input (`POST /v1/sessions/{id}/events`); see `SessionRuntimeService.sendEvents`.
    * @throws InboxKitError `validation_error`, `unsupported_capability`, `session_not_found`,
-   *   `permission_denied`, `project_archived`, `session_archived`, `overloaded`.
+   *   `permission_denied`, `project_archived`, `session_archived`, `too_many_runs`, `overloaded`.
    */
   async sendEvents(ctx: RequestContext, session_id: string, input: SendSessionEventsInput): Promise<{ data: SessionEvent[] }> {
     const body = parseSendSessionEvents(input);
     if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
     return this.#withSessionLock(session_id, async () => {
+      // The caller's Run budget slot, taken (inside the transaction) only when this input starts a Run.
+      let slot: (() => void) | undefined;
       const { events, start, interruptRunId } = await this.#deps.store.transaction(async (tx) => {
         // The write gate: an archived project or Session takes no message; an interrupt may still stop a Run.
         const access = await gateSessionWrite(tx, ctx.principal, session_id, body.events.some((e) => e.type === 'user.message') ? 'session.message' : 'session.interrupt');
@@ -110,6 +128,8 @@ export class RunSupervisor {
             continue;
           }
           const startsRun = start === undefined && running === undefined;
+          // Over the caller's Run budget: 429 `too_many_runs`, and the transaction writes nothing.
+          if (startsRun) slot ??= this.#budget.claim(ctx.principal);
           const run: Run | undefined = startsRun ? this.#newRun(session.id, now) : undefined;
           pending.push(await this.#ledger.message(tx, session, { role: 'user', run_id: run?.id ?? null, message_id: null, content: event.content }, now));
           if (run !== undefined) {
@@ -117,11 +137,14 @@ export class RunSupervisor {
             pending.push(this.#ledger.running(session.id, run.id, now));
             await flush();
             const startSeq = stored[stored.length - 1]?.seq ?? 0;
-            start = { run, session, startSeq };
+            start = { run, session, startSeq, release: slot! };
           }
         }
         await flush();
         return { events: stored, start, interruptRunId };
+      }).catch((error: unknown) => {
+        slot?.();
+        throw error;
       });
       this.#ledger.publish(events);
       if (start !== undefined) this.#launch(start);
@@ -217,7 +240,10 @@ export class RunSupervisor {
     const controller = new AbortController();
     const active: ActiveRun = { ...start, controller, done: Promise.resolve() };
     this.#active.set(start.session.id, active);
-    active.done = this.#execute(active).catch((error: unknown) => this.#runError(error, active));
+    active.done = this.#execute(active).catch((error: unknown) => {
+      active.release();
+      this.#runError(error, active);
+    });
   }
 
   /** Executes a Run, then ends it (and maybe starts the follow-up) under the session lock. */
@@ -253,7 +279,7 @@ export class RunSupervisor {
             const nextRun = this.#newRun(session.id, now);
             await tx.insertRun(nextRun);
             pending.push(this.#ledger.running(session.id, nextRun.id, now));
-            next = { run: nextRun, session, startSeq: 0 };
+            next = { run: nextRun, session, startSeq: 0, release: active.release };
           }
           const events = await tx.appendSessionEvents(pending);
           if (next !== undefined) next.startSeq = events[events.length - 1]?.seq ?? 0;
@@ -262,9 +288,11 @@ export class RunSupervisor {
         this.#ledger.publish(events);
         if (this.#active.get(session.id) === active) this.#active.delete(session.id);
         if (next !== undefined) this.#launch(next);
+        else active.release();
       } catch (error) {
         // The Run stays `running` in storage; the next durable input ends it as a leftover.
         if (this.#active.get(session.id) === active) this.#active.delete(session.id);
+        active.release();
         this.#runError(error, active);
       }
     });

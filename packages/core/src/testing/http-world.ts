@@ -24,7 +24,7 @@ import { PlatformService } from '../platform/service.js';
 import { ProjectInboxService } from '../project-inbox/service.js';
 import { SessionRuntimeService } from '../sessions/service.js';
 import { errorKind } from '../http/errors.js';
-import type { HttpAdapterSettings, HttpConformanceOptions, HttpConformanceServer } from './http-conformance-checks.js';
+import { KIT_ADAPTER_SETTINGS, type HttpAdapterSettings, type HttpConformanceOptions, type HttpConformanceServer } from './http-conformance-checks.js';
 import { createMemoryStore } from './memory-store.js';
 
 /** A response as the suites see it: status, headers, parsed JSON (or the text), the text. */
@@ -204,7 +204,7 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
     const F = await platform.commitTurn(stranger, 'sess_foreign', { content: 'foreign' });
     published.length = 0;
 
-    server = await kit.start({ platform, projectInbox: new ProjectInboxService(deps), ...(runtime ? { runtime } : {}) }, options.settings ?? {});
+    server = await kit.start({ platform, projectInbox: new ProjectInboxService(deps), ...(runtime ? { runtime } : {}) }, { ...KIT_ADAPTER_SETTINGS, ...options.settings });
     const url = server.url.replace(/\/+$/, '');
 
     const request = async <T>(method: string, path: string, opts: WorldRequestOptions = {}): Promise<WorldResponse<T>> => {
