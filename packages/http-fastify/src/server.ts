@@ -123,7 +123,7 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
 }
 
 /** The process's soft file-descriptor limit (Linux `/proc/self/limits`), or undefined elsewhere. */
-export function readFdLimit(): number | undefined {
+function readFdLimit(): number | undefined {
   try {
     return fdLimitFromProcLimits(readFileSync('/proc/self/limits', 'utf8'));
   } catch {
