@@ -19,8 +19,22 @@
  * as PgBouncer before 1.21, which cannot keep named prepared statements), and DEMO_MODEL
  * (`scripted`, the default, or `anthropic`: the Messages API model, which needs ANTHROPIC_API_KEY
  * and takes ANTHROPIC_BASE_URL and ANTHROPIC_MODEL, default `claude-haiku-4-5`).
+ *
+ * Connections and per-caller budgets (platform.md "Connections and request bodies", "Per-caller
+ * bounds"; unset = the default): MAX_CONNECTIONS (open sockets; default 70% of the process's
+ * file-descriptor limit, at most 10,000), MAX_CONNECTIONS_PER_ADDRESS (default a quarter of that),
+ * FIRST_REQUEST_TIMEOUT_MS (a socket that sends no request is closed; default 10000),
+ * KEEP_ALIVE_TIMEOUT_MS (default 72000: above a load balancer's 60 s), HEADERS_TIMEOUT_MS (default
+ * keep-alive + 1000), MAX_RUNS_PER_ACCOUNT and MAX_RUNS_PER_KEY (Runs running at once; default 8
+ * each), SESSIONS_PER_MINUTE (per API key; default 120; 0 = no limit), MAX_BODIES_PER_KEY (request
+ * bodies in flight per API key; default 16), AUTH_FAILURES_PER_WINDOW (requests with an unknown or
+ * revoked key per remote address before 429; default 100; 0 = off) and AUTH_FAILURE_WINDOW_MS
+ * (default 60000), IDEMPOTENCY_TTL_MS (how long an Idempotency-Key keeps its first answer;
+ * default 86400000 = 24 h; expired records are swept every 10 minutes).
  */
 import { resolve } from 'node:path';
+import type { CallerBudgetOptions } from '@inbox-kit/core';
+import type { ConnectionPolicyOptions, CredentialThrottleOptions } from '@inbox-kit/core/http';
 
 export interface DemoConfig {
   port: number;
@@ -63,6 +77,16 @@ export interface DemoConfig {
    * `hono` (`@inbox-kit/http-hono`: the same API on Hono, without the web page and /docs).
    */
   httpAdapter: 'fastify' | 'hono';
+  /** The connection policy; only the numbers set in the environment (the rest take the adapter's defaults). */
+  connections: ConnectionPolicyOptions;
+  /** Per-caller budgets of the services (Runs per account and key, Sessions per minute per key). */
+  budgets: CallerBudgetOptions;
+  /** Request bodies one API key may have in flight (MAX_BODIES_PER_KEY, default 16). */
+  maxBodiesPerKey: number;
+  /** The bad-credential throttle per remote address, or false (AUTH_FAILURES_PER_WINDOW=0). */
+  credentialThrottle: CredentialThrottleOptions | false;
+  /** ms an Idempotency-Key keeps its first answer (IDEMPOTENCY_TTL_MS, default 24 h). */
+  idempotencyTtlMs: number;
 }
 
 /** The Messages API model the demo uses when ANTHROPIC_MODEL is unset. */
@@ -121,7 +145,41 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     preparedStatements: booleanOf('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS, true),
     httpAdapter: httpAdapterOf(env.HTTP_ADAPTER),
     model: modelOf(env),
+    connections: connectionsOf(env),
+    budgets: {
+      runsPerAccount: int('MAX_RUNS_PER_ACCOUNT', env.MAX_RUNS_PER_ACCOUNT, 8, { min: 1 }),
+      runsPerKey: int('MAX_RUNS_PER_KEY', env.MAX_RUNS_PER_KEY, 8, { min: 1 }),
+      sessionsPerMinute: int('SESSIONS_PER_MINUTE', env.SESSIONS_PER_MINUTE, 120),
+    },
+    maxBodiesPerKey: int('MAX_BODIES_PER_KEY', env.MAX_BODIES_PER_KEY, 16, { min: 1 }),
+    credentialThrottle: credentialThrottleOf(env),
+    idempotencyTtlMs: int('IDEMPOTENCY_TTL_MS', env.IDEMPOTENCY_TTL_MS, 86_400_000, { min: 1 }),
   };
+}
+
+/** The connection policy numbers set in the environment (absent ones: the adapter's defaults). */
+function connectionsOf(env: NodeJS.ProcessEnv): ConnectionPolicyOptions {
+  const out: ConnectionPolicyOptions = {};
+  const set = (key: keyof ConnectionPolicyOptions, name: string) => {
+    const value = env[name];
+    if (value !== undefined && value !== '') out[key] = int(name, value, 0, { min: 1 });
+  };
+  set('maxConnections', 'MAX_CONNECTIONS');
+  set('maxConnectionsPerAddress', 'MAX_CONNECTIONS_PER_ADDRESS');
+  set('firstRequestTimeoutMs', 'FIRST_REQUEST_TIMEOUT_MS');
+  set('keepAliveTimeoutMs', 'KEEP_ALIVE_TIMEOUT_MS');
+  set('headersTimeoutMs', 'HEADERS_TIMEOUT_MS');
+  const keepAlive = out.keepAliveTimeoutMs ?? 72_000;
+  if (out.headersTimeoutMs !== undefined && out.headersTimeoutMs <= keepAlive) {
+    throw new ConfigError(`HEADERS_TIMEOUT_MS (${out.headersTimeoutMs}) must be above KEEP_ALIVE_TIMEOUT_MS (${keepAlive})`);
+  }
+  return out;
+}
+
+function credentialThrottleOf(env: NodeJS.ProcessEnv): DemoConfig['credentialThrottle'] {
+  const maxFailures = int('AUTH_FAILURES_PER_WINDOW', env.AUTH_FAILURES_PER_WINDOW, 100);
+  const windowMs = int('AUTH_FAILURE_WINDOW_MS', env.AUTH_FAILURE_WINDOW_MS, 60_000, { min: 1 });
+  return maxFailures === 0 ? false : { maxFailures, windowMs };
 }
 
 function httpAdapterOf(value: string | undefined): 'fastify' | 'hono' {

@@ -21,8 +21,9 @@ import { projectEventsSuite } from './http-suites-events.js';
 import { hostileInputSuite } from './http-suites-hostile.js';
 import { securitySuite } from './http-suites-security.js';
 import { slowBodiesSuite } from './http-suites-slow-bodies.js';
+import { writeGateSuite } from './http-suites-write-gate.js';
 
-export { errorsSuite, projectEventsSuite, hostileInputSuite, liveInboxSuite, projectInboxSuite, securitySuite, slowBodiesSuite };
+export { errorsSuite, projectEventsSuite, hostileInputSuite, liveInboxSuite, projectInboxSuite, securitySuite, slowBodiesSuite, writeGateSuite };
 
 const text = (t: string) => [{ type: 'text', text: t }];
 
@@ -659,4 +660,5 @@ export function httpSuites(kit: HttpConformanceOptions): void {
   hostileInputSuite(kit);
   securitySuite(kit);
   projectEventsSuite(kit);
+  writeGateSuite(kit);
 }

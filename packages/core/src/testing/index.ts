@@ -12,9 +12,9 @@ export {
 export { memoryConformanceSubject, memoryRawReader } from './conformance-memory.js';
 export {
   checkAttemptOwnership, checkDecideHasOneWinner, checkEndRunConditional, checkEventVisibilitySourceAndLatest,
-  checkGapFreeProjectSequences, checkGapFreeSessionSeq, checkIdempotencyRecords, checkIdentityAndProjects, checkInboxItemWithAccess,
-  checkJsonRoundTrip, checkKeysetPaging, checkListRunningRuns, checkManagedSessions, checkMemberships, checkRowLocks,
-  checkSessionsFloorsPages, checkSessionWithAccess, checkTransactionAtomicity, checkWorkspaceScoping, ConformanceError, JSON_SAMPLES,
+  checkGapFreeProjectSequences, checkGapFreeSessionSeq, checkIdempotencyRecords, checkIdempotencySweep, checkIdentityAndProjects, checkInboxItemWithAccess,
+  checkJsonRoundTrip, checkKeysetPaging, checkListRunningRuns, checkManagedSessions, checkMemberships, checkProjectAndMemberPages, checkRowLocks,
+  checkSessionsFloorsPages, checkSessionWithAccess, checkTransactionAtomicity, checkTurnAndSessionPages, checkWorkspaceScoping, ConformanceError, JSON_SAMPLES,
   type RawReader, type RawTable, type StoreConformanceCheck, storeConformanceChecks, type StoreConformanceSubject,
 } from './conformance-checks.js';
 export {
@@ -23,9 +23,9 @@ export {
   inputRulesSuite, LEAKS, liveInboxLimitsSuite, liveInboxSuite, openStream, type OpenStreamOptions, parseRawResponse,
   projectEventsSuite, projectInboxSuite, rawRequest, type RawRequest, rawSocket, type RouteInfo, routeInventory,
   runHttpConformance, securitySuite, slowBodiesSuite, type SseStream, startHttpWorld, streamsPerCallerSuite,
-  type WorldEnvelope, type WorldRequestOptions, type WorldResponse, type WorldState,
+  type WorldEnvelope, type WorldRequestOptions, type WorldResponse, type WorldState, writeGateSuite,
 } from './http-conformance.js';
 export {
   type GatedModel, type HttpConformanceCheck, httpConformanceChecks, HttpConformanceError, type HttpConformanceOptions,
-  type HttpConformanceServer, type HttpConformanceSubject, withHttpSubject,
+  type HttpConformanceServer, type HttpConformanceSubject, KIT_ADAPTER_SETTINGS, withHttpSubject,
 } from './http-conformance-checks.js';
