@@ -47,6 +47,12 @@ export interface HttpAdapterSettings {
   credentialThrottle?: { maxFailures?: number; windowMs?: number } | false;
   /** Request bodies one API key may have in flight (the budget suite passes a small number). */
   maxBodiesPerKey?: number;
+  /**
+   * The connection policy (platform.md "Connections and request bodies"): the connections suite
+   * passes small caps and a short first-request window. An adapter embedded in a host passes it to
+   * the host's `guardConnections` (`@inbox-kit/core/http`).
+   */
+  connections?: { maxConnections?: number; maxConnectionsPerAddress?: number; firstRequestTimeoutMs?: number; keepAliveTimeoutMs?: number; headersTimeoutMs?: number };
 }
 
 /**

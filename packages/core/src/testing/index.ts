@@ -18,9 +18,9 @@ export {
   type RawReader, type RawTable, type StoreConformanceCheck, storeConformanceChecks, type StoreConformanceSubject,
 } from './conformance-checks.js';
 export {
-  authenticationSuite, errorsSuite, expect4xx, expectError, expectNoLeak, type Frame, heldModel, type HeldModel,
+  authenticationSuite, budgetsSuite, connectionsSuite, errorsSuite, expect4xx, expectError, expectNoLeak, type Frame, heldModel, type HeldModel,
   hostileInputSuite, type HttpAdapterSettings, httpSuites, type HttpWorld, type HttpWorldOptions, idempotencySuite,
-  inputRulesSuite, LEAKS, liveInboxLimitsSuite, liveInboxSuite, openStream, type OpenStreamOptions, parseRawResponse,
+  inputRulesSuite, LEAKS, liveInboxLimitsSuite, liveInboxSuite, openStream, type OpenStreamOptions, pagingSuite, parseRawResponse,
   projectEventsSuite, projectInboxSuite, rawRequest, type RawRequest, rawSocket, type RouteInfo, routeInventory,
   runHttpConformance, securitySuite, slowBodiesSuite, type SseStream, startHttpWorld, streamsPerCallerSuite,
   type WorldEnvelope, type WorldRequestOptions, type WorldResponse, type WorldState, writeGateSuite,
