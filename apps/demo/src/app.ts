@@ -27,7 +27,8 @@ export interface Demo {
   /** What any HTTP adapter needs to serve the same API (HTTP_ADAPTER=hono serves it with these). */
   http: {
     services: InboxKitServices; forwarding?: { secret: string };
-    connections: DemoConfig['connections']; credentialThrottle: DemoConfig['credentialThrottle']; maxBodiesPerKey: number;
+    connections: DemoConfig['connections']; credentialThrottle: DemoConfig['credentialThrottle'];
+    maxBodiesPerKey: number; maxBodyBytesPerKey: number; bodyBytesPerSecondPerKey: number;
   };
   store: Store;
   bus: EventBus;
@@ -123,6 +124,8 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
       connections: config.connections,
       credentialThrottle: config.credentialThrottle,
       maxBodiesPerKey: config.maxBodiesPerKey,
+      maxBodyBytesPerKey: config.maxBodyBytesPerKey,
+      bodyBytesPerSecondPerKey: config.bodyBytesPerSecondPerKey,
       ...(routing && config.forwardSecret ? { forwarding: { secret: config.forwardSecret } } : {}),
     });
     // The web page: review board + steering panel (public static files, /assets/sdk.js, /demo/accounts).
@@ -145,6 +148,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
       http: {
         services, ...(forwarding ? { forwarding } : {}),
         connections: config.connections, credentialThrottle: config.credentialThrottle, maxBodiesPerKey: config.maxBodiesPerKey,
+        maxBodyBytesPerKey: config.maxBodyBytesPerKey, bodyBytesPerSecondPerKey: config.bodyBytesPerSecondPerKey,
       },
       store: opened.store, bus, runtime, credentials, seeded: created, recovered, dialect: opened.dialect,
       close: async () => {

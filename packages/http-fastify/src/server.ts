@@ -58,6 +58,10 @@ export interface CreateServerOptions {
   credentialThrottle?: CredentialThrottleOptions | false;
   /** Request bodies one API key may have in flight (default 16); past it 429 `too_many_bodies`. */
   maxBodiesPerKey?: number;
+  /** Bytes of request bodies one API key may have in flight (default 2 MiB; one body always passes); past it 429 `too_many_bodies`. */
+  maxBodyBytesPerKey?: number;
+  /** Bytes of request bodies one API key may send per second (default 8 MiB/s; 0: no limit); past it 429 `too_many_bodies`. */
+  bodyBytesPerSecondPerKey?: number;
   /** Accept requests forwarded by other processes (attempt routing); see `InboxKitPluginOptions.forwarding`. */
   forwarding?: { secret: string };
   /** Check responses against their schemas (default: unless `NODE_ENV=production`); see `InboxKitPluginOptions.responseValidation`. */
@@ -118,6 +122,8 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     services: options.services, streamTiming: options.streamTiming, forwarding: options.forwarding, responseValidation: options.responseValidation,
     ...(options.credentialThrottle !== undefined ? { credentialThrottle: options.credentialThrottle } : {}),
     ...(options.maxBodiesPerKey !== undefined ? { maxBodiesPerKey: options.maxBodiesPerKey } : {}),
+    ...(options.maxBodyBytesPerKey !== undefined ? { maxBodyBytesPerKey: options.maxBodyBytesPerKey } : {}),
+    ...(options.bodyBytesPerSecondPerKey !== undefined ? { bodyBytesPerSecondPerKey: options.bodyBytesPerSecondPerKey } : {}),
   });
   return app;
 }

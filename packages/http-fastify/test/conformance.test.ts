@@ -24,6 +24,7 @@ async function start(services: HttpServices, settings: HttpAdapterSettings = {})
     ...(settings.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: settings.bodyTimeoutMs }),
     ...(settings.credentialThrottle === undefined ? {} : { credentialThrottle: settings.credentialThrottle }),
     ...(settings.maxBodiesPerKey === undefined ? {} : { maxBodiesPerKey: settings.maxBodiesPerKey }),
+    ...(settings.bodyBytesPerSecondPerKey === undefined ? {} : { bodyBytesPerSecondPerKey: settings.bodyBytesPerSecondPerKey }),
     ...(settings.connections === undefined ? {} : { connections: settings.connections }),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -31,6 +31,7 @@ runHttpConformance('inboxKit plugin in a plain Fastify app with inboxKitServerOp
       ...(settings.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: settings.bodyTimeoutMs }),
       ...(settings.credentialThrottle === undefined ? {} : { credentialThrottle: settings.credentialThrottle }),
       ...(settings.maxBodiesPerKey === undefined ? {} : { maxBodiesPerKey: settings.maxBodiesPerKey }),
+    ...(settings.bodyBytesPerSecondPerKey === undefined ? {} : { bodyBytesPerSecondPerKey: settings.bodyBytesPerSecondPerKey }),
     });
     // A host owns its server: it puts it under the contract's connection policy itself.
     const connections = guardConnections(app.server, connectionPolicy(settings.connections));

@@ -54,6 +54,10 @@ export interface InboxKitHonoOptions {
   credentialThrottle?: CredentialThrottleOptions | false;
   /** Request bodies one API key may have in flight (default 16); past it 429 `too_many_bodies` with `Retry-After`, before the body is read. */
   maxBodiesPerKey?: number;
+  /** Bytes of request bodies one API key may have in flight (default 2 MiB, as announced; one body always passes); past it 429 `too_many_bodies`. */
+  maxBodyBytesPerKey?: number;
+  /** Bytes of request bodies one API key may send per second (default 8 MiB/s; 0: no limit); past it 429 `too_many_bodies`. */
+  bodyBytesPerSecondPerKey?: number;
   /**
    * Load shedding (the contract's `createLoadShedder`, as the Fastify preset's `underPressure`):
    * 503 `overloaded` with `Retry-After` while the process is over a threshold (default: mean
@@ -136,6 +140,8 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
   const budgets = createEdgeBudgets({
     ...(options.credentialThrottle !== undefined ? { credentialThrottle: options.credentialThrottle } : {}),
     ...(options.maxBodiesPerKey !== undefined ? { maxBodiesPerKey: options.maxBodiesPerKey } : {}),
+    ...(options.maxBodyBytesPerKey !== undefined ? { maxBodyBytesPerKey: options.maxBodyBytesPerKey } : {}),
+    ...(options.bodyBytesPerSecondPerKey !== undefined ? { bodyBytesPerSecondPerKey: options.bodyBytesPerSecondPerKey } : {}),
   });
   const addressOf = options.clientAddress ?? socketAddress;
   const shedder: LoadShedder | undefined = options.loadShedding === false ? undefined
@@ -203,7 +209,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
    * The body's bytes, read as they arrive: 413 as soon as they pass `bodyLimit` (announced or
    * counted; the rest is never buffered), 408 when they have not all arrived by the body deadline.
    */
-  const readBytes = async (c: Context<Env>): Promise<Uint8Array> => {
+  const readBytes = async (c: Context<Env>, principal: Principal | null): Promise<Uint8Array> => {
     const length = Number(c.req.header('content-length') ?? 0);
     if (length > bodyLimit) throw new InboxKitError('payload_too_large', 'Request body is too large');
     const reader = c.req.raw.body?.getReader();
@@ -225,6 +231,8 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       throw error;
     }
     c.set('bodyRead', true);
+    // A chunked body is charged to its key's bytes-per-second budget once its size is known.
+    if (length === 0 && c.req.header('content-length') === undefined) budgets.chargeBody(principal, size);
     const bytes = new Uint8Array(size);
     let at = 0;
     for (const chunk of chunks) {
@@ -276,8 +284,11 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
   for (const route of routes) {
     app.on(route.method, route.path, async (c) => {
       const { principal, forwarded } = await authenticate(c, route);
-      // A body still to read takes one of its key's slots until the route has answered.
-      const release = announcesBody(c.req.raw.headers) && !forwarded ? budgets.claimBody(principal) : undefined;
+      // A body still to read takes one of its key's slots until the route has answered; one
+      // announced over the body limit is refused 413 unread, and takes none.
+      const length = c.req.header('content-length');
+      const bytes = length !== undefined && Number.isFinite(Number(length)) && Number(length) >= 0 ? Number(length) : undefined;
+      const release = announcesBody(c.req.raw.headers) && !forwarded && (bytes === undefined || bytes <= bodyLimit) ? budgets.claimBody(principal, bytes) : undefined;
       try {
         return await handleRoute(c, route, principal, forwarded);
       } finally {
@@ -293,12 +304,12 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     const headers = route.headers ? parseRequestPart('headers', route.headers, headerRecord(c.req.raw.headers)) : headerRecord(c.req.raw.headers);
     let body: unknown;
     if (route.body) {
-      const raw = parseJsonBody(await readBytes(c), c.req.header('content-type'));
+      const raw = parseJsonBody(await readBytes(c, principal), c.req.header('content-type'));
       route.precheckBody?.(raw);
       body = parseRequestPart('body', route.body, raw);
     } else if (announcesBody(c.req.raw.headers)) {
       // A route that takes no body ignores one, but the body limit and deadline still apply.
-      await readBytes(c);
+      await readBytes(c, principal);
     }
     const outcome = await route.handle(services, {
       ctx: () => {

@@ -17,6 +17,7 @@ const start = async (services: Parameters<typeof serveInboxKit>[0]['services'], 
     ...(settings.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: settings.bodyTimeoutMs }),
     ...(settings.credentialThrottle === undefined ? {} : { credentialThrottle: settings.credentialThrottle }),
     ...(settings.maxBodiesPerKey === undefined ? {} : { maxBodiesPerKey: settings.maxBodiesPerKey }),
+    ...(settings.bodyBytesPerSecondPerKey === undefined ? {} : { bodyBytesPerSecondPerKey: settings.bodyBytesPerSecondPerKey }),
     ...(settings.connections === undefined ? {} : { connections: settings.connections }),
   });
 

@@ -115,6 +115,22 @@ describe('per-caller budgets at the edge', () => {
     r1(); // idempotent
     expect(() => budgets.claimBody(principal('k'))).not.toThrow();
     expect(budgets.claimBody(null)).toBeTypeOf('function');
+    // Bytes in flight: one body always passes; with bytes held, past the budget is refused.
+    const byBytes = createEdgeBudgets({ maxBodyBytesPerKey: 1_000, bodyBytesPerSecondPerKey: 0 });
+    const big = byBytes.claimBody(principal('b'), 5_000);
+    expect(() => byBytes.claimBody(principal('b'), 10)).toThrow(expect.objectContaining({ code: 'too_many_bodies' }));
+    big();
+    expect(() => byBytes.claimBody(principal('b'), 900)()).not.toThrow();
+    // Bytes per second: announced bodies are charged when they start, chunked ones once read (into debt).
+    const perSecond = createEdgeBudgets({ bodyBytesPerSecondPerKey: 1_000, maxBodyBytesPerKey: 10_000 });
+    perSecond.claimBody(principal('r'), 600)();
+    perSecond.claimBody(principal('r'), 300)();
+    expect(() => perSecond.claimBody(principal('r'), 300)).toThrow(expect.objectContaining({ code: 'too_many_bodies' }));
+    expect(() => perSecond.claimBody(principal('s'), 300)).not.toThrow();
+    const chunked = perSecond.claimBody(principal('t'), undefined);
+    perSecond.chargeBody(principal('t'), 5_000);
+    chunked();
+    expect(() => perSecond.claimBody(principal('t'), 1)).toThrow(expect.objectContaining({ code: 'too_many_bodies' }));
     const slots = createCallerSlots('too_many_bodies', (max) => `max ${max}`);
     slots.claim('z', 1);
     expect(slots.held('z')).toBe(1);

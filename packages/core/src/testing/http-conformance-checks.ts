@@ -48,6 +48,12 @@ export interface HttpAdapterSettings {
   /** Request bodies one API key may have in flight (the budget suite passes a small number). */
   maxBodiesPerKey?: number;
   /**
+   * Bytes of request bodies one API key may send per second: the kit's suites pass 0 (off: the
+   * hostile-input suite sends many bodies over the limit from one key), but the budget suite's
+   * flood, which runs at the adapter's default.
+   */
+  bodyBytesPerSecondPerKey?: number;
+  /**
    * The connection policy (platform.md "Connections and request bodies"): the connections suite
    * passes small caps and a short first-request window. An adapter embedded in a host passes it to
    * the host's `guardConnections` (`@inbox-kit/core/http`).
@@ -57,9 +63,10 @@ export interface HttpAdapterSettings {
 
 /**
  * The settings every suite and check of the kit starts an adapter with unless it says otherwise:
- * the bad-credential throttle off (the suites send thousands of bad keys from one address on purpose).
+ * the bad-credential throttle and the body bytes per second off (the suites send thousands of bad
+ * keys, and many bodies over the limit, from one address and key on purpose).
  */
-export const KIT_ADAPTER_SETTINGS: HttpAdapterSettings = { credentialThrottle: false };
+export const KIT_ADAPTER_SETTINGS: HttpAdapterSettings = { credentialThrottle: false, bodyBytesPerSecondPerKey: 0 };
 
 /** Options of the kit. */
 export interface HttpConformanceOptions {

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
-import { expectError, heldModel, startHttpWorld, type HttpWorld } from './http-world.js';
+import { expectError, heldModel, startHttpWorld, type HttpWorld, type WorldResponse } from './http-world.js';
 
 interface OpenApiOperation {
   parameters?: { name: string; in: string }[];
@@ -61,7 +61,7 @@ export function pagingSuite(kit: HttpConformanceOptions): void {
       let cursor: string | null = null;
       for (let pages = 0; pages < 100; pages++) {
         const sep = path.includes('?') ? '&' : '?';
-        const res = await h.request('GET', `${path}${sep}limit=2${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, { as });
+        const res: WorldResponse = await h.request('GET', `${path}${sep}limit=2${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, { as });
         expect(res.status, res.text.slice(0, 300)).toBe(200);
         expect(Object.keys(res.body).sort()).toEqual(['items', 'next_cursor']);
         expect(res.body.items.length).toBeLessThanOrEqual(2);
