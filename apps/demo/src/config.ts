@@ -27,7 +27,7 @@
  * KEEP_ALIVE_TIMEOUT_MS (default 72000: above a load balancer's 60 s), HEADERS_TIMEOUT_MS (default
  * keep-alive + 1000), MAX_RUNS_PER_ACCOUNT and MAX_RUNS_PER_KEY (Runs running at once; default 8
  * each), SESSIONS_PER_MINUTE (per API key; default 120; 0 = no limit), MAX_BODIES_PER_KEY (request
- * bodies in flight per API key; default 16), MAX_BODY_BYTES_PER_KEY (their bytes in flight; default
+ * bodies in flight per API key; default 64), MAX_BODY_BYTES_PER_KEY (their bytes in flight; default
  * 2 MiB), BODY_BYTES_PER_SECOND_PER_KEY (default 8 MiB; 0 = no limit), AUTH_FAILURES_PER_WINDOW (requests with an unknown or
  * revoked key per remote address before 429; default 100; 0 = off) and AUTH_FAILURE_WINDOW_MS
  * (default 60000), IDEMPOTENCY_TTL_MS (how long an Idempotency-Key keeps its first answer;
@@ -82,7 +82,7 @@ export interface DemoConfig {
   connections: ConnectionPolicyOptions;
   /** Per-caller budgets of the services (Runs per account and key, Sessions per minute per key). */
   budgets: CallerBudgetOptions;
-  /** Request bodies one API key may have in flight (MAX_BODIES_PER_KEY, default 16). */
+  /** Request bodies one API key may have in flight (MAX_BODIES_PER_KEY, default 64). */
   maxBodiesPerKey: number;
   /** Bytes of request bodies one API key may have in flight (MAX_BODY_BYTES_PER_KEY, default 2 MiB). */
   maxBodyBytesPerKey: number;
@@ -156,7 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
       runsPerKey: int('MAX_RUNS_PER_KEY', env.MAX_RUNS_PER_KEY, 8, { min: 1 }),
       sessionsPerMinute: int('SESSIONS_PER_MINUTE', env.SESSIONS_PER_MINUTE, 120),
     },
-    maxBodiesPerKey: int('MAX_BODIES_PER_KEY', env.MAX_BODIES_PER_KEY, 16, { min: 1 }),
+    maxBodiesPerKey: int('MAX_BODIES_PER_KEY', env.MAX_BODIES_PER_KEY, 64, { min: 1 }),
     maxBodyBytesPerKey: int('MAX_BODY_BYTES_PER_KEY', env.MAX_BODY_BYTES_PER_KEY, 2_097_152, { min: 1 }),
     bodyBytesPerSecondPerKey: int('BODY_BYTES_PER_SECOND_PER_KEY', env.BODY_BYTES_PER_SECOND_PER_KEY, 8_388_608),
     credentialThrottle: credentialThrottleOf(env),

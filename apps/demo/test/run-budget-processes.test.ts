@@ -41,8 +41,8 @@ describe.each(ENGINES.flatMap((engine) => ADAPTERS.map((adapter) => [engine, ada
   it('the account\'s budget runs; the rest get 429 too_many_runs, nothing written; another account still starts; RSS stays bounded', async () => {
     dir = mkdtempSync(join(tmpdir(), 'inbox-kit-runs-'));
     if (engine === 'postgres') db = await freshPostgresDatabase('runs');
-    // Steps that outlast the test: every started Run stays running. Session creates unthrottled and 50 bodies in flight at once, to set up quickly.
-    demo = await startDemoProcess({ DATA_DIR: dir, HTTP_ADAPTER: adapter, DATABASE_URL: db?.url ?? '', DEMO_MODEL_STEP_MS: '600000', SESSIONS_PER_MINUTE: '0', MAX_BODIES_PER_KEY: '64' });
+    // Steps that outlast the test: every started Run stays running. Session creates unthrottled, to set up quickly.
+    demo = await startDemoProcess({ DATA_DIR: dir, HTTP_ADAPTER: adapter, DATABASE_URL: db?.url ?? '', DEMO_MODEL_STEP_MS: '600000', SESSIONS_PER_MINUTE: '0' });
     const keys = credentialsOf(dir);
     const call = async (method: string, path: string, key: string, body?: unknown) => {
       const res = await fetch(`${demo!.url}${path}`, {

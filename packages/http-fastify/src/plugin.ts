@@ -55,7 +55,7 @@ export interface InboxKitPluginOptions {
    */
   credentialThrottle?: CredentialThrottleOptions | false;
   /**
-   * Request bodies one API key may have in flight on this server (default 16); past it 429
+   * Request bodies one API key may have in flight on this server (default 64); past it 429
    * `too_many_bodies` with `Retry-After`, before the body is read.
    */
   maxBodiesPerKey?: number;

@@ -56,7 +56,7 @@ export interface CreateServerOptions {
   connections?: ConnectionPolicyOptions;
   /** Requests with an unknown or revoked key per remote address before 429 `authentication_throttled` (default 100 per 60 s); `false`: off. See `InboxKitPluginOptions`. */
   credentialThrottle?: CredentialThrottleOptions | false;
-  /** Request bodies one API key may have in flight (default 16); past it 429 `too_many_bodies`. */
+  /** Request bodies one API key may have in flight (default 64); past it 429 `too_many_bodies`. */
   maxBodiesPerKey?: number;
   /** Bytes of request bodies one API key may have in flight (default 2 MiB; one body always passes); past it 429 `too_many_bodies`. */
   maxBodyBytesPerKey?: number;

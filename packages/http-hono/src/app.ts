@@ -52,7 +52,7 @@ export interface InboxKitHonoOptions {
    * with `Retry-After` before any key is looked up. `false`: off.
    */
   credentialThrottle?: CredentialThrottleOptions | false;
-  /** Request bodies one API key may have in flight (default 16); past it 429 `too_many_bodies` with `Retry-After`, before the body is read. */
+  /** Request bodies one API key may have in flight (default 64); past it 429 `too_many_bodies` with `Retry-After`, before the body is read. */
   maxBodiesPerKey?: number;
   /** Bytes of request bodies one API key may have in flight (default 2 MiB, as announced; one body always passes); past it 429 `too_many_bodies`. */
   maxBodyBytesPerKey?: number;

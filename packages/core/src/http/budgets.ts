@@ -27,7 +27,7 @@ export const EDGE_BUDGET_DEFAULTS = {
   windowMs: 60_000,
   maxAddresses: 10_000,
   /** Request bodies one API key may have in flight on one server. */
-  maxBodiesPerKey: 16,
+  maxBodiesPerKey: 64,
   /** Bytes of request bodies one API key may have in flight on one server (2 MiB; one body is always let through). */
   maxBodyBytesPerKey: 2_097_152,
   /** Bytes of request bodies one API key may send per second on one server, on average (8 MiB/s; bursts up to that many bytes). */
@@ -128,7 +128,7 @@ export function createCallerSlots(code: 'too_many_bodies' | 'too_many_runs' | 't
 export interface EdgeBudgetOptions {
   /** The bad-credential throttle per remote address; `false` turns it off. */
   credentialThrottle?: CredentialThrottleOptions | false;
-  /** Request bodies one API key may have in flight on one server (default 16); past it 429 `too_many_bodies`. */
+  /** Request bodies one API key may have in flight on one server (default 64); past it 429 `too_many_bodies`. */
   maxBodiesPerKey?: number;
   /**
    * Bytes of request bodies one API key may have in flight on one server (default 2 MiB), counted
