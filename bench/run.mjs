@@ -23,7 +23,9 @@
  * 10 ms steps, the steering latency (a `POST …/live-inbox` 200 → that message in the Session
  * ledger; lib/steering.mjs). After get (both engines) and the Live Inbox queue (SQLite), the same
  * scenario on the route floor: bare Fastify on the same database doing only the key check and the
- * route's one primary-key read (lib/route-floor.mjs). Then the SQLite suite again on the demo with HTTP_ADAPTER=hono (no page
+ * route's one primary-key read (lib/route-floor.mjs). On PostgreSQL also, at the demo's default settings, how long
+ * a frozen listener goes unnoticed (listener time-to-detect) and how long a killed owner's Run
+ * blocks its Session (takeover time; lib/many-processes.mjs). Then the SQLite suite again on the demo with HTTP_ADAPTER=hono (no page
  * floor, scale or logged runs). Prints one table, the two adapters side by side, and writes
  * bench-results/bench.json (`sqlite_hono` holds the Hono suite).
  * `node bench/serializers.mjs` prints what the zod response check cost per route.
@@ -39,6 +41,7 @@ import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres } from '../scripts/postgres.mjs';
+import { listenerTimeToDetect, takeoverTime } from './lib/many-processes.mjs';
 import {
   countPostgresItems, countSqliteItems, postgresEventSequence, seedPostgresItems, seedSqliteItems, seededId, sqliteEventSequence,
 } from './lib/seed.mjs';
@@ -60,9 +63,9 @@ const withHono = !argv.includes('--no-hono') && process.env.BENCH_HONO !== '0';
 /**
  * `--only get,live-queue`: run only these scenarios (the references are still measured, once).
  * Names: fanout, list, get, decide, create, live-queue, live-replace, live-reorder, scale,
- * logged, steering, fairness; `--only` with an unknown name is refused.
+ * logged, steering, fairness, listener, takeover (the last two on PostgreSQL); `--only` with an unknown name is refused.
  */
-const SCENARIOS = ['fanout', 'list', 'get', 'decide', 'create', 'live-queue', 'live-replace', 'live-reorder', 'scale', 'logged', 'steering', 'fairness'];
+const SCENARIOS = ['fanout', 'list', 'get', 'decide', 'create', 'live-queue', 'live-replace', 'live-reorder', 'scale', 'logged', 'steering', 'fairness', 'listener', 'takeover'];
 const onlyArg = argv.find((a) => a.startsWith('--only'));
 const only = onlyArg === undefined ? undefined
   : new Set((onlyArg.includes('=') ? onlyArg.slice(onlyArg.indexOf('=') + 1) : argv[argv.indexOf(onlyArg) + 1] ?? '').split(',').map((n) => n.trim()).filter(Boolean));
@@ -77,8 +80,8 @@ if (only) {
 const wants = (name) => !only || only.has(name);
 
 const config = quick
-  ? { duration: 2, warmup: 1, limitSeconds: 2, listRows: 10_000, scaleRows: 100_000, decideRows: 30_000, subscribers: 1000, events: 20, steeringSeconds: 4 }
-  : { duration: 5, warmup: 2, limitSeconds: 5, listRows: 10_000, scaleRows: 1_000_000, decideRows: 60_000, subscribers: 1000, events: 50, steeringSeconds: 10 };
+  ? { duration: 2, warmup: 1, limitSeconds: 2, listRows: 10_000, scaleRows: 100_000, decideRows: 30_000, subscribers: 1000, events: 20, steeringSeconds: 4, listenerReps: 2, takeoverReps: 1 }
+  : { duration: 5, warmup: 2, limitSeconds: 5, listRows: 10_000, scaleRows: 1_000_000, decideRows: 60_000, subscribers: 1000, events: 50, steeringSeconds: 10, listenerReps: 5, takeoverReps: 2 };
 const CONNECTIONS = 10;
 const LIVE_SIZES = [10, 1000];
 const LIST_LIMIT = 50;
@@ -115,6 +118,8 @@ async function startDemo({ dataDir, databaseUrl, label, env = {}, logFile }) {
       // The demo's defaults, whatever the caller's shell sets: these change what a request does.
       BODY_LIMIT: '', RATE_LIMIT_MAX: '', RATE_LIMIT_WINDOW_MS: '', DATABASE_PREPARED_STATEMENTS: '',
       INBOX_KIT_ADVERTISE_URL: '', INBOX_KIT_FORWARD_SECRET: '', INBOX_KIT_RECOVER_STALE_RUNS: '',
+      DATABASE_LISTEN_URL: '', DATABASE_LISTEN_CHECK_MS: '', DATABASE_LISTEN_CHECK_TIMEOUT_MS: '', SQLITE_BUSY_TIMEOUT_MS: '',
+      INBOX_KIT_LEASE_MS: '', INBOX_KIT_TAKEOVER_CHECK_MS: '', INBOX_KIT_TEST_CLOCK_OFFSET_MS: '',
       BODY_TIMEOUT_MS: '', LIVE_INBOX_MAX_BYTES: '', HTTP_ADAPTER: 'fastify',
       // Past the demo's default bounds on purpose: the Live Inbox runs measure a queue of 1,000
       // (default limit 100 messages) and the fan-out run opens 1,000 streams with one key (default 16).
@@ -522,6 +527,17 @@ function report(results) {
       push(['steering: 200 → in the ledger', engine, '', ms(st.latency_ms.p50), ms(st.latency_ms.p99), '', '',
         mark('steering latency p99 ≤ 15 ms (10 ms model steps)', st.latency_ms.p99, 15, '<='), `${st.messages} messages, ${st.step_ms} ms steps`]);
     }
+    if (e.listener) {
+      const d = e.listener.detect_ms;
+      push(['listener time-to-detect (SIGSTOP)', engine, '', ms(d.p50), ms(d.max), '', '',
+        mark('listener time-to-detect ≤ 10 s (default checks: 5 s + 3 s)', d.max / 1000, 10, '<='), `${e.listener.reps} freezes; p99 column = max`]);
+    }
+    if (e.takeover) {
+      const t = e.takeover;
+      push(['takeover: kill -9 → Run ended', engine, '', ms(t.ended_ms.p50), ms(t.ended_ms.max), '', '',
+        mark('takeover ≤ lease + check (20 s, defaults)', t.ended_ms.max / 1000, 20, '<='), `${t.reps} kills; p99 column = max`]);
+      push(['takeover: kill -9 → input runs again', engine, '', ms(t.usable_ms.p50), ms(t.usable_ms.max), '', '', '', 'the follow-up Run of the waiting input']);
+    }
     const ev = e.events;
     if (ev) push([`fan-out to ${ev.subscribers} streams (last)`, engine, '', ms(ev.fanout_last_ms.p50), ms(ev.fanout_last_ms.p99), '', '',
       mark(`${ev.subscribers}-subscriber fan-out p99 ≤ 100 ms${tag}`, ev.fanout_last_ms.p99, 100, '<='), `${ev.events} events`]);
@@ -627,6 +643,14 @@ if (withPg) {
     try {
       results.meta.postgres = 'throw-away server from scripts/postgres.mjs (fsync=off, synchronous_commit=off, full_page_writes=off)';
       results.postgres = await engineSuite('postgres', pgServer);
+      if (wants('listener')) {
+        log('postgres: listener time-to-detect (SIGSTOP of its backend; default checks)');
+        results.postgres.listener = await listenerTimeToDetect({ adminUrl: pgServer.url, startDemo, reps: config.listenerReps, log });
+      }
+      if (wants('takeover')) {
+        log('postgres: takeover time (kill -9 of a Run\'s owner; default lease and check)');
+        results.postgres.takeover = await takeoverTime({ adminUrl: pgServer.url, startDemo, reps: config.takeoverReps, log });
+      }
     } finally {
       await pgServer.stop();
     }

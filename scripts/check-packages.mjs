@@ -85,7 +85,7 @@ const stub = await anthropicTesting.startMessagesStub({ answers: [{ text: ['Hell
 try {
   const model = anthropic.createAnthropicModel({ apiKey: 'sk-smoke', baseURL: stub.url, model: 'claude-smoke' });
   const step = await model.step([{ id: 'm1', role: 'user', content: [{ type: 'text', text: 'hi' }] }], new AbortController().signal);
-  assert.deepEqual(step, { content: [{ type: 'text', text: 'Hello from the stub.' }], continue: false });
+  assert.deepEqual(step, { content: [{ type: 'text', text: 'Hello from the stub.' }], stop_reason: 'end_turn', continue: false });
 } finally {
   await stub.close();
 }

@@ -9,7 +9,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   LiveInboxHost, ManagedSessionsService, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, systemClock,
-  type AttemptRoutingOptions, type Clock, type EventBus, type ManagedAgentDefinition, type Model, type ServiceDeps, type Store,
+  type AttemptRoutingOptions, type Clock, type EventBus, type ManagedAgentDefinition, type Model, type RunOptions, type ServiceDeps, type Store,
+  type Tool,
 } from '@inbox-kit/core';
 import { createHttpAttemptForwarder, type InboxKitServices } from '@inbox-kit/http-fastify';
 import { createServer } from '@inbox-kit/http-fastify/server';
@@ -20,6 +21,7 @@ import pretty from 'pino-pretty';
 import type { DemoConfig } from './config.js';
 import { createDemoModel } from './model.js';
 import { seed, type Credentials } from './seed.js';
+import { waitTool } from './tools.js';
 import { demoWeb } from './web.js';
 
 export interface Demo {
@@ -51,27 +53,36 @@ const IDEMPOTENCY_SWEEP_MS = 600_000;
 
 /**
  * The demo's one configured agent: `POST /v1/sessions` with `agent: 'assistant'` (or `{ type:
- * 'agent', id: 'assistant', version: 1 }`) runs on the demo's model.
+ * 'agent', id: 'assistant', version: 1 }`) runs on the demo's model, with the host tool `wait`.
  */
 export const DEMO_AGENT: ManagedAgentDefinition = {
   id: 'assistant',
   name: 'Assistant',
-  description: 'The inbox-kit demo agent: answers on the demo model and drains the Live Inbox between steps.',
+  description: 'The inbox-kit demo agent: answers on the demo model, drains the Live Inbox between steps and can wait (the host tool `wait`).',
   model: 'inbox-kit-demo-scripted',
   version: 1,
+  tools: [waitTool('always_allow')],
 };
+
+/** {@link DEMO_AGENT} with its `wait` tool's permission set by DEMO_TOOL_POLICY. */
+export function demoAgent(config: Pick<DemoConfig, 'toolPolicy'>): ManagedAgentDefinition {
+  return { ...DEMO_AGENT, tools: [waitTool(config.toolPolicy)] };
+}
 
 /**
  * Builds the demo server (not listening yet). `overrides.model` replaces the model of config
- * `model` (DEMO_MODEL: the scripted model by default, or the Messages API model).
+ * `model` (DEMO_MODEL: the scripted model by default, or the Messages API model);
+ * `overrides.tools` are more tools of the `assistant` agent (after `wait`), `overrides.run` its
+ * Run options (e.g. `maxToolRounds`) — for tests and embedders.
  */
-export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; model?: Model } = {}): Promise<Demo> {
+export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; model?: Model; tools?: readonly Tool[]; run?: RunOptions } = {}): Promise<Demo> {
   // Owner-only when created here: it holds the database and credentials.json.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const opened = await openStore({
     databaseUrl: config.databaseUrl,
     sqliteFile: join(config.dataDir, 'inbox-kit.sqlite'),
     postgres: { preparedStatements: config.preparedStatements },
+    sqlite: { busyTimeoutMs: config.sqliteBusyTimeoutMs },
   });
   let app: FastifyInstance | undefined;
   let bus: EventBus & { close?(): Promise<void> };
@@ -84,7 +95,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
   const deps: ServiceDeps = {
     store: opened.store,
     bus,
-    clock: overrides.clock ?? systemClock,
+    clock: overrides.clock ?? offsetClock(config.clockOffsetMs),
     ids: createIdGenerator(() => nanoid(21)),
     onPublishError: (error) => app?.log.error({ err: error }, 'event publish failed after commit'),
     // Synchronous SHA-256: the same digest as the core's Web Crypto default, without an async hop per request.
@@ -95,6 +106,10 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
   const platform = new PlatformService(deps);
   const projectInbox = new ProjectInboxService(deps);
   const routing = routingOf(opened, config, (error, info) => app?.log.warn({ err: error, ...info }, 'attempt routing failed; answered locally'));
+  const base = demoAgent(config);
+  const agent: ManagedAgentDefinition = {
+    ...base, tools: [...(base.tools ?? []), ...(overrides.tools ?? [])], ...(overrides.run ? { run: overrides.run } : {}),
+  };
   const runtime = new SessionRuntimeService({
     ...deps,
     host: new LiveInboxHost({
@@ -105,11 +120,16 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
       onRetry: ({ retry, delayMs, error }) => app?.log.warn({ retry, delay_ms: delayMs, error_type: error.type, status: error.status }, `model request failed, retrying: ${error.message}`),
     }),
     onRunError: (error, run) => app?.log.error({ err: error, ...run }, 'run failed'),
+    // The `assistant` agent and its host tool `wait`; Sessions of /sessions (no agent) get it too.
+    agents: [agent],
+    tools: agent.tools,
+    ...(agent.run ? { runDefaults: agent.run } : {}),
     recoverStaleRuns: config.recoverStaleRuns,
     ...(routing ? { routing } : {}),
   });
-  // The Managed Agents surface (`/v1/sessions`): one configured agent, `assistant`, backed by the model.
-  const managedSessions = new ManagedSessionsService({ ...deps, platform, runtime, agents: [DEMO_AGENT] });
+  // The Managed Agents surface (`/v1/sessions`, `/v1/agents`): the configured agent `assistant`
+  // (the Runtime's), backed by the model, and the agents callers create.
+  const managedSessions = new ManagedSessionsService({ ...deps, platform, runtime });
   try {
     const { credentials, created } = await seed(opened.store, platform, config.dataDir);
     const services: InboxKitServices = { platform, projectInbox, runtime, managedSessions };
@@ -180,22 +200,41 @@ function routingOf(opened: OpenedStore, config: DemoConfig, onRoutingError: Atte
     host_id: `host_${nanoid(16)}`,
     host_url: config.advertiseUrl,
     forwarder: createHttpAttemptForwarder({ secret: config.forwardSecret, timeoutMs: 2_000 }),
+    lease_ms: config.lease.leaseMs,
+    takeover_check_ms: config.lease.takeoverCheckMs,
     onRoutingError,
   };
+}
+
+/** The wall clock, or (INBOX_KIT_TEST_CLOCK_OFFSET_MS, tests only) the wall clock moved by `offsetMs`. */
+function offsetClock(offsetMs: number): Clock {
+  return offsetMs === 0 ? systemClock : { now: () => Date.now() + offsetMs };
 }
 
 /**
  * The event bus (platform.md "Project Events"): in-process on SQLite (one server process); on
  * PostgreSQL, LISTEN/NOTIFY on the same database so events committed by any demo process reach the
- * streams of every other one. The PostgreSQL bus is listening when this returns.
- * @throws the connection error when PostgreSQL cannot be reached for LISTEN.
+ * streams of every other one, the listener on DATABASE_LISTEN_URL with its health check
+ * (platform.md "Many processes"). The PostgreSQL bus is listening when this returns.
+ * @throws the connection error when PostgreSQL cannot be reached for LISTEN; `EventBusListenError`
+ *   when the listen connection receives no notifications (a transaction-mode pooler).
  */
 async function openEventBus(opened: OpenedStore, config: DemoConfig, onError: (error: unknown) => void): Promise<EventBus & { close?(): Promise<void> }> {
   if (opened.dialect !== 'postgres' || !config.databaseUrl) return createLocalEventBus();
   // Loaded only here: a SQLite demo does not carry the PostgreSQL bus.
   const { createPostgresEventBus } = await import('@inbox-kit/storage-kysely/postgres');
-  const bus = createPostgresEventBus({ url: config.databaseUrl, db: opened.db, onError });
-  await bus.start();
+  // The listener has its own connection (DATABASE_LISTEN_URL): writes may go through a
+  // transaction-mode pooler, LISTEN may not; start() refuses a listener that receives nothing.
+  const bus = createPostgresEventBus({
+    url: config.databaseUrl, listenUrl: config.databaseListenUrl ?? config.databaseUrl, db: opened.db, onError,
+    healthCheckIntervalMs: config.listenCheck.intervalMs, healthCheckTimeoutMs: config.listenCheck.timeoutMs,
+  });
+  try {
+    await bus.start();
+  } catch (error) {
+    await bus.close().catch(() => undefined);
+    throw error;
+  }
   return bus;
 }
 

@@ -16,9 +16,20 @@
  * turns off ending Runs left running by a dead process — at start-up and when input arrives; do
  * so when several processes share one PostgreSQL database without attempt routing), and
  * DATABASE_PREPARED_STATEMENTS (default true; "false" or "0" behind a transaction-mode pooler such
- * as PgBouncer before 1.21, which cannot keep named prepared statements), and DEMO_MODEL
+ * as PgBouncer before 1.21, which cannot keep named prepared statements), DATABASE_LISTEN_URL (the
+ * event listener's own connection, default DATABASE_URL: a direct or session-mode connection, since
+ * a transaction-mode pooler drops notifications and the demo refuses to start on one),
+ * SQLITE_BUSY_TIMEOUT_MS (ms a write waits for another process's SQLite write lock before it
+ * answers 503 `storage_busy`, default 5000; the wait never blocks the server), DATABASE_LISTEN_CHECK_MS (ms between the listener's health checks, default 5000; 0 = off) and
+ * DATABASE_LISTEN_CHECK_TIMEOUT_MS (ms a check may take, default 3000), INBOX_KIT_LEASE_MS (attempt
+ * lease, default 15000) and INBOX_KIT_TAKEOVER_CHECK_MS (ms between takeover checks, default a
+ * third of the lease; 0 = off), INBOX_KIT_TEST_CLOCK_OFFSET_MS (a test hook, honoured only with
+ * NODE_ENV=test: ms added to this process's clock, to play a process with a skewed clock), and DEMO_MODEL
  * (`scripted`, the default, or `anthropic`: the Messages API model, which needs ANTHROPIC_API_KEY
- * and takes ANTHROPIC_BASE_URL and ANTHROPIC_MODEL, default `claude-haiku-4-5`).
+ * and takes ANTHROPIC_BASE_URL and ANTHROPIC_MODEL, default `claude-haiku-4-5`), and
+ * DEMO_TOOL_POLICY (`always_allow`, the default, or `always_ask`: the permission of the
+ * `assistant` agent's host tool `wait`; with `always_ask` each call waits for a
+ * `user.tool_confirmation`).
  *
  * Connections and per-caller budgets (platform.md "Connections and request bodies", "Per-caller
  * bounds"; unset = the default): MAX_CONNECTIONS (open sockets; default 70% of the process's
@@ -65,8 +76,18 @@ export interface DemoConfig {
    * them once at start-up, before listening, and any left later when durable input reaches its Session.
    */
   recoverStaleRuns: boolean;
+  /** SQLite: how long a write waits for another process's write lock before 503 `storage_busy` (SQLITE_BUSY_TIMEOUT_MS, default 5,000). */
+  sqliteBusyTimeoutMs: number;
   /** PostgreSQL: run the store's hot queries as named prepared statements (DATABASE_PREPARED_STATEMENTS, default true). */
   preparedStatements: boolean;
+  /** PostgreSQL: the event listener's own connection (DATABASE_LISTEN_URL, default `databaseUrl`). */
+  databaseListenUrl: string | undefined;
+  /** PostgreSQL: the listener's health check, ms between checks (DATABASE_LISTEN_CHECK_MS, default 5,000; 0 = off) and its deadline (DATABASE_LISTEN_CHECK_TIMEOUT_MS, default 3,000). */
+  listenCheck: { intervalMs: number; timeoutMs: number };
+  /** Attempt routing: the lease (INBOX_KIT_LEASE_MS, default 15,000) and the takeover check interval (INBOX_KIT_TAKEOVER_CHECK_MS, default a third of the lease). */
+  lease: { leaseMs: number; takeoverCheckMs: number };
+  /** A test hook: ms added to this process's clock (INBOX_KIT_TEST_CLOCK_OFFSET_MS, only with NODE_ENV=test; default 0). */
+  clockOffsetMs: number;
   /**
    * The model behind the agent loop (DEMO_MODEL): `scripted` (default, no network) or `anthropic`
    * with its API key (ANTHROPIC_API_KEY), base URL (ANTHROPIC_BASE_URL, the SDK's default when
@@ -92,6 +113,8 @@ export interface DemoConfig {
   credentialThrottle: CredentialThrottleOptions | false;
   /** ms an Idempotency-Key keeps its first answer (IDEMPOTENCY_TTL_MS, default 24 h). */
   idempotencyTtlMs: number;
+  /** The permission of the demo's host tool `wait` (DEMO_TOOL_POLICY, default `always_allow`). */
+  toolPolicy: 'always_allow' | 'always_ask';
 }
 
 /** The Messages API model the demo uses when ANTHROPIC_MODEL is unset. */
@@ -148,6 +171,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     forwardSecret: env.INBOX_KIT_FORWARD_SECRET || undefined,
     recoverStaleRuns: booleanOf('INBOX_KIT_RECOVER_STALE_RUNS', env.INBOX_KIT_RECOVER_STALE_RUNS, true),
     preparedStatements: booleanOf('DATABASE_PREPARED_STATEMENTS', env.DATABASE_PREPARED_STATEMENTS, true),
+    databaseListenUrl: listenUrlOf(env.DATABASE_LISTEN_URL, env.DATABASE_URL),
+    sqliteBusyTimeoutMs: int('SQLITE_BUSY_TIMEOUT_MS', env.SQLITE_BUSY_TIMEOUT_MS, 5_000),
+    listenCheck: {
+      intervalMs: int('DATABASE_LISTEN_CHECK_MS', env.DATABASE_LISTEN_CHECK_MS, 5_000),
+      timeoutMs: int('DATABASE_LISTEN_CHECK_TIMEOUT_MS', env.DATABASE_LISTEN_CHECK_TIMEOUT_MS, 3_000, { min: 1 }),
+    },
+    lease: leaseOf(env),
+    clockOffsetMs: clockOffsetOf(env),
     httpAdapter: httpAdapterOf(env.HTTP_ADAPTER),
     model: modelOf(env),
     connections: connectionsOf(env),
@@ -161,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     bodyBytesPerSecondPerKey: int('BODY_BYTES_PER_SECOND_PER_KEY', env.BODY_BYTES_PER_SECOND_PER_KEY, 8_388_608),
     credentialThrottle: credentialThrottleOf(env),
     idempotencyTtlMs: int('IDEMPOTENCY_TTL_MS', env.IDEMPOTENCY_TTL_MS, 86_400_000, { min: 1 }),
+    toolPolicy: toolPolicyOf(env.DEMO_TOOL_POLICY),
   };
 }
 
@@ -187,6 +219,32 @@ function credentialThrottleOf(env: NodeJS.ProcessEnv): DemoConfig['credentialThr
   const maxFailures = int('AUTH_FAILURES_PER_WINDOW', env.AUTH_FAILURES_PER_WINDOW, 100);
   const windowMs = int('AUTH_FAILURE_WINDOW_MS', env.AUTH_FAILURE_WINDOW_MS, 60_000, { min: 1 });
   return maxFailures === 0 ? false : { maxFailures, windowMs };
+}
+
+function toolPolicyOf(value: string | undefined): 'always_allow' | 'always_ask' {
+  if (value === undefined || value === '' || value === 'always_allow') return 'always_allow';
+  if (value === 'always_ask') return 'always_ask';
+  throw new ConfigError(`DEMO_TOOL_POLICY must be always_allow or always_ask, got "${value}"`);
+}
+
+function listenUrlOf(value: string | undefined, databaseUrl: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^postgres(ql)?:\/\//i.test(value)) throw new ConfigError('DATABASE_LISTEN_URL must be a postgres:// or postgresql:// URL (a direct or session-mode connection for LISTEN)');
+  if (databaseUrl === undefined || databaseUrl === '') throw new ConfigError('DATABASE_LISTEN_URL needs DATABASE_URL (it is the listener of the PostgreSQL event bus)');
+  return value;
+}
+
+function leaseOf(env: NodeJS.ProcessEnv): DemoConfig['lease'] {
+  const leaseMs = int('INBOX_KIT_LEASE_MS', env.INBOX_KIT_LEASE_MS, 15_000, { min: 100 });
+  return { leaseMs, takeoverCheckMs: int('INBOX_KIT_TAKEOVER_CHECK_MS', env.INBOX_KIT_TAKEOVER_CHECK_MS, Math.floor(leaseMs / 3)) };
+}
+
+function clockOffsetOf(env: NodeJS.ProcessEnv): number {
+  const value = env.INBOX_KIT_TEST_CLOCK_OFFSET_MS;
+  if (value === undefined || value === '') return 0;
+  if (env.NODE_ENV !== 'test') throw new ConfigError('INBOX_KIT_TEST_CLOCK_OFFSET_MS is a test hook (it skews this process\'s clock): it is honoured only with NODE_ENV=test');
+  if (!/^-?\d{1,12}$/.test(value)) throw new ConfigError(`INBOX_KIT_TEST_CLOCK_OFFSET_MS must be an integer number of ms, got "${value}"`);
+  return Number(value);
 }
 
 function httpAdapterOf(value: string | undefined): 'fastify' | 'hono' {

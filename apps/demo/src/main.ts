@@ -16,7 +16,7 @@ import { keyLines } from './startup-output.js';
 /** Prints a start-up failure as one line (no stack for mistakes a user can fix) and exits 1. */
 function fail(error: unknown): never {
   const e = error as { name?: string; code?: string; message?: string };
-  const expected = e?.name === 'ConfigError' || e?.name === 'CredentialsMismatchError' ||
+  const expected = e?.name === 'ConfigError' || e?.name === 'CredentialsMismatchError' || e?.name === 'EventBusListenError' ||
     ['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND', 'ENOTDIR', 'ENOENT', 'EROFS', 'ECONNREFUSED'].includes(e?.code ?? '');
   console.error(`inbox-kit demo: could not start: ${e?.message ?? String(error)}`);
   if (e?.code === 'EADDRINUSE') {

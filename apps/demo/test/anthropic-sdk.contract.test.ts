@@ -266,7 +266,7 @@ describe.each(backends)('Anthropic SDK contract on $name', (backend) => {
     expect((badOrder as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'invalid_request_error', code: 'validation_error' } });
     await expect(client.beta.sessions.events.list('sess_001', { 'created_at[gt]': 'yesterday' })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
 
-    // What this runtime cannot do: an unknown agent (404), tools it does not host (400).
+    // What this runtime cannot do: an unknown agent (404), tool kinds it does not host (400).
     const before = (await client.beta.sessions.list({ include_archived: true, limit: 100 })).data.length;
     const unknownAgent = await client.beta.sessions.create({ agent: 'agent_elsewhere', environment_id: 'e' }).catch((e: unknown) => e);
     expect(unknownAgent).toBeInstanceOf(Anthropic.NotFoundError);
@@ -277,8 +277,9 @@ describe.each(backends)('Anthropic SDK contract on $name', (backend) => {
     expect(tools).toBeInstanceOf(Anthropic.BadRequestError);
     expect((tools as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'invalid_request_error', code: 'unsupported_capability' } });
     expect((await client.beta.sessions.list({ include_archived: true, limit: 100 })).data.length).toBe(before);
+    // Client-run agent toolsets (`user.tool_result`) are not hosted here: host tools run on the server.
     const toolResult = await client.beta.sessions.events.send('sess_001', {
-      events: [{ type: 'user.custom_tool_result', custom_tool_use_id: 'sevt_x', content: [{ type: 'text', text: '42' }] }],
+      events: [{ type: 'user.tool_result', tool_use_id: 'sevt_x', content: [{ type: 'text', text: '42' }] }],
     }).catch((e: unknown) => e);
     expect(toolResult).toBeInstanceOf(Anthropic.BadRequestError);
     expect((toolResult as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'invalid_request_error', code: 'unsupported_capability' } });

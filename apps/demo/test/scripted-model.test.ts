@@ -43,3 +43,37 @@ describe('createScriptedModel', () => {
     await expect(step).rejects.toBe(reason);
   });
 });
+
+describe('createScriptedModel with the wait tool', () => {
+  const tools = [{ name: 'wait', description: 'Waits', input_schema: { type: 'object' as const } }];
+  const ctx = { tools, session_id: 's', run_id: 'run_a' };
+
+  it('calls wait for "wait <n>" when offered the tool, then says what it answered and acknowledges steering queued meanwhile', async () => {
+    const model = createScriptedModel({ stepMs: 0, steps: 2 });
+    const t: TranscriptMessage[] = [user('sevt_1', 'wait 3000 then answer')];
+    const call = await model.step(t, live(), ctx);
+    expect(call).toEqual({
+      content: [{ type: 'text', text: 'Calling wait(3000) first.' }, { type: 'tool_use', id: 'toolu_scripted_wait', name: 'wait', input: { ms: 3000 } }],
+      stop_reason: 'tool_use',
+    });
+    t.push(
+      { id: 'run_a-step-0', role: 'assistant', content: [{ type: 'text', text: 'Calling wait(3000) first.' }, { type: 'tool_use', id: 'run_a-tool-0', name: 'wait', input: { ms: 3000 } }] },
+      { id: 'run_a-step-0-results', role: 'user', content: [{ type: 'tool_result', tool_use_id: 'run_a-tool-0', content: [{ type: 'text', text: 'waited 3000 ms' }], is_error: false }] },
+      user('run_a-inbox-0', 'use bullet points'),
+    );
+    const after = await model.step(t, live(), ctx);
+    expect(textOf(after)).toBe('Step 1 of 2 on "wait 3000 then answer". wait said: "waited 3000 ms". Steering received: "use bullet points".');
+    expect(after.continue).toBe(true);
+  });
+
+  it('does not call a tool it is not offered, and reports an error result as a failure', async () => {
+    const model = createScriptedModel({ stepMs: 0, steps: 1 });
+    expect(textOf(await model.step([user('sevt_1', 'wait 5 please')], live()))).toBe('Step 1 of 1 on "wait 5 please".');
+    const t: TranscriptMessage[] = [
+      user('sevt_1', 'wait 20000'),
+      { id: 'run_a-step-0', role: 'assistant', content: [{ type: 'tool_use', id: 'run_a-tool-0', name: 'wait', input: { ms: 20000 } }] },
+      { id: 'run_a-step-0-results', role: 'user', content: [{ type: 'tool_result', tool_use_id: 'run_a-tool-0', content: [{ type: 'text', text: 'The input of wait is not valid' }], is_error: true }] },
+    ];
+    expect(textOf(await model.step(t, live(), ctx))).toBe('Step 1 of 1 on "wait 20000". wait failed: "The input of wait is not valid".');
+  });
+});

@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'invalid_cursor',
   'project_inbox_payload_invalid',
   'unsupported_capability',
+  'actions_pending',
   // 401
   'authentication_required',
   'invalid_credentials',
@@ -31,6 +32,7 @@ export const ERROR_CODES = [
   'member_not_found',
   'live_inbox_message_not_found',
   'agent_not_found',
+  'tool_use_not_found',
   // 409
   'conflict',
   'project_archived',
@@ -41,6 +43,8 @@ export const ERROR_CODES = [
   'live_inbox_order_conflict',
   'idempotency_key_reused',
   'live_inbox_full',
+  'tool_use_already_resolved',
+  'agent_archived',
   // 410
   'live_inbox_inactive',
   // 413
@@ -59,6 +63,7 @@ export const ERROR_CODES = [
   'session_ownership_unavailable',
   // 503
   'overloaded',
+  'storage_busy',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -11,13 +11,13 @@
  */
 export { ERROR_CODES, type ErrorCode, type ErrorDetail, InboxKitError, isInboxKitError } from './errors.js';
 export {
-  type Account, type ApiKey, type ApiKeyKind, type Floor, type InboxDecision, type InboxItemStatus, type JsonValue,
+  type Account, type Agent, type ApiKey, type ApiKeyKind, type Floor, type InboxDecision, type InboxItemStatus, type JsonValue,
   type MemberRole, type Membership, type OperationLog, type Page, type Project, type ProjectEvent,
   type ProjectEventSource, type ProjectEventVisibility, type ProjectInboxItem, type ProjectStatus, type Run,
   type RunStatus, type Session, type SessionEvent, type Workspace,
 } from './records.js';
 export {
-  accountSchema, apiKeyKindSchema, apiKeySchema, floorSchema, inboxItemStatusSchema, jsonObjectSchema, jsonValueSchema,
+  accountSchema, agentSchema, apiKeyKindSchema, apiKeySchema, floorSchema, inboxItemStatusSchema, jsonObjectSchema, jsonValueSchema,
   memberRoleSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectEventSourceSchema,
   projectEventVisibilitySchema, projectInboxItemSchema, projectRoleSchema, projectSchema, projectStatusSchema,
   type RecordField, type RecordFieldKind, recordFields, runSchema, runStatusSchema, sessionEventSchema, sessionSchema,
@@ -39,10 +39,10 @@ export {
   systemClock,
 } from './ports/clock.js';
 export {
-  type AttemptOwnership, type AttemptOwnershipKey, type FloorPosition, type IdempotencyRecord, type KeysetQuery, type IdempotencyScope,
+  type AgentPageQuery, type AgentStore, type AttemptOwnership, type AttemptOwnershipKey, type FloorPosition, type IdempotencyRecord, type KeysetQuery, type IdempotencyScope,
   type IdempotencyStore, type IdentityStore, type InboxDecisionPatch, type InboxItemQuery, type InboxItemWithAccess,
   type InboxStore, type NewProjectEvent, type NewSessionEvent, type ProjectEventQuery, type ProjectEventStore,
-  type ProjectStore, type RunStore, type SessionEventQuery, type SessionPageQuery, type SessionPatch,
+  type ProjectStore, type RunStatusChange, type RunStore, type SessionEventQuery, type SessionPageQuery, type SessionPatch,
   type SessionStore, type SessionWithAccess, type Store, type StoreTx, type TimeBounds,
 } from './ports/store.js';
 export { type BusListener, type BusMessage, createLocalEventBus, type EventBus, topicOf } from './ports/event-bus.js';
@@ -81,11 +81,22 @@ export {
   type LiveInboxHostOptions, type OpenAttemptInput,
 } from './live-inbox/registry.js';
 export {
-  inboxMessageId, isModelError, type Model, ModelError, type ModelStepResult, type NativeAttemptResult, type RunLedger,
-  runNativeAttempt, type RunNativeAttemptOptions, stepMessageId, type TranscriptMessage,
+  type DrainPolicy, isModelError, isToolUseLimitError, type Model, ModelError, type ModelStepContext, type ModelStepResult,
+  type ModelStopReason, type NativeAttemptResult, RUN_DEFAULTS, runNativeAttempt, type RunNativeAttemptOptions, stepMessageId,
+  ToolUseLimitError,
 } from './live-inbox/agent-loop.js';
+export {
+  inboxMessageId, type RunLedger, type RunLedgerCommit, type RunLedgerCommitExtras, type RunLedgerPark, type RunLedgerParkOutcome,
+  type TranscriptMessage,
+} from './live-inbox/bridge.js';
+export {
+  type JsonSchemaObject, MAX_TOOL_DESCRIPTION_CHARS, MAX_TOOL_RESULT_BYTES, MAX_TOOL_SCHEMA_BYTES, type OpenRound, type OpenToolUse,
+  type Tool, TOOL_NAME, type ToolContext, toolDefinitionProblems, type ToolOutput, type ToolPermission, type ToolResultBlock,
+  toolResultsMessageId, type ToolSpec, type ToolUseBlock, toolUseId, type ToolUseDisposition, type ToolUseResolution,
+  type TranscriptBlock,
+} from './live-inbox/tools.js';
 export { type SessionRuntimeDeps, SessionRuntimeService } from './sessions/service.js';
-export { SESSION_EVENT_TYPES, type SessionEventPage } from './sessions/ledger.js';
+export { type IdleStopReason, SESSION_EVENT_TYPES, type SessionEventPage } from './sessions/ledger.js';
 export { type RunFailure } from './sessions/run-supervisor.js';
 export { type LiveInboxView } from './sessions/steering.js';
 export {
@@ -94,7 +105,7 @@ export {
 } from './sessions/routing.js';
 export {
   liveInboxContentBody, type LiveInboxContentInput, liveInboxMessageParams, liveInboxOrderBody,
-  type LiveInboxOrderInput, MAX_EVENTS_PER_REQUEST, sendSessionEventsBody, type SendSessionEventsInput,
+  type LiveInboxOrderInput, MAX_DENY_MESSAGE_CHARS, MAX_EVENTS_PER_REQUEST, sendSessionEventsBody, type SendSessionEventsInput,
   sessionEventInput, type SessionEventInput, sessionParams, UNSUPPORTED_EVENT_TYPES,
 } from './sessions/schemas.js';
 export {
@@ -102,8 +113,13 @@ export {
   DELTA_EVENT_TYPES, type ListManagedSessionsInput, listManagedSessionsQuery, type ListSessionEventsInput,
   listSessionEventsQuery, type ManagedAgentDefinition, managedSession, type ManagedSession, managedSessionEvent,
   type ManagedSessionEvent, managedSessionEventSchema, managedSessionSchema, type ManagedSessionStatus, metadataSchema,
-  rfc3339, streamSessionEventsQuery, updateManagedSessionBody, type UpdateManagedSessionInput,
+  rfc3339, type RunOptions, streamSessionEventsQuery, updateManagedSessionBody, type UpdateManagedSessionInput,
 } from './sessions/managed-agents.js';
 export {
   type ManagedSessionPage, type ManagedSessionsDeps, ManagedSessionsService,
 } from './sessions/managed-sessions.js';
+export {
+  configuredAgent, createAgentBody, type CreateAgentInput, listAgentsQuery, type ListAgentsInput, listAgentVersionsQuery,
+  type ListAgentVersionsInput, managedAgent, type ManagedAgent, type ManagedAgentPage, managedAgentSchema, type ManagedAgentsDeps,
+  ManagedAgentsService, MAX_AGENT_TOOLS, retrieveAgentQuery, updateAgentBody, type UpdateAgentInput,
+} from './sessions/agents.js';

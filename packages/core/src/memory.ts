@@ -9,4 +9,4 @@
  * const store = createMemoryStore();
  * ```
  */
-export { createMemoryStore, type MemoryStore } from './testing/memory-store.js';
+export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './testing/memory-store.js';

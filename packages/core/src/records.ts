@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import type {
-  accountSchema, apiKeyKindSchema, apiKeySchema, floorSchema, inboxItemStatusSchema, memberRoleSchema, membershipSchema,
+  accountSchema, agentSchema, apiKeyKindSchema, apiKeySchema, floorSchema, inboxItemStatusSchema, memberRoleSchema, membershipSchema,
   operationLogSchema, pageSchema, projectEventSchema, projectEventSourceSchema, projectEventVisibilitySchema,
   projectInboxItemSchema, projectSchema, projectStatusSchema, runSchema, runStatusSchema, sessionEventSchema, sessionSchema,
   workspaceSchema,
@@ -64,6 +64,9 @@ export type OperationLog = z.infer<typeof operationLogSchema>;
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
 export type Run = z.infer<typeof runSchema>;
+
+/** One version of an agent created through `POST /v1/agents` (live-inbox.md "Agents"). */
+export type Agent = z.infer<typeof agentSchema>;
 
 /** One committed entry of the Session ledger (`GET /v1/sessions/{id}/events`). */
 export type SessionEvent = z.infer<typeof sessionEventSchema>;

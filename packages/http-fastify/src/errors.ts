@@ -39,6 +39,6 @@ export function toEnvelope(error: unknown, request_id: string): ErrorAnswer {
 export function errorHandler(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const { status, body, unexpected, headers } = toEnvelope(error, request.requestId);
   if (unexpected) request.log.error({ err: error }, 'unexpected error');
-  if (headers) void reply.headers(headers);
+  if (headers !== undefined) void reply.headers(headers);
   void reply.code(status).type('application/json; charset=utf-8').send(body);
 }

@@ -3,4 +3,6 @@
  * (streamed `messages.create`), steerable through the Live Inbox. Spec: docs/spec/live-inbox.md.
  */
 export { ANTHROPIC_MODEL_DEFAULTS, createAnthropicModel, retryAfterOf, type AnthropicModelOptions } from './model.js';
-export { toMessageParams, type ImageBlockParam, type MessageParam, type TextBlockParam } from './messages.js';
+export {
+  toMessageParams, toolUseIdParam, type ImageBlockParam, type MessageParam, type TextBlockParam, type ToolResultBlockParam, type ToolUseBlockParam,
+} from './messages.js';

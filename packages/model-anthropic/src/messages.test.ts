@@ -61,4 +61,26 @@ describe('toMessageParams', () => {
     expect(JSON.stringify(transcript)).toBe(before);
     expect(out[0]!.content[0]).not.toBe(transcript[0]!.content[0]);
   });
+
+  it('a tool round: tool_use in the assistant turn, every tool_result first in the next user turn (then the drained steering), ids made API-safe', () => {
+    const transcript: TranscriptMessage[] = [
+      t('sevt_1', 'user', 'go'),
+      { id: 'run:1-step-0', role: 'assistant', content: [{ type: 'text', text: 'looking' }, { type: 'tool_use', id: 'run:1-tool-0', name: 'wait', input: { ms: 5 } }] },
+      { id: 'run:1-step-0-results', role: 'user', content: [{ type: 'tool_result', tool_use_id: 'run:1-tool-0', content: [{ type: 'text', text: 'waited 5 ms' }], is_error: false }] },
+      t('run:1-inbox-0', 'user', 'steer'),
+    ];
+    expect(toMessageParams(transcript)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'looking' }, { type: 'tool_use', id: 'run_1-tool-0', name: 'wait', input: { ms: 5 } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'run_1-tool-0', content: [{ type: 'text', text: 'waited 5 ms' }] }, { type: 'text', text: 'steer' }] },
+    ]);
+    // Results lead their turn even when another user message came first; an empty result has no content; errors say so.
+    const out = toMessageParams([
+      t('a', 'user', 'go'),
+      { id: 's', role: 'assistant', content: [{ type: 'tool_use', id: 'x', name: 'n', input: {} }] },
+      t('durable', 'user', 'meanwhile'),
+      { id: 's-results', role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: [], is_error: true }] },
+    ]);
+    expect(out[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', is_error: true }, { type: 'text', text: 'meanwhile' }] });
+  });
 });

@@ -3,8 +3,27 @@
  * `stop_reason`, interrupts abort the request in flight, provider errors retried with backoff.
  */
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import { ModelError, type ContentBlock, type Model, type ModelStepResult, type TranscriptMessage } from '@inbox-kit/core';
+import { ModelError, type Model, type ModelStepContext, type ModelStepResult, type ModelStopReason, type TranscriptBlock, type TranscriptMessage } from '@inbox-kit/core';
 import { toMessageParams } from './messages.js';
+
+/** A content block of the answer being streamed: text, or a tool use whose input JSON arrives in pieces. */
+type StreamedBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; json: string; input?: Record<string, unknown> };
+
+/** The input of a streamed tool use: its JSON parsed (empty → `{}`); not a JSON object → `{}` (the loop's input check answers it). */
+function toolInputOf(json: string, seed: unknown): Record<string, unknown> {
+  if (json.trim() === '') return seed !== null && typeof seed === 'object' && !Array.isArray(seed) ? (seed as Record<string, unknown>) : {};
+  try {
+    const value: unknown = JSON.parse(json);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The Messages API's `stop_reason` as the loop's: `stop_sequence` and none end the turn like `end_turn`. */
+function stopReasonOf(reason: string | null): ModelStopReason {
+  return reason === 'tool_use' || reason === 'max_tokens' || reason === 'pause_turn' || reason === 'refusal' ? reason : 'end_turn';
+}
 
 /** Options of {@link createAnthropicModel}. Times are in milliseconds. */
 export interface AnthropicModelOptions {
@@ -76,12 +95,15 @@ class StreamIdleError extends Error {
  * A {@link Model} on the Anthropic Messages API. Spec: live-inbox.md "Drain, commit, carry-over".
  *
  * Each `step` sends the whole transcript ({@link toMessageParams}: drained Live Inbox messages are
- * user turns in order; Run-scoped ids stay in the ledger) as one streamed `messages.create`
- * request and returns the text blocks of the answer. `stop_reason` drives the loop: `pause_turn`
- * returns `continue: true` (the model is called again); every other reason (`end_turn`,
- * `max_tokens`, `stop_sequence`, `refusal`, …) ends the turn with `continue: false` — a boundary at
- * which the agent loop commits whatever the Live Inbox holds and calls the model again, or ends the
- * Run `completed` when it holds nothing.
+ * user turns in order; a tool round is the assistant's `tool_use` blocks and, first in the next
+ * user turn, their `tool_result` blocks; Run-scoped ids stay in the ledger) as one streamed
+ * `messages.create` request, with the step's `tools` (name, description, `input_schema`) and the
+ * agent's system prompt when it has one (else `system`), and returns the answer's text and
+ * `tool_use` blocks (their input streamed as `input_json_delta`, parsed at the block's end) with
+ * its `stop_reason`: `tool_use` (the loop runs a tool round), `pause_turn` (the model is called
+ * again), `end_turn` / `stop_sequence`, `max_tokens`, `refusal` (the turn ends — a boundary at
+ * which the agent loop commits whatever the Live Inbox holds and calls the model again, or ends
+ * the Run `completed` when it holds nothing).
  *
  * Aborting `signal` (an interrupt) aborts the request in flight; `step` then rejects with
  * `signal.reason`. Retryable failures are retried up to `maxRetries` times, waiting what the
@@ -109,7 +131,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
   checkInteger('idleTimeoutMs', o.idleTimeoutMs, 1);
   const client = options.client ?? makeClient(options, o.timeoutMs);
 
-  async function once(transcript: readonly TranscriptMessage[], signal: AbortSignal): Promise<ModelStepResult> {
+  async function once(transcript: readonly TranscriptMessage[], signal: AbortSignal, context: ModelStepContext | undefined): Promise<ModelStepResult> {
     const controller = new AbortController();
     const forward = () => controller.abort(signal.reason);
     if (signal.aborted) forward();
@@ -123,30 +145,40 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
         controller.abort(new StreamIdleError(`no stream event for ${o.idleTimeoutMs} ms`));
       }, o.idleTimeoutMs);
     };
+    const system = context?.system ?? o.system;
+    const tools = context?.tools ?? [];
     try {
       const stream = await client.messages.create(
         {
           model: o.model,
           max_tokens: o.maxTokens,
-          ...(o.system !== undefined ? { system: o.system } : {}),
+          ...(system !== undefined ? { system } : {}),
+          ...(tools.length > 0 ? { tools: tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema as Anthropic.Tool.InputSchema })) } : {}),
           messages: toMessageParams(transcript) as Anthropic.MessageParam[],
           stream: true,
         },
         { signal: controller.signal, maxRetries: 0, timeout: o.timeoutMs },
       );
       armIdle();
-      const texts: string[] = [];
+      const blocks: StreamedBlock[] = [];
       let stopReason: string | null = null;
       let stopped = false;
       for await (const event of stream) {
         armIdle();
         switch (event.type) {
           case 'content_block_start':
-            if (event.content_block.type === 'text') texts[event.index] = event.content_block.text;
+            if (event.content_block.type === 'text') blocks[event.index] = { type: 'text', text: event.content_block.text };
+            else if (event.content_block.type === 'tool_use') {
+              const b = event.content_block;
+              blocks[event.index] = { type: 'tool_use', id: b.id, name: b.name, json: '', input: b.input as Record<string, unknown> };
+            }
             break;
-          case 'content_block_delta':
-            if (event.delta.type === 'text_delta') texts[event.index] = (texts[event.index] ?? '') + event.delta.text;
+          case 'content_block_delta': {
+            const block = blocks[event.index];
+            if (event.delta.type === 'text_delta' && block?.type === 'text') block.text += event.delta.text;
+            else if (event.delta.type === 'input_json_delta' && block?.type === 'tool_use') block.json += event.delta.partial_json;
             break;
+          }
           case 'message_delta':
             stopReason = event.delta.stop_reason ?? stopReason;
             break;
@@ -161,8 +193,15 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
       if (signal.aborted) throw signal.reason;
       if (idleFired) throw new StreamIdleError(`no stream event for ${o.idleTimeoutMs} ms`);
       if (!stopped) throw new StreamCutError('the response stream ended before message_stop');
-      const content: ContentBlock[] = texts.filter((t): t is string => typeof t === 'string' && t !== '').map((text) => ({ type: 'text', text }));
-      return { content, continue: stopReason === 'pause_turn' };
+      const content: TranscriptBlock[] = [];
+      for (const b of blocks) {
+        if (b === undefined) continue;
+        if (b.type === 'text') {
+          if (b.text !== '') content.push({ type: 'text', text: b.text });
+        } else content.push({ type: 'tool_use', id: b.id, name: b.name, input: toolInputOf(b.json, b.input) });
+      }
+      const stop_reason = stopReasonOf(stopReason);
+      return { content, stop_reason, continue: stop_reason === 'pause_turn' };
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (idleFired && !(error instanceof StreamIdleError)) throw new StreamIdleError(`no stream event for ${o.idleTimeoutMs} ms`);
@@ -174,11 +213,11 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
   }
 
   return {
-    async step(transcript, signal): Promise<ModelStepResult> {
+    async step(transcript, signal, context): Promise<ModelStepResult> {
       for (let attempt = 1; ; attempt++) {
         if (signal.aborted) throw signal.reason;
         try {
-          return await once(transcript, signal);
+          return await once(transcript, signal, context);
         } catch (error) {
           if (signal.aborted) throw signal.reason;
           const failure = classify(error, attempt);

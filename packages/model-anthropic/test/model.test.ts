@@ -36,7 +36,7 @@ describe('createAnthropicModel', () => {
   it('sends one streamed messages.create with the options and returns the streamed text', async () => {
     const { stub, model } = await setup([{ text: ['Hello', ', ', 'world.'] }], { system: 'Be brief.', maxTokens: 321 });
     const result = await model.step(task, new AbortController().signal);
-    expect(result).toEqual({ content: [{ type: 'text', text: 'Hello, world.' }], continue: false });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'Hello, world.' }], stop_reason: 'end_turn', continue: false });
     expect(stub.requests).toHaveLength(1);
     const [req] = stub.requests;
     expect(req!.path).toBe('/v1/messages');
@@ -49,19 +49,43 @@ describe('createAnthropicModel', () => {
     });
   });
 
+  it('sends the step\'s tools and the agent\'s system prompt; streams tool_use blocks (input_json_delta) with stop_reason tool_use', async () => {
+    const { stub, model } = await setup([{ tool_use: [{ name: 'wait', input: { ms: 250, note: 'ok' } }, { name: 'lookup', input: {} }], text: 'Let me wait.' }]);
+    const tools = [{ name: 'wait', description: 'Waits', input_schema: { type: 'object' as const, properties: { ms: { type: 'integer' } } } }];
+    const result = await model.step(task, new AbortController().signal, { tools, system: 'Agent prompt.', session_id: 's', run_id: 'r' });
+    expect(result).toEqual({
+      content: [
+        { type: 'text', text: 'Let me wait.' },
+        { type: 'tool_use', id: expect.stringMatching(/^toolu_stub_/), name: 'wait', input: { ms: 250, note: 'ok' } },
+        { type: 'tool_use', id: expect.stringMatching(/^toolu_stub_/), name: 'lookup', input: {} },
+      ],
+      stop_reason: 'tool_use', continue: false,
+    });
+    expect(stub.requests[0]!.body).toMatchObject({ system: 'Agent prompt.', tools });
+  });
+
+  it('the stub refuses what the API refuses: a tool_use without its tool_result right after', async () => {
+    const { model } = await setup([{ text: 'never' }], { maxRetries: 0 });
+    const bad = [...task, { id: 's', role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'x', name: 'wait', input: {} }] }, { id: 'u', role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }];
+    await expect(model.step(bad, new AbortController().signal)).rejects.toMatchObject({ name: 'ModelError', type: 'invalid_request_error', status: 400 });
+  });
+
   it('stop_reason drives the loop: pause_turn continues, end_turn / max_tokens / stop_sequence / refusal end the turn', async () => {
     const reasons = ['pause_turn', 'end_turn', 'max_tokens', 'stop_sequence', 'refusal'];
     const { model } = await setup(reasons.map((stop_reason) => ({ text: 'x', stop_reason })));
-    const got: boolean[] = [];
-    for (const _ of reasons) got.push((await model.step(task, new AbortController().signal)).continue);
-    expect(got).toEqual([true, false, false, false, false]);
+    const got: Array<[boolean | undefined, string | undefined]> = [];
+    for (const _ of reasons) {
+      const r = await model.step(task, new AbortController().signal);
+      got.push([r.continue, r.stop_reason]);
+    }
+    expect(got).toEqual([[true, 'pause_turn'], [false, 'end_turn'], [false, 'max_tokens'], [false, 'end_turn'], [false, 'refusal']]);
   });
 
   it('an answer with no text (e.g. a refusal) is an empty step, and the next call leaves it out', async () => {
     const { stub, model } = await setup([{ text: [], stop_reason: 'refusal' }, { text: 'ok' }]);
     const signal = new AbortController().signal;
     const empty = await model.step(task, signal);
-    expect(empty).toEqual({ content: [], continue: false });
+    expect(empty).toEqual({ content: [], stop_reason: 'refusal', continue: false });
     const next: TranscriptMessage[] = [...task, { id: 'run_1-step-0', role: 'assistant', content: empty.content }, { id: 'run_1-inbox-0', role: 'user', content: [{ type: 'text', text: 'Try again.' }] }];
     await model.step(next, signal);
     expect(stub.requests[1]!.body.messages).toEqual([
@@ -89,7 +113,7 @@ describe('createAnthropicModel', () => {
       { text: ['the ', 'answer'] },
     ], { maxRetries: 4 });
     const result = await model.step(task, new AbortController().signal);
-    expect(result).toEqual({ content: [{ type: 'text', text: 'the answer' }], continue: false });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'the answer' }], stop_reason: 'end_turn', continue: false });
     expect(stub.requests).toHaveLength(5);
     expect(retries.map((r) => [r.retry, r.type])).toEqual([[1, 'api_error'], [2, 'overloaded_error'], [3, 'overloaded_error'], [4, 'connection_error']]);
     expect(retries[1]!.delayMs).toBe(3);

@@ -132,7 +132,7 @@ describe.each(engines)('steering the Messages API model through the Live Inbox (
     expect(events[5]!.content).toEqual(text('Done, focusing on billing.'));
   });
 
-  it('an interrupt mid-stream aborts the request in flight and ends the Run cancelled; the queue carries over to the next Run', async () => {
+  it('an interrupt mid-stream aborts the request in flight and ends the Run cancelled; what was queued is committed ahead of it and reaches the next Run in order', async () => {
     const w = await world(engine, [{ hang: true }, { text: 'Starting over with the new brief.' }]);
     await start(w, 'Write the report.');
     await w.stub.request(1);
@@ -141,14 +141,15 @@ describe.each(engines)('steering the Messages API model through the Live Inbox (
     expect((await w.stub.aborted(1)).aborted).toBe(true);
     await w.runtime.whenIdle('sess_m');
     let events = await w.events();
-    expect(brief(events)).toEqual(['user.message', 'session.status_running', 'user.interrupt', 'session.status_idle']);
+    expect(brief(events)).toEqual(['user.message', 'session.status_running', 'user.message', 'user.interrupt', 'session.status_idle']);
+    expect(events[2]!.content).toEqual(text('Use the new template.'));
     expect(events.at(-1)!.content).toEqual({ outcome: 'cancelled' });
     expect(w.runErrors).toEqual([]);
 
-    // The next Run starts from durable input; the carried-over steering reaches its first call.
+    // The next Run starts from durable input; the steering queued before the interrupt comes first.
     await start(w, 'Now write it again.');
     await w.runtime.whenIdle('sess_m');
-    expect(w.stub.requests[1]!.body.messages).toEqual([userTurn('Write the report.', 'Now write it again.', 'Use the new template.')]);
+    expect(w.stub.requests[1]!.body.messages).toEqual([userTurn('Write the report.', 'Use the new template.', 'Now write it again.')]);
     events = await w.events();
     expect(events.at(-1)!.content).toEqual({ outcome: 'completed' });
     expect(w.stub.requests).toHaveLength(2);

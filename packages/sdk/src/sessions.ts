@@ -121,12 +121,13 @@ export class SessionEvents {
   /**
    * Sends durable input: commits the events and starts a Run if none is running.
    * `POST /v1/sessions/:id/events` `{ events }` → `{ data: [event] }` (the committed events).
-   * Event `content` blocks are sent untouched. Never retried (POST).
+   * Event `content` blocks are sent untouched; the other fields go snake_case (`customToolUseId` →
+   * `custom_tool_use_id`, `toolUseId`, `isError`, `denyMessage`). Never retried (POST).
    * @returns the committed events, camelCase (`processedAt` RFC 3339).
    * @throws {InboxKitApiError} 400 `invalid_request_error` (bad event or block), 404 `not_found_error`.
    */
   async send(sessionId: string, events: SessionEventInput[], opts: CreateOptions = {}): Promise<SessionEventAck[]> {
-    const body = await this.#t.request<Wire>('POST', path`/v1/sessions/${sessionId}/events`, { ...opts, body: { events } });
+    const body = await this.#t.request<Wire>('POST', path`/v1/sessions/${sessionId}/events`, { ...opts, body: { events: events.map((e) => toWire(e)) } });
     return listFromWire<SessionEventAck>(body['data']);
   }
 

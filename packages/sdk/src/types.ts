@@ -397,7 +397,13 @@ export interface LiveInboxSnapshot {
 }
 
 /** A durable input event for `client.sessions.events.send`. */
-export type SessionEventInput = { type: 'user.message'; content: ContentBlock[] } | { type: 'user.interrupt' };
+export type SessionEventInput =
+  | { type: 'user.message'; content: ContentBlock[] }
+  | { type: 'user.interrupt' }
+  /** The result of a custom (client-run) tool: answers the `agent.custom_tool_use` event `customToolUseId`. */
+  | { type: 'user.custom_tool_result'; customToolUseId: string; content?: ContentBlock[]; isError?: boolean }
+  /** Allows or denies an `always_ask` tool use (`agent.tool_use` with `evaluatedPermission: 'ask'`); `denyMessage` only with `deny`. */
+  | { type: 'user.tool_confirmation'; toolUseId: string; result: 'allow' | 'deny'; denyMessage?: string };
 
 /** The server's acknowledgement of one sent Session event: the committed event itself. */
 export type SessionEventAck = SessionEvent;
@@ -414,25 +420,51 @@ export interface SessionEvent {
   sessionId: string;
   /** Gap-free per session: 1, 2, 3 … */
   seq: number;
-  /** `user.message`, `user.interrupt`, `agent.message`, `session.status_running`, `session.status_idle`, … */
+  /**
+   * `user.message`, `user.interrupt`, `user.custom_tool_result`, `user.tool_confirmation`,
+   * `agent.message`, `agent.tool_use`, `agent.custom_tool_use`, `agent.tool_result`,
+   * `session.status_running`, `session.status_idle`, `session.error`, …
+   */
   type: string;
   runId: string | null;
   /** Run-scoped message id (`{run_id}-inbox-{n}`, `{run_id}-step-{k}`) or null. */
   messageId: string | null;
-  /** Content blocks of `user.message` and `agent.message`; absent on other types. */
+  /** Content blocks of `user.message` and `agent.message`, the result of `agent.tool_result` and `user.custom_tool_result`; absent on other types. */
   content?: ContentBlock[];
+  /** `agent.tool_use`, `agent.custom_tool_use`: the tool called and its input. */
+  name?: string;
+  input?: { [key: string]: JsonValue };
+  /** `agent.tool_use`: `allow` (runs now), `ask` (waits for `user.tool_confirmation`), `deny` (refused: an error result follows). */
+  evaluatedPermission?: 'allow' | 'ask' | 'deny';
+  /** `agent.tool_use`: the permission policy that decided. */
+  evaluation?: { type: 'always_allow' | 'always_ask' };
+  /** `agent.tool_result`, `user.tool_confirmation`: the `agent.tool_use` event answered. */
+  toolUseId?: string;
+  /** `user.custom_tool_result`: the `agent.custom_tool_use` event answered. */
+  customToolUseId?: string;
+  /** `agent.tool_result`, `user.custom_tool_result`. */
+  isError?: boolean;
+  /** `user.tool_confirmation`. */
+  result?: 'allow' | 'deny';
+  denyMessage?: string | null;
   floorId: string | null;
   pageId: string | null;
   /** RFC 3339 timestamp (UTC, ms precision), e.g. `2026-11-30T14:37:57.123Z`. */
   processedAt: string;
-  /** `session.status_idle`: `end_turn`, or `retries_exhausted` when the Run failed. */
-  stopReason?: { type: 'end_turn' | 'retries_exhausted' };
+  /**
+   * `session.status_idle`: `end_turn`, `retries_exhausted` when the Run failed, `refusal`, or
+   * `requires_action` while the Run waits for the tool uses `event_ids`.
+   */
+  stopReason?: { type: 'end_turn' | 'retries_exhausted' | 'refusal' } | { type: 'requires_action'; event_ids: string[] };
   /** `session.status_idle`: always null. */
   stopDetails?: null;
   /** `session.status_idle`: how the Run ended (`completed`, `cancelled`, `failed`). */
   outcome?: string | null;
-  /** `session.status_idle` of a failed Run (ours): why it failed, e.g. `{ type: 'overloaded_error', message }`. */
-  error?: { type: string; message: string };
+  /**
+   * `session.status_idle` of a failed Run (ours): why it failed, e.g. `{ type: 'overloaded_error',
+   * message }`; `session.error`: the error, e.g. `tool_use_limit_reached_error`, with `retry_status`.
+   */
+  error?: { type: string; message: string; retry_status?: { type: 'exhausted' } };
 }
 
 /** Query of `client.sessions.events.list`. */

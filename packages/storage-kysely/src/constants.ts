@@ -2,7 +2,10 @@
  * Constants of both engines, in a module that loads no driver (so the root entry can export them).
  */
 
-/** How long a SQLite connection waits for another process's write lock, in ms. */
+/**
+ * How long a write waits for another process's SQLite write lock by default, in ms, before it fails
+ * with `storage_busy` (the wait is asynchronous: it never blocks the thread; `busy.ts`).
+ */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 /** The default page cache of a SQLite connection, in KiB (see `openSqlite`). */

@@ -10,6 +10,6 @@
  */
 export { openPostgres, type PostgresOptions } from './postgres.js';
 export {
-  createPostgresEventBus, EVENT_BUS_APPLICATION_NAME, EVENT_BUS_CHANNEL, type EventNotification, type PostgresEventBus,
+  createPostgresEventBus, EVENT_BUS_APPLICATION_NAME, EVENT_BUS_CHANNEL, EventBusListenError, type EventNotification, type PostgresEventBus,
   type PostgresEventBusOptions,
 } from './pg-event-bus.js';

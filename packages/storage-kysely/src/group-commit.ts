@@ -12,7 +12,12 @@
  *   others of the group are not affected;
  * - every unit of work's promise settles after the `COMMIT` (or its failure): a caller that got a
  *   value knows its writes are on disk, as with one commit each;
- * - when the group as a whole fails (`BEGIN` refused after `busy_timeout`, or a failed `COMMIT`),
+ * - when another process holds the write lock, `BEGIN IMMEDIATE` fails at once (the connection has
+ *   `busy_timeout = 0`, `busy.ts`): the group gives the connection back (reads go on) and tries
+ *   again after a short pause, never blocking the thread; a unit whose wait passes the busy timeout
+ *   (counted from when it was asked for) is rejected with `storage_busy` and nothing of it is
+ *   written;
+ * - when the group as a whole fails otherwise (a refused `BEGIN`, a failed `COMMIT`),
  *   nothing of the group is written and every unit of work is rejected with that error (or its own);
  * - when a unit's error made SQLite roll back the whole transaction (disk full, I/O error,
  *   `RAISE(ROLLBACK)`, `ON CONFLICT ROLLBACK`), its savepoint cannot be restored: that unit is
@@ -30,6 +35,8 @@
  * calling the store instead of the unit's own connection.
  */
 import { CompiledQuery, type Kysely } from 'kysely';
+import { busyBackoff, isSqliteBusy, pause, storageBusyError } from './busy.js';
+import { SQLITE_BUSY_TIMEOUT_MS } from './constants.js';
 
 /** The most units of work one group commit holds (the rest wait for the next group). */
 export const MAX_GROUP_SIZE = 64;
@@ -54,13 +61,17 @@ interface Waiting<DB> {
   fn: (connection: Kysely<DB>) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** When it was asked for (`Date.now()`): its wait for another process's lock counts from here. */
+  since: number;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 const SAVEPOINT = 'inbox_kit_unit';
 const statement = (text: string) => CompiledQuery.raw(text);
-const BEGIN = statement('begin immediate');
+/** The group's `BEGIN IMMEDIATE` (exported so the driver leaves its lock wait to the group: `sqlite.ts`). */
+export const GROUP_BEGIN = statement('begin immediate');
+const BEGIN = GROUP_BEGIN;
 const COMMIT = statement('commit');
 const ROLLBACK = statement('rollback');
 const SAVE = statement(`savepoint ${SAVEPOINT}`);
@@ -77,8 +88,9 @@ const UNDO = statement(`rollback to ${SAVEPOINT}`);
  *   for long (the whole group waits with it).
  * @throws (from the returned promise) `fn`'s own error, or the database error that failed the group.
  */
-export function createGroupCommit<DB>(db: Kysely<DB>, opts: { maxGroupSize?: number } = {}): GroupTransaction<DB> {
+export function createGroupCommit<DB>(db: Kysely<DB>, opts: { maxGroupSize?: number; busyTimeoutMs?: number } = {}): GroupTransaction<DB> {
   const maxGroupSize = opts.maxGroupSize ?? MAX_GROUP_SIZE;
+  const busyTimeoutMs = opts.busyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS;
   if (!Number.isInteger(maxGroupSize) || maxGroupSize < 1) throw new TypeError(`maxGroupSize must be an integer ≥ 1, got ${maxGroupSize}`);
   const queue: Waiting<DB>[] = [];
   let busy = false;
@@ -88,7 +100,7 @@ export function createGroupCommit<DB>(db: Kysely<DB>, opts: { maxGroupSize?: num
     busy = true;
     setImmediate(() => {
       const group = queue.splice(0, maxGroupSize);
-      void runGroup(db, group, (unrun) => queue.unshift(...unrun)).finally(() => {
+      void runGroupWhenUnlocked(db, group, (unrun) => queue.unshift(...unrun), busyTimeoutMs).finally(() => {
         busy = false;
         if (queue.length > 0) schedule();
       });
@@ -97,21 +109,48 @@ export function createGroupCommit<DB>(db: Kysely<DB>, opts: { maxGroupSize?: num
 
   return <T>(fn: (connection: Kysely<DB>) => Promise<T>) =>
     new Promise<T>((resolve, reject) => {
-      queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      queue.push({ fn, resolve: resolve as (value: unknown) => void, reject, since: Date.now() });
       schedule();
     });
 }
 
 /**
- * Runs one group and settles every promise of it (or hands the units that never ran to `requeue`,
- * see the module comment); never rejects.
+ * Runs one group once the write lock is free: while another process holds it, waits (connection
+ * released) and tries again, rejecting with `storage_busy` the units whose wait passed
+ * `busyTimeoutMs`; never rejects.
  */
-async function runGroup<DB>(db: Kysely<DB>, group: Waiting<DB>[], requeue: (unrun: Waiting<DB>[]) => void): Promise<void> {
+async function runGroupWhenUnlocked<DB>(db: Kysely<DB>, group: Waiting<DB>[], requeue: (unrun: Waiting<DB>[]) => void, busyTimeoutMs: number): Promise<void> {
+  let waiting = group;
+  for (let attempt = 0; ; attempt++) {
+    const busy = await runGroup(db, waiting, requeue);
+    if (busy === undefined) return;
+    const now = Date.now();
+    const late = waiting.filter((unit) => now - unit.since >= busyTimeoutMs);
+    for (const unit of late) unit.reject(storageBusyError(now - unit.since, busy.error));
+    waiting = waiting.filter((unit) => now - unit.since < busyTimeoutMs);
+    if (waiting.length === 0) return;
+    await pause(busyBackoff(attempt));
+  }
+}
+
+/**
+ * Runs one group and settles every promise of it (or hands the units that never ran to `requeue`,
+ * see the module comment); never rejects. Returns `{ error }` without running or settling anything
+ * when `BEGIN IMMEDIATE` found the write lock held by another connection (`SQLITE_BUSY`).
+ */
+async function runGroup<DB>(db: Kysely<DB>, group: Waiting<DB>[], requeue: (unrun: Waiting<DB>[]) => void): Promise<{ error: unknown } | undefined> {
   const outcomes: Outcome[] = [];
   let abortedBy: { error: unknown } | undefined;
+  let busy: { error: unknown } | undefined;
   try {
     await db.connection().execute(async (connection) => {
-      await connection.executeQuery(BEGIN);
+      try {
+        await connection.executeQuery(BEGIN);
+      } catch (error) {
+        if (!isSqliteBusy(error)) throw error;
+        busy = { error };
+        return;
+      }
       try {
         const savepoints = group.length > 1;
         for (const unit of group) {
@@ -147,11 +186,13 @@ async function runGroup<DB>(db: Kysely<DB>, group: Waiting<DB>[], requeue: (unru
       const outcome = outcomes[i];
       unit.reject(outcome !== undefined && !outcome.ok ? outcome.error : lost);
     });
-    return;
+    return undefined;
   }
+  if (busy !== undefined) return busy;
   group.forEach((unit, i) => {
     const outcome = outcomes[i] as Outcome;
     if (outcome.ok) unit.resolve(outcome.value);
     else unit.reject(outcome.error);
   });
+  return undefined;
 }

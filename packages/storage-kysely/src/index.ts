@@ -48,6 +48,12 @@ export interface OpenStoreOptions {
   sqliteFile?: string | undefined;
   /** PostgreSQL pool options (ignored for SQLite). */
   postgres?: PostgresOptions | undefined;
+  /**
+   * SQLite options (ignored for PostgreSQL): `busyTimeoutMs`, how long a write waits for another
+   * process's write lock before it fails with `storage_busy` (default `SQLITE_BUSY_TIMEOUT_MS`,
+   * 5,000; the wait never blocks the thread); `cacheSizeKiB`, the page cache (see `openSqlite`).
+   */
+  sqlite?: { busyTimeoutMs?: number; cacheSizeKiB?: number } | undefined;
 }
 
 /** An open, migrated store and what it runs on. */
@@ -100,7 +106,7 @@ export async function openStore(opts: OpenStoreOptions = {}): Promise<OpenedStor
   const dialect: Dialect = isPostgresUrl(databaseUrl) ? 'postgres' : 'sqlite';
   const db = dialect === 'postgres'
     ? (await engine(() => import('./postgres.js'), 'pg', dialect)).openPostgres(databaseUrl as string, opts.postgres)
-    : (await engine(() => import('./sqlite.js'), 'better-sqlite3', dialect)).openSqlite(sqlitePath(databaseUrl || opts.sqliteFile || DEFAULT_SQLITE_FILE));
+    : (await engine(() => import('./sqlite.js'), 'better-sqlite3', dialect)).openSqlite(sqlitePath(databaseUrl || opts.sqliteFile || DEFAULT_SQLITE_FILE), opts.sqlite ?? {});
   try {
     await migrateToLatest(db, dialect);
   } catch (error) {

@@ -18,6 +18,18 @@
  *   it reconnects with exponential backoff and then re-reads every subscribed topic from storage
  *   after its watermark: notifications sent while it was away are not lost, they are replaced by
  *   the stored sequence.
+ * - A listener can also die silently: its backend frozen, or a half-open TCP connection after a NAT
+ *   drop or a failover, which the OS keepalive notices only hours later. So the bus checks its
+ *   listener: every `healthCheckIntervalMs` (5 s) it sends a notification to itself on a channel
+ *   of its own, through `db` (another connection, as every notification travels); one that has not
+ *   arrived within `healthCheckTimeoutMs` (3 s) marks the listener dead: its socket is destroyed,
+ *   and the bus reconnects and re-reads from its watermarks as above. A dead listener is noticed
+ *   within `healthCheckIntervalMs + healthCheckTimeoutMs` (8 s by default).
+ * - The listener has its own connection (`listenUrl`, default `url`): LISTEN needs a session that
+ *   lasts, which a pooler in transaction (or statement) mode does not give — PgBouncer drops every
+ *   notification there ("got packet 'A' from server when not linked"). `start()` sends itself one
+ *   notification and refuses to start ({@link EventBusListenError}) when it does not arrive, so such
+ *   a set-up fails at start-up instead of delivering nothing.
  *
  * What subscribers may rely on: every committed event of a subscribed topic is delivered once,
  * events read from storage arrive in ascending sequence, but a local publish may overtake a remote
@@ -38,10 +50,33 @@ import { createKyselyStore } from './store.js';
 
 export { EVENT_BUS_APPLICATION_NAME, EVENT_BUS_CHANNEL };
 
+/**
+ * The listening connection does not receive notifications sent to its database: thrown by
+ * `start()` when the bus's first notification to itself did not arrive in time (typically: the
+ * listener goes through a pooler in transaction or statement mode).
+ */
+export class EventBusListenError extends Error {
+  override readonly name = 'EventBusListenError';
+}
+
 /** Options of {@link createPostgresEventBus}. */
 export interface PostgresEventBusOptions {
-  /** `postgres://…` URL of the database the services write to (the listener connects with it). */
+  /** `postgres://…` URL of the database the services write to (the default `db` and `listenUrl`). */
   url: string;
+  /**
+   * The listener's own connection (default `url`): a direct connection to PostgreSQL, or a pooler
+   * in session mode. Not a pooler in transaction or statement mode (PgBouncer's usual set-up): it
+   * drops notifications, and `start()` refuses it with an {@link EventBusListenError}.
+   */
+  listenUrl?: string;
+  /**
+   * ms between two health checks of the listener (default 5,000; 0 turns them off): the bus sends
+   * a notification to itself and, when it has not arrived within {@link healthCheckTimeoutMs},
+   * takes the listener for dead, reconnects and re-reads what it missed.
+   */
+  healthCheckIntervalMs?: number;
+  /** ms a health-check notification may take to arrive (default 3,000); also the start-up check's deadline. */
+  healthCheckTimeoutMs?: number;
   /**
    * Kysely instance on the same database (e.g. `openStore(...).db`), used to send notifications
    * and read events. Default: a pool of 2 connections on `url`, ended by `close()`. A given `db`
@@ -78,6 +113,11 @@ export interface PostgresEventBus extends EventBus {
   readonly origin: string;
   /** True while the listening connection is up (false before `start`, while reconnecting, after `close`). */
   isListening(): boolean;
+  /**
+   * What the listener has been through: how many times it reconnected, how many health checks it
+   * missed, and when (ms, `Date.now()`) the current listener connected; for logs, metrics and tests.
+   */
+  listenerStats(): { reconnects: number; missedHealthChecks: number; connectedAt: number | undefined };
 }
 
 /** The JSON body of a notification (at most a few hundred bytes: ids are ≤ 128 characters). */
@@ -126,6 +166,28 @@ function parseNotification(payload: string | undefined): EventNotification | und
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
+/** `host:port/database` of a connection URL (never its password), for error messages. */
+function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '5432'}${u.pathname}`;
+  } catch {
+    return 'the listen URL';
+  }
+}
+
+/**
+ * Destroys the socket of a client that may never answer: `end()` waits for the server to close
+ * the connection, which a frozen backend or a half-open TCP connection never does.
+ */
+function destroySocket(client: pg.Client): void {
+  try {
+    (client as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
+  } catch {
+    // Already gone.
+  }
+}
+
 /**
  * Creates the PostgreSQL event bus (see the module comment for the delivery guarantees).
  * Subscribe through this bus (not `local`) so it knows which topics to read after a notification.
@@ -148,9 +210,21 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
   const db = options.db ?? openPostgres(options.url, { max: 2, onError });
   const store = createKyselyStore(db, { dialect: 'postgres' });
   const origin = randomUUID();
+  const listenUrl = options.listenUrl ?? options.url;
+  const healthInterval = options.healthCheckIntervalMs ?? 5_000;
+  const healthTimeout = options.healthCheckTimeoutMs ?? 3_000;
+  /** The channel only this bus listens on: its health-check notifications to itself. */
+  const pingChannel = `inbox_kit_ping_${origin.replaceAll('-', '')}`;
 
   const topics = new Map<string, TopicState>();
   let listener: pg.Client | undefined;
+  let reconnects = 0;
+  let missedHealthChecks = 0;
+  let connectedAt: number | undefined;
+  let healthTimer: NodeJS.Timeout | undefined;
+  /** Health-check notifications sent and not received yet, by number, with their deadline timers. */
+  const awaitedPings = new Map<number, { client: pg.Client; timer: NodeJS.Timeout; resolve?: () => void }>();
+  let pings = 0;
   let started = false;
   let closed = false;
   let attempt = 0;
@@ -298,6 +372,60 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
     }
   };
 
+  // — the listener's health —
+
+  /** A health-check notification arrived: the listener `client` is alive. */
+  const onPing = (payload: string | undefined) => {
+    const n = Number(payload);
+    const awaited = awaitedPings.get(n);
+    if (awaited === undefined) return;
+    clearTimeout(awaited.timer);
+    awaitedPings.delete(n);
+    awaited.resolve?.();
+  };
+
+  const forgetPings = () => {
+    for (const { timer } of awaitedPings.values()) clearTimeout(timer);
+    awaitedPings.clear();
+  };
+
+  /**
+   * Sends a notification to this bus's own channel through `db` and gives it `healthTimeout` ms to
+   * reach `client`; resolves true when it did, false when not (`onMissed` is called then). A send
+   * that fails (the database, not the listener, is unreachable) resolves true after reporting it:
+   * the listener is not judged on it.
+   */
+  const ping = (client: pg.Client, onMissed: () => void): Promise<boolean> => new Promise((resolve) => {
+    const n = ++pings;
+    const timer = setTimeout(() => {
+      if (!awaitedPings.delete(n)) return;
+      onMissed();
+      resolve(false);
+    }, healthTimeout);
+    timer.unref?.();
+    awaitedPings.set(n, { client, timer, resolve: () => resolve(true) });
+    sql`select pg_notify(${pingChannel}, ${String(n)})`.execute(db).catch((error: unknown) => {
+      if (!awaitedPings.delete(n)) return;
+      clearTimeout(timer);
+      onError(error);
+      resolve(true);
+    });
+  });
+
+  /** One periodic health check of the current listener. */
+  const checkListener = () => {
+    const client = listener;
+    if (client === undefined || closed) return;
+    // One check at a time per listener: a pending one will decide.
+    for (const awaited of awaitedPings.values()) if (awaited.client === client) return;
+    void ping(client, () => {
+      if (listener !== client) return;
+      missedHealthChecks += 1;
+      onError(new Error(`postgres event bus: the listening connection missed its health check (no notification within ${healthTimeout} ms); reconnecting`));
+      drop(client, true);
+    });
+  };
+
   // — the listening connection —
 
   const scheduleReconnect = () => {
@@ -307,7 +435,10 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
     reconnectTimer = setTimeout(() => {
       reconnectTimer = undefined;
       connect().then(
-        () => resync(),
+        () => {
+          reconnects += 1;
+          return resync();
+        },
         (error: unknown) => {
           onError(error);
           scheduleReconnect();
@@ -317,15 +448,27 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
     reconnectTimer.unref?.();
   };
 
-  const drop = (client: pg.Client) => {
-    if (listener === client) listener = undefined;
-    client.removeAllListeners('notification');
+  /** Ends a listener that failed; `dead`: it may never answer (frozen backend, half-open TCP), so its socket is destroyed. */
+  const drop = (client: pg.Client, dead = false) => {
+    if (listener === client) {
+      listener = undefined;
+      connectedAt = undefined;
+    }
+    // Its later errors and end are this failure's, already handled.
+    client.removeAllListeners();
+    client.on('error', () => undefined);
+    for (const [n, awaited] of awaitedPings) {
+      if (awaited.client !== client) continue;
+      clearTimeout(awaited.timer);
+      awaitedPings.delete(n);
+    }
+    if (dead) destroySocket(client);
     client.end().catch(() => undefined);
     if (started) scheduleReconnect();
   };
 
   const connect = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: options.url, application_name: `${EVENT_BUS_APPLICATION_NAME} ${origin}`, keepAlive: true });
+    const client = new pg.Client({ connectionString: listenUrl, application_name: `${EVENT_BUS_APPLICATION_NAME} ${origin}`, keepAlive: true });
     let established = false;
     let failed = false;
     const fail = (error?: unknown) => {
@@ -339,10 +482,11 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
     client.on('end', () => fail());
     client.on('notification', (message) => {
       if (message.channel === channel) onNotification(message.payload);
+      else if (message.channel === pingChannel) onPing(message.payload);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${quoteIdent(channel)}`);
+      await client.query(`LISTEN ${quoteIdent(channel)}; LISTEN ${quoteIdent(pingChannel)}`);
     } catch (error) {
       client.removeAllListeners('notification');
       await client.end().catch(() => undefined);
@@ -355,7 +499,31 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
     }
     established = true;
     listener = client;
+    connectedAt = Date.now();
     attempt = 0;
+  };
+
+  /**
+   * Start-up check: a notification sent through `db` must reach the new listener, else the
+   * listener is closed and `start()` fails (see the module comment: a transaction-mode pooler).
+   */
+  const verifyListener = async (): Promise<void> => {
+    const client = listener;
+    if (client === undefined) return;
+    if (await ping(client, () => undefined)) return;
+    listener = undefined;
+    connectedAt = undefined;
+    client.removeAllListeners();
+    client.on('error', () => undefined);
+    destroySocket(client);
+    await client.end().catch(() => undefined);
+    const where = describeUrl(listenUrl);
+    throw new EventBusListenError(
+      `postgres event bus: a notification sent to the database did not reach the LISTEN connection (${where}) within ${healthTimeout} ms. ` +
+      'Is that a connection pooler in transaction or statement mode (e.g. PgBouncer with pool_mode = transaction)? ' +
+      'LISTEN/NOTIFY needs a direct connection to PostgreSQL or a pooler in session mode: point the listener there ' +
+      '(DATABASE_LISTEN_URL in the demo, option listenUrl of createPostgresEventBus) and keep the pooler for everything else.',
+    );
   };
 
   return {
@@ -394,11 +562,18 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
 
     isListening: () => listener !== undefined,
 
+    listenerStats: () => ({ reconnects, missedHealthChecks, connectedAt }),
+
     async start() {
       if (started) return;
       if (closed) throw new Error('postgres event bus: start() after close()');
       await connect();
+      await verifyListener();
       started = true;
+      if (healthInterval > 0) {
+        healthTimer = setInterval(checkListener, healthInterval);
+        healthTimer.unref?.();
+      }
     },
 
     async close() {
@@ -407,6 +582,9 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
       started = false;
       if (reconnectTimer) clearTimeout(reconnectTimer);
       reconnectTimer = undefined;
+      if (healthTimer) clearInterval(healthTimer);
+      healthTimer = undefined;
+      forgetPings();
       for (const timer of retryTimers) clearTimeout(timer);
       retryTimers.clear();
       await sending.catch(() => undefined);

@@ -16,7 +16,7 @@
  */
 import type { Generated } from 'kysely';
 import type {
-  Account, ApiKey, AttemptOwnership, Floor, IdempotencyRecord, Membership, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run,
+  Account, Agent, ApiKey, AttemptOwnership, Floor, IdempotencyRecord, Membership, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run,
   Session, SessionEvent, Workspace,
 } from '@inbox-kit/core';
 
@@ -87,6 +87,12 @@ export type IdempotencyRecordsTable = TableOf<IdempotencyRecord>;
 /** Primary key session_id: which process hosts the Session's active native attempt. Added by migration 0003. */
 export type AttemptOwnersTable = TableOf<AttemptOwnership>;
 
+/** Primary key (id, version): one row per version; `latest` (1/0) flags the current one. Added by migration 0008. */
+export type AgentsTable = TableOf<Agent, 'model' | 'tools' | 'metadata', {
+  /** 1 for the agent's current version, 0 for older ones. Not part of the record. */
+  latest: Generated<number>;
+}>;
+
 /** Every table the migrations create, by name. */
 export interface Database {
   workspaces: WorkspacesTable;
@@ -105,6 +111,7 @@ export interface Database {
   session_events: SessionEventsTable;
   idempotency_records: IdempotencyRecordsTable;
   attempt_owners: AttemptOwnersTable;
+  agents: AgentsTable;
 }
 
 /** The two engines this package targets. */

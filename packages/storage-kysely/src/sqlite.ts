@@ -5,8 +5,11 @@
  * - `journal_mode = WAL` — readers never block the writer nor the writer the readers, and other
  *   processes can read the file while this one writes.
  * - `foreign_keys = ON` — SQLite ignores foreign keys unless asked, per connection.
- * - `busy_timeout = 5000` — when another process holds the write lock, wait up to 5 s for it
- *   instead of failing at once with `SQLITE_BUSY`.
+ * - `busy_timeout = 0` — SQLite never waits for another process's lock itself: better-sqlite3
+ *   runs in the server's thread, and a wait there would freeze every request. A write that finds
+ *   the lock held waits asynchronously instead (`busy.ts`), up to `busyTimeoutMs` (5 s by
+ *   default), then fails with `storage_busy` (503 with `Retry-After`); reads go on meanwhile. The
+ *   pragmas set on open do wait (up to the same timeout): nothing is served yet.
  * - `synchronous = FULL` — in WAL mode `NORMAL` may lose the last commits on power loss; `FULL`
  *   syncs the WAL at every commit, so a write that was answered 201 and whose event was
  *   published is on disk (the spec publishes events only after commit).
@@ -23,7 +26,7 @@
  * process run one after another and never see `SQLITE_BUSY` from each other. Transactions start
  * with `BEGIN IMMEDIATE` (not SQLite's default deferred `BEGIN`): they take the write lock up front,
  * so a transaction that reads then writes cannot be refused half-way by a writer in another
- * process; it waits for `busy_timeout` at its start instead.
+ * process; it waits (asynchronously) for the lock at its start instead.
  */
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -32,12 +35,60 @@ import {
   CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDatabase as SqliteConnection,
   type SqliteDialectConfig, type SqliteStatement,
 } from 'kysely';
+import { busyBackoff, isSqliteBusy, pause, registerBusyTimeout, storageBusyError } from './busy.js';
 import { SQLITE_BUSY_TIMEOUT_MS, SQLITE_CACHE_SIZE_KIB } from './constants.js';
 import type { Database } from './schema.js';
 import { registerDirectReader } from './direct-reads.js';
+import { GROUP_BEGIN } from './group-commit.js';
 
-/** SQLite's driver with `BEGIN IMMEDIATE` transactions (see the module comment). */
+/** What the driver needs to wait for another process's lock: the deadline, and whether a transaction is open. */
+interface LockWait {
+  busyTimeoutMs: number;
+  inTransaction(): boolean;
+}
+
+/**
+ * SQLite's driver with `BEGIN IMMEDIATE` transactions (see the module comment), whose statements
+ * outside a transaction (autocommit writes, a `BEGIN`) wait for another process's lock
+ * asynchronously, up to the busy timeout, then fail with `storage_busy`. The group commit's own
+ * `BEGIN` is left to the group, which waits with the connection released (`group-commit.ts`).
+ */
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #wait: LockWait;
+  readonly #wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
+
+  constructor(config: SqliteDialectConfig, wait: LockWait) {
+    super(config);
+    this.#wait = wait;
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    let wrapped = this.#wrapped.get(connection);
+    if (wrapped === undefined) {
+      const wait = this.#wait;
+      wrapped = {
+        executeQuery: async (query) => {
+          if (query === GROUP_BEGIN || wait.inTransaction()) return connection.executeQuery(query);
+          const started = Date.now();
+          for (let attempt = 0; ; attempt++) {
+            try {
+              return await connection.executeQuery(query);
+            } catch (error) {
+              if (!isSqliteBusy(error)) throw error;
+              const waited = Date.now() - started;
+              if (waited >= wait.busyTimeoutMs) throw storageBusyError(waited, error);
+              await pause(busyBackoff(attempt));
+            }
+          }
+        },
+        streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+      };
+      this.#wrapped.set(connection, wrapped);
+    }
+    return wrapped;
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
@@ -46,14 +97,16 @@ class ImmediateSqliteDriver extends SqliteDriver {
 /** Kysely's SQLite dialect with {@link ImmediateSqliteDriver}. */
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
+  readonly #wait: LockWait;
 
-  constructor(config: SqliteDialectConfig) {
+  constructor(config: SqliteDialectConfig, wait: LockWait) {
     super(config);
     this.#config = config;
+    this.#wait = wait;
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new ImmediateSqliteDriver(this.#config, this.#wait);
   }
 }
 
@@ -170,37 +223,51 @@ function createPrivateFile(file: string): void {
  * @param file a file path, or `:memory:` for a private in-memory database (tests; WAL does not
  *   apply there).
  * @param opts.cacheSizeKiB the connection's page cache in KiB (default {@link SQLITE_CACHE_SIZE_KIB}).
+ * @param opts.busyTimeoutMs how long a write waits for another process's write lock before it
+ *   fails with `storage_busy`, in ms (default {@link SQLITE_BUSY_TIMEOUT_MS}); the wait never blocks
+ *   the thread.
  * @returns a Kysely instance over one better-sqlite3 connection; not migrated yet (see
  *   `migrateToLatest`). `destroy()` closes the file.
  * @throws the driver's error when the file cannot be opened or is not a SQLite database.
  */
-export function openSqlite(file: string, opts: { cacheSizeKiB?: number } = {}): Kysely<Database> {
+export function openSqlite(file: string, opts: { cacheSizeKiB?: number; busyTimeoutMs?: number } = {}): Kysely<Database> {
   const cacheSizeKiB = opts.cacheSizeKiB ?? SQLITE_CACHE_SIZE_KIB;
   if (!Number.isInteger(cacheSizeKiB) || cacheSizeKiB < 0) throw new TypeError(`cacheSizeKiB must be an integer ≥ 0, got ${cacheSizeKiB}`);
+  const busyTimeoutMs = opts.busyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS;
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new TypeError(`busyTimeoutMs must be an integer ≥ 0, got ${busyTimeoutMs}`);
   const inMemory = file === ':memory:' || file === '';
   if (!inMemory) {
     mkdirSync(dirname(resolve(file)), { recursive: true });
     createPrivateFile(file);
   }
-  const sqlite = new SqliteDatabase(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+  // The pragmas wait for a lock (nothing is served yet); from then on SQLite never waits itself.
+  const sqlite = new SqliteDatabase(file, { timeout: busyTimeoutMs });
   try {
     if (!inMemory) sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma(`cache_size = -${cacheSizeKiB}`);
+    sqlite.pragma('busy_timeout = 0');
   } catch (error) {
     sqlite.close();
     throw error;
   }
   const statements = cachingStatements(sqlite);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }, { busyTimeoutMs, inTransaction: () => sqlite.inTransaction }) });
+  registerBusyTimeout(db, busyTimeoutMs);
   // Point reads skip Kysely's connection queue while no transaction is open (direct-reads.ts).
   registerDirectReader(db, {
     read(sql, parameters) {
       if (!sqlite.open || sqlite.inTransaction) return undefined;
       const statement = statements.prepare(sql);
-      return statement.reader ? statement.all(parameters) : undefined;
+      if (!statement.reader) return undefined;
+      try {
+        return statement.all(parameters);
+      } catch (error) {
+        // A lock held elsewhere (rare for a WAL read): the queued path waits for it without blocking.
+        if (isSqliteBusy(error)) return undefined;
+        throw error;
+      }
     },
   });
   return db;

@@ -4,7 +4,7 @@
  * The store holds no business rule (no permission, transition or validation logic): it runs the
  * queries the port promises, atomically. One module per sub-port of the port (`store/identity.ts`,
  * `projects.ts`, `inbox.ts`, `events.ts`, `sessions.ts` with `turns.ts` and `ledger.ts`, `runs.ts`,
- * `idempotency.ts`); every
+ * `idempotency.ts`, `agents.ts`); every
  * difference between the engines in one dialect object (`store/dialect.ts`); the column lists and
  * row mappings derived from the record schemas of `@inbox-kit/core` (`store/rows.ts`). This file
  * composes them. How each guarantee of the port is kept:
@@ -15,8 +15,8 @@
  *   savepoint, and resolve after that commit. `fn` gets the same operations bound to the
  *   transaction. An error thrown by `fn` rolls back its own writes and is rethrown as is.
  * - **Hot queries are compiled once** per store (`store/context.ts`) and run with new values.
- * - **Conditional updates** (`decideInboxItem`, `setProjectStatus`, `endRun`, `revokeApiKey`,
- *   `renewAttemptOwnership`, `releaseAttemptOwnership`) are one `UPDATE`/`DELETE … WHERE <expected
+ * - **Conditional updates** (`decideInboxItem`, `setProjectStatus`, `endRun`, `updateRunStatus`, `revokeApiKey`,
+ *   `renewAttemptOwnership`, `releaseAttemptOwnership`, `updateAgent`) are one `UPDATE`/`DELETE … WHERE <expected
  *   state> [RETURNING …]`: the database decides the winner, there is no read-then-write in the
  *   adapter. The conditional insert `insertIdempotencyRecord` is one `INSERT … ON CONFLICT DO
  *   NOTHING RETURNING …` on the primary key; `claimAttemptOwnership` is one `INSERT … ON CONFLICT
@@ -39,6 +39,7 @@ import type { Database, Dialect } from './schema.js';
 import { directReaderOf } from './direct-reads.js';
 import { compiledQueries, contextOn, type RunCompiled } from './store/context.js';
 import { dialects, type SqlDialect, type Transact } from './store/dialect.js';
+import { agentOps } from './store/agents.js';
 import { projectEventOps } from './store/events.js';
 import { idempotencyOps } from './store/idempotency.js';
 import { identityOps } from './store/identity.js';
@@ -60,7 +61,7 @@ function opsOn(db: Kysely<Database>, dialect: SqlDialect, inTransaction: boolean
   const ctx = contextOn(db, dialect, inTransaction, transact, compiled);
   // Built for every transaction: `Object.assign`, not an object spread, which V8 runs ~40× slower
   // for objects of methods (35 µs per transaction here, a tenth of a create's server time; issue 18).
-  return Object.assign({}, identityOps(ctx), projectOps(ctx), inboxOps(ctx), projectEventOps(ctx), sessionRowOps(ctx), turnOps(ctx), ledgerOps(ctx), runOps(ctx), idempotencyOps(ctx));
+  return Object.assign({}, identityOps(ctx), projectOps(ctx), inboxOps(ctx), projectEventOps(ctx), sessionRowOps(ctx), turnOps(ctx), ledgerOps(ctx), runOps(ctx), idempotencyOps(ctx), agentOps(ctx));
 }
 
 /**

@@ -161,17 +161,18 @@ describe('createGroupCommit', () => {
     expect(() => createGroupCommit(logged, { maxGroupSize: 0 })).toThrow(TypeError);
   });
 
-  it('when BEGIN IMMEDIATE times out behind another process, the group rejects and later ones succeed', async () => {
+  it('when BEGIN IMMEDIATE waits behind another process past the busy timeout, the group rejects with storage_busy and later ones succeed', async () => {
     const { impatient, file, names } = await subject();
     const other = new SqliteDatabase(file);
     cleanups.push(() => {
       other.close();
     });
     other.exec('begin immediate');
-    const transaction = createGroupCommit(impatient);
+    const transaction = createGroupCommit(impatient, { busyTimeoutMs: 100 });
     const outcomes = await Promise.allSettled([transaction(insert('a')), transaction(insert('b'))]);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
-    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/locked|busy/i);
+    expect((outcomes[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'storage_busy' });
+    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/locked by another process/);
     other.exec('rollback');
     await transaction(insert('c'));
     expect(await names()).toEqual(['c']);

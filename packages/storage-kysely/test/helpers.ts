@@ -89,7 +89,9 @@ function sqlRawReader(query: Query, placeholder: (n: number) => string): RawRead
 export function sqliteRawReader(file: string): { raw: RawReader; close(): void } {
   const conn = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
   const query: Query = async (text, params) => conn.prepare(text).all(...params) as Array<Record<string, unknown>>;
-  return { raw: sqlRawReader(query, () => '?'), close: () => conn.close() };
+  // SQLite's clock is the machine's: what SQLite itself reads for 'now'.
+  const clockNow = async () => Math.floor(Number((conn.prepare("select (julianday('now') - 2440587.5) * 86400000.0 as t").get() as { t: number }).t));
+  return { raw: { ...sqlRawReader(query, () => '?'), clockNow }, close: () => conn.close() };
 }
 
 /** A raw reader on its own pg client. */
@@ -97,7 +99,8 @@ export async function postgresRawReader(url: string): Promise<{ raw: RawReader; 
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const query: Query = async (text, params) => (await client.query(text, params)).rows as Array<Record<string, unknown>>;
-  return { raw: sqlRawReader(query, (n) => `$${n}`), close: () => client.end() };
+  const clockNow = async () => Number((await client.query('select floor(extract(epoch from clock_timestamp()) * 1000)::text as t')).rows[0].t);
+  return { raw: { ...sqlRawReader(query, (n) => `$${n}`), clockNow }, close: () => client.end() };
 }
 
 /** Conformance subject: a migrated SQLite store in a fresh temp file. */

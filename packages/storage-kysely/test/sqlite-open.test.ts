@@ -1,4 +1,5 @@
-// openSqlite's pragmas: WAL, synchronous=FULL, foreign keys, busy timeout and the page cache size;
+// openSqlite's pragmas: WAL, synchronous=FULL, foreign keys, busy_timeout 0 (writes wait for a lock
+// asynchronously, sqlite-busy.test.ts) and the page cache size;
 // the files it creates are owner-only (0600).
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,9 +30,10 @@ describe('openSqlite', () => {
     }
   }
 
-  it('opens in WAL mode with synchronous=FULL, foreign keys, the busy timeout and a 4 MiB page cache', async () => {
+  it('opens in WAL mode with synchronous=FULL, foreign keys, busy_timeout 0 (SQLite never sleeps in the thread) and a 4 MiB page cache', async () => {
     expect(SQLITE_CACHE_SIZE_KIB).toBe(4096);
-    expect(await pragmas()).toEqual({ journal_mode: 'wal', synchronous: 2, foreign_keys: 1, busy_timeout: SQLITE_BUSY_TIMEOUT_MS, cache_size: -4096 });
+    expect(await pragmas()).toEqual({ journal_mode: 'wal', synchronous: 2, foreign_keys: 1, busy_timeout: 0, cache_size: -4096 });
+    expect(SQLITE_BUSY_TIMEOUT_MS).toBe(5000);
   });
 
   it('takes the page cache size in KiB and refuses a size that is not a whole number ≥ 0', async () => {

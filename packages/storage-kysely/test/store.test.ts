@@ -46,7 +46,7 @@ describe('openStore', () => {
       const pragma = async (name: string) => Object.values((await sql<Record<string, unknown>>`${sql.raw(`pragma ${name}`)}`.execute(db)).rows[0] ?? {})[0];
       expect(await pragma('journal_mode')).toBe('wal');
       expect(await pragma('foreign_keys')).toBe(1);
-      expect(await pragma('busy_timeout')).toBe(5000);
+      expect(await pragma('busy_timeout')).toBe(0); // writes wait for another process's lock asynchronously (sqlite-busy.test.ts)
       expect(await pragma('synchronous')).toBe(2); // FULL
     } finally {
       await db.destroy();
@@ -96,7 +96,7 @@ async function schemaOf(db: Kysely<Database>) {
 
 describe('migrations', () => {
   const EXPECTED_TABLES = [
-    'accounts', 'api_keys', 'attempt_owners', 'floors', 'idempotency_records', 'operation_logs', 'pages', 'project_events', 'project_inbox_items', 'project_members',
+    'accounts', 'agents', 'api_keys', 'attempt_owners', 'floors', 'idempotency_records', 'operation_logs', 'pages', 'project_events', 'project_inbox_items', 'project_members',
     'projects', 'runs', 'session_events', 'sessions', 'workspace_members', 'workspaces',
   ];
   let sqliteSchema: Record<string, string[]>;
@@ -105,7 +105,7 @@ describe('migrations', () => {
     const tmp = tempDir();
     const db = openSqlite(join(tmp.dir, 'm.sqlite'));
     try {
-      expect(await migrateToLatest(db)).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source', '0007_paging_and_retention']);
+      expect(await migrateToLatest(db)).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source', '0007_paging_and_retention', '0008_agents']);
       expect(await migrateToLatest(db)).toEqual([]);
       sqliteSchema = await schemaOf(db);
       expect(Object.keys(sqliteSchema)).toEqual(EXPECTED_TABLES);
@@ -130,7 +130,7 @@ describe('migrations', () => {
     await db.insertInto('workspaces').values({ id: 'ws_old', name: 'before 0002', created_at: T0 }).execute();
     // A Session of the first release: 0005 gives it metadata {}, updated_at = created_at, nulls elsewhere.
     await sql`insert into sessions (id, workspace_id, project_id, title, created_by_account_id, created_at) values ('sess_old', 'ws_old', null, 'old', 'acc_1', ${T0 + 5})`.execute(db);
-    expect(await migrateToLatest(db)).toEqual(['0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source', '0007_paging_and_retention']);
+    expect(await migrateToLatest(db)).toEqual(['0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source', '0007_paging_and_retention', '0008_agents']);
     expect(await db.selectFrom('workspaces').selectAll().execute()).toEqual([{ id: 'ws_old', name: 'before 0002', created_at: T0 }]);
     const session = await db.selectFrom('sessions').select(['agent', 'environment_id', 'metadata', 'updated_at', 'archived_at', 'deleted_at']).executeTakeFirstOrThrow();
     const metadata: unknown = typeof session.metadata === 'string' ? JSON.parse(session.metadata) : session.metadata;
@@ -145,7 +145,7 @@ describe('migrations', () => {
     }).execute()).rejects.toThrow();
   };
 
-  it('0002–0006 upgrade a database of 0001 in place (rows kept; the key is unique per workspace and account; old Sessions get metadata {} and updated_at)', async () => {
+  it('0002–0008 upgrade a database of 0001 in place (rows kept; the key is unique per workspace and account; old Sessions get metadata {} and updated_at)', async () => {
     const tmp = tempDir();
     const db = openSqlite(join(tmp.dir, 'upgrade.sqlite'));
     try {
@@ -156,7 +156,7 @@ describe('migrations', () => {
     }
   });
 
-  it.runIf(PG_URL)('0002–0006 upgrade a PostgreSQL database of 0001 in place', async () => {
+  it.runIf(PG_URL)('0002–0008 upgrade a PostgreSQL database of 0001 in place', async () => {
     const database = await freshPostgresDatabase(PG_URL as string);
     const db = openPostgres(database.url);
     try {
@@ -164,6 +164,22 @@ describe('migrations', () => {
     } finally {
       await db.destroy();
       await database.drop();
+    }
+  });
+
+  it('a database at 0008 without 0007 (merged later) gets 0007 applied, not refused as out of order', async () => {
+    const tmp = tempDir();
+    const db = openSqlite(join(tmp.dir, 'm.sqlite'));
+    try {
+      const all = migrationsFor('sqlite');
+      const without = Object.fromEntries(Object.entries(all).filter(([name]) => name !== '0007_paging_and_retention'));
+      const { error } = await new Migrator({ db, provider: { getMigrations: async () => without } }).migrateToLatest();
+      if (error) throw error;
+      expect(await migrateToLatest(db)).toEqual(['0007_paging_and_retention']);
+      expect(await migrateToLatest(db)).toEqual([]);
+    } finally {
+      await db.destroy();
+      tmp.remove();
     }
   });
 
@@ -183,7 +199,7 @@ describe('migrations', () => {
     await untyped.insertInto('project_events').values([
       row('evt_1', 1, 'project.created', 'req_seed'), row('evt_2', 2, 'project_inbox.item.created', 'req_x'), row('evt_3', 3, 'project_inboxer.x', 'req_y'),
     ]).execute();
-    expect(await migrateToLatest(db)).toEqual(['0006_project_event_visibility_source', '0007_paging_and_retention']);
+    expect(await migrateToLatest(db)).toEqual(['0006_project_event_visibility_source', '0007_paging_and_retention', '0008_agents']);
     const rows = await untyped.selectFrom('project_events').select(['id', 'visibility', 'source']).orderBy('sequence').execute();
     expect(rows).toEqual([
       { id: 'evt_1', visibility: 'project', source: 'system' },
@@ -221,7 +237,7 @@ describe('migrations', () => {
     const db = openPostgres(database.url);
     try {
       const [first, concurrent] = await Promise.all([migrateToLatest(db), migrateToLatest(db)]);
-      expect([...first, ...concurrent]).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source', '0007_paging_and_retention']);
+      expect([...first, ...concurrent]).toEqual(['0001_initial', '0002_idempotency', '0003_attempt_owners', '0004_running_runs_index', '0005_managed_sessions', '0006_project_event_visibility_source', '0007_paging_and_retention', '0008_agents']);
       expect(await migrateToLatest(db)).toEqual([]);
       expect(await schemaOf(db)).toEqual(sqliteSchema);
       const json = await sql<{ column_name: string; data_type: string }>`

@@ -13,6 +13,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_cursor: 400,
   project_inbox_payload_invalid: 400,
   unsupported_capability: 400,
+  actions_pending: 400,
   authentication_required: 401,
   invalid_credentials: 401,
   permission_denied: 403,
@@ -29,6 +30,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   member_not_found: 404,
   live_inbox_message_not_found: 404,
   agent_not_found: 404,
+  tool_use_not_found: 404,
   conflict: 409,
   project_archived: 409,
   session_archived: 409,
@@ -38,6 +40,8 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   live_inbox_order_conflict: 409,
   idempotency_key_reused: 409,
   live_inbox_full: 409,
+  tool_use_already_resolved: 409,
+  agent_archived: 409,
   live_inbox_inactive: 410,
   payload_too_large: 413,
   project_inbox_payload_too_large: 413,
@@ -50,6 +54,16 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   internal_error: 500,
   session_ownership_unavailable: 500,
   overloaded: 503,
+  storage_busy: 503,
+};
+
+/**
+ * `Retry-After` (seconds) of the codes that mean "try again shortly": the runtime is closing
+ * (`overloaded`), the database is locked by another process past the write deadline (`storage_busy`).
+ */
+export const RETRY_AFTER_BY_CODE: Partial<Record<ErrorCode, number>> = {
+  overloaded: 5,
+  storage_busy: 1,
 };
 
 /** The `error.type` values (by HTTP status; see {@link errorKind}). */
@@ -94,6 +108,7 @@ export interface ErrorAnswer {
   status: number;
   body: ErrorEnvelope;
   unexpected: boolean;
+  /** Headers the answer carries besides the envelope's, e.g. `retry-after` (seconds) on a 429 or 503; adapters set them. */
   headers?: Record<string, string>;
 }
 
@@ -102,19 +117,20 @@ export const DEFAULT_RETRY_AFTER_SECONDS = 1;
 
 /**
  * The answer for a thrown value: an `InboxKitError` gets its code's status (a 5xx never shows its
- * message or details) and, for a 429 or 503, `retry-after` (its `retryAfterSeconds`, default
+ * message or details) and, for a 429 or 503, `retry-after` (its `retryAfterSeconds`, else its code's in {@link RETRY_AFTER_BY_CODE}, else
  * {@link DEFAULT_RETRY_AFTER_SECONDS}); anything else is a bare 500 `internal_error` marked `unexpected`.
  */
 export function envelopeOf(error: unknown, request_id: string): ErrorAnswer {
   if (isInboxKitError(error)) {
     const status = STATUS_BY_CODE[error.code] ?? 500;
-    const message = status === 503 ? error.message : status >= 500 ? 'Internal server error' : error.message;
-    const body = envelope(status, error.code, message, status >= 500 ? [] : error.details, request_id);
-    if (status === 429 || status === 503) {
-      const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
-      return { status, body, unexpected: false, headers: { 'retry-after': String(retryAfter) } };
-    }
-    return { status, body, unexpected: false };
+    // A 503 says what to wait for (its messages are written for the caller); other 5xx say nothing.
+    const message = status >= 500 && status !== 503 ? 'Internal server error' : error.message;
+    const answer: ErrorAnswer = { status, body: envelope(status, error.code, message, status >= 500 ? [] : error.details, request_id), unexpected: false };
+    // The error's own wait, else its code's, else (any 429 or 503) the default.
+    const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds ?? RETRY_AFTER_BY_CODE[error.code]
+      ?? (status === 429 || status === 503 ? DEFAULT_RETRY_AFTER_SECONDS : undefined);
+    if (retryAfter !== undefined) answer.headers = { 'retry-after': String(retryAfter) };
+    return answer;
   }
   return { status: 500, body: envelope(500, 'internal_error', 'Internal server error', [], request_id), unexpected: true };
 }

@@ -118,10 +118,12 @@ describe('the route table', () => {
     expect(httpRoutesFor({ managedSessions: {} } as never).some((r) => r.path.startsWith('/v1/'))).toBe(false);
     const runtimeOnly = httpRoutesFor({ runtime: {} } as never);
     expect(runtimeOnly.filter((r) => r.requiresManagedSessions)).toEqual([]);
-    expect(runtimeOnly).toHaveLength(HTTP_ROUTES.length - 6);
+    expect(runtimeOnly).toHaveLength(HTTP_ROUTES.length - 12);
     expect(httpRoutesFor({ runtime: {}, managedSessions: {} } as never)).toHaveLength(HTTP_ROUTES.length);
     expect(HTTP_ROUTES.filter((r) => r.requiresManagedSessions).map((r) => `${r.method} ${r.path}`).sort()).toEqual([
-      'DELETE /v1/sessions/:session_id', 'GET /v1/sessions', 'GET /v1/sessions/:session_id', 'POST /v1/sessions', 'POST /v1/sessions/:session_id', 'POST /v1/sessions/:session_id/archive',
+      'DELETE /v1/sessions/:session_id', 'GET /v1/agents', 'GET /v1/agents/:agent_id', 'GET /v1/agents/:agent_id/versions', 'GET /v1/sessions', 'GET /v1/sessions/:session_id',
+      'POST /v1/agents', 'POST /v1/agents/:agent_id', 'POST /v1/agents/:agent_id/archive', 'POST /v1/sessions', 'POST /v1/sessions/:session_id',
+      'POST /v1/sessions/:session_id/archive',
     ]);
     expect(HTTP_ROUTES.filter((r) => r.public).map((r) => r.path)).toEqual(['/health']);
   });

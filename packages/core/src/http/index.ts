@@ -9,7 +9,7 @@
  */
 export {
   clientErrorResponse, DEFAULT_RETRY_AFTER_SECONDS, envelope, envelopeForStatus, envelopeOf, ERROR_KINDS, type ErrorAnswer, errorDetailSchema, type ErrorEnvelope, errorEnvelopeSchema,
-  errorKind, type ErrorKind, routeNotFound, STATUS_BY_CODE,
+  errorKind, type ErrorKind, RETRY_AFTER_BY_CODE, routeNotFound, STATUS_BY_CODE,
 } from './errors.js';
 export { DEFAULT_BODY_TIMEOUT_MS, type HeaderValue, newRequestId, readCredentials, type RequestCredentials, requestIdFor } from './request.js';
 export {

@@ -20,6 +20,7 @@ import {
   createManagedSessionBody, listManagedSessionsQuery, managedSessionEvent, managedSessionEventSchema, managedSessionSchema, updateManagedSessionBody,
 } from '../sessions/managed-agents.js';
 import type { ManagedSessionsService } from '../sessions/managed-sessions.js';
+import { createAgentBody, listAgentsQuery, listAgentVersionsQuery, managedAgentSchema, retrieveAgentQuery, updateAgentBody } from '../sessions/agents.js';
 import { rejectUnsupportedEvents } from '../sessions/schemas.js';
 import {
   accountSchema, apiKeyKindSchema, floorSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectInboxItemSchema,
@@ -247,6 +248,14 @@ export const managedSessionPageResponse = z
     prev_page: z.null(),
   })
   .describe('A page of Sessions');
+/** `GET /v1/agents` (and `…/versions`) body. */
+export const managedAgentPageResponse = z
+  .object({
+    data: z.array(managedAgentSchema),
+    next_page: z.string().nullable().describe('Pass as `page` (other parameters unchanged) for the next page; null on the last page'),
+  })
+  .describe('A page of agents');
+const agentParams = z.object({ agent_id: z.string().min(1).max(128) });
 /** `DELETE /v1/sessions/:session_id` body. */
 export const deletedSessionResponse = z.object({ id: z.string(), type: z.literal('session_deleted') }).describe('The deleted Session');
 const managedSessionResponse = (what: string) => managedSessionSchema.describe(what);
@@ -428,11 +437,45 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     summary: 'Delete an idle Session (sessions.delete)', params: sessionParams, status: 200, response: deletedSessionResponse,
     handle: async (s, c) => json(200, await managedSessionsOf(s).delete(c.ctx(), c.params.session_id)),
   },
+  // — agents (Managed Agents wire shape: what `client.beta.agents.*` of `@anthropic-ai/sdk` calls) —
+  {
+    operationId: 'createAgent', method: 'POST', path: '/v1/agents', tags: ['agents'], requiresManagedSessions: true,
+    summary: 'Create an agent with custom tools (agents.create)', body: createAgentBody, status: 200, response: managedAgentSchema.describe('The new agent (version 1)'),
+    handle: async (s, c) => json(200, await managedSessionsOf(s).agents.create(c.ctx(), c.body)),
+  },
+  {
+    operationId: 'listAgents', method: 'GET', path: '/v1/agents', tags: ['agents'], requiresManagedSessions: true,
+    summary: 'Agents of the workspace and of the deployment, by created_at (agents.list)', query: listAgentsQuery, status: 200, response: managedAgentPageResponse,
+    handle: async (s, c) => json(200, await managedSessionsOf(s).agents.list(c.ctx(), c.query)),
+  },
+  {
+    operationId: 'retrieveAgent', method: 'GET', path: '/v1/agents/:agent_id', tags: ['agents'], requiresManagedSessions: true,
+    summary: 'One agent, at its current version or ?version= (agents.retrieve)', params: agentParams, query: retrieveAgentQuery, status: 200,
+    response: managedAgentSchema.describe('The agent'),
+    handle: async (s, c) => json(200, await managedSessionsOf(s).agents.retrieve(c.ctx(), c.params.agent_id, c.query)),
+  },
+  {
+    operationId: 'updateAgent', method: 'POST', path: '/v1/agents/:agent_id', tags: ['agents'], requiresManagedSessions: true,
+    summary: 'Update an agent: a new version (agents.update)', params: agentParams, body: updateAgentBody, status: 200,
+    response: managedAgentSchema.describe('The agent at its new version (unchanged when nothing changed)'),
+    handle: async (s, c) => json(200, await managedSessionsOf(s).agents.update(c.ctx(), c.params.agent_id, c.body)),
+  },
+  {
+    operationId: 'archiveAgent', method: 'POST', path: '/v1/agents/:agent_id/archive', tags: ['agents'], requiresManagedSessions: true,
+    summary: 'Archive an agent: it starts no new Session (agents.archive)', params: agentParams, status: 200, response: managedAgentSchema.describe('The archived agent'),
+    handle: async (s, c) => json(200, await managedSessionsOf(s).agents.archive(c.ctx(), c.params.agent_id)),
+  },
+  {
+    operationId: 'listAgentVersions', method: 'GET', path: '/v1/agents/:agent_id/versions', tags: ['agents'], requiresManagedSessions: true,
+    summary: 'Versions of an agent, newest first (agents.versions.list)', params: agentParams, query: listAgentVersionsQuery, status: 200,
+    response: managedAgentPageResponse,
+    handle: async (s, c) => json(200, await managedSessionsOf(s).agents.listVersions(c.ctx(), c.params.agent_id, c.query)),
+  },
   // — durable Session events (Managed Agents wire shape) —
   {
     // Input with a `user.interrupt` is forwarded to the process running the Session's Run, if another one does.
     operationId: 'sendSessionEvents', method: 'POST', path: '/v1/sessions/:session_id/events', tags: ['session-events'], requiresRuntime: true, forwardable: true,
-    summary: 'Send durable input: user.message (starts a Run when idle) or user.interrupt', params: sessionParams, body: sendSessionEventsBody,
+    summary: 'Send durable input: user.message (starts a Run when idle), user.interrupt, user.custom_tool_result, user.tool_confirmation', params: sessionParams, body: sendSessionEventsBody,
     precheckBody: rejectUnsupportedEvents, status: 200, response: sessionEventsSentResponse,
     handle: (s, c) => routed(s, c, { type: 'send_events', body: c.body }, async (ctx) => {
       const { data } = await runtimeOf(s).sendEvents(ctx, c.params.session_id, c.body);

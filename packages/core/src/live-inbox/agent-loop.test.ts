@@ -11,11 +11,12 @@ import {
   type Model,
   type ModelStepResult,
   type RunLedger,
+  type TranscriptBlock,
   type TranscriptMessage,
 } from './index.js';
 
 const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
-const textOf = (content: ContentBlock[]): string => content.map((b) => (b.type === 'text' ? b.text : '<image>')).join('');
+const textOf = (content: readonly TranscriptBlock[]): string => content.map((b) => (b.type === 'text' ? b.text : `<${b.type}>`)).join('');
 const brief = (messages: readonly TranscriptMessage[]) => messages.map((m) => `${m.role}:${m.id}:${textOf(m.content)}`);
 
 const SESSION = 'sess_1';

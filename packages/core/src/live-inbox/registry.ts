@@ -201,6 +201,21 @@ export class LiveInboxHost {
     return (this.#sessions.get(session_id)?.pending ?? []).map((c) => cloneContent(c));
   }
 
+  /**
+   * Takes the content waiting for the next native attempt of `session_id` (oldest first) and
+   * forgets it: for a caller that committed it itself (an interrupt of a Run parked on tool
+   * results commits it ahead of the interrupt). `[]` when none.
+   */
+  takeCarryOver(session_id: string): ContentBlock[][] {
+    const slot = this.#sessions.get(session_id);
+    if (slot === undefined || slot.pending.length === 0) return [];
+    const taken = slot.pending.splice(0);
+    this.#carryOverBytes -= slot.pendingBytes;
+    slot.pendingBytes = 0;
+    this.#forgetIfEmpty(session_id, slot);
+    return taken;
+  }
+
   #carry(session_id: string, contents: ContentBlock[][]): void {
     const inbox = this.liveInbox(session_id);
     let rest = contents;

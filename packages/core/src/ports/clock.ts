@@ -12,7 +12,7 @@ export const systemClock: Clock = { now: () => Date.now() };
 
 /** Id prefixes of every resource (platform.md "Ids and time"). */
 export type IdPrefix =
-  | 'ws' | 'acc' | 'key' | 'proj' | 'sess' | 'floor' | 'page' | 'evt' | 'oplog' | 'pinbox' | 'run' | 'sevt' | 'req';
+  | 'ws' | 'acc' | 'key' | 'proj' | 'sess' | 'floor' | 'page' | 'evt' | 'oplog' | 'pinbox' | 'run' | 'sevt' | 'req' | 'agent';
 
 /** Makes resource ids: `<prefix>_` + 21 URL-safe random characters. */
 export interface IdGenerator {

@@ -3,7 +3,7 @@
  * MUST provide. Written in domain verbs; each method's doc states the guarantee it MUST keep.
  * Grouped by aggregate into sub-ports — {@link IdentityStore}, {@link ProjectStore},
  * {@link InboxStore}, {@link ProjectEventStore}, {@link SessionStore}, {@link RunStore},
- * {@link IdempotencyStore} — whose sum is {@link StoreTx}; {@link Store} adds units of work. The
+ * {@link IdempotencyStore}, {@link AgentStore} — whose sum is {@link StoreTx}; {@link Store} adds units of work. The
  * conformance kit (`@inbox-kit/core/testing`) checks these guarantees, grouped the same way.
  *
  * Parent rule: a row's parent (workspace, project, session, floor) MUST exist when the row is
@@ -13,8 +13,8 @@
  * another workspace, exactly as for a missing row (tenants learn nothing about each other).
  */
 import type {
-  Account, ApiKey, Floor, InboxItemStatus, JsonValue, Membership, MemberRole, OperationLog, Page, Project,
-  ProjectEvent, ProjectInboxItem, ProjectStatus, Run, Session, SessionEvent, Workspace,
+  Account, Agent, ApiKey, Floor, InboxItemStatus, JsonValue, Membership, MemberRole, OperationLog, Page, Project,
+  ProjectEvent, ProjectInboxItem, ProjectStatus, Run, RunStatus, Session, SessionEvent, Workspace,
 } from '../records.js';
 
 /** Filters and keyset position of one inbox page. Order is `created_at DESC, id DESC`. */
@@ -129,6 +129,25 @@ export interface SessionEventQuery {
   limit: number;
 }
 
+/** Query of {@link AgentStore.pageAgents}. */
+export interface AgentPageQuery {
+  order: 'asc' | 'desc';
+  /** Keyset: the last `(created_at, id)` of the previous page. */
+  after?: { created_at: number; id: string };
+  limit: number;
+  /** False (default): archived agents are left out. */
+  include_archived?: boolean;
+  created_at?: TimeBounds;
+}
+
+/**
+ * The change of {@link RunStore.updateRunStatus}: the new `status`, and for `idle` the `outcome`
+ * and `ended_at` of the end.
+ */
+export type RunStatusChange =
+  | { status: Exclude<RunStatus, 'idle'> }
+  | { status: 'idle'; outcome: string; ended_at: number };
+
 /** A Session ledger entry before the store allocates its `seq`. */
 export type NewSessionEvent = Omit<SessionEvent, 'seq'>;
 
@@ -159,7 +178,8 @@ export interface IdempotencyRecord extends IdempotencyScope {
  * Which server process hosts the active native attempt of a Session, as recorded in storage so
  * that other processes sharing the database can route Live Inbox requests to it (live-inbox.md
  * "Scale"). At most one row per Session. A row whose `lease_expires_at` is not after "now" is
- * expired: it names nobody, and any host may claim the Session.
+ * expired: it names nobody, and any host may claim the Session. "Now" is the store's clock
+ * ({@link RunStore.now}) for every process, so the processes agree on which leases are live.
  */
 export interface AttemptOwnership {
   session_id: string;
@@ -312,6 +332,14 @@ export interface SessionStore {
    * transaction. Take the project's lock first when both are needed.
    */
   lockSession(workspace_id: string, session_id: string): Promise<Session | undefined>;
+  /**
+   * OPTIONAL (without it, a Run left by a dead process is ended but its Session's queued durable
+   * input waits for the next input: the takeover cannot start the follow-up Run). The Session by
+   * its id alone, in whatever workspace, never a deleted one (`undefined`, as for a missing one).
+   * For the Runtime's own bookkeeping (taking over the Runs of a dead process, platform.md "Many
+   * processes"), never to answer a request: requests MUST use the scoped {@link getSession}.
+   */
+  findSession?(session_id: string): Promise<Session | undefined>;
   /** Sessions of the workspace, newest first; `project_id: null` lists those outside any project. Never a deleted one. */
   listSessions(workspace_id: string, filter: { project_id?: string | null }): Promise<Session[]>;
   /**
@@ -379,6 +407,18 @@ export interface SessionStore {
  * Inbox, live-inbox.md "Scale"). Conformance group `runs`.
  */
 export interface RunStore {
+  /**
+   * OPTIONAL (without it, the Runtime reads lease times from its own `Clock`, which is right only
+   * when every process sharing the store reads one clock). The store's clock: the current time in
+   * integer ms since the epoch, as the database reads it — PostgreSQL `clock_timestamp()` on the
+   * server, the machine's clock for an embedded engine (every process on that machine reads it).
+   * Every process sharing the store MUST get the same clock from it, whatever its own clock says:
+   * leases are written and judged with it (platform.md "Many processes"), so a process whose clock
+   * is skewed never ends a healthy Run nor lets two Runs of one Session run at once. Inside a
+   * transaction it is the time of the call (not of the transaction's start). MUST NOT go back
+   * between two calls by more than the database's own clock does.
+   */
+  now?(): Promise<number>;
   insertRun(run: Run): Promise<void>;
   /** The session's running Run, if any. */
   getRunningRun(session_id: string): Promise<Run | undefined>;
@@ -391,7 +431,23 @@ export interface RunStore {
   /** Conditional: ends the Run only while it is `running`; returns whether it did. */
   endRun(run_id: string, outcome: string, at: number): Promise<boolean>;
   /**
-   * Conditional claim: records `claim` as the owner of `claim.session_id` only if the Session has
+   * OPTIONAL (without it the Runtime cannot park a Run on client tool results or confirmations:
+   * such tool uses get an error result instead; live-inbox.md "Tools and boundaries").
+   * Conditional status change: applies `change` to the Run only while its status is `from`
+   * (`… WHERE id = ? AND status = ?`), and returns whether it did. MUST NOT be check-then-write:
+   * of N concurrent calls with the same `from`, exactly one returns `true`. A Run moved to `idle`
+   * gets `outcome` and `ended_at`; `running` ↔ `awaiting` changes only `status`.
+   */
+  updateRunStatus?(run_id: string, from: Exclude<RunStatus, 'idle'>, change: RunStatusChange): Promise<boolean>;
+  /**
+   * OPTIONAL (with {@link updateRunStatus}). The Session's Run with status `awaiting` (parked on
+   * client tool results or confirmations), if any; at most one Run of a Session is `running` or
+   * `awaiting` at a time.
+   */
+  getAwaitingRun?(session_id: string): Promise<Run | undefined>;
+  /**
+   * Conditional claim (`now` and `claim.lease_expires_at` read from {@link now} when the store has
+   * it): records `claim` as the owner of `claim.session_id` only if the Session has
    * no ownership row, its row is expired (`lease_expires_at <= now`), or its row is held by the
    * same `host_id` (a host re-claiming for its next Run); the written row replaces the previous
    * one entirely. Returns `true` when `claim` was written, `false` when another host holds a live
@@ -451,6 +507,51 @@ export interface IdempotencyStore {
 }
 
 /**
+ * Agents created through `/v1/agents` (live-inbox.md "Agents"): versioned rows of one workspace.
+ * Conformance group `agents`. Every method is OPTIONAL (added in a minor release; without them the
+ * `/v1/agents` routes answer 400 `unsupported_capability` and only the deployment's configured
+ * agents exist), but a store implements all of them or none.
+ */
+export interface AgentStore {
+  /**
+   * Inserts `agent` (its `version`, normally 1) as the agent's current version. A second insert of
+   * the same id fails (the driver's unique violation).
+   */
+  insertAgent?(agent: Agent): Promise<void>;
+  /**
+   * The agent `agent_id` of `workspace_id` (scoping rule: another workspace's → `undefined`): its
+   * `version` when given (`undefined` when it has none such), else its current (highest) version.
+   * `archived_at` is the agent's, on every version.
+   */
+  getAgent?(workspace_id: string, agent_id: string, version?: number): Promise<Agent | undefined>;
+  /**
+   * One keyset page of the workspace's agents, each at its current version: ordered by
+   * `(created_at, id)` (`desc` or `asc`, id in byte order), strictly after `after`, at most `limit`;
+   * archived ones only with `include_archived`; `created_at` bounds in ms.
+   */
+  pageAgents?(workspace_id: string, query: AgentPageQuery): Promise<Agent[]>;
+  /**
+   * The versions of one agent of `workspace_id`, by `version` (`desc` newest first, or `asc`),
+   * strictly after `after_version` in that order, at most `limit`.
+   */
+  listAgentVersions?(workspace_id: string, agent_id: string, query: { order: 'asc' | 'desc'; after_version?: number; limit: number }): Promise<Agent[]>;
+  /**
+   * Conditional update: stores `next` (whose `version` MUST be `expected_version + 1`) as the
+   * agent's new current version only while its current version is `expected_version` and it is
+   * not archived, and returns `next`; else `undefined` (another writer won, or it was archived).
+   * MUST NOT be check-then-write: of N concurrent updates from one version, exactly one succeeds.
+   * Older versions stay readable.
+   */
+  updateAgent?(workspace_id: string, agent_id: string, expected_version: number, next: Agent): Promise<Agent | undefined>;
+  /**
+   * Archives the agent (every version) once: sets `archived_at` where it is null. Returns the
+   * current version as stored afterwards (archived earlier: unchanged), or `undefined` when the
+   * workspace has no such agent.
+   */
+  archiveAgent?(workspace_id: string, agent_id: string, at: number): Promise<Agent | undefined>;
+}
+
+/**
  * Reads and writes available inside a unit of work: the sub-ports of each aggregate together.
  * Outside `transaction`, each call runs on its own (autocommit).
  *
@@ -460,7 +561,7 @@ export interface IdempotencyStore {
  * store written against an older release keeps compiling and working; its conformance check runs
  * only where the method exists. A method becomes required only in a major release.
  */
-export interface StoreTx extends IdentityStore, ProjectStore, InboxStore, ProjectEventStore, SessionStore, RunStore, IdempotencyStore {}
+export interface StoreTx extends IdentityStore, ProjectStore, InboxStore, ProjectEventStore, SessionStore, RunStore, IdempotencyStore, AgentStore {}
 
 /** A store: the reads and writes of {@link StoreTx}, plus units of work. */
 export interface Store extends StoreTx {
@@ -480,4 +581,4 @@ export interface Store extends StoreTx {
 }
 
 /** Re-exported for adapter authors. */
-export type { Account, ApiKey, Floor, JsonValue, Membership, MemberRole, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run, Session, SessionEvent, Workspace };
+export type { Account, Agent, ApiKey, Floor, JsonValue, Membership, MemberRole, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run, Session, SessionEvent, Workspace };

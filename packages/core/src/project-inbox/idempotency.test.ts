@@ -6,6 +6,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RequestContext, ServiceDeps } from '../context.js';
+import type { StoreTx } from '../ports/store.js';
 import { canonicalJson, idempotencyRequestHash, parseIdempotencyKey } from '../idempotency.js';
 import { PlatformService } from '../platform/service.js';
 import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
@@ -170,13 +171,14 @@ describe('retention of idempotency records (platform.md "Retention")', () => {
   const setup = async (ttl?: number) => {
     const mem = createMemoryStore();
     const clock = createManualClock();
-    const deps: ServiceDeps = { store: mem, bus: createLocalEventBus(), clock, ids: createSequentialIdGenerator(), ...(ttl === undefined ? {} : { idempotencyTtlMs: ttl }) };
+    const ids = createSequentialIdGenerator();
+    const deps: ServiceDeps = { store: mem, bus: createLocalEventBus(), clock, ids, ...(ttl === undefined ? {} : { idempotencyTtlMs: ttl }) };
     const platform = new PlatformService(deps);
     const ctx: RequestContext = { principal: { workspace_id: 'ws_demo', account_id: 'acc_owner', key_id: 'key_owner', key_kind: 'standard' }, request_id: 'req_ttl' };
     await platform.createWorkspace({ id: 'ws_demo', name: 'Demo' });
     await platform.createAccount({ id: 'acc_owner', name: 'o', workspace_ids: ['ws_demo'] });
     await platform.createProject(ctx, { id: 'proj_main', name: 'Main' });
-    return { mem, clock, inbox: new ProjectInboxService(deps), ctx };
+    return { mem, clock, ids, inbox: new ProjectInboxService(deps), ctx };
   };
 
   it('a key keeps its first answer for 24 h by default; after that a repeat creates anew', async () => {
@@ -209,9 +211,13 @@ describe('retention of idempotency records (platform.md "Retention")', () => {
   });
 
   it('on a store without sweepIdempotencyRecords keys never expire (the sweep does nothing)', async () => {
-    const { mem, clock, ctx } = await setup();
-    const store = new Proxy(mem, { get: (t, p, r) => (p === 'sweepIdempotencyRecords' ? undefined : Reflect.get(t, p, r)) });
-    const inbox = new ProjectInboxService({ store, bus: createLocalEventBus(), clock, ids: createSequentialIdGenerator() });
+    const { mem, clock, ids, ctx } = await setup();
+    // A store of an older release: no sweepIdempotencyRecords, in or out of transactions.
+    const hide = <T extends object>(target: T): T => new Proxy(target, { get: (t, p, r) => (p === 'sweepIdempotencyRecords' ? undefined : Reflect.get(t, p, r)) });
+    const store = new Proxy(hide(mem), {
+      get: (t, p, r) => (p === 'transaction' ? (fn: (tx: StoreTx) => Promise<unknown>) => mem.transaction((tx) => fn(hide(tx))) : Reflect.get(t, p, r)),
+    });
+    const inbox = new ProjectInboxService({ store, bus: createLocalEventBus(), clock, ids });
     const first = await inbox.create(ctx, 'proj_main', { type: 't' }, { idempotency_key: 'k' });
     clock.advance(10 * 86_400_000);
     expect(await inbox.sweepExpiredIdempotencyKeys()).toBe(0);

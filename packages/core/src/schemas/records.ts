@@ -182,7 +182,12 @@ export const operationLogSchema = z.object({
   created_at: ms(),
 });
 
-export const runStatusSchema = z.enum(['running', 'idle']);
+/**
+ * `running`: an attempt executes it; `awaiting`: parked on client tool results or tool
+ * confirmations (`requires_action`, live-inbox.md "Tools and boundaries"), executed by nobody
+ * until they arrive; `idle`: ended.
+ */
+export const runStatusSchema = z.enum(['running', 'awaiting', 'idle']);
 
 export const runSchema = z.object({
   id: z.string(),
@@ -192,6 +197,30 @@ export const runSchema = z.object({
   ended_at: nullableMs(),
   /** How the run ended: `completed`, `cancelled` or `failed`; null while running. */
   outcome: z.string().nullable().describe('`completed`, `cancelled` or `failed`; null while running'),
+});
+
+/**
+ * One version of an agent created through `POST /v1/agents` (live-inbox.md "Agents"): the Managed
+ * Agents `agent` fields this Runtime keeps. `id` and `version` identify it (a new version per
+ * update, from 1); `created_at` is the agent's creation (the same on every version), `updated_at`
+ * this version's; `archived_at` belongs to the agent (set on every version at once).
+ */
+export const agentSchema = z.object({
+  id: z.string(),
+  workspace_id: z.string(),
+  version: z.number().int().describe('1, 2, 3 … (one per update)'),
+  name: z.string(),
+  description: z.string().nullable(),
+  /** `{ id, … }`: the model configuration as given (`model` string → `{ id }`). */
+  model: jsonObjectSchema.describe('The model configuration: `{ id, … }`'),
+  system: z.string().nullable(),
+  /** The tool definitions: custom tools `{ type: 'custom', name, description, input_schema }`. */
+  tools: z.array(jsonValueSchema).describe('Custom tool definitions'),
+  /** String key-value metadata (≤ 16 pairs). */
+  metadata: z.record(z.string(), z.string()),
+  created_at: ms(),
+  updated_at: ms(),
+  archived_at: nullableMs(),
 });
 
 /** One committed entry of the Session ledger (`GET /v1/sessions/{id}/events`). */

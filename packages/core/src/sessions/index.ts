@@ -5,7 +5,12 @@
  * `src/index.ts`. Spec: live-inbox.md.
  */
 export { SessionRuntimeService, type SessionRuntimeDeps } from './service.js';
-export { SESSION_EVENT_TYPES, type SessionEventPage } from './ledger.js';
+export { SESSION_EVENT_TYPES, type IdleStopReason, type SessionEventPage } from './ledger.js';
+export {
+  checkCustomTools, configuredAgent, createAgentBody, listAgentsQuery, listAgentVersionsQuery, managedAgent, managedAgentSchema, MAX_AGENT_TOOLS,
+  ManagedAgentsService, retrieveAgentQuery, updateAgentBody, type CreateAgentInput, type ListAgentsInput, type ListAgentVersionsInput, type ManagedAgent,
+  type ManagedAgentPage, type ManagedAgentsDeps, type UpdateAgentInput,
+} from './agents.js';
 export type { RunFailure } from './run-supervisor.js';
 export type { LiveInboxView } from './steering.js';
 export {
@@ -19,6 +24,7 @@ export {
   type LiveInboxOperation,
 } from './routing.js';
 export {
+  MAX_DENY_MESSAGE_CHARS,
   MAX_EVENTS_PER_REQUEST,
   UNSUPPORTED_EVENT_TYPES,
   parseSendSessionEvents,
@@ -38,6 +44,8 @@ export {
   DELTA_EVENT_TYPES,
   agentReference,
   agentSnapshot,
+  clientToolsOf,
+  customToolEntry,
   createManagedSessionBody,
   deletedSession,
   listManagedSessionsQuery,
@@ -48,6 +56,7 @@ export {
   managedSessionSchema,
   metadataSchema,
   rfc3339,
+  rfc3339Bound,
   rfc3339Query,
   stopReasonOf,
   streamSessionEventsQuery,
@@ -60,6 +69,7 @@ export {
   type ManagedSession,
   type ManagedSessionEvent,
   type ManagedSessionStatus,
+  type RunOptions,
   type UpdateManagedSessionInput,
 } from './managed-agents.js';
 export { ManagedSessionsService, type ManagedSessionsDeps, type ManagedSessionPage } from './managed-sessions.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Session, SessionEvent } from '../records.js';
-import { agentSnapshot, managedSession, managedSessionEvent, rfc3339, rfc3339Query, stopReasonOf } from './managed-agents.js';
+import { agentSnapshot, managedSession, managedSessionEvent, rfc3339, rfc3339Bound, rfc3339Query, stopReasonOf } from './managed-agents.js';
 
 const T = Date.parse('2026-11-30T14:37:57.123Z');
 const event = (over: Partial<SessionEvent>): SessionEvent => ({
@@ -12,10 +12,22 @@ describe('Managed Agents wire mapping', () => {
   it('writes RFC 3339 UTC timestamps with ms and reads RFC 3339 with offsets', () => {
     expect(rfc3339(T)).toBe('2026-11-30T14:37:57.123Z');
     expect(rfc3339Query.parse('2026-11-30T15:37:57.123+01:00')).toBe(T);
-    expect(rfc3339Query.parse('2026-11-30T14:37:57.123456Z')).toBe(T);
-    for (const bad of ['2026-11-30', '1700000000000', '2026-13-01T00:00:00Z', 'now', '2026-11-30T14:37:57']) {
+    expect(rfc3339Query.parse('2026-11-30T14:37:57.123000Z')).toBe(T);
+    // Digits below the ms name no whole-ms instant: refused, never truncated.
+    for (const bad of ['2026-11-30', '1700000000000', '2026-13-01T00:00:00Z', 'now', '2026-11-30T14:37:57', '2026-11-30T14:37:57.123456Z', '2026-02-30T00:00:00Z', '2026-11-30T24:00:00Z']) {
       expect(rfc3339Query.safeParse(bad).success, bad).toBe(false);
     }
+  });
+
+  it('time bounds keep sub-ms digits: the whole-ms bound selects exactly what the exact instant would', () => {
+    const base = Date.parse('2026-01-01T00:00:00.000Z');
+    const x = '2026-01-01T00:00:00.0005Z';
+    expect([rfc3339Bound('gt').parse(x), rfc3339Bound('gte').parse(x), rfc3339Bound('lt').parse(x), rfc3339Bound('lte').parse(x)])
+      .toEqual([base, base + 1, base + 1, base]);
+    // Without sub-ms digits the bound is the instant itself; offsets are honoured.
+    expect(rfc3339Bound('gte').parse('2026-01-01T01:00:00.000000+01:00')).toBe(base);
+    expect(rfc3339Bound('lt').parse('2025-12-31T19:00:00.0000001-05:00')).toBe(base + 1);
+    expect(rfc3339Bound('gte').safeParse('2026-02-29T00:00:00Z').success).toBe(false);
   });
 
   it('maps each Session event type to the shape the SDK declares', () => {
@@ -52,7 +64,7 @@ describe('Managed Agents wire mapping', () => {
     });
     expect(agent).toEqual({
       type: 'agent', id: 'assistant', version: 1, name: 'Assistant', description: null, model: { id: 'scripted-demo' }, system: null,
-      tools: [], mcp_servers: [], skills: [], multiagent: null, execution_identity: { type: 'service_account' },
+      tools: [], mcp_servers: [], skills: [], multiagent: null, execution_identity: { type: 'service_account' }, host_tools: [],
     });
     expect(managedSession({ ...session, archived_at: T }, 'running')).toMatchObject({ status: 'running', archived_at: '2026-11-30T14:37:57.123Z' });
   });

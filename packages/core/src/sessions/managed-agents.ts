@@ -6,18 +6,38 @@
  * `workspace_id`, …) travel alongside; the SDK ignores what it does not declare.
  */
 import { z } from 'zod';
+import type { DrainPolicy } from '../live-inbox/agent-loop.js';
 import { contentBlockSchema, contentSchema, type ContentBlock } from '../live-inbox/content.js';
+import type { Tool } from '../live-inbox/tools.js';
 import { queryInt } from '../project-inbox/schemas.js';
 import type { JsonValue, Session, SessionEvent } from '../records.js';
 import type { TimeBounds } from '../ports/store.js';
 import { jsonValueSchema } from '../schemas/records.js';
+import { parseRfc3339, wholeMsBound, type TimeBoundOperator } from '../rfc3339.js';
 import { hasNul, idString, optionalText } from '../validation.js';
 import { MAX_EVENTS_PER_REQUEST } from './schemas.js';
 
 /**
+ * Options of the Runs of an agent (live-inbox.md "Tools and boundaries"); unset ones take the
+ * Runtime's `runDefaults`, then `RUN_DEFAULTS`.
+ */
+export interface RunOptions {
+  /** Where the Live Inbox is drained: `every_boundary` (default) or `natural_end`. */
+  drain?: DrainPolicy;
+  /** Most tool rounds of one Run (integer ≥ 1; default 50); past it the Run fails (`tool_use_limit_reached_error`). */
+  maxToolRounds?: number;
+  /** Most host tools of one round running at once (integer ≥ 1; default 4). */
+  toolConcurrency?: number;
+  /** A host tool's timeout in ms unless it sets its own (default 60 000). */
+  toolTimeoutMs?: number;
+}
+
+/**
  * An agent this deployment configured (`POST /v1/sessions` names it in `agent`). Sessions keep a
  * snapshot of it ({@link agentSnapshot}); the native agent loop runs every Session on the
- * Runtime's one model.
+ * Runtime's one model, with the agent's `tools`: host tools (with `execute`) run on the server
+ * — give the same definitions to `SessionRuntimeService` (`agents`) so its Runs have them — and
+ * client tools (without) are the Session's custom tools.
  */
 export interface ManagedAgentDefinition {
   /** What `agent` names, e.g. `assistant`. */
@@ -29,6 +49,10 @@ export interface ManagedAgentDefinition {
   system?: string | null;
   /** Default 1. `{ type: 'agent', id, version }` must name this version. */
   version?: number;
+  /** Its tools (names unique): host tools run by the Runtime, client tools answered by the caller. */
+  tools?: readonly Tool[];
+  /** Options of its Runs. */
+  run?: RunOptions;
 }
 
 /** An RFC 3339 timestamp of integer ms since the epoch, in UTC (`2026-11-30T14:37:57.000Z`). */
@@ -36,20 +60,42 @@ export function rfc3339(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+/** A query timestamp (`bound` absent) or time bound, parsed by {@link parseRfc3339}. */
+function rfc3339Field(bound: TimeBoundOperator | undefined) {
+  // One union of the accepted types, then one transform: a refused timestamp is one issue with
+  // its own sentence (not a union's "Invalid input").
+  return z.union([z.number().int(), z.string().max(64)]).transform((value, ctx) => {
+    if (typeof value === 'number') return value;
+    const instant = parseRfc3339(value);
+    if ('error' in instant) {
+      ctx.addIssue({ code: 'custom', message: instant.error });
+      return z.NEVER;
+    }
+    if (bound === undefined && instant.subMs) {
+      ctx.addIssue({ code: 'custom', message: 'has digits below the millisecond, which times here do not hold; give at most 3 fraction digits (or trailing zeros)' });
+      return z.NEVER;
+    }
+    return bound === undefined ? instant.ms : wholeMsBound(instant, bound);
+  });
+}
 
 /**
- * A query timestamp: RFC 3339 (`2026-11-30T14:00:00Z`, offsets allowed) → ms since the epoch
- * (sub-ms digits dropped). An integer (ms) passes as is, so an already parsed query parses again.
+ * A query timestamp: RFC 3339 (`2026-11-30T14:00:00Z`, offsets allowed; parsed exactly by
+ * {@link parseRfc3339}: impossible dates and times are refused) → ms since the epoch. Non-zero
+ * digits below the millisecond are refused (they name no whole-ms instant). An integer (ms) passes
+ * as is, so an already parsed query parses again.
  */
-export const rfc3339Query = z.union([
-  z.number().int(),
-  z
-    .string()
-    .max(64)
-    .refine((s) => RFC3339.test(s) && Number.isFinite(Date.parse(s.replace(' ', 'T'))), { message: 'must be an RFC 3339 timestamp, e.g. 2026-01-01T00:00:00Z' })
-    .transform((s) => Date.parse(s.replace(' ', 'T'))),
-]);
+export const rfc3339Query = rfc3339Field(undefined);
+
+/**
+ * A time bound of a query (`created_at[gt|gte|lt|lte]`): an RFC 3339 timestamp as
+ * {@link rfc3339Query}, whose sub-millisecond digits are kept by turning the bound into the whole-ms
+ * bound that selects exactly the same stored (whole-ms) times ({@link wholeMsBound}): e.g.
+ * `gte 00:00:00.0005Z` selects from `00:00:00.001Z`, `lte` of it up to `00:00:00.000Z`.
+ */
+export function rfc3339Bound(op: TimeBoundOperator) {
+  return rfc3339Field(op);
+}
 
 /** A query list: `name[]=a&name[]=b` (what the SDK sends), `name=a&name=b`, or one value. */
 const queryList = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).max(64)]).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
@@ -57,10 +103,10 @@ const queryList = <T extends z.ZodType>(item: T) => z.union([item, z.array(item)
 const orderQuery = z.enum(['asc', 'desc']);
 const timeBoundKeys = ['created_at[gt]', 'created_at[gte]', 'created_at[lt]', 'created_at[lte]'] as const;
 const timeBoundFields = {
-  'created_at[gt]': rfc3339Query.optional(),
-  'created_at[gte]': rfc3339Query.optional(),
-  'created_at[lt]': rfc3339Query.optional(),
-  'created_at[lte]': rfc3339Query.optional(),
+  'created_at[gt]': rfc3339Bound('gt').optional(),
+  'created_at[gte]': rfc3339Bound('gte').optional(),
+  'created_at[lt]': rfc3339Bound('lt').optional(),
+  'created_at[lte]': rfc3339Bound('lte').optional(),
 };
 
 /** The `created_at[gt|gte|lt|lte]` query fields as {@link TimeBounds}, or undefined when none. */
@@ -116,17 +162,28 @@ export const metadataSchema = z
   .refine((m) => Object.keys(m).length <= MAX_METADATA_PAIRS, { message: `at most ${MAX_METADATA_PAIRS} metadata pairs` });
 
 const agentVersion = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
 /**
- * `agent` of `POST /v1/sessions`: the id of a configured agent, `{ type: 'agent', id, version? }`,
- * or `{ type: 'agent_with_overrides', id, version?, … }` (its overrides ask for capabilities this
- * Runtime does not host: 400 `unsupported_capability` when any is set).
+ * A `tools` list of an agent or of `agent_with_overrides`: custom tools
+ * (`{ type: 'custom', name, description, input_schema }`, checked further by the agents
+ * service), or the Managed Agents tool types this Runtime does not host (refused there).
+ */
+export const createAgentToolsField = z.array(z.union([
+  z.strictObject({ type: z.literal('custom'), name: z.string(), description: z.string(), input_schema: z.record(z.string(), jsonValueSchema) }),
+  z.looseObject({ type: z.enum(['agent_toolset_20260401', 'mcp_toolset']) }),
+])).max(128);
+/**
+ * `agent` of `POST /v1/sessions`: an agent's id, `{ type: 'agent', id, version? }`, or
+ * `{ type: 'agent_with_overrides', id, version?, tools?, system?, … }` (`tools`: custom tools
+ * replacing the agent's; `model`, `mcp_servers`, `skills` ask for what this Runtime does not
+ * host: 400 `unsupported_capability`).
  */
 export const agentReference = z.union([
   z.string().min(1).max(128),
   z.strictObject({ type: z.literal('agent'), id: z.string().min(1).max(128), version: agentVersion.optional() }),
   z.strictObject({
     type: z.literal('agent_with_overrides'), id: z.string().min(1).max(128), version: agentVersion.optional(),
-    model: z.unknown().optional(), system: z.unknown().optional(), tools: z.array(z.unknown()).optional(),
+    model: z.unknown().optional(), system: z.string().max(100_000).nullable().optional(), tools: z.array(z.unknown()).optional(),
     mcp_servers: z.array(z.unknown()).optional(), skills: z.array(z.unknown()).optional(),
   }),
 ]);
@@ -190,13 +247,52 @@ export const listManagedSessionsQuery = z.strictObject({
 });
 export type ListManagedSessionsInput = z.input<typeof listManagedSessionsQuery>;
 
-/** The `agent` snapshot a Session keeps (the SDK's `BetaManagedAgentsSessionAgent`). */
+/** A custom tool as the Managed Agents wire has it: `{ type: 'custom', name, description, input_schema }`. */
+export function customToolEntry(tool: Pick<Tool, 'name' | 'description' | 'input_schema'>): JsonValue {
+  return { type: 'custom', name: tool.name, description: tool.description, input_schema: tool.input_schema as unknown as JsonValue };
+}
+
+/** A host tool in a snapshot (ours: `host_tools`): `{ type: 'host', name, description, input_schema, permission_policy: { type } }`. */
+function hostToolEntry(tool: Tool): JsonValue {
+  return {
+    type: 'host', name: tool.name, description: tool.description, input_schema: tool.input_schema as unknown as JsonValue,
+    permission_policy: { type: tool.permission ?? 'always_allow' },
+  };
+}
+
+/**
+ * The `agent` snapshot a Session keeps (the SDK's `BetaManagedAgentsSessionAgent`): `tools` holds
+ * its client tools as custom tools; its host tools, which the Runtime runs itself, are listed in
+ * ours `host_tools` (with their `permission_policy`).
+ */
 export function agentSnapshot(agent: ManagedAgentDefinition): JsonValue {
+  const tools = agent.tools ?? [];
   return {
     type: 'agent', id: agent.id, version: agent.version ?? 1, name: agent.name, description: agent.description ?? null,
-    model: { id: agent.model }, system: agent.system ?? null, tools: [], mcp_servers: [], skills: [], multiagent: null,
-    execution_identity: { type: 'service_account' },
+    model: { id: agent.model }, system: agent.system ?? null, tools: tools.filter((t) => t.execute === undefined).map(customToolEntry),
+    mcp_servers: [], skills: [], multiagent: null, execution_identity: { type: 'service_account' },
+    host_tools: tools.filter((t) => t.execute !== undefined).map(hostToolEntry),
   };
+}
+
+/**
+ * The client tools of a Session's agent snapshot: its `tools` entries of `type: 'custom'`, as
+ * {@link Tool}s without `execute` (the Run waits for `user.custom_tool_result`).
+ */
+export function clientToolsOf(snapshot: JsonValue): Tool[] {
+  if (snapshot === null || typeof snapshot !== 'object' || Array.isArray(snapshot) || !Array.isArray(snapshot.tools)) return [];
+  const out: Tool[] = [];
+  for (const t of snapshot.tools) {
+    if (t === null || typeof t !== 'object' || Array.isArray(t) || t.type !== 'custom') continue;
+    out.push({ name: String(t.name), description: String(t.description ?? ''), input_schema: t.input_schema as unknown as Tool['input_schema'] });
+  }
+  return out;
+}
+
+/** The system prompt of a Session's agent snapshot, or undefined. */
+export function systemOf(snapshot: JsonValue): string | undefined {
+  if (snapshot === null || typeof snapshot !== 'object' || Array.isArray(snapshot)) return undefined;
+  return typeof snapshot.system === 'string' && snapshot.system !== '' ? snapshot.system : undefined;
 }
 
 /** A Session's Run state as Managed Agents names it. */
@@ -223,6 +319,9 @@ export function stopReasonOf(outcome: unknown): { type: 'end_turn' | 'retries_ex
   return { type: outcome === 'failed' ? 'retries_exhausted' : 'end_turn' };
 }
 
+type Obj = { [key: string]: JsonValue };
+const objectOf = (v: JsonValue): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {});
+
 /**
  * A committed Session event on the wire (`GET …/events`, the SSE `data:`, the receipts of `POST
  * …/events`): `{ id, type, processed_at (RFC 3339), … }` with `content` on `user.message` and
@@ -234,17 +333,53 @@ export function managedSessionEvent(event: SessionEvent): ManagedSessionEvent {
     id: event.id, type: event.type, processed_at: rfc3339(event.processed_at), session_id: event.session_id, seq: event.seq,
     run_id: event.run_id, message_id: event.message_id, floor_id: event.floor_id, page_id: event.page_id,
   };
-  if (event.type === 'user.message' || event.type === 'agent.message') out.content = event.content as unknown as ContentBlock[];
-  if (event.type === 'session.status_idle') {
-    const raw = event.content !== null && typeof event.content === 'object' && !Array.isArray(event.content) ? event.content.outcome : undefined;
-    const outcome = typeof raw === 'string' ? raw : null;
-    out.stop_reason = stopReasonOf(outcome);
-    out.stop_details = null;
-    out.outcome = outcome;
-    const error = event.content !== null && typeof event.content === 'object' && !Array.isArray(event.content) ? event.content.error : undefined;
-    if (error !== null && typeof error === 'object' && !Array.isArray(error)) {
-      out.error = { type: String(error.type ?? 'api_error'), message: String(error.message ?? '') };
+  if (event.type === 'user.message' || event.type === 'agent.message') {
+    out.content = event.content as unknown as ContentBlock[];
+    return out;
+  }
+  const c = objectOf(event.content);
+  switch (event.type) {
+    case 'session.status_idle': {
+      const outcome = typeof c.outcome === 'string' ? c.outcome : null;
+      const stop = objectOf(c.stop_reason ?? null);
+      out.stop_reason = stop.type === 'requires_action' && Array.isArray(stop.event_ids)
+        ? { type: 'requires_action', event_ids: stop.event_ids.map(String) }
+        : stop.type === 'refusal' ? { type: 'refusal' } : stopReasonOf(outcome);
+      out.stop_details = null;
+      out.outcome = outcome;
+      const error = objectOf(c.error ?? null);
+      if (c.error !== undefined && c.error !== null) out.error = { type: String(error.type ?? 'api_error'), message: String(error.message ?? '') };
+      break;
     }
+    case 'session.error': {
+      const error = objectOf(c.error ?? null);
+      out.error = { type: String(error.type ?? 'unknown_error'), message: String(error.message ?? ''), retry_status: { type: 'exhausted' } };
+      break;
+    }
+    case 'agent.tool_use':
+    case 'agent.custom_tool_use':
+      out.name = String(c.name ?? '');
+      out.input = objectOf(c.input ?? null);
+      if (event.type === 'agent.tool_use') {
+        const permission = c.evaluated_permission === 'ask' || c.evaluated_permission === 'deny' ? c.evaluated_permission : 'allow';
+        out.evaluated_permission = permission;
+        if (permission !== 'deny') out.evaluation = { type: permission === 'ask' ? 'always_ask' : 'always_allow' };
+      }
+      break;
+    case 'agent.tool_result':
+    case 'user.custom_tool_result':
+      if (event.type === 'agent.tool_result') out.tool_use_id = String(c.tool_use_id ?? '');
+      else out.custom_tool_use_id = String(c.custom_tool_use_id ?? '');
+      out.content = (Array.isArray(c.content) ? c.content : []) as unknown as ContentBlock[];
+      out.is_error = c.is_error === true;
+      break;
+    case 'user.tool_confirmation':
+      out.tool_use_id = String(c.tool_use_id ?? '');
+      out.result = c.result === 'allow' ? 'allow' : 'deny';
+      out.deny_message = typeof c.deny_message === 'string' ? c.deny_message : null;
+      break;
+    default:
+      break;
   }
   return out;
 }
@@ -255,7 +390,7 @@ const iso = () => z.string().describe('RFC 3339 timestamp');
 export const managedSessionEventSchema = z
   .object({
     id: z.string(),
-    type: z.string().describe('`user.message`, `user.interrupt`, `agent.message`, `session.status_running`, `session.status_idle`'),
+    type: z.string().describe('`user.message`, `user.interrupt`, `user.custom_tool_result`, `user.tool_confirmation`, `agent.message`, `agent.tool_use`, `agent.custom_tool_use`, `agent.tool_result`, `session.status_running`, `session.status_idle`, `session.error`'),
     processed_at: iso(),
     session_id: z.string(),
     seq: z.number().int().describe('Ours: gap-free per session: 1, 2, 3 …'),
@@ -263,11 +398,25 @@ export const managedSessionEventSchema = z
     message_id: z.string().nullable().describe('Run-scoped message id (`{run_id}-inbox-{n}`, `{run_id}-step-{k}`) or null'),
     floor_id: z.string().nullable(),
     page_id: z.string().nullable(),
-    content: z.array(contentBlockSchema).optional().describe('`user.message`, `agent.message`: content blocks'),
-    stop_reason: z.object({ type: z.enum(['end_turn', 'retries_exhausted']) }).optional().describe('`session.status_idle`'),
+    content: z.array(contentBlockSchema).optional().describe('`user.message`, `agent.message`: content blocks; `agent.tool_result`, `user.custom_tool_result`: the result'),
+    name: z.string().optional().describe('`agent.tool_use`, `agent.custom_tool_use`: the tool'),
+    input: z.record(z.string(), jsonValueSchema).optional().describe('`agent.tool_use`, `agent.custom_tool_use`: the tool input'),
+    evaluated_permission: z.enum(['allow', 'ask', 'deny']).optional()
+      .describe('`agent.tool_use`: `allow` (runs now), `ask` (waits for `user.tool_confirmation`), `deny` (refused: unknown tool or invalid input; an error result follows)'),
+    evaluation: z.object({ type: z.enum(['always_allow', 'always_ask']) }).optional().describe('`agent.tool_use`: the permission policy that decided'),
+    tool_use_id: z.string().optional().describe('`agent.tool_result`, `user.tool_confirmation`: the `agent.tool_use` event answered'),
+    custom_tool_use_id: z.string().optional().describe('`user.custom_tool_result`: the `agent.custom_tool_use` event answered'),
+    is_error: z.boolean().optional().describe('`agent.tool_result`, `user.custom_tool_result`'),
+    result: z.enum(['allow', 'deny']).optional().describe('`user.tool_confirmation`'),
+    deny_message: z.string().nullable().optional().describe('`user.tool_confirmation`'),
+    stop_reason: z.union([
+      z.object({ type: z.enum(['end_turn', 'retries_exhausted', 'refusal']) }),
+      z.object({ type: z.literal('requires_action'), event_ids: z.array(z.string()) }),
+    ]).optional().describe('`session.status_idle`: `requires_action` lists the tool uses the Run waits for'),
     stop_details: z.null().optional().describe('`session.status_idle`'),
-    outcome: z.string().nullable().optional().describe('`session.status_idle`, ours: `completed`, `cancelled` or `failed`'),
-    error: z.object({ type: z.string(), message: z.string() }).optional().describe('`session.status_idle` of a failed Run, ours: why it failed'),
+    outcome: z.string().nullable().optional().describe('`session.status_idle`, ours: `completed`, `cancelled` or `failed`; null while the Run waits (`requires_action`)'),
+    error: z.object({ type: z.string(), message: z.string(), retry_status: z.object({ type: z.literal('exhausted') }).optional() }).optional()
+      .describe('`session.status_idle` of a failed Run (ours: why it failed); `session.error`: the error (`tool_use_limit_reached_error`, …)'),
   })
   .describe('A committed Session event');
 

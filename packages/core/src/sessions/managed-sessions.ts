@@ -10,15 +10,16 @@ import { InboxKitError } from '../errors.js';
 import type { PlatformService } from '../platform/service.js';
 import { loadSessionAccess } from './access.js';
 import { gateSessionWrite } from '../policy/write-gate.js';
-import type { Clock } from '../ports/clock.js';
+import type { Clock, IdGenerator } from '../ports/clock.js';
 import type { SessionPageQuery, Store } from '../ports/store.js';
 import type { JsonValue, Session } from '../records.js';
 import { parseOrThrow } from '../validation.js';
 import {
-  agentSnapshot, createManagedSessionBody, deletedSession, listManagedSessionsQuery, managedSession, timeBoundsOf, updateManagedSessionBody,
+  agentSnapshot, createAgentToolsField, createManagedSessionBody, deletedSession, listManagedSessionsQuery, managedSession, timeBoundsOf, updateManagedSessionBody,
   type CreateManagedSessionInput, type ListManagedSessionsInput, type ManagedAgentDefinition, type ManagedSession, type ManagedSessionStatus, type UpdateManagedSessionInput,
 } from './managed-agents.js';
 import type { SessionRuntimeService } from './service.js';
+import { checkCustomTools, ManagedAgentsService, storedAgentSnapshot } from './agents.js';
 
 /** Dependencies of {@link ManagedSessionsService}. */
 export interface ManagedSessionsDeps {
@@ -28,8 +29,14 @@ export interface ManagedSessionsDeps {
   platform: PlatformService;
   /** Sends `initial_events`; tells whether a Session is running. */
   runtime: SessionRuntimeService;
-  /** The agents `agent` may name (ids unique). None: every create is 404 `agent_not_found`. */
-  agents: readonly ManagedAgentDefinition[];
+  /**
+   * The configured agents `agent` may name (ids unique); default the Runtime's
+   * (`SessionRuntimeDeps.agents`). Agents created through `/v1/agents` (kept by the store) may be
+   * named too.
+   */
+  agents?: readonly ManagedAgentDefinition[];
+  /** Ids of agents created through `/v1/agents`; default random `agent_…` ids. */
+  ids?: IdGenerator;
 }
 
 /** A page of `GET /v1/sessions`: `next_page` for `page` (null on the last page); `prev_page` is always null. */
@@ -50,14 +57,19 @@ const SCAN = 100;
  */
 export class ManagedSessionsService {
   readonly #deps: ManagedSessionsDeps;
+  readonly #configured: readonly ManagedAgentDefinition[];
+  /** The agents of `/v1/agents` (create, retrieve, list, update, archive, versions). */
+  readonly agents: ManagedAgentsService;
 
   constructor(deps: ManagedSessionsDeps) {
     this.#deps = deps;
+    this.#configured = deps.agents ?? deps.runtime.agents;
     const ids = new Set<string>();
-    for (const a of deps.agents) {
+    for (const a of this.#configured) {
       if (ids.has(a.id)) throw new TypeError(`ManagedSessionsService: agent id "${a.id}" is configured twice`);
       ids.add(a.id);
     }
+    this.agents = new ManagedAgentsService({ store: deps.store, clock: deps.clock, configured: this.#configured, ...(deps.ids ? { ids: deps.ids } : {}) });
   }
 
   /**
@@ -77,12 +89,12 @@ export class ManagedSessionsService {
     if (body.vault_ids !== undefined && body.vault_ids.length > 0) throw unsupported('Attaching vaults');
     if (body.budget !== undefined) throw unsupported('A spend budget');
     if (body.initial_events?.some((e) => e.type === 'user.define_outcome')) throw unsupported('user.define_outcome');
-    const agent = this.#resolveAgent(body.agent);
+    const agent = await this.#resolveAgent(ctx, body.agent);
     const messages = (body.initial_events ?? []).flatMap((e) => (e.type === 'user.message' ? [{ type: e.type, content: e.content }] : []));
     // A create whose initial input could not start its Run leaves no Session.
     if (messages.length > 0) this.#deps.runtime.assertRunBudget(ctx);
     const session = await this.#deps.platform.createSession(ctx, { project_id: body.project_id ?? null, title: body.title },
-      { agent: agentSnapshot(agent), environment_id: body.environment_id, metadata: body.metadata ?? {} });
+      { agent, environment_id: body.environment_id, metadata: body.metadata ?? {} });
     if (messages.length > 0) await this.#deps.runtime.sendEvents(ctx, session.id, { events: messages });
     return managedSession(session, await this.#status(session));
   }
@@ -219,18 +231,40 @@ export class ManagedSessionsService {
     return managedSession(session, await this.#status(session));
   }
 
-  #resolveAgent(ref: CreateManagedSessionInput['agent']): ManagedAgentDefinition {
+  /**
+   * The snapshot of the agent `ref` names: a configured agent, or one of the caller's workspace
+   * created through `/v1/agents` (not archived), with the overrides of `agent_with_overrides`
+   * applied (`tools`: custom tools replacing the agent's; `system`).
+   */
+  async #resolveAgent(ctx: RequestContext, ref: CreateManagedSessionInput['agent']): Promise<JsonValue> {
     const id = typeof ref === 'string' ? ref : ref.id;
     const version = typeof ref === 'string' ? undefined : ref.version;
+    let tools: JsonValue[] | undefined;
+    let system: string | null | undefined;
     if (typeof ref !== 'string' && ref.type === 'agent_with_overrides') {
-      const overrides = (['model', 'system', 'tools', 'mcp_servers', 'skills'] as const).filter((k) => ref[k] !== undefined);
-      if (overrides.length > 0) throw unsupported(`Overriding the agent's ${overrides.join(', ')} (this runtime hosts no tools, MCP servers or skills)`);
+      const overrides = (['model', 'mcp_servers', 'skills'] as const).filter((k) => ref[k] !== undefined);
+      if (overrides.length > 0) throw unsupported(`Overriding the agent's ${overrides.join(', ')} (this runtime runs one model and hosts no MCP servers or skills)`);
+      if (ref.tools !== undefined) {
+        const read = createAgentToolsField.safeParse(ref.tools);
+        if (!read.success) {
+          throw new InboxKitError('validation_error', 'Invalid agent tools', read.error.issues.map((i) => ({ path: ['body.agent.tools', ...i.path.map(String)].join('.'), message: i.message, code: i.code })));
+        }
+        const parsed = read.data;
+        const reserved = new Set(this.#configured.flatMap((a) => (a.tools ?? []).filter((t) => t.execute !== undefined).map((t) => t.name)));
+        tools = checkCustomTools(parsed, reserved, 'body.agent.tools');
+      }
+      if (ref.system !== undefined) system = typeof ref.system === 'string' && ref.system !== '' ? ref.system : null;
     }
-    const agent = this.#deps.agents.find((a) => a.id === id);
-    if (agent === undefined || (version !== undefined && version !== (agent.version ?? 1))) {
+    const found = await this.agents.find(ctx, id, version);
+    if (found === undefined) {
       throw new InboxKitError('agent_not_found', version === undefined ? `Agent ${JSON.stringify(id)} not found` : `Agent ${JSON.stringify(id)} version ${version} not found`);
     }
-    return agent;
+    if ('stored' in found && found.stored.archived_at !== null) throw new InboxKitError('agent_archived', `Agent ${JSON.stringify(id)} is archived; it starts no new Session`);
+    const snapshot = 'configured' in found ? agentSnapshot(found.configured) : storedAgentSnapshot(found.stored);
+    const out = { ...(snapshot as Record<string, JsonValue>) };
+    if (tools !== undefined) out.tools = tools;
+    if (system !== undefined) out.system = system;
+    return out;
   }
 
   async #status(session: Session): Promise<ManagedSessionStatus> {

@@ -67,6 +67,19 @@ interface Proc {
   routingErrors: Array<{ error: unknown; info: AttemptRoutingErrorInfo }>;
   /** When set, this instance's forwarder rejects (the owner is unreachable). */
   unreachable: boolean;
+  /** When set, every store call of this instance fails: it has lost the database (or is frozen), as good as dead to the others. */
+  dead: boolean;
+}
+
+/** `store`, whose every call fails while `dead()` holds. */
+function deadable(store: Store, dead: () => boolean): Store {
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => (dead() ? Promise.reject(new Error('connection lost')) : (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  });
 }
 
 const open: SessionRuntimeService[] = [];
@@ -74,9 +87,14 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((r) => r.close()));
 });
 
-async function world(options: { routing?: boolean; lease_ms?: number; wrapStore?: (s: MemoryStore) => Store } = {}) {
-  const store = createMemoryStore();
+async function world(options: {
+  routing?: boolean; lease_ms?: number; takeover_check_ms?: number; wrapStore?: (s: MemoryStore) => Store;
+  /** ms each instance's own Clock is ahead of the store's (a skewed process). */
+  skewMs?: { a?: number; b?: number };
+} = {}) {
   const clock = createManualClock();
+  // The store's clock (the "database's") is the manual one: leases are judged with it.
+  const store = createMemoryStore({ clock });
   const ids = createSequentialIdGenerator();
   const deps = { store, bus: createLocalEventBus(), clock, ids };
   const platform = new PlatformService(deps);
@@ -91,7 +109,7 @@ async function world(options: { routing?: boolean; lease_ms?: number; wrapStore?
   const make = (name: string, peer: string): Proc => {
     const proc: Proc = {
       host: new LiveInboxHost({ hostId: name }), model: heldModel(), runtime: undefined as unknown as SessionRuntimeService,
-      forwarded: [], routingErrors: [], unreachable: false,
+      forwarded: [], routingErrors: [], unreachable: false, dead: false,
     };
     const forwarder: AttemptForwarder = {
       async forward(request) {
@@ -102,11 +120,15 @@ async function world(options: { routing?: boolean; lease_ms?: number; wrapStore?
         return answer(target.runtime, { principal: request.principal, request_id: request.request_id }, request.session_id, request.operation, true);
       },
     };
+    const skew = options.skewMs?.[name as 'a' | 'b'] ?? 0;
     proc.runtime = new SessionRuntimeService({
-      ...deps, store: options.wrapStore ? options.wrapStore(store) : store, host: proc.host, model: proc.model,
+      ...deps, store: deadable(options.wrapStore ? options.wrapStore(store) : store, () => proc.dead), host: proc.host, model: proc.model,
+      clock: { now: () => clock.now() + skew },
       ...(options.routing === false ? {} : {
         routing: {
           host_id: `host_${name}`, host_url: `http://${name}.test`, forwarder, lease_ms: options.lease_ms ?? 10_000,
+          // Off unless a test asks: the manual clock jumps would otherwise let the periodic check end Runs mid-test.
+          takeover_check_ms: options.takeover_check_ms ?? 0,
           onRoutingError: (error, info) => proc.routingErrors.push({ error, info }),
         },
       }),
@@ -127,6 +149,70 @@ async function world(options: { routing?: boolean; lease_ms?: number; wrapStore?
 }
 
 const bodyOf = (reply: ForwardedReply): unknown => (reply.body === '' ? undefined : JSON.parse(reply.body));
+
+describe('many processes — takeover and skewed clocks (platform.md "Many processes")', () => {
+  const runningRuns = (w: { store: MemoryStore }) => [...w.store.raw().runs.values()].filter((r) => r.status === 'running').length;
+
+  it('a Run whose owner is gone is ended failed, with its reason, by the periodic check once its lease expired; the input it left then runs here; the Session is usable', async () => {
+    const w = await world({ lease_ms: 10_000, takeover_check_ms: 5 });
+    await w.startOnA();
+    const dead = (await w.store.getRunningRun('sess_p'))!;
+    w.a.dead = true; // A is gone: it renews nothing, commits nothing
+    // Durable input while the owner is gone: committed, not yet run (A cannot be reached for it).
+    await w.b.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('still there?') }] });
+    expect((await w.store.getRunningRun('sess_p'))?.id).toBe(dead.id);
+    // Within the lease nobody takes the Run: checks run meanwhile (real time), the store's clock has not reached the expiry.
+    w.clock.advance(9_999);
+    await new Promise((r) => setTimeout(r, 30));
+    expect((await w.store.getRunningRun('sess_p'))?.id).toBe(dead.id);
+    w.clock.advance(1);
+    const followUp = await waitFor(async () => {
+      const run = await w.store.getRunningRun('sess_p');
+      return run !== undefined && run.id !== dead.id ? run : undefined;
+    }, 'the takeover and the follow-up Run');
+    expect(w.store.raw().runs.get(dead.id)).toMatchObject({ status: 'idle', outcome: 'failed' });
+    const events = await w.store.listSessionEvents({ session_id: 'sess_p', after: 0, limit: 100 });
+    const idle = events.find((e) => e.type === 'session.status_idle' && e.run_id === dead.id);
+    expect(idle?.content).toEqual({ outcome: 'failed', error: { type: 'api_error', message: expect.stringContaining('its lease expired') } });
+    // The follow-up runs on B (leased by B), and B's attempt steers and stops like any other.
+    expect(await w.store.findAttemptOwner('sess_p', w.clock.now())).toMatchObject({ run_id: followUp.id, host_id: 'host_b' });
+    await waitFor(() => w.b.host.liveInbox('sess_p'), 'the attempt on B');
+    expect(runningRuns(w)).toBe(1);
+    expect((await w.b.runtime.liveInboxQueue(owner, 'sess_p', { content: text('steer') })).id).toBe(1);
+    await w.b.runtime.interrupt(owner, 'sess_p');
+    await w.b.runtime.whenIdle('sess_p');
+    expect(w.store.raw().runs.get(followUp.id)).toMatchObject({ status: 'idle', outcome: 'cancelled' });
+    expect(runningRuns(w)).toBe(0);
+  });
+
+  it('a process whose clock is 20 s ahead (or behind) neither ends a healthy Run nor starts a second one', async () => {
+    for (const skew of [20_000, -20_000]) {
+      const w = await world({ lease_ms: 10_000, takeover_check_ms: 5, skewMs: { b: skew } });
+      await w.startOnA();
+      const run = (await w.store.getRunningRun('sess_p'))!;
+      for (let i = 0; i < 4; i++) {
+        // Up to 8 s into a 10 s lease: live by the store's clock, though B's own clock is 20 s off.
+        w.clock.advance(2_000);
+        await new Promise((r) => setTimeout(r, 20)); // B's periodic checks (every 5 ms) run meanwhile
+        expect(await w.b.runtime.recoverStaleRuns()).toBe(0);
+        await w.b.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text(`more ${i}`) }] });
+        expect((await w.store.getRunningRun('sess_p'))?.id).toBe(run.id);
+        expect(runningRuns(w)).toBe(1);
+        // Live Inbox requests on B still reach A's attempt.
+        expect(await w.b.runtime.routeLiveInbox(owner, 'sess_p', { type: 'snapshot' })).toMatchObject({ route: 'forwarded' });
+      }
+      expect(w.a.routingErrors).toEqual([]);
+      w.a.model.release();
+      // The input sent to B runs in A's follow-up Run, one Run at a time.
+      await waitFor(async () => (await w.store.getRunningRun('sess_p'))?.id !== run.id, 'the follow-up');
+      expect(w.store.raw().runs.get(run.id)).toMatchObject({ outcome: 'completed' });
+      expect(runningRuns(w)).toBe(1);
+      w.a.model.release();
+      await w.a.runtime.whenIdle('sess_p');
+      expect(runningRuns(w)).toBe(0);
+    }
+  });
+});
 
 describe('attempt routing — ownership leases', () => {
   it('a native attempt claims the Session with its run, host and URL, and releases it when the Run ends', async () => {
@@ -153,14 +239,16 @@ describe('attempt routing — ownership leases', () => {
     expect(w.store.raw().attemptOwners.has('sess_p')).toBe(false);
   });
 
-  it('a claim refused by another host\'s live lease is reported, and the attempt runs process-local', async () => {
+  it('the Run is leased from its start transaction: a late lease another host still holds for an earlier Run is replaced', async () => {
     const w = await world();
     await w.store.claimAttemptOwnership({ session_id: 'sess_p', run_id: 'run_x', host_id: 'host_z', host_url: 'http://z.test', lease_expires_at: w.clock.now() + 60_000 }, w.clock.now());
     await w.a.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('work') }] });
+    const run = (await w.store.getRunningRun('sess_p'))!;
+    // Already leased when sendEvents returns, before the attempt opens.
+    expect(await w.store.findAttemptOwner('sess_p', w.clock.now())).toMatchObject({ run_id: run.id, host_id: 'host_a' });
     await waitFor(() => w.a.host.liveInbox('sess_p'), 'the attempt on A');
-    expect(w.a.routingErrors.map((e) => e.info.action)).toEqual(['claim']);
-    expect((await w.store.findAttemptOwner('sess_p', w.clock.now()))?.host_id).toBe('host_z');
-    expect((await w.a.runtime.liveInboxQueue(owner, 'sess_p', { content: text('local') })).id).toBe(1);
+    expect(w.a.routingErrors).toEqual([]);
+    expect((await w.b.runtime.routeLiveInbox(owner, 'sess_p', { type: 'snapshot' }))).toMatchObject({ route: 'forwarded' });
   });
 
   it('durable input on another process does not end a Run whose attempt holds a live lease', async () => {

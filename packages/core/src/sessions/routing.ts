@@ -56,9 +56,13 @@ export interface AttemptForwarder {
 
 /** What a routing problem is reported with (`onRoutingError`). */
 export interface AttemptRoutingErrorInfo {
+  /** The Session concerned; `''` for a `takeover` pass, which looks at every Session. */
   session_id: string;
-  /** `claim` / `renew` / `release` of this process's lease, `lookup` of the owner, or `forward` to it. */
-  action: 'claim' | 'renew' | 'release' | 'lookup' | 'forward';
+  /**
+   * `claim` / `renew` / `release` of this process's lease, `lookup` of the owner, `forward` to it,
+   * or a failed `takeover` pass (the next one tries again).
+   */
+  action: 'claim' | 'renew' | 'release' | 'lookup' | 'forward' | 'takeover';
   run_id?: string;
   owner?: AttemptOwnership;
 }
@@ -71,9 +75,20 @@ export interface AttemptRoutingOptions {
   host_url: string;
   /** How requests reach another owner. */
   forwarder: AttemptForwarder;
-  /** Lease length in ms (default {@link DEFAULT_ATTEMPT_LEASE_MS}); renewed every third of it while the attempt lives. */
+  /**
+   * Lease length in ms (default {@link DEFAULT_ATTEMPT_LEASE_MS}); renewed every third of it while
+   * the attempt lives. Written and judged with the store's clock (`Store.now`), so it bounds how
+   * long a dead process's Run stays `running`, not how far process clocks may drift apart.
+   */
   lease_ms?: number;
-  /** Told about failed claims, renewals, releases, owner lookups and forwards (the request is then answered locally). */
+  /**
+   * ms between two takeover checks (default a third of `lease_ms`: 5 s): each ends the Runs no
+   * live lease names (their process is gone) and starts the follow-up Run of the durable input
+   * they left (platform.md "Many processes"). 0 turns the periodic check off (start-up recovery,
+   * `recoverStaleRuns()`, and the lazy path of durable input still apply).
+   */
+  takeover_check_ms?: number;
+  /** Told about failed claims, renewals, releases, owner lookups, forwards (the request is then answered locally) and takeover passes. */
   onRoutingError?: (error: unknown, info: AttemptRoutingErrorInfo) => void;
 }
 

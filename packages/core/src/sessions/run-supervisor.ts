@@ -11,14 +11,20 @@
 import type { Principal, RequestContext } from '../context.js';
 import { RunBudget } from '../caller-budgets.js';
 import { InboxKitError, isInboxKitError } from '../errors.js';
-import { isModelError, runNativeAttempt, type NativeAttemptResult } from '../live-inbox/agent-loop.js';
+import { isModelError, isToolUseLimitError, runNativeAttempt, type NativeAttemptResult } from '../live-inbox/agent-loop.js';
+import type { RunLedger, RunLedgerPark, RunLedgerParkOutcome } from '../live-inbox/bridge.js';
+import type { ContentBlock } from '../live-inbox/content.js';
+import type { AttemptHandle } from '../live-inbox/registry.js';
+import type { OpenRound, Tool, ToolUseResolution } from '../live-inbox/tools.js';
 import type { NewSessionEvent, StoreTx } from '../ports/store.js';
-import type { Run, Session, SessionEvent } from '../records.js';
+import type { JsonValue, Run, Session, SessionEvent } from '../records.js';
 import { gateSessionWrite, runWriteRefusal } from '../policy/write-gate.js';
 import type { AttemptLeases } from './attempt-leases.js';
 import { SESSION_EVENT_TYPES, type SessionLedger } from './ledger.js';
+import { clientToolsOf, systemOf, type RunOptions } from './managed-agents.js';
 import { parseSendSessionEvents, type SendSessionEventsInput } from './schemas.js';
 import type { SessionRuntimeDeps } from './service.js';
+import { isPending, type LedgerRound } from './tool-rounds.js';
 
 /** What the Run supervisor needs (the Runtime's dependencies without `routing`). */
 export type RunSupervisorDeps = Omit<SessionRuntimeDeps, 'routing'>;
@@ -37,25 +43,50 @@ export interface RunFailure {
 interface ActiveRun {
   run: Run;
   session: Session;
-  /** `seq` of the Run's `session.status_running` event: its transcript is the history up to it. */
+  /** `seq` of the Run's first `session.status_running` event: its transcript is the history up to it (plus its own commits). */
   startSeq: number;
+  /** True when this attempt resumes a Run that parked on client tool results or confirmations. */
+  resume: boolean;
   controller: AbortController;
   done: Promise<void>;
   /** Gives back the caller's Run budget slot (held by the Run and the follow-ups it hands it to). */
   release: () => void;
 }
 
-/** A Run the start transaction created, launched after commit. */
+/** A Run the start transaction created (or resumed), launched after commit. */
 interface RunStart {
   run: Run;
   session: Session;
   startSeq: number;
-  /** The Run budget slot of the caller whose input started the chain. */
+  resume?: boolean;
+  /** The Run budget slot of the caller whose input started (or resumed) the chain. */
   release: () => void;
+}
+
+/** The error result given to every tool use of a Run that ends without one, by outcome. */
+const UNANSWERED: Record<'cancelled' | 'failed' | 'completed' | 'leftover', string> = {
+  cancelled: 'The Run was interrupted before this call got a result.',
+  failed: 'The Run failed before this call got a result.',
+  completed: 'The Run ended before this call got a result.',
+  leftover: 'The Run ended before this call got a result: the process running it stopped.',
+};
+
+const toolUseNotFound = (id: string, path: string) =>
+  new InboxKitError('tool_use_not_found', `No tool use ${JSON.stringify(id)} of this Session's Run waits for an answer`, [{ path, message: 'unknown tool use id' }]);
+
+/** What an interrupt took from a queue (see `#takeQueued`). */
+interface QueuedAtInterrupt {
+  handle: AttemptHandle;
+  contents: ContentBlock[][];
 }
 
 /** Rows per page when recovery lists running Runs. */
 const PAGE = 1000;
+
+/** The input event types `sendEvents` answers with. */
+const SENT_TYPES = new Set<string>([
+  SESSION_EVENT_TYPES.userMessage, SESSION_EVENT_TYPES.userInterrupt, SESSION_EVENT_TYPES.userCustomToolResult, SESSION_EVENT_TYPES.userToolConfirmation,
+]);
 
 /** Runs of this process: started by durable input, executed in the background, ended in storage. */
 export class RunSupervisor {
@@ -97,11 +128,18 @@ export class RunSupervisor {
     const body = parseSendSessionEvents(input);
     if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
     return this.#withSessionLock(session_id, async () => {
-      // The caller's Run budget slot, taken (inside the transaction) only when this input starts a Run.
+      // The caller's Run budget slot, taken (inside the transaction) only when this input starts or resumes a Run.
       let slot: (() => void) | undefined;
+      const closedInboxes: QueuedAtInterrupt[] = [];
+      /** Ids of the events of queued input an interrupt committed (not receipts of this request). */
+      const carried = new Set<string>();
+      /** An interrupt of a parked Run committed the Session's carry-over: drop it from the host after commit. */
+      let takenCarryOver = false;
       const { events, start, interruptRunId } = await this.#deps.store.transaction(async (tx) => {
-        // The write gate: an archived project or Session takes no message; an interrupt may still stop a Run.
-        const access = await gateSessionWrite(tx, ctx.principal, session_id, body.events.some((e) => e.type === 'user.message') ? 'session.message' : 'session.interrupt');
+        // The write gate: an archived project or Session takes no new input (messages, tool
+        // results, confirmations); an interrupt may still stop a Run.
+        const input = body.events.some((e) => e.type !== 'user.interrupt');
+        const access = await gateSessionWrite(tx, ctx.principal, session_id, input ? 'session.message' : 'session.interrupt');
         const session = access.session;
         const now = this.#deps.clock.now();
         const pending: NewSessionEvent[] = [];
@@ -118,22 +156,100 @@ export class RunSupervisor {
             running = undefined;
           }
         }
+        let awaiting = running === undefined ? await tx.getAwaitingRun?.(session.id) : undefined;
+        /** The last tool round of the running or awaiting Run, read once, then kept up to date here. */
+        let round: LedgerRound | undefined | null = null;
+        const roundOf = async (run: Run): Promise<LedgerRound | undefined> => {
+          if (round === null) round = await this.#ledger.lastRound(tx, session.id, run.id);
+          return round;
+        };
         let start: RunStart | undefined;
         let interruptRunId: string | undefined;
-        for (const event of body.events) {
+        for (const [index, event] of body.events.entries()) {
           if (event.type === 'user.interrupt') {
-            const target = start?.run ?? running;
+            const target = start?.run ?? running ?? awaiting;
+            // What the interrupted attempt still queues here is committed first (acknowledgement order);
+            // for a parked Run, what its closed attempt left to carry over.
+            const queuedContents = target !== undefined && target === awaiting ? this.#deps.host.pendingCarryOver(session.id) : this.#takeQueued(target, closedInboxes);
+            if (target !== undefined && target === awaiting && queuedContents.length > 0) takenCarryOver = true;
+            for (const content of queuedContents) {
+              const queued = await this.#ledger.message(tx, session, { role: 'user', run_id: null, message_id: null, content }, now);
+              carried.add(queued.id);
+              pending.push(queued);
+            }
             pending.push(this.#ledger.interrupt(session.id, target?.id ?? null, now));
-            if (target !== undefined) interruptRunId = target.id;
+            if (target !== undefined && target === awaiting) {
+              // A parked Run has no attempt to abort: it ends here, its round closed with error results.
+              await flush();
+              const closing = await this.#ledger.closeRound(tx, session.id, target.id, UNANSWERED.cancelled, now);
+              if (await tx.updateRunStatus!(target.id, 'awaiting', { status: 'idle', outcome: 'cancelled', ended_at: now })) {
+                pending.push(...closing, this.#ledger.idle(session.id, target.id, 'cancelled', now));
+              }
+              awaiting = undefined;
+              round = null;
+            } else if (target !== undefined) interruptRunId = target.id;
             continue;
           }
-          const startsRun = start === undefined && running === undefined;
+          if (event.type === 'user.custom_tool_result' || event.type === 'user.tool_confirmation') {
+            const run = start?.run ?? running ?? awaiting;
+            const id = event.type === 'user.custom_tool_result' ? event.custom_tool_use_id : event.tool_use_id;
+            const path = `events.${index}.${event.type === 'user.custom_tool_result' ? 'custom_tool_use_id' : 'tool_use_id'}`;
+            const current = run === undefined ? undefined : await roundOf(run);
+            const use = current?.tool_uses.find((u) => u.block.id === id);
+            if (run === undefined || current === undefined || use === undefined) throw toolUseNotFound(id, path);
+            const custom = use.disposition.kind === 'custom';
+            const asks = use.disposition.kind === 'host' && use.disposition.permission === 'ask';
+            if (event.type === 'user.custom_tool_result' ? !custom : !asks) {
+              throw new InboxKitError('validation_error', event.type === 'user.custom_tool_result'
+                ? `${id} is not a custom tool use (agent.custom_tool_use): answer it with the event its type asks for`
+                : `${id} is not a tool use that asks for confirmation (agent.tool_use with evaluated_permission "ask")`, [{ path, message: 'wrong kind of tool use for this event' }]);
+            }
+            if (!isPending(use)) {
+              throw new InboxKitError('tool_use_already_resolved', `Tool use ${id} was answered already`, [{ path, message: 'already answered' }]);
+            }
+            const resolution: ToolUseResolution = event.type === 'user.custom_tool_result'
+              ? { type: 'custom_result', content: event.content ?? [], is_error: event.is_error === true }
+              : { type: 'confirmation', result: event.result, deny_message: event.deny_message ?? null };
+            const content: JsonValue = event.type === 'user.custom_tool_result'
+              ? { custom_tool_use_id: id, content: (event.content ?? []) as unknown as JsonValue, is_error: event.is_error === true }
+              : { tool_use_id: id, result: event.result, deny_message: event.deny_message ?? null };
+            pending.push(this.#ledger.answer(session.id, run.id, event.type, content, now));
+            use.resolution = resolution;
+            if (resolution.type === 'custom_result') use.result = { type: 'tool_result', tool_use_id: id, content: resolution.content, is_error: resolution.is_error };
+            current.pending = current.tool_uses.filter(isPending).map((u) => u.block.id);
+            if (run === awaiting) {
+              if (current.pending.length > 0) {
+                // Partly answered: the Session stays idle, waiting for the rest.
+                pending.push(this.#ledger.idle(session.id, run.id, null, now, undefined, { type: 'requires_action', event_ids: [...current.pending] }));
+              } else if (await tx.updateRunStatus!(run.id, 'awaiting', { status: 'running' })) {
+                // All answered: the same Run goes on, in a new attempt, after commit — leased from
+                // this transaction on, like a Run that starts (no process takes it for a leftover).
+                await this.#leases.claimForRun(tx, run);
+                pending.push(this.#ledger.running(session.id, run.id, now));
+                running = { ...run, status: 'running' };
+                awaiting = undefined;
+                // Executed again: the caller's Run budget (over it, 429 `too_many_runs` and nothing is written).
+                slot ??= this.#budget.claim(ctx.principal);
+                start = { run: running, session, startSeq: await this.#ledger.runStartSeq(tx, session.id, run.id), resume: true, release: slot };
+              }
+            }
+            continue;
+          }
+          const active = running ?? awaiting;
+          if (active !== undefined && start?.resume !== true) {
+            const waiting = (await roundOf(active))?.pending ?? [];
+            if (waiting.length > 0) {
+              throw new InboxKitError('actions_pending', `The Run waits for tool results or confirmations (${waiting.join(', ')}): send user.custom_tool_result / user.tool_confirmation events for them first (in this request or an earlier one), or a user.interrupt`,
+                waiting.map((id) => ({ path: `events.${index}`, message: `tool use ${id} is pending`, code: id })));
+            }
+          }
+          const startsRun = start === undefined && running === undefined && awaiting === undefined;
           // Over the caller's Run budget: 429 `too_many_runs`, and the transaction writes nothing.
           if (startsRun) slot ??= this.#budget.claim(ctx.principal);
           const run: Run | undefined = startsRun ? this.#newRun(session.id, now) : undefined;
           pending.push(await this.#ledger.message(tx, session, { role: 'user', run_id: run?.id ?? null, message_id: null, content: event.content }, now));
           if (run !== undefined) {
-            await tx.insertRun(run);
+            await this.#insertRun(tx, run);
             pending.push(this.#ledger.running(session.id, run.id, now));
             await flush();
             const startSeq = stored[stored.length - 1]?.seq ?? 0;
@@ -144,8 +260,11 @@ export class RunSupervisor {
         return { events: stored, start, interruptRunId };
       }).catch((error: unknown) => {
         slot?.();
+        // Not committed: what the interrupt took from a queue is carried over, never lost.
+        for (const { handle, contents } of closedInboxes) this.#deps.host.closeAttempt(handle, { undelivered: contents });
         throw error;
       });
+      if (takenCarryOver) this.#deps.host.takeCarryOver(session_id);
       this.#ledger.publish(events);
       if (start !== undefined) this.#launch(start);
       if (interruptRunId !== undefined) {
@@ -154,34 +273,33 @@ export class RunSupervisor {
           active.controller.abort(new Error('The Run was interrupted by a user.interrupt event'));
         }
       }
-      return { data: events.filter((e) => e.type === SESSION_EVENT_TYPES.userMessage || e.type === SESSION_EVENT_TYPES.userInterrupt) };
+      return { data: events.filter((e) => SENT_TYPES.has(e.type) && !carried.has(e.id)) };
     });
   }
 
   /**
-   * Start-up recovery; see `SessionRuntimeService.recoverStaleRuns`.
+   * Start-up recovery and the periodic takeover check; see `SessionRuntimeService.recoverStaleRuns`.
    * @returns how many Runs it ended.
    * @throws the store's error when a read or a transaction fails (Runs already ended stay ended).
    */
   async recoverStaleRuns(): Promise<number> {
-    if (!(this.#deps.recoverStaleRuns ?? true)) return 0;
+    if (!(this.#deps.recoverStaleRuns ?? true) || this.#closed) return 0;
+    const leased = this.#leases.enabled;
     const seen = new Set<string>();
     let ended = 0;
     for (let limit = PAGE; ; limit += PAGE) {
       // Runs this call keeps (ours, leased elsewhere) stay listed; a growing limit pages past them.
       const rows = await this.#deps.store.listRunningRuns(limit);
+      // One read of the store's clock per page: a lease that expires meanwhile waits for the next pass.
+      const now = leased ? await this.#leases.now() : 0;
       for (const run of rows) {
-        // Oldest first: from here on every Run started after this instance was built.
-        if (run.started_at > this.#bootedAt) return ended;
-        if (seen.has(run.id)) continue;
+        // Without leases, oldest first: from here on every Run started after this instance was built.
+        if (!leased && run.started_at > this.#bootedAt) return ended;
+        if (seen.has(run.id) || !this.#isLeftover(run)) continue;
         seen.add(run.id);
-        const events = await this.#withSessionLock(run.session_id, () =>
-          this.#deps.store.transaction(async (tx) => {
-            const recovered = await this.#endLeftover(tx, run, this.#deps.clock.now());
-            return recovered === false || recovered.length === 0 ? [] : tx.appendSessionEvents(recovered);
-          }));
-        if (events.length > 0) ended++;
-        this.#ledger.publish(events);
+        // A live lease names it (read outside a transaction first: most Runs are healthy).
+        if (leased && (await this.#deps.store.findAttemptOwner(run.session_id, now))?.run_id === run.id) continue;
+        if (await this.#recover(run)) ended++;
       }
       if (rows.length < limit) return ended;
     }
@@ -212,56 +330,200 @@ export class RunSupervisor {
 
   /**
    * The one rule of Run recovery (lazy in {@link sendEvents}, eager in {@link recoverStaleRuns}):
-   * inside `tx`, ends `run` `failed` when it is a leftover of a previous process
-   * ({@link #isLeftover}) whose attempt no other host holds a live lease on. Returns `false` when
-   * the Run is not a leftover (it is left alone), else the events to append: the
-   * `session.status_idle` `{ outcome: 'failed' }`, or none when another writer ended it first.
-   * Call under the Run's session lock.
+   * inside `tx` (holding the Session's lock), ends `run` `failed` when it is a leftover
+   * ({@link #isLeftover}): with leases, no live lease names it (judged by the store's clock: its
+   * process died, or lost the database, for longer than a lease); without, it started before this
+   * instance was built. Returns `false` when the Run is not a leftover (it is left alone), else the
+   * events to append: the `session.status_idle` `{ outcome: 'failed', error: LEFTOVER_FAILURE }`,
+   * or none when another writer ended it first. Call under the Run's session lock.
    */
   async #endLeftover(tx: StoreTx, run: Run, now: number): Promise<false | NewSessionEvent[]> {
-    if (!this.#isLeftover(run) || (await this.#leases.heldElsewhere(tx, run, now))) return false;
-    // A leftover of a previous process: nobody executes it any more.
+    if (!this.#isLeftover(run) || (await this.#leases.leased(tx, run))) return false;
+    // A leftover of a process that is gone: nobody executes it any more. A tool round it left open
+    // is closed with error results first, so the next Run's transcript is valid.
     if (!(await tx.endRun(run.id, 'failed', now))) return [];
-    return [this.#ledger.idle(run.session_id, run.id, 'failed', now)];
+    return [
+      ...(await this.#ledger.closeRound(tx, run.session_id, run.id, UNANSWERED.leftover, now)),
+      this.#ledger.idle(run.session_id, run.id, 'failed', now, leftoverFailure(this.#leases.enabled)),
+    ];
   }
 
-  /** A running Run nobody executes any more: not ours, and started before this instance existed. */
+  /** A running Run this instance may end if nobody executes it: not ours; with leases any other, else started before this instance existed. */
   #isLeftover(run: Run): boolean {
     if (this.#active.get(run.session_id)?.run.id === run.id) return false;
-    return (this.#deps.recoverStaleRuns ?? true) && run.started_at <= this.#bootedAt;
+    return (this.#deps.recoverStaleRuns ?? true) && (this.#leases.enabled || run.started_at <= this.#bootedAt);
+  }
+
+  /**
+   * Ends `run` if it is still running and a leftover ({@link #endLeftover}), under the Session's
+   * locks (this process's, then the row's), and starts the follow-up Run here for durable input its
+   * dead process committed but never ran (the rule of a Run's end: input after its start and after
+   * the last interrupt). Returns whether it ended the Run.
+   */
+  async #recover(run: Run): Promise<boolean> {
+    return this.#withSessionLock(run.session_id, async () => {
+      const session = await this.#deps.store.findSession?.(run.session_id);
+      const { events, next } = await this.#deps.store.transaction(async (tx) => {
+        // Input of another process for this Session waits for this end (or this end for it), so
+        // the follow-up check below sees it or that input sees no running Run.
+        if (session !== undefined) await tx.lockSession(session.workspace_id, session.id);
+        const now = this.#deps.clock.now();
+        const running = await tx.getRunningRun(run.session_id);
+        const pending = running?.id === run.id ? await this.#endLeftover(tx, running, now) : false;
+        if (pending === false || pending.length === 0) return { events: [], next: undefined };
+        let next: RunStart | undefined;
+        // The write gate: no follow-up Run in an archived project or Session. It runs on nobody's budget (the Runtime starts it).
+        if (session !== undefined && !this.#closed && (await runWriteRefusal(tx, session, 'run.start')) === null
+          && (await this.#ledger.hasDurableInputAfter(tx, session.id, await startSeqOf(tx, run)))) {
+          const nextRun = this.#newRun(session.id, now);
+          await this.#insertRun(tx, nextRun);
+          pending.push(this.#ledger.running(session.id, nextRun.id, now));
+          next = { run: nextRun, session, startSeq: 0, release: () => {} };
+        }
+        const events = await tx.appendSessionEvents(pending);
+        if (next !== undefined) next.startSeq = events[events.length - 1]?.seq ?? 0;
+        return { events, next };
+      });
+      this.#ledger.publish(events);
+      if (next !== undefined) this.#launch(next);
+      return events.length > 0;
+    });
+  }
+
+  /** Inserts a Run inside the transaction that starts it, with its lease (so it is never taken for a leftover). */
+  async #insertRun(tx: StoreTx, run: Run): Promise<void> {
+    await tx.insertRun(run);
+    await this.#leases.claimForRun(tx, run);
+  }
+
+  /**
+   * At a `user.interrupt` of `target`: when this instance executes it, closes its attempt's Live
+   * Inbox now (the attempt then ends `cancelled`) and returns what it still queued, in queue order,
+   * to commit ahead of the interrupt; `taken` records it, to carry over if the commit fails.
+   */
+  #takeQueued(target: Run | undefined, taken: QueuedAtInterrupt[]): ContentBlock[][] {
+    if (target === undefined || this.#active.get(target.session_id)?.run.id !== target.id) return [];
+    const handle = this.#deps.host.active(target.session_id);
+    const inbox = handle?.run_id === target.id ? this.#deps.host.liveInbox(target.session_id) : undefined;
+    if (handle === undefined || inbox === undefined) return [];
+    const contents = inbox.close().map((m) => m.content);
+    if (contents.length > 0) taken.push({ handle, contents });
+    return contents;
   }
 
   #newRun(session_id: string, now: number): Run {
     return { id: this.#deps.ids.next('run'), session_id, status: 'running', started_at: now, ended_at: null, outcome: null };
   }
 
-  /** Registers and starts a Run committed by a transaction. Call under the session lock, after commit. */
+  /**
+   * Registers and starts a Run committed (or resumed) by a transaction. Call under the session
+   * lock, after commit. A resumed Run's new attempt starts once this instance's previous attempt
+   * of the Session has finished its own bookkeeping (its lease released).
+   */
   #launch(start: RunStart): void {
     const controller = new AbortController();
-    const active: ActiveRun = { ...start, controller, done: Promise.resolve() };
+    const previous = this.#active.get(start.session.id);
+    const active: ActiveRun = { ...start, resume: start.resume === true, controller, done: Promise.resolve() };
     this.#active.set(start.session.id, active);
-    active.done = this.#execute(active).catch((error: unknown) => {
+    const after = previous === undefined ? Promise.resolve() : previous.done;
+    active.done = after.then(() => this.#execute(active)).catch((error: unknown) => {
       active.release();
       this.#runError(error, active);
     });
   }
 
-  /** Executes a Run, then ends it (and maybe starts the follow-up) under the session lock. */
+  /** The tools and options of a Run of `session`: its agent's (see `SessionRuntimeDeps.agents`), else the Runtime's. */
+  #runConfig(session: Session): { tools: Tool[] } & RunOptions {
+    const defaults = this.#deps.runDefaults ?? {};
+    const snapshot = session.agent;
+    if (snapshot === null || typeof snapshot !== 'object' || Array.isArray(snapshot)) return { ...defaults, tools: [...(this.#deps.tools ?? [])] };
+    const configured = this.#deps.agents?.find((a) => a.id === snapshot.id);
+    const host = (configured?.tools ?? []).filter((t) => t.execute !== undefined);
+    return { ...defaults, ...(configured?.run ?? {}), tools: [...host, ...clientToolsOf(snapshot)] };
+  }
+
+  /** The ledger the loop commits to for `session`, with `park` when the store can keep a Run awaiting. */
+  #runLedger(session: Session): RunLedger {
+    const base = this.#ledger.runLedger(session);
+    if (this.#deps.store.updateRunStatus === undefined || this.#deps.store.getAwaitingRun === undefined) return base;
+    return { commit: base.commit, park: (input) => this.#park(session, input) };
+  }
+
+  /**
+   * `RunLedger.park` for a Run of `session` (live-inbox.md "Tools and boundaries"): in one
+   * transaction under the Session's lock, conditional on the Run still running — when the client
+   * already answered every pending tool use, nothing is written and the answers are returned; else
+   * the ready results are committed, the Run goes `awaiting` and `session.status_idle` with
+   * `stop_reason: { type: 'requires_action', event_ids }` (the ids still pending) is appended.
+   */
+  async #park(session: Session, input: RunLedgerPark): Promise<RunLedgerParkOutcome> {
+    const { events, outcome } = await this.#deps.store.transaction(async (tx) => {
+      await tx.lockSession(session.workspace_id, session.id);
+      if ((await tx.getRunningRun(session.id))?.id !== input.run_id) {
+        throw new InboxKitError('conflict', `Run ${input.run_id} has ended; it cannot wait for a client`);
+      }
+      const round = await this.#ledger.lastRound(tx, session.id, input.run_id);
+      const resolutions: Record<string, ToolUseResolution> = {};
+      for (const id of input.pending) {
+        const resolution = round?.tool_uses.find((u) => u.block.id === id)?.resolution;
+        if (resolution !== undefined) resolutions[id] = resolution;
+      }
+      const waiting = input.pending.filter((id) => resolutions[id] === undefined);
+      if (waiting.length === 0) return { events: [] as SessionEvent[], outcome: { parked: false as const, resolutions } };
+      const now = this.#deps.clock.now();
+      const rows: NewSessionEvent[] = input.results.content.length === 0 ? [] : await this.#ledger.turn(tx, session, input.run_id, input.results, {}, now);
+      if (!(await tx.updateRunStatus!(input.run_id, 'running', { status: 'awaiting' }))) {
+        throw new InboxKitError('conflict', `Run ${input.run_id} is no longer running`);
+      }
+      rows.push(this.#ledger.idle(session.id, input.run_id, null, now, undefined, { type: 'requires_action', event_ids: waiting }));
+      // Executed by nobody now: the process that resumes it claims the lease anew.
+      await this.#leases.releaseForRun(tx, session.id, input.run_id);
+      return { events: await tx.appendSessionEvents(rows), outcome: { parked: true as const } };
+    });
+    this.#ledger.publish(events);
+    return outcome;
+  }
+
+  /** Executes a Run's attempt, then ends the Run (and maybe starts the follow-up) under the session lock, unless it parked. */
   async #execute(active: ActiveRun): Promise<void> {
     const { run, session } = active;
     let result: NativeAttemptResult;
     const release = await this.#leases.hold(session.id, run.id);
     try {
-      const transcript = await this.#ledger.transcript(session.id, active.startSeq);
+      let resume: OpenRound | undefined;
+      if (active.resume) {
+        const round = await this.#ledger.lastRound(this.#deps.store, session.id, run.id);
+        if (round !== undefined && !round.complete) resume = { step_id: round.step_id, tool_uses: round.tool_uses };
+      }
+      const transcript = active.resume
+        ? await this.#ledger.transcript(session.id, active.startSeq, { run_id: run.id, ...(resume ? { open: resume.step_id } : {}) })
+        : await this.#ledger.transcript(session.id, active.startSeq);
+      const { tools, ...options } = this.#runConfig(session);
       result = await runNativeAttempt({
-        host: this.#deps.host, model: this.#deps.model, ledger: this.#ledger.runLedger(session), session_id: session.id, run_id: run.id,
-        transcript, signal: active.controller.signal,
+        host: this.#deps.host, model: this.#deps.model, ledger: this.#runLedger(session), session_id: session.id, run_id: run.id,
+        transcript, signal: active.controller.signal, tools, ...options, ...(resume ? { resume } : {}),
+        ...(systemOf(session.agent) !== undefined ? { system: systemOf(session.agent)! } : {}),
       });
     } catch (error) {
       result = { status: 'failed', error, committed: [] };
     }
-    await release();
     if (result.status === 'failed') this.#runError(result.error, active);
+    const status = result.status;
+    if (status === 'awaiting') {
+      // Parked (the ledger recorded it): nobody executes the Run until the client answers. The
+      // lease goes unless the Run was resumed here meanwhile (its next attempt keeps it).
+      let resumedHere = false;
+      await this.#withSessionLock(session.id, async () => {
+        const current = this.#active.get(session.id);
+        resumedHere = current !== undefined && current !== active && current.run.id === run.id;
+        if (current === active) this.#active.delete(session.id);
+      });
+      await release(resumedHere ? { keep: true } : undefined);
+      // A parked Run holds no Run budget slot: its resume takes one again.
+      active.release();
+      return;
+    }
+    // The lease is released once the end is committed: until then no other process may take the Run for a leftover.
     await this.#withSessionLock(session.id, async () => {
       try {
         const { events, next } = await this.#deps.store.transaction(async (tx) => {
@@ -270,14 +532,20 @@ export class RunSupervisor {
           await tx.lockSession(session.workspace_id, session.id);
           const now = this.#deps.clock.now();
           const pending: NewSessionEvent[] = [];
-          if (await tx.endRun(run.id, result.status, now)) {
-            pending.push(this.#ledger.idle(session.id, run.id, result.status, now, result.status === 'failed' ? runFailureOf(result.error) : undefined));
+          if (await tx.endRun(run.id, status, now)) {
+            // Every tool use of an ended Run has its result (interrupted or failed mid-round: an error).
+            pending.push(...(await this.#ledger.closeRound(tx, session.id, run.id, UNANSWERED[status], now)));
+            if (status === 'failed' && isToolUseLimitError(result.error)) {
+              pending.push(this.#ledger.error(session.id, run.id, { type: result.error.type, message: result.error.message }, now));
+            }
+            pending.push(this.#ledger.idle(session.id, run.id, status, now, status === 'failed' ? runFailureOf(result.error) : undefined,
+              status === 'completed' && result.stop_reason === 'refusal' ? { type: 'refusal' } : undefined));
           }
           let next: RunStart | undefined;
           // The write gate: no follow-up Run starts in an archived project or Session.
           if (!this.#closed && (await runWriteRefusal(tx, session, 'run.start')) === null && (await this.#ledger.hasDurableInputAfter(tx, session.id, active.startSeq))) {
             const nextRun = this.#newRun(session.id, now);
-            await tx.insertRun(nextRun);
+            await this.#insertRun(tx, nextRun);
             pending.push(this.#ledger.running(session.id, nextRun.id, now));
             next = { run: nextRun, session, startSeq: 0, release: active.release };
           }
@@ -296,6 +564,7 @@ export class RunSupervisor {
         this.#runError(error, active);
       }
     });
+    await release();
   }
 
   #runError(error: unknown, active: ActiveRun): void {
@@ -323,8 +592,26 @@ export class RunSupervisor {
   }
 }
 
+/**
+ * What a Run ended as a leftover records (`content.error` of its `session.status_idle`): with
+ * leases, its process stopped renewing its lease (died, froze or lost the database) and another
+ * process ended it; without, a later start of the service found it running.
+ */
+export function leftoverFailure(leased: boolean): RunFailure {
+  return leased
+    ? { type: 'api_error', message: 'The process executing this Run stopped before the Run ended (its lease expired); another process ended the Run.' }
+    : { type: 'api_error', message: 'The process executing this Run stopped before the Run ended; the Run was ended when the service started again.' };
+}
+
+/** The `seq` of `run`'s `session.status_running` event (0 when not found). */
+async function startSeqOf(tx: StoreTx, run: Run): Promise<number> {
+  const [opened] = await tx.listSessionEvents({ session_id: run.session_id, after: 0, order: 'desc', types: [SESSION_EVENT_TYPES.running], limit: 1 });
+  return opened?.run_id === run.id ? opened.seq : 0;
+}
+
 function runFailureOf(error: unknown): RunFailure {
   if (isModelError(error)) return { type: error.type, message: error.message };
+  if (isToolUseLimitError(error)) return { type: error.type, message: error.message };
   // The write gate stopped the Run's commit: its project or Session was archived meanwhile.
   if (isInboxKitError(error) && (error.code === 'project_archived' || error.code === 'session_archived')) return { type: 'invalid_request_error', message: error.message };
   return { type: 'api_error', message: 'The Run failed on an internal error.' };

@@ -6,30 +6,54 @@
  * carry-over".
  */
 import { z } from 'zod';
-import { contentSchema } from '../live-inbox/content.js';
+import { contentBlockSchema, contentSchema } from '../live-inbox/content.js';
 import { InboxKitError } from '../errors.js';
 import { idString, parseOrThrow } from '../validation.js';
 
 /** Most events one `POST /v1/sessions/{id}/events` may carry. */
 export const MAX_EVENTS_PER_REQUEST = 50;
 
+/** A tool-use id a client answers (`custom_tool_use_id`, `tool_use_id`): the id of its tool-use event. */
+const toolUseIdField = z.string().min(1).max(256);
+
+/** Longest `deny_message` of a `user.tool_confirmation` (code points). */
+export const MAX_DENY_MESSAGE_CHARS = 10_000;
+
 /**
  * One durable input event: `{ type: 'user.message', content }` (content = a non-empty array of
- * strict content blocks) or `{ type: 'user.interrupt' }`. Unknown types and fields → 400.
+ * strict content blocks), `{ type: 'user.interrupt' }`, `{ type: 'user.custom_tool_result',
+ * custom_tool_use_id, content?, is_error? }` (the result of a custom tool: text and image blocks,
+ * may be empty) or `{ type: 'user.tool_confirmation', tool_use_id, result: 'allow' | 'deny',
+ * deny_message? }` (`deny_message` only with `deny`). Unknown types and fields → 400. Callers never
+ * send `tool_use` / `tool_result` blocks: those are the Runtime's own. Spec: live-inbox.md "Tools
+ * and boundaries".
  */
 export const sessionEventInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('user.message'), content: contentSchema }),
   z.strictObject({ type: z.literal('user.interrupt') }),
+  z.strictObject({
+    type: z.literal('user.custom_tool_result'),
+    custom_tool_use_id: toolUseIdField,
+    content: z.array(contentBlockSchema).max(100).optional(),
+    is_error: z.boolean().nullable().optional(),
+  }),
+  z.strictObject({
+    type: z.literal('user.tool_confirmation'),
+    tool_use_id: toolUseIdField,
+    result: z.enum(['allow', 'deny']),
+    deny_message: z.string().max(MAX_DENY_MESSAGE_CHARS).nullable().optional(),
+  }).refine((e) => e.result === 'deny' || e.deny_message === undefined || e.deny_message === null, {
+    message: 'deny_message is only allowed when result is "deny"', path: ['deny_message'],
+  }),
 ]);
 export type SessionEventInput = z.output<typeof sessionEventInput>;
 
 /**
- * Managed Agents input event types this Runtime does not host (tools, custom tools, outcomes,
- * system messages): sending one is 400 `unsupported_capability` rather than a bare validation error.
+ * Managed Agents input event types this Runtime does not host (client-run agent toolsets,
+ * outcomes, system messages): sending one is 400 `unsupported_capability` rather than a bare
+ * validation error.
  */
-export const UNSUPPORTED_EVENT_TYPES: readonly string[] = [
-  'user.tool_confirmation', 'user.custom_tool_result', 'user.tool_result', 'user.define_outcome', 'system.message',
-];
+export const UNSUPPORTED_EVENT_TYPES: readonly string[] = ['user.tool_result', 'user.define_outcome', 'system.message'];
 
 /**
  * Refuses, before validation, an events body holding an input type this Runtime does not host.
@@ -41,7 +65,7 @@ export function rejectUnsupportedEvents(input: unknown): void {
   const index = events.findIndex((e) => e !== null && typeof e === 'object' && UNSUPPORTED_EVENT_TYPES.includes(String((e as { type?: unknown }).type)));
   if (index < 0) return;
   const type = String((events[index] as { type: unknown }).type);
-  throw new InboxKitError('unsupported_capability', `${type} is not supported by this runtime (it hosts no tools, outcomes or system messages)`,
+  throw new InboxKitError('unsupported_capability', `${type} is not supported by this runtime (its host tools run on the server; it hosts no outcomes or system messages)`,
     [{ path: `events.${index}.type`, message: `${type} is not supported` }]);
 }
 

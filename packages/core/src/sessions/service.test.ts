@@ -197,29 +197,32 @@ describe('SessionRuntimeService — durable events and Runs', () => {
     ]);
   });
 
-  it('interrupt cancels the Run; queued input is consumed by the next Run', async () => {
+  it('interrupt cancels the Run; what it still queued is committed ahead of the interrupt and reaches the next Run in acknowledgement order', async () => {
     const f = await fixture();
     await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('task') }] });
     await f.model.next();
     const run1 = (await f.store.getRunningRun('sess_p'))!;
     expect(await f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('carry me') })).toEqual({ id: 1 });
+    expect(await f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('and me') })).toEqual({ id: 2 });
 
     const receipt = await f.runtime.interrupt(owner, 'sess_p');
+    // The receipt answers the request's own events; the queued input is in the history, before the interrupt.
     expect(receipt.data.map((r) => r.type)).toEqual(['user.interrupt']);
     await f.runtime.whenIdle('sess_p');
     expect(f.store.raw().runs.get(run1.id)).toMatchObject({ status: 'idle', outcome: 'cancelled' });
-    expect((await f.events()).at(-1)).toMatchObject({ type: 'session.status_idle', content: { outcome: 'cancelled' } });
-    expect(f.host.pendingCarryOver('sess_p')).toEqual([text('carry me')]);
+    const history = await f.events();
+    expect(history.at(-1)).toMatchObject({ type: 'session.status_idle', content: { outcome: 'cancelled' } });
+    expect(history.filter((e) => e.type === 'user.message' || e.type === 'user.interrupt').map((e) => [e.type, e.run_id, e.message_id, textOf(e.content)]))
+      .toEqual([['user.message', run1.id, null, 'task'], ['user.message', null, null, 'carry me'], ['user.message', null, null, 'and me'], ['user.interrupt', run1.id, null, '']]);
+    expect(f.host.pendingCarryOver('sess_p')).toEqual([]);
     expect((await rejection(f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('x') }))).code).toBe('live_inbox_inactive');
 
     await f.runtime.sendEvents(owner, 'sess_p', { events: [{ type: 'user.message', content: text('again') }] });
     const s = await f.model.next();
     const run2 = (await f.store.getRunningRun('sess_p'))!;
     expect(run2.id).not.toBe(run1.id);
-    // Carried over, drained at the attempt's first boundary, committed before the first model call.
-    expect(s.transcript.map((m) => textOf(m.content)).slice(-2)).toEqual(['again', 'carry me']);
-    expect(s.transcript.at(-1)?.id).toBe(`${run2.id}-inbox-0`);
-    expect(brief(await f.events()).slice(-3)).toEqual(['user.message', 'session.status_running', `user.message:${run2.id}-inbox-0`]);
+    // Acknowledgement order: the steering queued before the interrupt comes before the newer message.
+    expect(s.transcript.map((m) => textOf(m.content)).slice(-3)).toEqual(['carry me', 'and me', 'again']);
     s.reply('ok');
     await f.runtime.whenIdle('sess_p');
   });
@@ -320,7 +323,7 @@ describe('SessionRuntimeService — durable events and Runs', () => {
     const s = await f.model.next();
     expect(f.store.raw().runs.get('run_old')).toMatchObject({ status: 'idle', outcome: 'failed' });
     const events = await f.events();
-    expect(events[0]).toMatchObject({ type: 'session.status_idle', run_id: 'run_old', content: { outcome: 'failed' } });
+    expect(events[0]).toMatchObject({ type: 'session.status_idle', run_id: 'run_old', content: { outcome: 'failed', error: { type: 'api_error', message: expect.stringContaining('stopped before the Run ended') } } });
     expect(brief(events)).toEqual(['session.status_idle', 'user.message', 'session.status_running']);
     s.reply('ok');
     await f.runtime.whenIdle('sess_p');
@@ -351,7 +354,7 @@ describe('SessionRuntimeService — durable events and Runs', () => {
     expect(await f.runtime.recoverStaleRuns()).toBe(1);
     expect(f.store.raw().runs.get('run_old')).toMatchObject({ status: 'idle', outcome: 'failed', ended_at: expect.any(Number) });
     const events = await f.events();
-    expect(events).toEqual([expect.objectContaining({ type: 'session.status_idle', run_id: 'run_old', content: { outcome: 'failed' } })]);
+    expect(events).toEqual([expect.objectContaining({ type: 'session.status_idle', run_id: 'run_old', content: { outcome: 'failed', error: { type: 'api_error', message: expect.stringContaining('stopped before the Run ended') } } })]);
     expect(f.published).toEqual([{ kind: 'session_event', event: events[0] }]);
     expect(f.store.raw().runs.get(ownRun.id)).toMatchObject({ status: 'running' });
     expect(f.runtime.isRunning('sess_free')).toBe(true);
@@ -378,7 +381,7 @@ describe('SessionRuntimeService — durable events and Runs', () => {
     ]);
     const step = await f.model.next();
     const idles = (await f.events()).filter((e) => e.run_id === 'run_old');
-    expect(idles).toEqual([expect.objectContaining({ type: 'session.status_idle', content: { outcome: 'failed' } })]);
+    expect(idles).toEqual([expect.objectContaining({ type: 'session.status_idle', content: { outcome: 'failed', error: { type: 'api_error', message: expect.stringContaining('stopped before the Run ended') } } })]);
     expect(ended).toBeLessThanOrEqual(1);
     expect((await f.store.getRunningRun('sess_p'))?.id).not.toBe('run_old');
     expect(f.runtime.isRunning('sess_p')).toBe(true);
@@ -499,7 +502,6 @@ describe('SessionRuntimeService — history and feed', () => {
   it('Managed Agents input this Runtime does not host is 400 unsupported_capability, nothing written', async () => {
     const f = await fixture();
     for (const event of [
-      { type: 'user.custom_tool_result', custom_tool_use_id: 'x', content: [] }, { type: 'user.tool_confirmation', tool_use_id: 'x', result: 'allow' },
       { type: 'user.tool_result', tool_use_id: 'x' }, { type: 'user.define_outcome', description: 'd' }, { type: 'system.message', content: [] },
     ]) {
       const error = await rejection(f.runtime.sendEvents(owner, 'sess_free', { events: [{ type: 'user.interrupt' }, event] } as never));

@@ -26,14 +26,16 @@
  */
 import type { RequestContext, ServiceDeps } from '../context.js';
 import type { Model } from '../live-inbox/agent-loop.js';
+import { compileTools, type Tool } from '../live-inbox/tools.js';
 import type { LiveInboxHost } from '../live-inbox/registry.js';
 import type { Feed } from '../ports/feed.js';
 import type { SessionEvent } from '../records.js';
 import { AttemptLeases } from './attempt-leases.js';
 import { SessionLedger, type SessionEventPage } from './ledger.js';
-import type { ListSessionEventsInput } from './managed-agents.js';
+import type { ListSessionEventsInput, ManagedAgentDefinition, RunOptions } from './managed-agents.js';
 import type { AttemptRoute, AttemptRoutingOptions, LiveInboxOperation } from './routing.js';
 import { RunSupervisor } from './run-supervisor.js';
+import { RunTakeover } from './run-takeover.js';
 import type { LiveInboxContentInput, LiveInboxOrderInput, SendSessionEventsInput } from './schemas.js';
 import { LiveInboxSteering, type LiveInboxView } from './steering.js';
 
@@ -43,6 +45,17 @@ export type SessionRuntimeDeps = ServiceDeps & {
   host: LiveInboxHost;
   /** The model every native attempt calls. */
   model: Model;
+  /**
+   * The deployment's configured agents (ids unique; `ManagedSessionsService` takes them from here
+   * when not given its own): a Run of a Session created with one of them gets its host tools
+   * (with `execute`, run by the Runtime), the client tools of the Session's agent snapshot, and
+   * its `run` options. Spec: live-inbox.md "Tools and boundaries".
+   */
+  agents?: readonly ManagedAgentDefinition[];
+  /** The tools of Runs of Sessions created without an agent (`POST /sessions`); default none. */
+  tools?: readonly Tool[];
+  /** Run options every agent's Runs start from (`drain`, `maxToolRounds`, `toolConcurrency`, `toolTimeoutMs`). */
+  runDefaults?: RunOptions;
   /** Told when a background Run fails (model or ledger error) or its bookkeeping fails. */
   onRunError?: (error: unknown, info: { session_id: string; run_id: string }) => void;
   /**
@@ -135,12 +148,27 @@ export class SessionRuntimeService {
   readonly #runs: RunSupervisor;
   readonly #leases: AttemptLeases;
   readonly #steering: LiveInboxSteering;
+  readonly #takeover: RunTakeover | undefined;
+
+  readonly #agents: readonly ManagedAgentDefinition[];
 
   constructor(deps: SessionRuntimeDeps) {
+    this.#agents = checkAgents(deps.agents ?? [], deps.tools ?? []);
     this.#ledger = new SessionLedger(deps);
     this.#leases = new AttemptLeases({ ...deps, isExecuting: (session_id) => this.#runs.isRunning(session_id) });
     this.#runs = new RunSupervisor(deps, this.#ledger, this.#leases);
     this.#steering = new LiveInboxSteering(deps);
+    const routing = deps.routing;
+    const interval = routing === undefined ? 0 : (routing.takeover_check_ms ?? Math.floor(this.#leases.leaseMs / 3));
+    if (routing !== undefined && interval > 0 && (deps.recoverStaleRuns ?? true)) {
+      this.#takeover = new RunTakeover(() => this.#runs.recoverStaleRuns(), interval, (error) => routing.onRoutingError?.(error, { session_id: '', action: 'takeover' }));
+      this.#takeover.start();
+    }
+  }
+
+  /** The configured agents (`SessionRuntimeDeps.agents`). */
+  get agents(): readonly ManagedAgentDefinition[] {
+    return this.#agents;
   }
 
   // — durable Session events —
@@ -288,16 +316,20 @@ export class SessionRuntimeService {
   /**
    * Start-up recovery: ends every Run left `running` in storage by a process that is gone, instead
    * of waiting for durable input to reach its Session (the lazy path of {@link sendEvents}; both
-   * apply exactly the same rule). A Run is ended `failed`, with `session.status_idle`
-   * (`content: { outcome: 'failed' }`) appended and published, when this instance does not execute
-   * it, it started at or before this instance was built, and — with `routing` — no other host
-   * holds a live ownership lease on its attempt. Each Session is handled under its own lock, in its
-   * own transaction, so it is safe while durable input arrives (a Run is never ended twice).
+   * apply exactly the same rule). A Run this instance does not execute is ended `failed`, with
+   * `session.status_idle` (`content: { outcome: 'failed', error: { type: 'api_error', message } }`,
+   * the message saying its process stopped) appended and published, when — with `routing` — no
+   * live lease names it (judged by the store's clock, `Store.now`), or — without — it started at or
+   * before this instance was built. Durable input its process committed but never ran (after the
+   * Run's start and the last interrupt) then starts a follow-up Run here. Each Session is handled
+   * under its own locks (this process's and the Session row's), in its own transaction, so it is
+   * safe while durable input arrives on any process (a Run is never ended twice).
    * Does nothing (returns 0) when option `recoverStaleRuns` is false.
    *
-   * Call it once after building the instance, before serving. Without `routing`, do not call it
-   * while another live process shares the database (it cannot tell that process's Runs from a
-   * dead one's).
+   * Call it once after building the instance, before serving. With `routing`, the instance also
+   * runs it every `takeover_check_ms` (platform.md "Many processes": a dead process's Runs are
+   * taken over within `lease_ms + takeover_check_ms`). Without `routing`, do not call it while
+   * another live process shares the database (it cannot tell that process's Runs from a dead one's).
    * @returns how many Runs it ended.
    * @throws the store's error when a read or a transaction fails (Runs already ended stay ended).
    */
@@ -323,7 +355,32 @@ export class SessionRuntimeService {
    * instance executes, and waits until each has ended in storage (`cancelled`, with
    * `session.status_idle`). Starts no follow-up Run. Idempotent.
    */
-  close(): Promise<void> {
-    return this.#runs.close();
+  async close(): Promise<void> {
+    await this.#takeover?.stop();
+    await this.#runs.close();
   }
+}
+
+/**
+ * Checks the configured agents and the Runtime's own tools once, at construction: ids unique,
+ * every tool definition valid (`toolDefinitionProblems`), tool names unique per agent.
+ * @throws TypeError naming the first problem.
+ */
+function checkAgents(agents: readonly ManagedAgentDefinition[], tools: readonly Tool[]): readonly ManagedAgentDefinition[] {
+  const ids = new Set<string>();
+  for (const agent of agents) {
+    if (ids.has(agent.id)) throw new TypeError(`SessionRuntimeService: agent id "${agent.id}" is configured twice`);
+    ids.add(agent.id);
+    try {
+      compileTools(agent.tools ?? []);
+    } catch (error) {
+      throw new TypeError(`SessionRuntimeService: agent "${agent.id}": ${(error as Error).message}`);
+    }
+  }
+  try {
+    compileTools(tools);
+  } catch (error) {
+    throw new TypeError(`SessionRuntimeService: tools: ${(error as Error).message}`);
+  }
+  return agents;
 }

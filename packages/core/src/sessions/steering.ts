@@ -96,11 +96,20 @@ export class LiveInboxSteering {
     inbox.reorder(body.order);
   }
 
-  /** Visibility (404/500) → the write gate (403, 409 archived) → active native attempt (410). */
+  /**
+   * Visibility (404/500) → the write gate (403; 409 for an archived project or Session) → active
+   * native attempt (410; when the Session's Run awaits tool results or confirmations, the message says so).
+   */
   async #mutableInbox(ctx: RequestContext, session_id: string, action: WriteAction): Promise<LiveInboxQueue> {
     const session = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, action);
     const inbox = this.#deps.host.liveInbox(session.id);
-    if (inbox === undefined) throw liveInboxInactive();
+    if (inbox === undefined) {
+      const awaiting = await this.#deps.store.getAwaitingRun?.(session.id).catch(() => undefined);
+      if (awaiting !== undefined) {
+        throw new InboxKitError('live_inbox_inactive', 'The Session\'s Run awaits tool results or confirmations (requires_action): answer them, or send a user.interrupt, then steer the Run or send durable input.');
+      }
+      throw liveInboxInactive();
+    }
     return inbox;
   }
 }

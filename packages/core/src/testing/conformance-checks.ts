@@ -14,7 +14,10 @@
  * also work on a store shared between them.
  */
 import type { StoreTx } from '../ports/store.js';
-import { checkAttemptOwnership, checkEndRunConditional, checkListRunningRuns } from './conformance-checks/runs.js';
+import { checkAgents } from './conformance-checks/agents.js';
+import {
+  checkAttemptOwnership, checkEndRunConditional, checkFindSession, checkListRunningRuns, checkRunStatusChanges, checkStoreClock,
+} from './conformance-checks/runs.js';
 import { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
 import { checkIdempotencyRecords, checkIdempotencySweep } from './conformance-checks/idempotency.js';
 import { checkProjectAndMemberPages, checkTurnAndSessionPages } from './conformance-checks/paging.js';
@@ -32,7 +35,10 @@ export { checkMemberships } from './conformance-checks/projects.js';
 export { JSON_SAMPLES, checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging } from './conformance-checks/inbox.js';
 export { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
 export { checkGapFreeSessionSeq, checkManagedSessions, checkSessionWithAccess, checkSessionsFloorsPages } from './conformance-checks/sessions.js';
-export { checkAttemptOwnership, checkEndRunConditional, checkListRunningRuns } from './conformance-checks/runs.js';
+export {
+  checkAttemptOwnership, checkEndRunConditional, checkFindSession, checkListRunningRuns, checkRunStatusChanges, checkStoreClock,
+} from './conformance-checks/runs.js';
+export { checkAgents } from './conformance-checks/agents.js';
 export { checkIdempotencyRecords, checkIdempotencySweep } from './conformance-checks/idempotency.js';
 export { checkProjectAndMemberPages, checkTurnAndSessionPages } from './conformance-checks/paging.js';
 
@@ -40,9 +46,9 @@ export { checkProjectAndMemberPages, checkTurnAndSessionPages } from './conforma
  * The sub-ports of the storage port (`ports/store.ts`), by which the kit groups its checks:
  * `identity` (IdentityStore), `projects` (ProjectStore), `inbox` (InboxStore), `events`
  * (ProjectEventStore), `sessions` (SessionStore), `runs` (RunStore), `idempotency`
- * (IdempotencyStore).
+ * (IdempotencyStore), `agents` (AgentStore).
  */
-export const STORE_PORT_GROUPS = ['identity', 'projects', 'inbox', 'events', 'sessions', 'runs', 'idempotency'] as const;
+export const STORE_PORT_GROUPS = ['identity', 'projects', 'inbox', 'events', 'sessions', 'runs', 'idempotency', 'agents'] as const;
 
 /** One sub-port of the storage port, as the kit names it. */
 export type StorePortGroup = (typeof STORE_PORT_GROUPS)[number];
@@ -57,12 +63,16 @@ export const STORE_PORT_METHODS = {
   inbox: ['insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'listInboxItems', 'decideInboxItem'],
   events: ['appendProjectEvent', 'getProjectEvent', 'listProjectEvents', 'lastProjectEventSequence', 'appendOperationLog', 'appendAudited', 'listOperationLogs'],
   sessions: [
-    'insertSession', 'getSession', 'lockSession', 'listSessions', 'getSessionWithAccess', 'pageSessions', 'updateSession', 'deleteSession',
+    'insertSession', 'getSession', 'lockSession', 'findSession', 'listSessions', 'getSessionWithAccess', 'pageSessions', 'updateSession', 'deleteSession',
     'insertFloor', 'getFloor', 'listFloors', 'pageFloors', 'lastFloorNumber', 'insertPage', 'getPage', 'listPages', 'pagePages', 'appendSessionEvents',
     'listSessionEvents', 'lastSessionEventSeq',
   ],
-  runs: ['insertRun', 'getRunningRun', 'listRunningRuns', 'endRun', 'claimAttemptOwnership', 'renewAttemptOwnership', 'releaseAttemptOwnership', 'findAttemptOwner'],
+  runs: [
+    'now', 'insertRun', 'getRunningRun', 'listRunningRuns', 'endRun', 'updateRunStatus', 'getAwaitingRun', 'claimAttemptOwnership',
+    'renewAttemptOwnership', 'releaseAttemptOwnership', 'findAttemptOwner',
+  ],
   idempotency: ['findIdempotencyRecord', 'insertIdempotencyRecord', 'sweepIdempotencyRecords'],
+  agents: ['insertAgent', 'getAgent', 'pageAgents', 'listAgentVersions', 'updateAgent', 'archiveAgent'],
 } as const satisfies Record<StorePortGroup, readonly (keyof StoreTx)[]>;
 
 // Compile-time proof that the lists name every method of the port exactly (a new method fails `tsc` until it is listed).
@@ -109,8 +119,12 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'runs', requires: needs('runs'), name: 'runs: endRun is conditional', run: checkEndRunConditional },
   { group: 'runs', requires: needs('runs'), name: 'runs: listRunningRuns lists running Runs oldest first, at most limit', run: checkListRunningRuns },
   { group: 'runs', requires: needs('runs'), name: 'attempt ownership: conditional claim, lease expiry, exact renew and release, one winner of 20', run: checkAttemptOwnership },
+  { group: 'runs', requires: needs('runs'), name: 'run status (optional): running ⇄ awaiting and → idle are conditional, one winner of 10; an awaiting Run is not running', run: checkRunStatusChanges },
+  { group: 'runs', requires: needs('runs'), name: 'now (optional): the store\'s clock in integer ms, never backwards, the time of the call inside a transaction, the database\'s', run: checkStoreClock },
+  { group: 'sessions', requires: needs(), name: 'findSession (optional): a Session by id alone, never a deleted one', run: checkFindSession },
   { group: 'idempotency', requires: needs('idempotency', 'inbox', 'events'), name: 'idempotency records: conditional insert, exact scope, released by rollback, one winner of 20', run: checkIdempotencyRecords },
   { group: 'idempotency', requires: needs('idempotency'), name: 'sweepIdempotencyRecords (optional): only expired records, oldest first, bounded, scoped, undone by rollback; a swept key is free', run: checkIdempotencySweep },
+  { group: 'agents', requires: needs('agents'), name: 'agents (optional): versions, conditional update (one winner of 10), archive once, keyset pages, workspace scoping', run: checkAgents },
 ];
 
 /**

@@ -35,7 +35,7 @@ describe('planStoreConformance', () => {
   });
 
   it('groups every check under a sub-port (or transactions) and lists every sub-port', () => {
-    expect(STORE_PORT_GROUPS).toEqual(['identity', 'projects', 'inbox', 'events', 'sessions', 'runs', 'idempotency']);
+    expect(STORE_PORT_GROUPS).toEqual(['identity', 'projects', 'inbox', 'events', 'sessions', 'runs', 'idempotency', 'agents']);
     for (const check of storeConformanceChecks) {
       expect(['transactions', ...STORE_PORT_GROUPS]).toContain(check.group);
       if (check.group !== 'transactions') expect(check.requires).toContain(check.group);

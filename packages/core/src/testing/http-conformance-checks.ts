@@ -347,6 +347,15 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
       await expectSuccess(s, covered, 'POST', `/v1/sessions/${managed_id}`, { key: owner, body: { title: 'Renamed' } });
       await expectSuccess(s, covered, 'POST', `/v1/sessions/${managed_id}/archive`, { key: owner });
       await expectSuccess(s, covered, 'DELETE', `/v1/sessions/${managed_id}`, { key: owner });
+      const agent = await expectSuccess(s, covered, 'POST', '/v1/agents', {
+        key: owner, body: { name: 'Kit agent', model: 'claude-test', tools: [{ type: 'custom', name: 'lookup', description: 'client side', input_schema: { type: 'object' } }] },
+      });
+      const agent_id = agent.body.id as string;
+      await expectSuccess(s, covered, 'GET', '/v1/agents', { key: owner });
+      await expectSuccess(s, covered, 'GET', `/v1/agents/${agent_id}`, { key: owner });
+      await expectSuccess(s, covered, 'POST', `/v1/agents/${agent_id}`, { key: owner, body: { description: 'v2' } });
+      await expectSuccess(s, covered, 'GET', `/v1/agents/${agent_id}/versions`, { key: owner });
+      await expectSuccess(s, covered, 'POST', `/v1/agents/${agent_id}/archive`, { key: owner });
       const missing = HTTP_ROUTES.filter((r) => !r.stream && !covered.has(`${r.method} ${r.path}`)).map((r) => `${r.method} ${r.path}`);
       if (missing.length > 0) throw new HttpConformanceError(`routes not served as documented: ${missing.join(', ')}`);
     },
@@ -568,6 +577,47 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
       if (deleted.status !== 200 || deleted.body.id !== id || deleted.body.type !== 'session_deleted') fail(`DELETE /v1/sessions/${id}`, deleted, 'expected { id, type: session_deleted }');
       expectError('reading a deleted Session', await send(s, 'GET', `/v1/sessions/${id}`, { key: k.acc_owner }), 404, 'session_not_found');
       expectError('deleting it again', await send(s, 'DELETE', `/v1/sessions/${id}`, { key: k.acc_owner }), 404, 'session_not_found');
+    },
+  },
+  {
+    name: 'time filters (created_at[gt|gte|lt|lte]) are exact: sub-ms digits compared at full precision, offsets honoured, impossible dates 400',
+    async run(s) {
+      const owner = s.keys.acc_owner!;
+      const created = await send(s, 'POST', '/v1/sessions', { key: owner, body: { agent: s.agent_id, environment_id: 'env_kit' } });
+      if (created.status !== 200) fail('create a Session', created, 'expected 200');
+      const id = created.body.id as string;
+      const interrupt = await send(s, 'POST', `/v1/sessions/${id}/events`, { key: owner, body: { events: [{ type: 'user.interrupt' }] } });
+      if (interrupt.status !== 200) fail('send an event', interrupt, 'expected 200');
+      const at = Date.parse(created.body.created_at as string);
+      const processed = Date.parse(interrupt.body.data[0].processed_at as string);
+      const iso = (ms: number) => new Date(ms).toISOString();
+      // The same instant with a +05:30 offset; one ten-thousandth of a ms after it; one just before it.
+      const offset = (ms: number) => `${iso(ms + 330 * 60_000).slice(0, -1)}+05:30`;
+      const after = (ms: number) => `${iso(ms).slice(0, -1)}0001Z`;
+      const before = (ms: number) => `${iso(ms - 1).slice(0, -1)}9999Z`;
+      const cases: Array<[string, (ms: number) => string, boolean]> = [
+        ['gte', iso, true], ['gt', iso, false], ['lte', iso, true], ['lt', iso, false],
+        ['gte', offset, true], ['gt', offset, false], ['lte', offset, true], ['lt', offset, false],
+        ['gte', after, false], ['gt', after, false], ['lte', after, true], ['lt', after, true],
+        ['gte', before, true], ['gt', before, true], ['lte', before, false], ['lt', before, false],
+      ];
+      const routes: Array<[string, number, (body: any) => boolean]> = [
+        ['/v1/sessions?limit=100&', at, (body) => body.data.some((x: { id: string }) => x.id === id)],
+        [`/v1/sessions/${id}/events?`, processed, (body) => body.data.some((e: { type: string }) => e.type === 'user.interrupt')],
+      ];
+      for (const [path, ms, holds] of routes) {
+        for (const [op, bound, included] of cases) {
+          const q = new URLSearchParams({ [`created_at[${op}]`]: bound(ms) });
+          const res = await send(s, 'GET', `${path}${q}`, { key: owner });
+          if (res.status !== 200) fail(`GET ${path}${q}`, res, 'expected 200');
+          if (holds(res.body) !== included) fail(`GET ${path}${q}`, res, included ? 'the bound must select the record' : 'the bound must leave the record out');
+        }
+        for (const bad of ['2026-02-30T00:00:00Z', '2026-02-29T12:00:00Z', '2026-04-31T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T00:60:00Z',
+          '2026-12-31T23:59:60Z', '2026-01-01T00:00:00', '2026-01-01', '2026-01-01T00:00:00+24:00', 'yesterday']) {
+          const q = new URLSearchParams({ 'created_at[gte]': bad });
+          expectError(`GET ${path}${q}`, await send(s, 'GET', `${path}${q}`, { key: owner }), 400, 'validation_error');
+        }
+      }
     },
   },
 ];

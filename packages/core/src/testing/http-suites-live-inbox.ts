@@ -323,7 +323,7 @@ export function liveInboxSuite(kit: HttpConformanceOptions): void {
   });
 
   describe('Session event routes', () => {
-    it('interrupt cancels the running Run; the queued message is consumed by the next Run', async () => {
+    it('interrupt cancels the running Run; the queued message is committed ahead of it and reaches the next Run before the newer message', async () => {
       const h = await harness();
       const owner = h.keys.acc_owner!;
       const { step, run } = await startRun(h);
@@ -339,11 +339,16 @@ export function liveInboxSuite(kit: HttpConformanceOptions): void {
       expect((await history(h)).at(-1)).toMatchObject({ type: 'session.status_idle', run_id: run.id, stop_reason: { type: 'end_turn' }, stop_details: null, outcome: 'cancelled' });
       expect((await h.call(owner, 'POST', LI(), { content: text('late') })).status).toBe(410);
 
+      const committed = (await history(h)).filter((e) => e.type === 'user.message' || e.type === 'user.interrupt');
+      expect(committed.map((e) => [e.type, e.run_id, e.message_id, e.content ?? null])).toEqual([
+        ['user.message', run.id, null, text('task')], ['user.message', null, null, text('not yet consumed')], ['user.interrupt', run.id, null, null],
+      ]);
+
       const second = await startRun(h, 'continue');
       expect(second.run.id).not.toBe(run.id);
-      expect(second.step.transcript.at(-1)).toMatchObject({ id: `${second.run.id}-inbox-0`, content: text('not yet consumed') });
+      expect(second.step.transcript.slice(-2).map((m) => m.content)).toEqual([text('not yet consumed'), text('continue')]);
       const events = await history(h);
-      expect(events.at(-1)).toMatchObject({ type: 'user.message', message_id: `${second.run.id}-inbox-0`, run_id: second.run.id });
+      expect(events.at(-1)).toMatchObject({ type: 'session.status_running', run_id: second.run.id });
       second.step.reply('done');
       await h.runtime.whenIdle('sess_001');
     });

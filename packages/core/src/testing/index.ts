@@ -4,17 +4,17 @@
  * in-memory reference store. Code that only embeds the in-memory store imports it from
  * `@inbox-kit/core/memory`, which loads no test runner.
  */
-export { createMemoryStore, type MemoryStore } from './memory-store.js';
+export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export {
   type PlannedStoreCheck, planStoreConformance, runStoreConformance, STORE_PORT_GROUPS, STORE_PORT_METHODS,
   type StoreConformanceOptions, type StorePortGroup, type UnsupportedStorePorts,
 } from './conformance.js';
 export { memoryConformanceSubject, memoryRawReader } from './conformance-memory.js';
 export {
-  checkAttemptOwnership, checkDecideHasOneWinner, checkEndRunConditional, checkEventVisibilitySourceAndLatest,
+  checkAttemptOwnership, checkDecideHasOneWinner, checkEndRunConditional, checkEventVisibilitySourceAndLatest, checkFindSession,
   checkGapFreeProjectSequences, checkGapFreeSessionSeq, checkIdempotencyRecords, checkIdempotencySweep, checkIdentityAndProjects, checkInboxItemWithAccess,
   checkJsonRoundTrip, checkKeysetPaging, checkListRunningRuns, checkManagedSessions, checkMemberships, checkProjectAndMemberPages, checkRowLocks,
-  checkSessionsFloorsPages, checkSessionWithAccess, checkTransactionAtomicity, checkTurnAndSessionPages, checkWorkspaceScoping, ConformanceError, JSON_SAMPLES,
+  checkSessionsFloorsPages, checkSessionWithAccess, checkStoreClock, checkTransactionAtomicity, checkTurnAndSessionPages, checkWorkspaceScoping, ConformanceError, JSON_SAMPLES,
   type RawReader, type RawTable, type StoreConformanceCheck, storeConformanceChecks, type StoreConformanceSubject,
 } from './conformance-checks.js';
 export {

@@ -17,10 +17,15 @@ import type { AddressInfo } from 'node:net';
  * - `{ streamError }`: a 200 stream that sends `afterText` (if any) and then an `error` event;
  * - `{ cut }`: a stream that sends `message_start` and the chunks of `cut`, then closes the
  *   connection without `message_stop`;
- * - `{ hang: true }`: a stream that sends `message_start` and then nothing until the client leaves.
+ * - `{ hang: true }`: a stream that sends `message_start` and then nothing until the client leaves;
+ * - `{ tool_use: [{ name, input, id? }, …], text? }`: a streamed tool-use turn — an optional text
+ *   block first, then one `tool_use` block per call (`content_block_start` with `input: {}`, the
+ *   input JSON in two `input_json_delta` pieces, `content_block_stop`), `stop_reason` `tool_use`
+ *   (ids default to `toolu_stub_<n>`); `gate` holds the stream after `message_start`.
  */
 export type StubAnswer =
   | { text: string | string[]; stop_reason?: string; chunkDelayMs?: number; gate?: Promise<unknown> }
+  | { tool_use: Array<{ name: string; input: Record<string, unknown>; id?: string }>; text?: string; stop_reason?: string; gate?: Promise<unknown> }
   | { status: number; error: { type: string; message: string }; headers?: Record<string, string> }
   | { streamError: { type: string; message: string }; afterText?: string }
   | { cut: string | string[] }
@@ -70,9 +75,13 @@ export function echoAnswer(request: StubRequest): StubAnswer {
 /**
  * Starts a Messages API stub on 127.0.0.1 (a free port). It checks what the real API checks first —
  * `POST /v1/messages`, an API key (`x-api-key` or `Authorization: Bearer`), an `anthropic-version`, a JSON body with `model`,
- * `max_tokens`, `stream: true` and a non-empty `messages` list whose first turn is `user` — and
- * answers 400/401/404 in the API's error shape when they are missing; otherwise the next scripted
- * answer. Close it with `close()` (open streams are ended).
+ * `max_tokens`, `stream: true` and a non-empty `messages` list whose first turn is `user`; `tools`
+ * (when sent) of `{ name, input_schema: { type: 'object' } }` with unique names; and the tool
+ * rounds as the API refuses them otherwise: every `tool_use` id (`^[a-zA-Z0-9_-]+$`) of an
+ * assistant turn answered by a `tool_result` in the very next user turn, the results before any
+ * other block of that turn, no `tool_result` without its `tool_use` — and answers 400/401/404 in
+ * the API's error shape when they are missing; otherwise the next scripted answer. Close it with
+ * `close()` (open streams are ended).
  */
 export async function startMessagesStub(options: MessagesStubOptions = {}): Promise<MessagesStub> {
   const queue = [...(options.answers ?? [])];
@@ -174,6 +183,45 @@ function checkBody(body: unknown): string | undefined {
     if (m.role !== 'user' && m.role !== 'assistant') return `messages.${i}.role: must be "user" or "assistant"`;
     if (!Array.isArray(m.content) || m.content.length === 0) return `messages.${i}: all messages must have non-empty content`;
   }
+  if (b.tools !== undefined) {
+    if (!Array.isArray(b.tools)) return 'tools: must be a list';
+    const names = new Set<string>();
+    for (const [i, t] of (b.tools as Array<{ name?: unknown; input_schema?: { type?: unknown } }>).entries()) {
+      if (typeof t.name !== 'string' || !/^[a-zA-Z0-9_-]{1,128}$/.test(t.name)) return `tools.${i}.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`;
+      if (names.has(t.name)) return 'tools: Tool names must be unique.';
+      names.add(t.name);
+      if (t.input_schema?.type !== 'object') return `tools.${i}.input_schema.type: Input should be 'object'`;
+    }
+  }
+  return toolRoundProblem(b.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>);
+}
+
+/** What the real API says about a transcript whose tool rounds are not well formed, or undefined. */
+function toolRoundProblem(messages: Array<{ role: string; content: Array<Record<string, unknown>> }>): string | undefined {
+  for (const [i, m] of messages.entries()) {
+    const uses = m.role === 'assistant' ? m.content.filter((c) => c.type === 'tool_use') : [];
+    for (const u of uses) {
+      if (typeof u.id !== 'string' || !/^[a-zA-Z0-9_-]+$/.test(u.id)) return `messages.${i}.content: tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`;
+    }
+    const results = m.role === 'user' ? m.content.filter((c) => c.type === 'tool_result') : [];
+    if (m.role === 'assistant' && m.content.some((c) => c.type === 'tool_result')) return `messages.${i}: tool_result blocks are only allowed in user messages`;
+    if (results.length > 0) {
+      const before = messages[i - 1];
+      const asked = new Set(before?.role === 'assistant' ? before.content.filter((c) => c.type === 'tool_use').map((c) => c.id) : []);
+      for (const r of results) {
+        if (!asked.has(r.tool_use_id)) return `messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(r.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+      }
+      const firstOther = m.content.findIndex((c) => c.type !== 'tool_result');
+      if (firstOther !== -1 && m.content.slice(firstOther).some((c) => c.type === 'tool_result')) return `messages.${i}: tool_result blocks must come before any other content`;
+    }
+    if (uses.length > 0) {
+      const next = messages[i + 1];
+      if (next === undefined) continue; // a final assistant turn (continued) may end with tool uses only in a prefill; let it pass
+      const answered = new Set(next.role === 'user' ? next.content.filter((c) => c.type === 'tool_result').map((c) => c.tool_use_id) : []);
+      const missing = uses.map((u) => String(u.id)).filter((id) => !answered.has(id));
+      if (missing.length > 0) return `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+    }
+  }
   return undefined;
 }
 
@@ -217,6 +265,30 @@ async function respond(res: ServerResponse, answer: StubAnswer, id: string, mode
       delta(answer.afterText);
     }
     write('error', { type: 'error', error: answer.streamError });
+    res.end();
+    return;
+  }
+  if ('tool_use' in answer) {
+    if (answer.gate) await answer.gate.catch(() => undefined);
+    if (res.destroyed) return;
+    let index = 0;
+    if (answer.text !== undefined && answer.text !== '') {
+      write('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      write('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: answer.text } });
+      write('content_block_stop', { type: 'content_block_stop', index });
+      index++;
+    }
+    for (const [n, call] of answer.tool_use.entries()) {
+      const json = JSON.stringify(call.input);
+      const half = Math.floor(json.length / 2);
+      write('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id ?? `toolu_stub_${id}_${n}`, name: call.name, input: {} } });
+      write('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(0, half) } });
+      write('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(half) } });
+      write('content_block_stop', { type: 'content_block_stop', index });
+      index++;
+    }
+    write('message_delta', { type: 'message_delta', delta: { stop_reason: answer.stop_reason ?? 'tool_use', stop_sequence: null }, usage: { output_tokens: index } });
+    write('message_stop', { type: 'message_stop' });
     res.end();
     return;
   }

@@ -12,6 +12,7 @@ import { runningRunsIndexMigration } from './0004-running-runs-index.js';
 import { managedSessionsMigration } from './0005-managed-sessions.js';
 import { projectEventVisibilitySourceMigration } from './0006-project-event-visibility-source.js';
 import { pagingAndRetentionMigration } from './0007-paging-and-retention.js';
+import { agentsMigration } from './0008-agents.js';
 
 /** All migrations for one engine, keyed by name (`0001_initial`, …). */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -23,5 +24,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0005_managed_sessions': managedSessionsMigration(dialect),
     '0006_project_event_visibility_source': projectEventVisibilitySourceMigration(dialect),
     '0007_paging_and_retention': pagingAndRetentionMigration(dialect),
+    '0008_agents': agentsMigration(dialect),
   };
 }

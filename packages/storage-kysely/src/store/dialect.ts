@@ -5,6 +5,7 @@
  * engine's name.
  */
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { busyTimeoutOf } from '../busy.js';
 import { createGroupCommit } from '../group-commit.js';
 import { prepareStatement } from '../prepared.js';
 import type { Database, Dialect } from '../schema.js';
@@ -48,11 +49,18 @@ export interface SqlDialect {
   readonly accessReadsWithoutJoins: boolean;
   /** Called with each query text compiled once (PostgreSQL: registers a named prepared statement). */
   readonly onCompile: ((sql: string) => void) | undefined;
+  /**
+   * The store's clock (`RunStore.now`), in integer ms: PostgreSQL's `clock_timestamp()` read on
+   * `db` (the server's clock, the same for every process; the time of the call, also inside a
+   * transaction); SQLite's is the machine's clock (`Date.now()`): every process using the file runs
+   * on that machine and reads it, whatever `Clock` the services were given.
+   */
+  now(db: Kysely<Database>): Promise<number>;
 }
 
 const sqlite: SqlDialect = {
   name: 'sqlite',
-  transact: (db) => createGroupCommit(db),
+  transact: (db) => createGroupCommit(db, { busyTimeoutMs: busyTimeoutOf(db) }),
   holdRows: (query) => query,
   jsonText: (column) => sql<string>`${sql.ref(column)}`,
   jsonTextSql: (ref) => ref,
@@ -60,6 +68,7 @@ const sqlite: SqlDialect = {
   counterAndInsertInOneStatement: false,
   accessReadsWithoutJoins: true,
   onCompile: undefined,
+  now: async () => Date.now(),
 };
 
 const postgres: SqlDialect = {
@@ -72,6 +81,10 @@ const postgres: SqlDialect = {
   counterAndInsertInOneStatement: true,
   accessReadsWithoutJoins: false,
   onCompile: prepareStatement,
+  now: async (db) => {
+    const { rows } = await sql<{ now: string | number }>`select floor(extract(epoch from clock_timestamp()) * 1000)::int8 as now`.execute(db);
+    return Number(rows[0]?.now);
+  },
 };
 
 /** The dialect object of an engine. */

@@ -9,9 +9,9 @@
  * (read back as text through the dialect); a nullable `json` field keeps null as SQL `NULL`.
  */
 import {
-  accountSchema, apiKeySchema, floorSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectInboxItemSchema,
+  accountSchema, agentSchema, apiKeySchema, floorSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectInboxItemSchema,
   projectSchema, recordFields, runSchema, sessionEventSchema, sessionSchema, workspaceSchema,
-  type Account, type ApiKey, type AttemptOwnership, type Floor, type IdempotencyRecord, type JsonValue, type Membership, type OperationLog, type Page,
+  type Account, type Agent, type ApiKey, type AttemptOwnership, type Floor, type IdempotencyRecord, type JsonValue, type Membership, type OperationLog, type Page,
   type Project, type ProjectEvent, type ProjectInboxItem, type RecordField, type RecordFieldKind, type Run, type Session, type SessionEvent,
   type Workspace,
 } from '@inbox-kit/core';
@@ -164,13 +164,14 @@ export const SESSION_EVENT = codecOf<SessionEvent>('session_events', recordField
 export const IDEMPOTENCY = codecOf<IdempotencyRecord>('idempotency_records', fieldsOf<IdempotencyRecord>({
   workspace_id: 'text', account_id: 'text', key: 'text', request_hash: 'text', resource_type: 'text', resource_id: 'text', created_at: 'number',
 }));
+export const AGENT = codecOf<Agent>('agents', recordFields(agentSchema));
 export const OWNER = codecOf<AttemptOwnership>('attempt_owners', fieldsOf<AttemptOwnership>({
   session_id: 'text', run_id: 'text', host_id: 'text', host_url: 'text', lease_expires_at: 'number',
 }));
 
 /** Every record table's codec (the column check of `test/record-columns.test.ts` walks them). */
 export const CODECS: ReadonlyArray<Pick<Codec<unknown>, 'table' | 'fields' | 'columns'>> = [
-  WORKSPACE, ACCOUNT, API_KEY, PROJECT, MEMBER, SESSION, FLOOR, PAGE, ITEM, EVENT, LOG, RUN, SESSION_EVENT, IDEMPOTENCY, OWNER,
+  WORKSPACE, ACCOUNT, API_KEY, PROJECT, MEMBER, SESSION, FLOOR, PAGE, ITEM, EVENT, LOG, RUN, SESSION_EVENT, IDEMPOTENCY, OWNER, AGENT,
 ];
 
 /** The generic column names of a {@link pointReads} row: `c1 … cN`. */

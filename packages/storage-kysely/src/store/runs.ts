@@ -6,6 +6,7 @@ import { OWNER, RUN, limitOf } from './rows.js';
 export function runOps(ctx: StoreContext): RunStore {
   const { db, dialect, first } = ctx;
   return {
+    now: () => dialect.now(db),
     async insertRun(r) {
       await insertRecord(ctx, RUN, r);
     },
@@ -25,6 +26,18 @@ export function runOps(ctx: StoreContext): RunStore {
       const r = await db.updateTable('runs').set({ status: 'idle', outcome, ended_at: at })
         .where('id', '=', run_id).where('status', '=', 'running').executeTakeFirst();
       return r.numUpdatedRows > 0n;
+    },
+    async updateRunStatus(run_id, from, change) {
+      const set = change.status === 'idle' ? { status: 'idle', outcome: change.outcome, ended_at: change.ended_at } : { status: change.status };
+      const r = await db.updateTable('runs').set(set).where('id', '=', run_id).where('status', '=', from).executeTakeFirst();
+      return r.numUpdatedRows > 0n;
+    },
+    async getAwaitingRun(session_id) {
+      // Served by `runs_session_status_idx (session_id, status)` (migration 0001).
+      const r = await first<Record<string, unknown>>('getAwaitingRun', () => db.selectFrom('runs').select(RUN.select(dialect))
+        .where('session_id', '=', $(0)).where('status', '=', 'awaiting')
+        .orderBy('started_at', 'desc').orderBy('id', 'desc').limit(1), session_id);
+      return r && RUN.decode(r);
     },
 
     // — attempt ownership —

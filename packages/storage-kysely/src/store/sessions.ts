@@ -27,6 +27,11 @@ export function sessionRowOps(ctx: StoreContext): Omit<SessionStore, keyof TurnS
       const r = await first<Record<string, unknown>>('lockSession', () => dialect.holdRows(liveSessions($(1)).where('id', '=', $(0))), session_id, workspace_id);
       return r && SESSION.decode(r);
     },
+    async findSession(session_id) {
+      const r = await first<Record<string, unknown>>('findSession', () => db.selectFrom('sessions').select(SESSION.select(dialect))
+        .where('id', '=', $(0)).where('deleted_at', 'is', null), session_id);
+      return r && SESSION.decode(r);
+    },
     async listSessions(workspace_id, filter) {
       let q = liveSessions(workspace_id);
       if (filter.project_id === null) q = q.where('project_id', 'is', null);

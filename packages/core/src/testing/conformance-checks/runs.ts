@@ -139,3 +139,84 @@ export async function checkAttemptOwnership({ store, raw }: Pick<StoreConformanc
   assertSame(await store.findAttemptOwner(sid, T0), winner, 'the stored owner is the winning claim');
   assertSame(await raw.attemptOwnerHosts(sid), [winner?.host_id], 'exactly one stored row after concurrent claims');
 }
+
+/**
+ * Run status (optional `updateRunStatus` and `getAwaitingRun`: a store without them passes):
+ * `running → awaiting` is conditional — of 10 concurrent calls (half in transactions) exactly
+ * one moves the Run; an awaiting Run is neither `getRunningRun` nor listed by `listRunningRuns`,
+ * `endRun` leaves it alone, `getAwaitingRun` finds it; `awaiting → running` and `→ idle` (with
+ * outcome and end time) are conditional on the status seen.
+ */
+export async function checkRunStatusChanges({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.updateRunStatus === undefined || store.getAwaitingRun === undefined) return;
+  const w = await seedWorld(store, 'park');
+  const run: Run = { id: `run_${w.u}`, session_id: w.session.id, status: 'running', started_at: T0, ended_at: null, outcome: null };
+  await store.insertRun(run);
+  assert((await store.getAwaitingRun(w.session.id)) === undefined, 'getAwaitingRun of a Session whose Run runs');
+  const results = await concurrently(range(0, 9).map((i) => () => (i % 2 === 0
+    ? store.transaction((tx) => tx.updateRunStatus!(run.id, 'running', { status: 'awaiting' }))
+    : store.updateRunStatus!(run.id, 'running', { status: 'awaiting' }))), 'concurrent updateRunStatus');
+  assert(results.filter(Boolean).length === 1, `exactly one of 10 concurrent running → awaiting must succeed, ${results.filter(Boolean).length} did`);
+  assert((await raw.runStatus(run.id)) === 'awaiting', 'stored status after running → awaiting');
+  assertSame(await store.getAwaitingRun(w.session.id), { ...run, status: 'awaiting' }, 'getAwaitingRun');
+  assert((await store.getRunningRun(w.session.id)) === undefined, 'an awaiting Run is not the running Run');
+  assert(!(await store.listRunningRuns(100)).some((r) => r.id === run.id), 'listRunningRuns must not list an awaiting Run');
+  assert((await store.endRun(run.id, 'failed', T0 + 1)) === false, 'endRun of an awaiting Run returns false (it ends only running Runs)');
+  assert((await store.updateRunStatus(run.id, 'running', { status: 'awaiting' })) === false, 'running → awaiting of an awaiting Run returns false');
+  assert(await store.updateRunStatus(run.id, 'awaiting', { status: 'running' }), 'awaiting → running');
+  assertSame(await store.getRunningRun(w.session.id), run, 'the resumed Run is running again');
+  assert(await store.updateRunStatus(run.id, 'running', { status: 'awaiting' }), 'running → awaiting again');
+  assert(await store.updateRunStatus(run.id, 'awaiting', { status: 'idle', outcome: 'cancelled', ended_at: T0 + 5 }), 'awaiting → idle');
+  assert((await raw.runStatus(run.id)) === 'idle', 'stored status after awaiting → idle');
+  assert((await store.getAwaitingRun(w.session.id)) === undefined, 'no awaiting Run after it ended');
+  assert((await store.updateRunStatus(run.id, 'awaiting', { status: 'running' })) === false, 'awaiting → running of an ended Run returns false');
+  assert((await store.updateRunStatus(`run_${w.u}_missing`, 'running', { status: 'awaiting' })) === false, 'updateRunStatus of a missing Run returns false');
+  const next: Run = { ...run, id: `run_${w.u}_2`, started_at: T0 + 10 };
+  await store.insertRun(next);
+  assert(await store.updateRunStatus(next.id, 'running', { status: 'idle', outcome: 'completed', ended_at: T0 + 20 }), 'running → idle');
+  assert((await store.getRunningRun(w.session.id)) === undefined, 'no running Run after running → idle');
+}
+
+/**
+ * The store's clock (`now`, optional: a store without it passes): integer ms; never backwards
+ * between calls; the time of the call also inside a transaction (PostgreSQL's `now()` would be the
+ * transaction's start: a transaction that waits 50 ms sees the clock move); with the raw reader's
+ * `clockNow`, within 1 s of the database's clock read with a raw query (not the process's clock).
+ */
+export async function checkStoreClock({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const now = store.now?.bind(store);
+  if (now === undefined) return;
+  const first = await now();
+  assert(Number.isSafeInteger(first) && first > 0, `now() must be integer ms since the epoch, got ${first}`);
+  let last = first;
+  for (let i = 0; i < 20; i++) {
+    const t = await now();
+    assert(Number.isSafeInteger(t) && t >= last, `now() went back from ${last} to ${t}`);
+    last = t;
+  }
+  const [before, after] = await store.transaction(async (tx) => {
+    const t0 = await tx.now!();
+    await new Promise((r) => setTimeout(r, 50));
+    return [t0, await tx.now!()] as const;
+  });
+  assert(after - before >= 40, `inside a transaction now() must be the time of the call (it moved ${after - before} ms in a 50 ms wait)`);
+  if (raw.clockNow !== undefined) {
+    const [a, db, b] = [await now(), await raw.clockNow(), await now()];
+    assert(db >= a - 1000 && db <= b + 1000, `now() must read the database's clock: got ${a}..${b}, the database says ${db}`);
+  }
+}
+
+/**
+ * `findSession` (optional: a store without it passes): the Session by id alone, in whatever
+ * workspace, exactly as `getSession` of its workspace returns it; `undefined` for a missing or a
+ * deleted one.
+ */
+export async function checkFindSession({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.findSession === undefined) return;
+  const w = await seedWorld(store, 'find');
+  assertSame(await store.findSession(w.session.id), await store.getSession(w.ws.id, w.session.id), 'findSession of a live Session');
+  assert((await store.findSession(`${w.session.id}_missing`)) === undefined, 'findSession of a missing Session');
+  assertSame(await store.transaction((tx) => tx.findSession!(w.session.id)), await store.getSession(w.ws.id, w.session.id), 'findSession inside a transaction');
+  assert(await store.deleteSession(w.ws.id, w.session.id, T0 + 10), 'deleteSession');
+  assert((await store.findSession(w.session.id)) === undefined, 'findSession of a deleted Session');
+}

@@ -37,6 +37,11 @@ export interface RawReader {
    * (at most one row is allowed; duplicates are returned so the check can see them).
    */
   attemptOwnerHosts(session_id: string): Promise<string[]>;
+  /**
+   * OPTIONAL: the database's clock read with a raw query, in ms (PostgreSQL: `clock_timestamp()`),
+   * for a store with `now()`: the check then asserts that `now()` reads that clock.
+   */
+  clockNow?(): Promise<number>;
 }
 
 /** What a conformance factory returns: a fresh store, its raw reader, and how to dispose of both. */

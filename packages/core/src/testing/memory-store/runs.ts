@@ -1,9 +1,11 @@
 /** `RunStore` in memory: Runs and attempt ownership leases. */
+import type { Clock } from '../../ports/clock.js';
 import type { RunStore } from '../../ports/store.js';
 import { type GetState, copy, unique } from './state.js';
 
-export function runOps(get: GetState): RunStore {
+export function runOps(get: GetState, clock: Clock): RunStore {
   return {
+    async now() { return clock.now(); },
     async insertRun(r) { const s = get(); unique(s.runs, r.id, 'run'); s.runs.set(r.id, copy(r)); },
     async getRunningRun(sid) { return copy([...get().runs.values()].find((r) => r.session_id === sid && r.status === 'running')); },
     async listRunningRuns(limit) {
@@ -16,6 +18,14 @@ export function runOps(get: GetState): RunStore {
       if (!r || r.status !== 'running') return false;
       r.status = 'idle'; r.outcome = outcome; r.ended_at = at; return true;
     },
+    async updateRunStatus(id, from, change) {
+      const r = get().runs.get(id);
+      if (!r || r.status !== from) return false;
+      r.status = change.status;
+      if (change.status === 'idle') { r.outcome = change.outcome; r.ended_at = change.ended_at; }
+      return true;
+    },
+    async getAwaitingRun(sid) { return copy([...get().runs.values()].find((r) => r.session_id === sid && r.status === 'awaiting')); },
 
     async claimAttemptOwnership(claim, now) {
       const s = get(); const held = s.attemptOwners.get(claim.session_id);

@@ -8,6 +8,7 @@ export function sessionOps(get: GetState): SessionStore {
     async insertSession(x) { const s = get(); unique(s.sessions, x.id, 'session'); s.sessions.set(x.id, copy(x)); },
     async getSession(ws, id) { const s = get(); const x = s.sessions.get(id); return x && x.workspace_id === ws && !s.deletedSessions.has(id) ? copy(x) : undefined; },
     async lockSession(ws, id) { const s = get(); const x = s.sessions.get(id); return x && x.workspace_id === ws && !s.deletedSessions.has(id) ? copy(x) : undefined; },
+    async findSession(id) { const s = get(); const x = s.sessions.get(id); return x && !s.deletedSessions.has(id) ? copy(x) : undefined; },
     async listSessions(ws, f) {
       const s = get();
       return [...s.sessions.values()]

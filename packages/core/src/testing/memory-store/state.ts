@@ -1,7 +1,7 @@
 /** The rows of the in-memory store and the helpers its sub-port modules share. */
 import type { AttemptOwnership, IdempotencyRecord, TimeBounds } from '../../ports/store.js';
 import type {
-  Account, ApiKey, Floor, Membership, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run, Session,
+  Account, Agent, ApiKey, Floor, Membership, OperationLog, Page, Project, ProjectEvent, ProjectInboxItem, Run, Session,
   SessionEvent, Workspace,
 } from '../../records.js';
 
@@ -30,12 +30,14 @@ export interface State {
   idempotency: Map<string, IdempotencyRecord>;
   /** Attempt ownership rows, by session id (expired ones included). */
   attemptOwners: Map<string, AttemptOwnership>;
+  /** Agent versions, by agent id, oldest version first. */
+  agents: Map<string, Agent[]>;
 }
 
 export const emptyState = (): State => ({
   workspaces: new Map(), accounts: new Map(), workspaceMembers: new Set(), keys: new Map(), projects: new Map(),
   memberships: new Map(), sessions: new Map(), deletedSessions: new Set(), floors: new Map(), pages: new Map(), items: new Map(), events: [],
-  logs: [], runs: new Map(), sessionEvents: [], idempotency: new Map(), attemptOwners: new Map(),
+  logs: [], runs: new Map(), sessionEvents: [], idempotency: new Map(), attemptOwners: new Map(), agents: new Map(),
 });
 
 export const copy = <T>(v: T): T => structuredClone(v);
