@@ -49,6 +49,9 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   too_many_streams: 429,
+  too_many_runs: 429,
+  too_many_bodies: 429,
+  authentication_throttled: 429,
   internal_error: 500,
   session_ownership_unavailable: 500,
   overloaded: 503,
@@ -103,23 +106,26 @@ export function envelope(status: number, code: string, message: string, details:
 }
 
 /**
- * What an adapter sends for an error: the status, the envelope, the extra response headers (set
- * them all: `retry-after` of a 503 `storage_unavailable`), and whether it was unexpected (log it,
- * never show it).
+ * What an adapter sends for an error: the status, the envelope, whether it was unexpected (log it,
+ * never show it), and the extra response headers (set them all: `retry-after` on every 429 and 503).
  */
 export interface ErrorAnswer {
   status: number;
   body: ErrorEnvelope;
   unexpected: boolean;
-  /** Headers the answer carries besides the envelope's, e.g. `retry-after` (seconds) on a 503; adapters set them. */
+  /** Headers the answer carries besides the envelope's, e.g. `retry-after` (seconds) on a 429 or 503; adapters set them. */
   headers?: Record<string, string>;
 }
 
+/** `Retry-After` (seconds) of a 429 or 503 whose error names none. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 1;
+
 /**
- * The answer for a thrown value: an `InboxKitError` gets its code's status, and the
- * `Retry-After` of {@link RETRY_AFTER_BY_CODE}; a 500 never shows its message or details
- * (a 503's are the core's own words: why to retry, never a driver's message); anything else is a
- * bare 500 `internal_error` marked `unexpected`.
+ * The answer for a thrown value: an `InboxKitError` gets its code's status and, for a 429 or 503,
+ * `retry-after` (its `retryAfterSeconds`, else its code's in {@link RETRY_AFTER_BY_CODE}, else
+ * {@link DEFAULT_RETRY_AFTER_SECONDS}); a 500 never shows its message or details (a 503's are the
+ * core's own words: why to retry, never a driver's message); anything else is a bare 500
+ * `internal_error` marked `unexpected`.
  */
 export function envelopeOf(error: unknown, request_id: string): ErrorAnswer {
   if (isInboxKitError(error)) {
@@ -129,7 +135,9 @@ export function envelopeOf(error: unknown, request_id: string): ErrorAnswer {
     const hidden = status >= 500 && status !== 503;
     const message = hidden ? 'Internal server error' : error.message;
     const answer: ErrorAnswer = { status, body: envelope(status, error.code, message, hidden ? [] : error.details, request_id), unexpected: false };
-    const retryAfter = RETRY_AFTER_BY_CODE[error.code];
+    // The error's own wait, else its code's, else (any 429 or 503) the default.
+    const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds ?? RETRY_AFTER_BY_CODE[error.code]
+      ?? (status === 429 || status === 503 ? DEFAULT_RETRY_AFTER_SECONDS : undefined);
     if (retryAfter !== undefined) answer.headers = { 'retry-after': String(retryAfter) };
     return answer;
   }
