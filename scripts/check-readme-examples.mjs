@@ -29,8 +29,9 @@
 //   the README does not install (vitest, say) fails there;
 // - run as a script, this file runs the examples of the root and demo READMEs (`WORKSPACE_READMES`)
 //   in a temp folder inside the repo (.tmp/, git-ignored) where `@inbox-kit/*` resolve to the
-//   workspace packages' *built* output (package.json `exports` → dist) and `fastify` and `hono` to
-//   the workspace's copies, and checks that each package README has an install section and an API
+//   workspace packages' *built* output (package.json `exports` → dist), `fastify`, `hono` and the
+//   frameworks of the adapter examples (`ai`, `langchain`, `@openai/agents`, …) to the workspace's
+//   copies, and checks that each package README has an install section and an API
 //   section (headings containing "Install" and "API").
 //
 // Use another tag (```sh, ```json, ```text) for what is not TypeScript to run.
@@ -45,6 +46,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic', 'ai-sdk', 'langgraph', 'openai-agents'];
+/** The frameworks the root README's adapter examples run on, resolved from the adapter packages' own dev copies. */
+const FRAMEWORKS = [['ai-sdk', 'ai'], ['ai-sdk', 'zod'], ['langgraph', '@langchain/core'], ['langgraph', 'langchain'], ['openai-agents', '@openai/agents']];
 /** The READMEs of the published packages: their examples run from the installed tarballs (check-packages.mjs). */
 export const PACKAGE_READMES = PACKAGES.map((name) => `packages/${name}/README.md`);
 /** The READMEs whose examples run against the workspace (this script): the repository's and the demo's. */
@@ -293,6 +296,10 @@ async function main() {
     for (const name of PACKAGES) symlinkSync(join(root, 'packages', name), join(modules, '@inbox-kit', name), 'dir');
     symlinkSync(realpathSync(join(root, 'packages', 'http-fastify', 'node_modules', 'fastify')), join(modules, 'fastify'), 'dir');
     symlinkSync(realpathSync(join(root, 'packages', 'http-hono', 'node_modules', 'hono')), join(modules, 'hono'), 'dir');
+    for (const [pkg, dep] of FRAMEWORKS) {
+      mkdirSync(dirname(join(modules, dep)), { recursive: true });
+      symlinkSync(realpathSync(join(root, 'packages', pkg, 'node_modules', dep)), join(modules, dep), 'dir');
+    }
     writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'readme-examples', private: true, type: 'module' }, null, 2));
     await runReadmeExamples({ readmes: WORKSPACE_READMES, folder: work, problems });
   } finally {
