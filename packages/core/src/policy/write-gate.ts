@@ -12,7 +12,7 @@ import { loadProjectAccess, type ProjectAccess } from '../project-inbox/access.j
 import type { StoreTx } from '../ports/store.js';
 import type { Project, Session } from '../records.js';
 import { loadSessionAccess, type SessionAccess } from '../sessions/access.js';
-import { decideWrite, WRITE_POLICY, type WriteAction, type WriteRole, type WriteState } from './write-policy.js';
+import { decideWrite, WORKSPACE_STATE, WRITE_POLICY, type WriteAction, type WriteRole, type WriteState } from './write-policy.js';
 
 /**
  * Throws the table's refusal of `action` by `role` in `state`.
@@ -29,12 +29,45 @@ export function projectState(project: Project): WriteState {
 }
 
 /** The state of a write to `session` (of `project`, or none), with its Run state. */
-export function sessionState(session: Session | undefined, project: Project | undefined, running: boolean): WriteState {
+export function sessionState(session: Session | undefined, project: Project | undefined, run: WriteState['run']): WriteState {
   return {
     project: project === undefined ? 'none' : project.status,
     session: session === undefined ? 'deleted' : session.archived_at === null ? 'live' : 'archived',
-    run: running ? 'running' : 'idle',
+    run,
   };
+}
+
+/**
+ * The Run state `action` is decided on, read inside `tx` (under the Session's lock): the
+ * Session's running Run, else its parked one — or, with `run_id` (`run.commit`, `run.end`), the
+ * state of that Run. Reads only what the action's row tells apart (a row that answers every Run
+ * state alike reads nothing).
+ */
+async function runStateOf(tx: StoreTx, session_id: string, action: WriteAction, run_id?: string): Promise<WriteState['run']> {
+  const row = WRITE_POLICY[action];
+  if (row.running === row.awaiting && row.awaiting === row.idle) return 'idle';
+  const running = await tx.getRunningRun(session_id);
+  if (running !== undefined && (run_id === undefined || running.id === run_id)) return 'running';
+  if (row.awaiting === row.idle || tx.getAwaitingRun === undefined) return 'idle';
+  const awaiting = await tx.getAwaitingRun(session_id);
+  return awaiting !== undefined && (run_id === undefined || awaiting.id === run_id) ? 'awaiting' : 'idle';
+}
+
+/**
+ * The role of a workspace write's caller: `admin` for a key of kind admin, else `workspace`.
+ * (Project and Session writes take the caller's role in the project instead.)
+ */
+export function workspaceRole(principal: Principal): WriteRole {
+  return principal.key_kind === 'admin' ? 'admin' : 'workspace';
+}
+
+/**
+ * A workspace write (the administration, `/v1/agents`): decided by the caller's role alone
+ * (`write-policy.ts`, "workspace writes"); the write's own target rules stay with it.
+ * @throws InboxKitError `permission_denied` (403) from the table.
+ */
+export function gateWorkspaceWrite(principal: Principal, action: WriteAction): void {
+  assertWrite(action, workspaceRole(principal), WORKSPACE_STATE);
 }
 
 /**
@@ -65,28 +98,21 @@ export interface SessionWriteOptions {
  */
 export async function gateSessionWrite(tx: StoreTx, principal: Principal, session_id: string, action: WriteAction, options: SessionWriteOptions = {}): Promise<SessionAccess> {
   const access = await loadSessionAccess(tx, principal, session_id, { lock: options.lock ?? true });
-  const row = WRITE_POLICY[action];
-  const running = row.running !== null || row.idle !== null ? (await tx.getRunningRun(access.session.id)) !== undefined : false;
-  assertWrite(action, access.role, {
-    project: access.project === undefined ? 'none' : access.project.status,
-    session: access.session.archived_at === null ? 'live' : 'archived',
-    run: running ? 'running' : 'idle',
-  });
+  assertWrite(action, access.role, sessionState(access.session, access.project, await runStateOf(tx, access.session.id, action)));
   return access;
 }
 
 /**
  * A write of the Session Runtime for a Run of `session` (`run.start`, `run.commit`, `run.end`):
  * the Session locked (`lockSession`; a project's archive locks its Sessions, so it is ordered
- * against this write too), its project and running Run read. For `run.commit` the Run state is
- * whether `run_id` still runs.
+ * against this write too), its project and Run state read. For `run.commit` and `run.end` the Run
+ * state is that of `run_id` (running, parked or ended).
  * @returns the refusal, or `null` when the write is allowed (the caller decides what a refusal means).
  */
 export async function runWriteRefusal(tx: StoreTx, session: Session, action: 'run.start' | 'run.commit' | 'run.end', run_id?: string): Promise<ReturnType<typeof decideWrite>> {
   const locked = await tx.lockSession(session.workspace_id, session.id);
   const project = locked?.project_id ? await tx.getProject(locked.workspace_id, locked.project_id) : undefined;
-  const running = await tx.getRunningRun(session.id);
-  return decideWrite(action, 'runtime', sessionState(locked, project, run_id === undefined ? running !== undefined : running?.id === run_id));
+  return decideWrite(action, 'runtime', sessionState(locked, project, await runStateOf(tx, session.id, action, run_id)));
 }
 
 /**

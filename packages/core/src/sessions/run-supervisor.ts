@@ -18,8 +18,8 @@ import type { AttemptHandle } from '../live-inbox/registry.js';
 import type { OpenRound, Tool, ToolUseResolution } from '../live-inbox/tools.js';
 import type { NewSessionEvent, StoreTx } from '../ports/store.js';
 import type { JsonValue, Run, Session, SessionEvent } from '../records.js';
-import { gateSessionWrite, runWriteRefusal } from '../policy/write-gate.js';
-import { loadSessionAccess, sessionWriteDenied } from './access.js';
+import { assertWrite, gateRunWrite, gateSessionWrite, runWriteRefusal, sessionState } from '../policy/write-gate.js';
+import { loadSessionAccess } from './access.js';
 import type { AttemptLeases } from './attempt-leases.js';
 import { nativeExecutor, type RunAttempt, type RunExecutor, type RunOutcome } from './executor.js';
 import { SESSION_EVENT_TYPES, type SessionLedger } from './ledger.js';
@@ -539,10 +539,9 @@ export class RunSupervisor {
    */
   async #park(session: Session, input: RunLedgerPark): Promise<RunLedgerParkOutcome> {
     const { events, outcome } = await this.#deps.store.transaction(async (tx) => {
-      await tx.lockSession(session.workspace_id, session.id);
-      if ((await tx.getRunningRun(session.id))?.id !== input.run_id) {
-        throw new InboxKitError('conflict', `Run ${input.run_id} has ended; it cannot wait for a client`);
-      }
+      // The write gate (\`run.commit\`, under the Session's lock): only a Run still running parks,
+      // and not in an archived project or Session (the attempt then fails, like any refused commit).
+      await gateRunWrite(tx, session, 'run.commit', input.run_id);
       const round = await this.#ledger.lastRound(tx, session.id, input.run_id);
       const resolutions: Record<string, ToolUseResolution> = {};
       for (const id of input.pending) {
@@ -665,10 +664,12 @@ export class RunSupervisor {
         const { events, next, ended } = await this.#deps.store.transaction(async (tx) => {
           // Durable input committed by another process for this Session waits for this end (or
           // this end waits for it), so the follow-up check below sees it or it sees no running Run.
-          await tx.lockSession(session.workspace_id, session.id);
+          // The write gate (\`run.end\`, under the Session's lock): a Run ends in any project or
+          // Session state (archived included), never in a deleted Session.
+          const refusal = await runWriteRefusal(tx, session, 'run.end', run.id);
           const now = this.#deps.clock.now();
           const pending: NewSessionEvent[] = [];
-          const ended = await tx.endRun(run.id, status, now);
+          const ended = refusal === null && (await tx.endRun(run.id, status, now));
           if (ended) {
             // Every tool use of an ended Run has its result (interrupted or failed mid-round: an error).
             pending.push(...(await this.#ledger.closeRound(tx, session.id, run.id, UNANSWERED[status], now)));
@@ -719,11 +720,12 @@ export class RunSupervisor {
     const body = parseOrThrow(startRunBody, { ...(options.content !== undefined ? { content: options.content } : {}) }, 'run');
     if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
     return this.#withSessionLock(session_id, async () => {
+      // The caller's Run budget slot, taken inside the transaction (over it: 429, nothing written).
+      let slot: (() => void) | undefined;
       const { events, start } = await this.#deps.store.transaction(async (tx) => {
+        // Locked (project, then Session). A leftover Run (its process is gone) is ended first, so
+        // the write gate (\`session.run.start\`) decides on the Run state as it is now.
         const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
-        if (!access.canWrite) throw sessionWriteDenied();
-        if (access.archived) throw new InboxKitError('project_archived', 'Project is archived');
-        if (access.session.archived_at !== null) throw new InboxKitError('session_archived', 'Session is archived; it takes no new messages');
         const session = access.session;
         const now = this.#deps.clock.now();
         const pending: NewSessionEvent[] = [];
@@ -735,25 +737,30 @@ export class RunSupervisor {
             running = undefined;
           }
         }
-        if (running !== undefined) throw new InboxKitError('session_running', 'A Run of this Session is running; wait for it to end or send a user.interrupt');
-        if ((await tx.getAwaitingRun?.(session.id)) !== undefined) {
-          throw new InboxKitError('session_running', 'The Run of this Session awaits tool results or confirmations: answer them, or send a user.interrupt');
-        }
+        const awaiting = running === undefined ? await tx.getAwaitingRun?.(session.id) : undefined;
+        // The write gate: the owner's (or, outside projects, the workspace's); not in an archived
+        // project or Session; not while a Run runs or is parked (409 session_running).
+        assertWrite('session.run.start', access.role, sessionState(session, access.project, running ? 'running' : awaiting ? 'awaiting' : 'idle'));
         if (body.content === undefined && !(await this.#ledger.hasDurableInputAfter(tx, session.id, await this.#ledger.lastRunStartSeq(tx, session.id)))) {
           throw new InboxKitError('validation_error', 'Nothing to run: give content, or send a user.message first', [{ path: 'content', message: 'required: the Session holds no input a Run has not run' }]);
         }
+        // The same Run budget as Runs started by durable input (per account and API key).
+        slot ??= this.#budget.claim(ctx.principal);
         const run = this.#newRun(session.id, now);
         if (body.content !== undefined) pending.push(await this.#ledger.message(tx, session, { role: 'user', run_id: run.id, message_id: null, content: body.content }, now));
         await this.#insertRun(tx, run);
         pending.push(this.#ledger.running(session.id, run.id, now));
         const events = await tx.appendSessionEvents(pending);
-        return { events, start: { run, session, startSeq: events[events.length - 1]?.seq ?? 0 } };
+        return { events, start: { run, session, startSeq: events[events.length - 1]?.seq ?? 0, release: slot } };
+      }).catch((error: unknown) => {
+        slot?.();
+        throw error;
       });
       this.#ledger.publish(events);
       const controller = new AbortController();
       let resolveDone!: () => void;
       const done = new Promise<void>((resolve) => (resolveDone = resolve));
-      const active: ActiveRun = { ...start, resume: false, controller, done, executor: options.executor ?? this.#executor, release: () => {} };
+      const active: ActiveRun = { ...start, resume: false, controller, done, executor: options.executor ?? this.#executor };
       this.#active.set(start.session.id, active);
       const release = await this.#leases.hold(start.session.id, start.run.id);
       let attempt: RunAttempt;

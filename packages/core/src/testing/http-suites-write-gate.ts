@@ -25,8 +25,13 @@ interface Target {
   as: Record<Exclude<WriteRole, 'runtime'>, string>;
 }
 
-/** The request of each HTTP-reachable write, and its success status. */
-const WRITES: Record<Exclude<WriteAction, 'run.start' | 'run.commit' | 'run.end'>, { level: 'project' | 'session'; call(t: Target): [string, string, unknown?]; ok: number }> = {
+/** Writes no route makes: the Runtime's own for a Run, and `startRun` of an application (core tests cover them). */
+type LibraryWrite = 'run.start' | 'run.commit' | 'run.end' | 'session.run.start';
+/** Workspace writes (decided by role alone): the administration and `/v1/agents`. */
+type WorkspaceWrite = Extract<WriteAction, `account.${string}` | `api_key.${string}` | `agent.${string}`>;
+
+/** The request of each HTTP-reachable project or Session write, and its success status. */
+const WRITES: Record<Exclude<WriteAction, LibraryWrite | WorkspaceWrite>, { level: 'project' | 'session'; call(t: Target): [string, string, unknown?]; ok: number }> = {
   'project.archive': { level: 'project', call: (t) => ['POST', `/projects/${t.project_id}/archive`], ok: 200 },
   'project.member.add': { level: 'project', call: (t) => ['POST', `/projects/${t.project_id}/members`, { account_id: 'acc_outsider', role: 'observer' }], ok: 201 },
   'project.member.remove': { level: 'project', call: (t) => ['DELETE', `/projects/${t.project_id}/members/acc_deriver2`], ok: 204 },
@@ -137,7 +142,7 @@ export function writeGateSuite(kit: HttpConformanceOptions): void {
         if (state.session === 'archived') await must(h.request('POST', `/v1/sessions/${session_id}/archive`, { as: actor }), 200, 'archive the Session');
         if (state.session === 'deleted') await must(h.request('DELETE', `/v1/sessions/${session_id}`, { as: actor }), 200, 'delete the Session');
         if (state.project === 'archived') await must(h.request('POST', `/projects/${project_id}/archive`, { as: 'acc_owner' }), 200, 'archive the project');
-        return { project_id, session_id, floor_id, item_id, message_id, as: { owner: 'acc_owner', deriver: 'acc_deriver', observer: 'acc_observer', workspace: 'acc_outsider' } };
+        return { project_id, session_id, floor_id, item_id, message_id, as: { owner: 'acc_owner', deriver: 'acc_deriver', observer: 'acc_observer', workspace: 'acc_outsider', admin: 'admin' } };
       };
       /** Ends the fixture's Run, if one still runs (an interrupt is allowed in every state). */
       const settle = async (t: Target, state: WriteState) => {
@@ -191,6 +196,63 @@ export function writeGateSuite(kit: HttpConformanceOptions): void {
           }
         }, 120_000);
       }
+    });
+
+    describe.skipIf(kit.openStore !== undefined)('workspace writes (administration, /v1/agents) answer as the policy table says, by role alone; a refused one writes nothing', () => {
+      /** The targets a workspace write acts on, made fresh by the admin key for each write. */
+      interface WorkspaceTarget { account_id: string; key_id: string; agent_id: string }
+      const WORKSPACE_WRITES: Record<WorkspaceWrite, { call(t: WorkspaceTarget): [string, string, unknown?]; ok: number }> = {
+        'account.create': { call: () => ['POST', '/admin/accounts', { name: 'Gate account' }], ok: 201 },
+        'account.disable': { call: (t) => ['POST', `/admin/accounts/${t.account_id}/disable`], ok: 200 },
+        'api_key.create': { call: (t) => ['POST', `/admin/accounts/${t.account_id}/keys`, {}], ok: 201 },
+        'api_key.rotate': { call: (t) => ['POST', `/admin/keys/${t.key_id}/rotate`, {}], ok: 200 },
+        'api_key.revoke': { call: (t) => ['DELETE', `/admin/keys/${t.key_id}`], ok: 204 },
+        'agent.create': { call: () => ['POST', '/v1/agents', { name: 'Gate agent', model: 'claude-sonnet-4-5' }], ok: 200 },
+        'agent.update': { call: (t) => ['POST', `/v1/agents/${t.agent_id}`, { version: 1, name: 'Gate agent, renamed' }], ok: 200 },
+        'agent.archive': { call: (t) => ['POST', `/v1/agents/${t.agent_id}/archive`], ok: 200 },
+      };
+      /** Who acts as each role: a standard key of the workspace, and its admin key (refused roles first). */
+      const AS: [WriteRole, string][] = [['workspace', 'acc_outsider'], ['admin', 'admin']];
+
+      it.each(Object.keys(WORKSPACE_WRITES) as WorkspaceWrite[])('%s', async (action) => {
+        const h = await startHttpWorld(kit, { model: heldModel(), managedSessions: true });
+        try {
+          const must = async (res: Promise<WorldResponse>, status: number, what: string) => {
+            const r = await res;
+            if (r.status !== status) throw new Error(`${what}: expected ${status}, got ${r.status}: ${r.text.slice(0, 300)}`);
+            return r.body;
+          };
+          /** Fresh targets for each role's attempt (an allowed write changes its target). */
+          const target = async (): Promise<WorkspaceTarget> => {
+            const account_id = (await must(h.request('POST', '/admin/accounts', { as: 'admin', body: { name: 'Target' } }), 201, 'account')).account.id as string;
+            const key_id = (await must(h.request('POST', `/admin/accounts/${account_id}/keys`, { as: 'admin', body: {} }), 201, 'key')).key.id as string;
+            const agent_id = (await must(h.request('POST', '/v1/agents', { as: 'acc_owner', body: { name: 'Target agent', model: 'claude-sonnet-4-5' } }), 200, 'agent')).id as string;
+            return { account_id, key_id, agent_id };
+          };
+          const store = h.store;
+          const footprint = async () => JSON.stringify({
+            logs: (await store.listWorkspaceOperationLogs?.({ workspace_id: 'ws_demo', limit: 1000 }))?.length,
+            accounts: (await store.listWorkspaceAccounts?.('ws_demo'))?.map((a) => [a.id, a.disabled_at]),
+            keys: (await store.listApiKeys?.('ws_demo', {}))?.map((k) => [k.id, k.revoked_at]),
+            agents: (await store.pageAgents?.('ws_demo', { order: 'desc', limit: 1000, include_archived: true }))?.map((a) => [a.id, a.version, a.archived_at]),
+          });
+          for (const [role, as] of AS) {
+            const verdict = decideWrite(action, role, { project: 'none', session: 'none', run: 'idle' });
+            const [method, path, body] = WORKSPACE_WRITES[action].call(await target());
+            const before = await footprint();
+            const res = await h.request(method, path, { as, ...(body === undefined ? {} : { body }) });
+            const what = `${action} by ${role}`;
+            if (verdict !== null) {
+              expectError(res, STATUS_BY_CODE[verdict.code]!, verdict.code);
+              expect(await footprint(), `${what} wrote something`).toBe(before);
+            } else {
+              expect(res.status, `${what}: ${res.text.slice(0, 300)}`).toBe(WORKSPACE_WRITES[action].ok);
+            }
+          }
+        } finally {
+          await h.close();
+        }
+      }, 60_000);
     });
 
     /** A world whose held Run is queued to, then archived; the Run is released at the end. */
