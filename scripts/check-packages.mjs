@@ -164,7 +164,12 @@ console.log('minimal smoke: ok');
 `;
 
 /** The optional peers a full install adds, at the versions the workspace tests with. */
-const PEERS = ['better-sqlite3', 'pg', 'fastify', '@fastify/rate-limit', '@fastify/swagger-ui'];
+const PEERS = [
+  'better-sqlite3', 'pg', 'fastify', '@fastify/rate-limit', '@fastify/swagger-ui',
+  // The frameworks the adapters' READMEs install, at the workspace's versions (unpinned, npm's
+  // peer resolution may pick an older major of one to satisfy another package's peer range).
+  'ai', 'zod', 'langchain', '@langchain/core', '@langchain/langgraph', '@openai/agents',
+];
 
 const problems = [];
 const log = (line) => console.log(`check-packages: ${line}`);
@@ -310,7 +315,7 @@ function uncoveredImports(readme) {
 
 /** `name@version` of the copy the workspace's http-fastify or storage-kysely resolves. */
 function peerSpec(name) {
-  for (const pkg of ['http-fastify', 'storage-kysely']) {
+  for (const pkg of ['http-fastify', 'storage-kysely', 'ai-sdk', 'langgraph', 'openai-agents', 'core']) {
     try {
       const manifest = createRequire(join(root, 'packages', pkg, 'package.json')).resolve(`${name}/package.json`);
       return `${name}@${JSON.parse(readFileSync(manifest, 'utf8')).version}`;
