@@ -120,8 +120,15 @@ export interface AiSdkLiveInbox {
   readonly onStepFinish: (step: AiSdkStepLike) => Promise<void>;
   /** Commits what `onStepFinish` drained, before the model call; on `ai` 5/6 re-inserts every drained message after the tool results of its step. */
   readonly prepareStep: (options: { messages: unknown[]; stepNumber: number }) => Promise<{ messages?: any[] } | undefined>;
-  /** Aborted by a `user.interrupt` of the Run. */
-  readonly abortSignal?: AbortSignal;
+  /**
+   * `ai` ≥ 7 (called after the model's response, before any tool runs): commits a step with tool
+   * calls alone — its text and tool uses — so its `agent.tool_use` events are in the ledger while
+   * the tools run, as in the native loop. On `ai` 5/6 (no such hook: `streamText` starts a tool as
+   * soon as its call streams in) the step is committed with its tool results at the next boundary.
+   */
+  readonly onLanguageModelCallEnd: (event: { content: ReadonlyArray<{ type: string; text?: string; toolCallId?: string; toolName?: string; input?: unknown; providerExecuted?: boolean }> }) => Promise<void>;
+  /** Aborted by a `user.interrupt` of the Run, and when a commit to the ledger failed. */
+  readonly abortSignal: AbortSignal;
   /**
    * `ai` ≥ 7: the SDK's steering object (drained messages are steered: the loop continues for
    * them). Typed loosely (its type exists only in `ai` ≥ 7) so the spread fits every version.
@@ -165,10 +172,30 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
   let failure: unknown;
   let responses: AiSdkMessage[] = [];
 
+  /** ai ≥ 7: the step whose assistant turn `onLanguageModelCallEnd` committed before its tools ran. */
+  let early: TranscriptMessage | undefined;
+  /** Aborts the call when a commit failed (no tool runs on an uncommitted step). */
+  const stop = new AbortController();
+  const abortSignal = run.signal === undefined ? stop.signal : AbortSignal.any([run.signal, stop.signal]);
+  const fail = (error: unknown) => {
+    failure ??= error;
+    stop.abort(error);
+  };
+
   const record = (step: AiSdkStepLike) => {
     const errors = step.content.filter((p) => p.type === 'tool-error');
-    const assistant = bridge.step({ text: step.text, tool_calls: step.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, input: c.input })) });
+    const assistant = early ?? bridge.step({ text: step.text, tool_calls: step.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, input: c.input })) });
     const messages = [assistant];
+    if (early !== undefined) {
+      // Committed already (before the tools ran): only its results are output now.
+      output.push(bridge.results(assistant, [
+        ...step.toolResults.map((r) => ({ id: r.toolCallId, output: r.output })),
+        ...errors.map((e) => ({ id: e.toolCallId ?? '', output: e.error instanceof Error ? e.error.message : String(e.error), is_error: true })),
+      ]));
+      responses.push(...toAiSdkMessages([assistant, output[output.length - 1]!]));
+      early = undefined;
+      return;
+    }
     if (step.toolCalls.length > 0) {
       messages.push(bridge.results(assistant, [
         ...step.toolResults.map((r) => ({ id: r.toolCallId, output: r.output })),
@@ -195,6 +222,23 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
 
   const inbox: AiSdkLiveInbox = {
     messages: history,
+    onLanguageModelCallEnd: async (event) => {
+      // ai ≥ 7, after the model's response, before any tool runs: a step with tool calls is
+      // committed alone now (its text and tool uses; nothing drained: a result must follow its
+      // tool use), as the native loop does — the tool use is in the ledger while the tool runs.
+      try {
+        const calls = event.content.filter((p) => p.type === 'tool-call' && p.providerExecuted !== true);
+        if (calls.length === 0 || failure !== undefined) return;
+        const text = event.content.filter((p) => p.type === 'text').map((p) => p.text ?? '').join('');
+        const step = bridge.step({ text, tool_calls: calls.map((c) => ({ id: c.toolCallId ?? '', name: c.toolName ?? '', input: c.input })) });
+        const out = output;
+        output = [];
+        await bridge.commit([], { output: [...out, step] });
+        early = step;
+      } catch (error) {
+        fail(error);
+      }
+    },
     onStepFinish: async (step) => {
       steps++;
       try {
@@ -204,7 +248,7 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
         // ai ≥ 7: steered, the loop continues for them even after a final answer.
         if (steering !== undefined) for (const m of drained) void steering.steer(toAiSdkUserMessage(m), { id: m.id });
       } catch (error) {
-        failure ??= error;
+        fail(error);
       }
     },
     prepareStep: async ({ messages, stepNumber }) => {
@@ -237,7 +281,7 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
       while (i < inserted.length) rebuilt.push(inserted[i++]!.message);
       return { messages: rebuilt as any[] };
     },
-    ...(run.signal ? { abortSignal: run.signal } : {}),
+    abortSignal,
     ...(steering !== undefined ? { experimental_steering: steering } : {}),
   };
 

@@ -67,8 +67,8 @@ class Boundary {
   readonly #bridge: LiveInboxBridge;
   /** How many messages of the state were looked at (the input — the Run's transcript — counts as seen). */
   #seen: number;
-  /** Steps (AI messages) seen, waiting for their tool results. */
-  #open: Array<{ step: TranscriptMessage; results: Array<{ id: string; output: unknown; is_error?: boolean }>; calls: number }> = [];
+  /** Steps (AI messages) seen, waiting for their tool results; `committed` once the step itself is in the ledger (before its tools ran). */
+  #open: Array<{ step: TranscriptMessage; results: Array<{ id: string; output: unknown; is_error?: boolean }>; calls: number; committed?: boolean }> = [];
 
   constructor(bridge: LiveInboxBridge, inputLength: number) {
     this.#bridge = bridge;
@@ -100,10 +100,30 @@ class Boundary {
       const first = this.#open[0]!;
       if (!all && first.results.length < first.calls && this.#open.length === 1) break;
       this.#open.shift();
-      out.push(first.step);
+      if (first.committed !== true) out.push(first.step);
       if (first.calls > 0) out.push(this.#bridge.results(first.step, first.results));
     }
     return out;
+  }
+
+  /**
+   * After a model call whose reply has tool calls, before the tools run: commits that step alone
+   * (its text and tool uses, nothing drained — a result must follow its tool use), as the native
+   * loop does, so its `agent.tool_use` events are in the ledger while the tools run. Output still
+   * uncommitted before it goes first.
+   */
+  async commitStep(messages: readonly BaseMessage[]): Promise<void> {
+    this.#read(messages);
+    const last = this.#open[this.#open.length - 1];
+    if (last === undefined || last.calls === 0 || last.committed === true) return;
+    const before: TranscriptMessage[] = [];
+    while (this.#open.length > 1) {
+      const first = this.#open.shift()!;
+      if (first.committed !== true) before.push(first.step);
+      if (first.calls > 0) before.push(this.#bridge.results(first.step, first.results));
+    }
+    await this.#bridge.commit([], { output: [...before, last.step] });
+    last.committed = true;
   }
 
   /**
@@ -126,8 +146,10 @@ const interrupted = () => Object.assign(new Error('The Run was interrupted'), { 
  * A `createAgent` middleware that steers the agent through the Live Inbox of `run`:
  * - `beforeModel`: the boundary — commits the last step and its tool results with what was
  *   queued, and adds the queued messages (ids `{run_id}-inbox-{n}`) after the tool results;
- * - `afterModel`: at the natural end (a reply without tool calls), input queued during that step
- *   keeps the agent going (`jumpTo: 'model'`);
+ * - `afterModel`: a reply with tool calls is committed alone before the tools run (its
+ *   `agent.tool_use` events are in the ledger while they run, as in the native loop); at the
+ *   natural end (a reply without tool calls), input queued during that step keeps the agent going
+ *   (`jumpTo: 'model'`);
  * - `afterAgent`: commits the final reply.
  * Invoke the agent with `{ messages: toLangChainMessages(run.transcript) }` (the Run's history: the
  * middleware counts it as input, not output) and `signal: run.signal`, so a `user.interrupt` stops it.
@@ -148,7 +170,12 @@ export function liveInboxMiddleware(run: SteerableRun) {
       canJumpTo: ['model'],
       hook: async (state) => {
         const last = state.messages[state.messages.length - 1];
-        if (last === undefined || last.getType() !== 'ai' || ((last as AIMessage).tool_calls ?? []).length > 0) return undefined;
+        if (last === undefined || last.getType() !== 'ai') return undefined;
+        if (((last as AIMessage).tool_calls ?? []).length > 0) {
+          // Before the tools node: the assistant turn goes to the ledger first.
+          await boundary.commitStep(state.messages);
+          return undefined;
+        }
         if (!run.bridge.pending) return undefined;
         const added = await boundary.take(state.messages, { drain: true, all: true });
         return added.length > 0 ? { messages: added, jumpTo: 'model' as const } : undefined;
@@ -163,7 +190,9 @@ export function liveInboxMiddleware(run: SteerableRun) {
 
 /**
  * The same boundary as a node of a hand-built `StateGraph` whose state has a `messages` channel
- * (`MessagesAnnotation`): put it between the tools node and the model node, and before `END`; invoke
+ * (`MessagesAnnotation`): put it between the tools node and the model node, and before `END` (and,
+ * to commit a reply's tool uses before its tools run as the native loop does, between the model and
+ * the tools node too: after a reply with tool calls it commits that step and adds nothing); invoke
  * the graph with `{ messages: toLangChainMessages(run.transcript) }`.
  * It commits the output since the last boundary with what was queued, and returns the drained
  * messages as `{ messages }` (none: `{}`). {@link LiveInboxNode.more} tells a conditional edge
@@ -182,8 +211,14 @@ export function liveInboxNode(run: SteerableRun): LiveInboxNode {
   const node = (async (state: { messages: BaseMessage[] }) => {
     if (run.bridge.superseded && !run.bridge.pending) throw interrupted();
     const last = state.messages[state.messages.length - 1];
-    const end = last !== undefined && last.getType() === 'ai' && ((last as AIMessage).tool_calls ?? []).length === 0;
-    const messages = await boundary.take(state.messages, { drain: true, all: end });
+    const isAi = last !== undefined && last.getType() === 'ai';
+    if (isAi && ((last as AIMessage).tool_calls ?? []).length > 0) {
+      // Between the model and the tools node: the assistant turn is committed before the tools run.
+      await boundary.commitStep(state.messages);
+      added = 0;
+      return {};
+    }
+    const messages = await boundary.take(state.messages, { drain: true, all: isAi });
     added = messages.length;
     return messages.length > 0 ? { messages } : {};
   }) as LiveInboxNode;
