@@ -235,8 +235,9 @@ async function openAIAgentsExecutor(model: Model): Promise<RunExecutor> {
         name: t.name, description: t.description, parameters: t.input_schema as never, strict: false,
         execute: (input: unknown, _context?: unknown, details?: { toolCall?: { callId?: string } }) => runTool(t, attempt, input, details?.toolCall?.callId ?? t.name),
       }));
-      const agent = new agents.Agent({ name: 'assistant', instructions: attempt.system ?? DEMO_SYSTEM_PROMPT, model: portModel as never, tools });
       const inbox = openAIAgentsLiveInbox(attempt);
+      // Wrapped: a response with tool calls is committed before the SDK runs them (the native order).
+      const agent = new agents.Agent({ name: 'assistant', instructions: attempt.system ?? DEMO_SYSTEM_PROMPT, model: inbox.model(portModel) as never, tools });
       try {
         await inbox.run((input, options) => agents.run(agent, input as never, { ...options, maxTurns: 50 } as never) as never);
         return outcomeOf(attempt);

@@ -64,6 +64,9 @@ async function scenario(runOn: DemoProcess, steerVia: DemoProcess, key: string):
   expect((await call(steerVia, key, 'PUT', `${LI}/order`, { order: [b.body.id, a.body.id] })).status).toBe(204);
   expect((await call(steerVia, key, 'PUT', `${LI}/${a.body.id}`, { content: text('use the cache, not the database') })).status).toBe(204);
   expect((await call(steerVia, key, 'DELETE', `${LI}/${b.body.id}`)).status).toBe(204);
+  // The native order on every runtime: the step's tool use is in the ledger while the tool runs (3 s).
+  await waitUntil(async () => (await history()).some((e) => e.type === 'agent.tool_use'), 'the tool use is committed');
+  expect((await history()).map((e) => e.type)).not.toContain('agent.tool_result');
   // Durable input during the Run: committed, a follow-up Run on the same runtime answers it.
   expect((await call(steerVia, key, 'POST', `/v1/sessions/${sid}/events`, { events: [{ type: 'user.message', content: text('and then?') }] })).status).toBe(200);
   await waitUntil(async () => (await history()).filter((e) => e.type === 'session.status_idle').length >= 2, 'both Runs ended', 30_000);
