@@ -163,6 +163,8 @@ export interface AiSdkLiveInboxControl {
    * nothing awaits or the Run has no `ledger.park`.
    */
   park(): Promise<RunLedgerParkOutcome & { step: TranscriptMessage; ready: ToolResultBlock[] }>;
+  /** The Run-scoped ids of the calls the last call stopped on for approval (see {@link park}); undefined when it did not. */
+  readonly awaiting: readonly string[] | undefined;
   /** The messages for the next call after `finish` said `pending`: everything so far, the waiting input last (committed now). */
   next(): Promise<AiSdkMessage[]>;
   /**
@@ -354,6 +356,9 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
       steps = 0;
       (inbox as { messages: AiSdkMessage[] }).messages = history;
       return history;
+    },
+    get awaiting() {
+      return awaiting?.pending;
     },
     async park() {
       if (awaiting === undefined) throw new TypeError('park: the last call did not stop for a tool approval');

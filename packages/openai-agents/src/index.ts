@@ -82,6 +82,8 @@ export function toAgentsInput(transcript: readonly TranscriptMessage[]): AgentsI
       out.push({
         type: 'function_call_result', callId: b.tool_use_id, name: names.get(b.tool_use_id) ?? 'tool', status: 'completed',
         output: { type: 'text', text: b.content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('\n') },
+        // The SDK's results carry no error flag: kept for a model that reads it (text is what others see).
+        ...(b.is_error ? { providerData: { inbox_kit_is_error: true } } : {}),
       });
     }
     const blocks = m.content.filter((b): b is ContentBlock => b.type === 'text' || b.type === 'image');
@@ -149,8 +151,8 @@ export function openAIAgentsLiveInbox(run: SteerableRun, options: OpenAIAgentsLi
     for (const m of output) for (const b of m.content) if (b.type === 'tool_use') tool_uses[b.id] = { kind: 'host', permission: options.permission?.(b.name) ?? 'allow' };
     return bridge.commit(drained, { output, tool_uses });
   };
-  /** The calls a run stopped on for approval (the SDK's call ids), see `park`. */
-  let approvals: string[] = [];
+  /** The calls a run stopped on for approval (the SDK's raw function calls), see `park`. */
+  let approvals: Array<{ callId: string; name: string; arguments?: unknown }> = [];
   let base = toAgentsInput(run.transcript);
   /** Items of the SDK's input already read (recorded as output, or input). */
   let seen = base.length;
@@ -259,7 +261,10 @@ export function openAIAgentsLiveInbox(run: SteerableRun, options: OpenAIAgentsLi
       read(result.history);
       if ((result.interruptions ?? []).length > 0) {
         resumed = true;
-        approvals = (result.interruptions ?? []).map((i) => String((i as { rawItem?: { callId?: unknown } }).rawItem?.callId ?? ''));
+        approvals = (result.interruptions ?? []).map((i) => {
+          const raw = (i as { rawItem?: { callId?: unknown; name?: unknown; arguments?: unknown } }).rawItem ?? {};
+          return { callId: String(raw.callId ?? ''), name: String(raw.name ?? ''), arguments: raw.arguments };
+        });
         return { pending: false };
       }
       close();
@@ -268,16 +273,19 @@ export function openAIAgentsLiveInbox(run: SteerableRun, options: OpenAIAgentsLi
       return { pending: waiting.length > 0 };
     },
     async park() {
-      if (approvals.length === 0 || open === undefined) throw new TypeError('park: the last run did not stop for a tool approval');
+      if (approvals.length === 0) throw new TypeError('park: the last run did not stop for a tool approval');
       if (run.ledger?.park === undefined) throw new TypeError('park: this Run has no ledger that can park it (give the RunAttempt of an executor)');
-      // The step (committed as its model returned it, or now), and the results of the calls that ran.
-      let step = open.committed;
+      // The step (committed as its model returned it, or now: the run's history may lack the calls
+      // awaiting approval), and the results of the calls that ran.
+      let step = open?.committed ?? early.get(approvals[0]!.callId);
       if (step === undefined) {
-        step = bridge.step({ text: open.text, tool_calls: open.calls });
+        const calls = [...(open?.calls ?? [])];
+        for (const a of approvals) if (!calls.some((c) => c.id === a.callId)) calls.push({ id: a.callId, name: a.name, input: parseArguments(a.arguments) });
+        step = bridge.step({ text: open?.text ?? '', tool_calls: calls });
         await commit([], [...finished.splice(0), step]);
       }
-      const pending = approvals.map((id) => bridge.toolUseIdOf(id) ?? id);
-      const ready = bridge.results(step, open.results).content.filter((b): b is ToolResultBlock => b.type === 'tool_result' && !pending.includes(b.tool_use_id));
+      const pending = approvals.map((a) => bridge.toolUseIdOf(a.callId) ?? a.callId);
+      const ready = bridge.results(step, open?.results ?? []).content.filter((b): b is ToolResultBlock => b.type === 'tool_result' && !pending.includes(b.tool_use_id));
       open = undefined;
       approvals = [];
       const outcome = await run.ledger.park({ session_id: bridge.session_id, run_id: bridge.run_id, pending, results: { id: `${step.id}-results`, role: 'user', content: ready } });
