@@ -46,12 +46,18 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic', 'ai-sdk', 'langgraph', 'openai-agents'];
-/** The frameworks the root README's adapter examples run on, resolved from the adapter packages' own dev copies. */
-const FRAMEWORKS = [['ai-sdk', 'ai'], ['ai-sdk', 'zod'], ['langgraph', '@langchain/core'], ['langgraph', 'langchain'], ['openai-agents', '@openai/agents']];
 /** The READMEs of the published packages: their examples run from the installed tarballs (check-packages.mjs). */
 export const PACKAGE_READMES = PACKAGES.map((name) => `packages/${name}/README.md`);
 /** The READMEs whose examples run against the workspace (this script): the repository's and the demo's. */
 export const WORKSPACE_READMES = ['README.md', 'apps/demo/README.md'];
+/**
+ * The third-party packages the root and demo READMEs' examples import, each linked from the
+ * node_modules of a workspace package that depends on it: [workspace package, package name].
+ */
+const THIRD_PARTY = [
+  ['http-fastify', 'fastify'], ['http-hono', 'hono'], ['core', 'zod'], ['ai-sdk', 'ai'],
+  ['langgraph', 'langchain'], ['langgraph', '@langchain/core'], ['openai-agents', '@openai/agents'],
+];
 /** READMEs that must have an install section and an API section. */
 const SECTIONED_READMES = [...PACKAGE_READMES, 'apps/demo/README.md'];
 /** How long one example may run, in ms. */
@@ -294,9 +300,8 @@ async function main() {
     const modules = join(work, 'node_modules');
     mkdirSync(join(modules, '@inbox-kit'), { recursive: true });
     for (const name of PACKAGES) symlinkSync(join(root, 'packages', name), join(modules, '@inbox-kit', name), 'dir');
-    symlinkSync(realpathSync(join(root, 'packages', 'http-fastify', 'node_modules', 'fastify')), join(modules, 'fastify'), 'dir');
-    symlinkSync(realpathSync(join(root, 'packages', 'http-hono', 'node_modules', 'hono')), join(modules, 'hono'), 'dir');
-    for (const [pkg, dep] of FRAMEWORKS) {
+    // The third-party packages the examples use, as the workspace packages that depend on them have them.
+    for (const [pkg, dep] of THIRD_PARTY) {
       mkdirSync(dirname(join(modules, dep)), { recursive: true });
       symlinkSync(realpathSync(join(root, 'packages', pkg, 'node_modules', dep)), join(modules, dep), 'dir');
     }
