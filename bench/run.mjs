@@ -63,9 +63,9 @@ const withHono = !argv.includes('--no-hono') && process.env.BENCH_HONO !== '0';
 /**
  * `--only get,live-queue`: run only these scenarios (the references are still measured, once).
  * Names: fanout, list, get, decide, create, live-queue, live-replace, live-reorder, scale,
- * logged, steering, listener, takeover (the last two on PostgreSQL); `--only` with an unknown name is refused.
+ * logged, steering, fairness, listener, takeover (the last two on PostgreSQL); `--only` with an unknown name is refused.
  */
-const SCENARIOS = ['fanout', 'list', 'get', 'decide', 'create', 'live-queue', 'live-replace', 'live-reorder', 'scale', 'logged', 'steering', 'listener', 'takeover'];
+const SCENARIOS = ['fanout', 'list', 'get', 'decide', 'create', 'live-queue', 'live-replace', 'live-reorder', 'scale', 'logged', 'steering', 'fairness', 'listener', 'takeover'];
 const onlyArg = argv.find((a) => a.startsWith('--only'));
 const only = onlyArg === undefined ? undefined
   : new Set((onlyArg.includes('=') ? onlyArg.slice(onlyArg.indexOf('=') + 1) : argv[argv.indexOf(onlyArg) + 1] ?? '').split(',').map((n) => n.trim()).filter(Boolean));
@@ -209,6 +209,32 @@ async function liveInbox(url, owner, floorDb) {
     results[size] = entry;
   }
   return results;
+}
+
+// — fairness —
+
+/** Connections of the victim (another key's gets) and of the attacker (one key's big bodies) in the fairness run. */
+const FAIRNESS = { victim: 4, attacker: 32 };
+
+/**
+ * One caller at its budget never slows another's (issue 26): the owner's gets (4 connections)
+ * alone, then again while the deriver's key floods the server with ~1 MB bodies from another
+ * process (32 connections: each body read and parsed, then refused 413, or 429 past the key's
+ * bodies in flight). The figure is the victim's p99 under the flood over its quiet p99 (target ≤ 3).
+ */
+async function fairness(url, { owner, deriver, getIds }) {
+  const victim = { project: 'proj_main', key: owner, ids: getIds };
+  const quiet = await drive('get', url, victim, { connections: FAIRNESS.victim });
+  // The attacker runs a little longer than the victim's warm-up + run, so the whole measurement is under flood.
+  const attack = drive('flood-bodies', url, { project: 'proj_main', key: deriver }, { connections: FAIRNESS.attacker, warmup: 1, duration: config.warmup + config.duration + 1 });
+  await sleep(1000);
+  const flooded = await drive('get', url, victim, { connections: FAIRNESS.victim });
+  const attacker = await attack;
+  const p99 = (r) => r.kinds.get.latency_ms.p99;
+  return {
+    quiet, flooded, attacker: { requests_per_s: attacker.requests_per_s, non_2xx: attacker.non_2xx, statuses: attacker.statuses, errors: attacker.errors },
+    p99_ratio: p99(flooded) / p99(quiet), connections: FAIRNESS,
+  };
 }
 
 // — page floor, steering, logging —
@@ -365,6 +391,11 @@ async function engineSuite(engine, pgServer, adapter = 'fastify') {
 
     if (engine === 'sqlite' && (wants('live-queue') || wants('live-replace') || wants('live-reorder'))) out.live_inbox = await liveInbox(url, owner, main ? floorDb : undefined);
 
+    if (wants('fairness')) {
+      log(`${name}: fairness: another key's get, quiet, then during a one-key flood of 1 MB bodies`);
+      out.fairness = await fairness(url, { owner, deriver, getIds });
+    }
+
     // Scale: fill proj_main up to scaleRows with older items, the server idle but running.
     if (wants('scale') && main) {
     const count = engine === 'postgres' ? await countPostgresItems(databaseUrl, 'proj_main') : countSqliteItems(file, 'proj_main');
@@ -482,6 +513,14 @@ function report(results) {
             ratio(r.requests_per_s / ceiling), '', '', r.non_2xx + r.errors ? `${r.non_2xx + r.errors} non-2xx/err` : ''], cpuOf(r));
         }
       }
+    }
+    if (e.fairness) {
+      const f = e.fairness;
+      const k = (r) => r.kinds.get;
+      push([`get, another key, quiet (${f.connections.victim} conns)`, engine, int(f.quiet.requests_per_s), ms(k(f.quiet).latency_ms.p50), ms(k(f.quiet).latency_ms.p99), '', '', '', ''], cpuOf(f.quiet));
+      push([`get, another key, one-key flood`, engine, int(f.flooded.requests_per_s), ms(k(f.flooded).latency_ms.p50), ms(k(f.flooded).latency_ms.p99), '', '',
+        mark(`another key's p99 during a one-key flood ≤ 3 × quiet${tag}`, f.p99_ratio, 3, '<='),
+        `${ratio(f.p99_ratio)} × quiet p99; flood: ${f.connections.attacker} conns of 1 MB bodies, ${Object.entries(f.attacker.statuses).map(([c, n]) => `${int(n)} × ${c}`).join(', ')}${f.flooded.non_2xx + f.flooded.errors ? `; victim ${f.flooded.non_2xx + f.flooded.errors} non-2xx/err` : ''}`]);
     }
     if (e.steering) {
       const st = e.steering;

@@ -29,8 +29,9 @@
 //   the README does not install (vitest, say) fails there;
 // - run as a script, this file runs the examples of the root and demo READMEs (`WORKSPACE_READMES`)
 //   in a temp folder inside the repo (.tmp/, git-ignored) where `@inbox-kit/*` resolve to the
-//   workspace packages' *built* output (package.json `exports` → dist) and `fastify` and `hono` to
-//   the workspace's copies, and checks that each package README has an install section and an API
+//   workspace packages' *built* output (package.json `exports` → dist), `fastify`, `hono` and the
+//   frameworks of the adapter examples (`ai`, `langchain`, `@openai/agents`, …) to the workspace's
+//   copies, and checks that each package README has an install section and an API
 //   section (headings containing "Install" and "API").
 //
 // Use another tag (```sh, ```json, ```text) for what is not TypeScript to run.
@@ -49,6 +50,14 @@ const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 
 export const PACKAGE_READMES = PACKAGES.map((name) => `packages/${name}/README.md`);
 /** The READMEs whose examples run against the workspace (this script): the repository's and the demo's. */
 export const WORKSPACE_READMES = ['README.md', 'apps/demo/README.md'];
+/**
+ * The third-party packages the root and demo READMEs' examples import, each linked from the
+ * node_modules of a workspace package that depends on it: [workspace package, package name].
+ */
+const THIRD_PARTY = [
+  ['http-fastify', 'fastify'], ['http-hono', 'hono'], ['core', 'zod'], ['ai-sdk', 'ai'],
+  ['langgraph', 'langchain'], ['langgraph', '@langchain/core'], ['openai-agents', '@openai/agents'],
+];
 /** READMEs that must have an install section and an API section. */
 const SECTIONED_READMES = [...PACKAGE_READMES, 'apps/demo/README.md'];
 /** How long one example may run, in ms. */
@@ -291,8 +300,11 @@ async function main() {
     const modules = join(work, 'node_modules');
     mkdirSync(join(modules, '@inbox-kit'), { recursive: true });
     for (const name of PACKAGES) symlinkSync(join(root, 'packages', name), join(modules, '@inbox-kit', name), 'dir');
-    symlinkSync(realpathSync(join(root, 'packages', 'http-fastify', 'node_modules', 'fastify')), join(modules, 'fastify'), 'dir');
-    symlinkSync(realpathSync(join(root, 'packages', 'http-hono', 'node_modules', 'hono')), join(modules, 'hono'), 'dir');
+    // The third-party packages the examples use, as the workspace packages that depend on them have them.
+    for (const [pkg, dep] of THIRD_PARTY) {
+      mkdirSync(dirname(join(modules, dep)), { recursive: true });
+      symlinkSync(realpathSync(join(root, 'packages', pkg, 'node_modules', dep)), join(modules, dep), 'dir');
+    }
     writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'readme-examples', private: true, type: 'module' }, null, 2));
     await runReadmeExamples({ readmes: WORKSPACE_READMES, folder: work, problems });
   } finally {

@@ -90,6 +90,17 @@ const scenarios = {
     };
   },
 
+  // One key's flood of big bodies (the fairness run's attacker): ~1 MB JSON creates, over the
+  // inbox payload limit, so each is read and parsed before its 413 (or refused 429 past the
+  // key's bodies in flight). Only the victim's latency is reported; these answers are non-2xx.
+  'flood-bodies': ({ project, key }) => {
+    const body = JSON.stringify({ type: 'flood', payload: { blob: 'x'.repeat(1_000_000) } });
+    return {
+      kinds: ['flood'],
+      requests: [{ method: 'POST', path: `/projects/${project}/inbox`, headers: { ...json, authorization: `Bearer ${key}` }, body }],
+    };
+  },
+
   'live-replace': ({ session, key, ids }) => {
     const next = rotate(ids);
     const base = `/v1/awaken/sessions/${session}/live-inbox`;

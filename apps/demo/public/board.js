@@ -85,7 +85,8 @@ export function createBoard({ defaults }) {
     const select = $('project-select');
     let ids = [];
     try {
-      const { items } = await auth.client.projects.list();
+      // The newest 200 (one page at the API's largest page size) fill the picker.
+      const { items } = await auth.client.projects.list({ limit: 200 });
       ids = items.map((p) => ({ id: p.id, name: p.name }));
     } catch {
       // the current project still loads below and reports its own error
@@ -141,7 +142,7 @@ export function createBoard({ defaults }) {
   async function loadSessions(live) {
     const select = $('file-session');
     try {
-      const { items } = await auth.client.sessions.list({ projectId });
+      const { items } = await auth.client.sessions.list({ projectId, limit: 200 });
       if (!live()) return;
       select.replaceChildren(h('option', { value: '' }, 'None'), ...items.map((s) => h('option', { value: s.id }, `${s.title ?? 'Untitled'} (${s.id})`)));
     } catch {

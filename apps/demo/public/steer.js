@@ -87,7 +87,8 @@ export function createSteering({ defaults }) {
     const select = $('session-select');
     let sessions = [];
     try {
-      sessions = (await auth.client.sessions.list()).items;
+      // The newest 200 Sessions (one page at the API's largest page size).
+      sessions = (await auth.client.sessions.list({ limit: 200 })).items;
     } catch {
       // shown through the session load below
     }

@@ -28,7 +28,11 @@ import { demoWeb } from './web.js';
 export interface Demo {
   app: FastifyInstance;
   /** What any HTTP adapter needs to serve the same API (HTTP_ADAPTER=hono serves it with these). */
-  http: { services: InboxKitServices; forwarding?: { secret: string } };
+  http: {
+    services: InboxKitServices; forwarding?: { secret: string };
+    connections: DemoConfig['connections']; credentialThrottle: DemoConfig['credentialThrottle'];
+    maxBodiesPerKey: number; maxBodyBytesPerKey: number; bodyBytesPerSecondPerKey: number;
+  };
   store: Store;
   bus: EventBus;
   /** The Session Runtime (durable Session events, Runs, Live Inbox). */
@@ -54,6 +58,9 @@ export interface Demo {
 export class StartUpError extends Error {
   override readonly name = 'StartUpError';
 }
+
+/** How often expired idempotency records are swept (ms): 10 minutes. */
+const IDEMPOTENCY_SWEEP_MS = 600_000;
 
 /**
  * The demo's one configured agent: `POST /v1/sessions` with `agent: 'assistant'` (or `{ type:
@@ -111,6 +118,8 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     onPublishError: (error) => app?.log.error({ err: error }, 'event publish failed after commit'),
     // Synchronous SHA-256: the same digest as the core's Web Crypto default, without an async hop per request.
     hashApiKey: (secret) => createHash('sha256').update(secret, 'utf8').digest('hex'),
+    budgets: config.budgets,
+    idempotencyTtlMs: config.idempotencyTtlMs,
   };
   const platform = new PlatformService(deps);
   const projectInbox = new ProjectInboxService(deps);
@@ -155,6 +164,11 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
       streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller },
       logger: loggerOf(config),
       rateLimit: config.rateLimit ?? false,
+      connections: config.connections,
+      credentialThrottle: config.credentialThrottle,
+      maxBodiesPerKey: config.maxBodiesPerKey,
+      maxBodyBytesPerKey: config.maxBodyBytesPerKey,
+      bodyBytesPerSecondPerKey: config.bodyBytesPerSecondPerKey,
       ...(routing && config.forwardSecret ? { forwarding: { secret: config.forwardSecret } } : {}),
     });
     // The web page: review board + steering panel (public static files, /assets/sdk.js, /demo/accounts).
@@ -163,10 +177,26 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     // history and `GET …/live-inbox` are right from the first request. A no-op when turned off.
     const recovered = await runtime.recoverStaleRuns();
     const server = app;
+    // Retention (platform.md "Retention"): expired idempotency records go now and every 10 minutes.
+    const sweep = () => {
+      projectInbox.sweepExpiredIdempotencyKeys().then((n) => {
+        if (n > 0) server.log.info({ deleted: n }, 'expired idempotency records swept');
+      }, (error: unknown) => server.log.error({ err: error }, 'sweeping expired idempotency records failed; retrying at the next sweep'));
+    };
+    sweep();
+    const sweeper = setInterval(sweep, IDEMPOTENCY_SWEEP_MS);
+    sweeper.unref();
     return {
-      app: server, http: { services, ...(forwarding ? { forwarding } : {}) }, store: opened.store, bus, runtime, credentials, seeded: created, startUp: started,
+      app: server,
+      http: {
+        services, ...(forwarding ? { forwarding } : {}),
+        connections: config.connections, credentialThrottle: config.credentialThrottle, maxBodiesPerKey: config.maxBodiesPerKey,
+        maxBodyBytesPerKey: config.maxBodyBytesPerKey, bodyBytesPerSecondPerKey: config.bodyBytesPerSecondPerKey,
+      },
+      store: opened.store, bus, runtime, credentials, seeded: created, startUp: started,
       migrations: opened.migrations, recovered, dialect: opened.dialect,
       close: async () => {
+        clearInterval(sweeper);
         // Runs first (each ends `cancelled` in storage), then the HTTP server, the event bus, storage.
         await runtime.close();
         await server.close();

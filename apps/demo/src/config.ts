@@ -34,8 +34,23 @@
  * data) and DATABASE_MIGRATE (default true; "false" or "0": no migration at start-up, which then
  * refuses a database lacking this release's migrations: run `npm run admin -- migrate` ahead), and
  * DEMO_RUNTIME (`native`, the default, `ai-sdk`, `langgraph` or `openai-agents`: whose loop runs the `assistant` agent).
+ *
+ * Connections and per-caller budgets (platform.md "Connections and request bodies", "Per-caller
+ * bounds"; unset = the default): MAX_CONNECTIONS (open sockets; default 70% of the process's
+ * file-descriptor limit, at most 10,000), MAX_CONNECTIONS_PER_ADDRESS (default a quarter of that),
+ * FIRST_REQUEST_TIMEOUT_MS (a socket that sends no request is closed; default 10000),
+ * KEEP_ALIVE_TIMEOUT_MS (default 72000: above a load balancer's 60 s), HEADERS_TIMEOUT_MS (default
+ * keep-alive + 1000), MAX_RUNS_PER_ACCOUNT and MAX_RUNS_PER_KEY (Runs running at once; default 8
+ * each), SESSIONS_PER_MINUTE (per API key; default 120; 0 = no limit), MAX_BODIES_PER_KEY (request
+ * bodies in flight per API key; default 64), MAX_BODY_BYTES_PER_KEY (their bytes in flight; default
+ * 2 MiB), BODY_BYTES_PER_SECOND_PER_KEY (default 8 MiB; 0 = no limit), AUTH_FAILURES_PER_WINDOW (requests with an unknown or
+ * revoked key per remote address before 429; default 100; 0 = off) and AUTH_FAILURE_WINDOW_MS
+ * (default 60000), IDEMPOTENCY_TTL_MS (how long an Idempotency-Key keeps its first answer;
+ * default 86400000 = 24 h; expired records are swept every 10 minutes).
  */
 import { resolve } from 'node:path';
+import type { CallerBudgetOptions } from '@inbox-kit/core';
+import type { ConnectionPolicyOptions, CredentialThrottleOptions } from '@inbox-kit/core/http';
 import { DEMO_RUNTIMES, type DemoRuntime } from './runtimes.js';
 
 export interface DemoConfig {
@@ -89,6 +104,20 @@ export interface DemoConfig {
    * `hono` (`@inbox-kit/http-hono`: the same API on Hono, without the web page and /docs).
    */
   httpAdapter: 'fastify' | 'hono';
+  /** The connection policy; only the numbers set in the environment (the rest take the adapter's defaults). */
+  connections: ConnectionPolicyOptions;
+  /** Per-caller budgets of the services (Runs per account and key, Sessions per minute per key). */
+  budgets: CallerBudgetOptions;
+  /** Request bodies one API key may have in flight (MAX_BODIES_PER_KEY, default 64). */
+  maxBodiesPerKey: number;
+  /** Bytes of request bodies one API key may have in flight (MAX_BODY_BYTES_PER_KEY, default 2 MiB). */
+  maxBodyBytesPerKey: number;
+  /** Bytes of request bodies one API key may send per second (BODY_BYTES_PER_SECOND_PER_KEY, default 8 MiB; 0 = no limit). */
+  bodyBytesPerSecondPerKey: number;
+  /** The bad-credential throttle per remote address, or false (AUTH_FAILURES_PER_WINDOW=0). */
+  credentialThrottle: CredentialThrottleOptions | false;
+  /** ms an Idempotency-Key keeps its first answer (IDEMPOTENCY_TTL_MS, default 24 h). */
+  idempotencyTtlMs: number;
   /** The permission of the demo's host tool `wait` (DEMO_TOOL_POLICY, default `always_allow`). */
   toolPolicy: 'always_allow' | 'always_ask';
   /** Seed the demo data on an empty database (DEMO_SEED, default true); false: one workspace and its admin key. */
@@ -169,6 +198,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     clockOffsetMs: clockOffsetOf(env),
     httpAdapter: httpAdapterOf(env.HTTP_ADAPTER),
     model: modelOf(env),
+    connections: connectionsOf(env),
+    budgets: {
+      runsPerAccount: int('MAX_RUNS_PER_ACCOUNT', env.MAX_RUNS_PER_ACCOUNT, 8, { min: 1 }),
+      runsPerKey: int('MAX_RUNS_PER_KEY', env.MAX_RUNS_PER_KEY, 8, { min: 1 }),
+      sessionsPerMinute: int('SESSIONS_PER_MINUTE', env.SESSIONS_PER_MINUTE, 120),
+    },
+    maxBodiesPerKey: int('MAX_BODIES_PER_KEY', env.MAX_BODIES_PER_KEY, 64, { min: 1 }),
+    maxBodyBytesPerKey: int('MAX_BODY_BYTES_PER_KEY', env.MAX_BODY_BYTES_PER_KEY, 2_097_152, { min: 1 }),
+    bodyBytesPerSecondPerKey: int('BODY_BYTES_PER_SECOND_PER_KEY', env.BODY_BYTES_PER_SECOND_PER_KEY, 8_388_608),
+    credentialThrottle: credentialThrottleOf(env),
+    idempotencyTtlMs: int('IDEMPOTENCY_TTL_MS', env.IDEMPOTENCY_TTL_MS, 86_400_000, { min: 1 }),
     toolPolicy: toolPolicyOf(env.DEMO_TOOL_POLICY),
     demoSeed: booleanOf('DEMO_SEED', env.DEMO_SEED, true),
     workspaceName: workspaceNameOf(env.INBOX_KIT_WORKSPACE_NAME),
@@ -188,6 +228,31 @@ function runtimeOf(value: string | undefined): DemoRuntime {
   if (value === undefined || value === '') return 'native';
   if ((DEMO_RUNTIMES as readonly string[]).includes(value)) return value as DemoRuntime;
   throw new ConfigError(`DEMO_RUNTIME must be one of ${DEMO_RUNTIMES.join(', ')}, got "${value}"`);
+}
+
+/** The connection policy numbers set in the environment (absent ones: the adapter's defaults). */
+function connectionsOf(env: NodeJS.ProcessEnv): ConnectionPolicyOptions {
+  const out: ConnectionPolicyOptions = {};
+  const set = (key: keyof ConnectionPolicyOptions, name: string) => {
+    const value = env[name];
+    if (value !== undefined && value !== '') out[key] = int(name, value, 0, { min: 1 });
+  };
+  set('maxConnections', 'MAX_CONNECTIONS');
+  set('maxConnectionsPerAddress', 'MAX_CONNECTIONS_PER_ADDRESS');
+  set('firstRequestTimeoutMs', 'FIRST_REQUEST_TIMEOUT_MS');
+  set('keepAliveTimeoutMs', 'KEEP_ALIVE_TIMEOUT_MS');
+  set('headersTimeoutMs', 'HEADERS_TIMEOUT_MS');
+  const keepAlive = out.keepAliveTimeoutMs ?? 72_000;
+  if (out.headersTimeoutMs !== undefined && out.headersTimeoutMs <= keepAlive) {
+    throw new ConfigError(`HEADERS_TIMEOUT_MS (${out.headersTimeoutMs}) must be above KEEP_ALIVE_TIMEOUT_MS (${keepAlive})`);
+  }
+  return out;
+}
+
+function credentialThrottleOf(env: NodeJS.ProcessEnv): DemoConfig['credentialThrottle'] {
+  const maxFailures = int('AUTH_FAILURES_PER_WINDOW', env.AUTH_FAILURES_PER_WINDOW, 100);
+  const windowMs = int('AUTH_FAILURE_WINDOW_MS', env.AUTH_FAILURE_WINDOW_MS, 60_000, { min: 1 });
+  return maxFailures === 0 ? false : { maxFailures, windowMs };
 }
 
 function toolPolicyOf(value: string | undefined): 'always_allow' | 'always_ask' {

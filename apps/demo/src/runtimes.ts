@@ -9,8 +9,10 @@
  * bridge to its model interface (one step per model call: a framework loop ends at a reply
  * without tool calls, so the scripted model's extra steps are not taken there).
  */
-import type {
-  ContentBlock, Model, RunAttempt, RunExecutor, RunOutcome, Tool, ToolSpec, TranscriptBlock, TranscriptMessage,
+import {
+  toolResultsMessageId,
+  type ContentBlock, type Model, type OpenRound, type RunAttempt, type RunExecutor, type RunLedgerParkOutcome, type RunOutcome, type Tool,
+  type ToolResultBlock, type ToolSpec, type TranscriptBlock, type TranscriptMessage,
 } from '@inbox-kit/core';
 import type { DemoConfig } from './config.js';
 import { DEMO_SYSTEM_PROMPT } from './model.js';
@@ -36,6 +38,106 @@ const outcomeOf = (attempt: RunAttempt, error?: unknown): RunOutcome =>
     : attempt.signal.aborted || attempt.bridge.superseded ? { status: 'cancelled', error } : { status: 'failed', error };
 
 const hostTools = (attempt: RunAttempt) => attempt.tools.filter((t) => t.execute !== undefined);
+/** DEMO_TOOL_POLICY=always_ask: the tool waits for a `user.tool_confirmation` (the framework's approval stops the loop). */
+const asks = (attempt: RunAttempt) => {
+  const names = new Set(hostTools(attempt).filter((t) => t.permission === 'always_ask').map((t) => t.name));
+  return (name: string): 'allow' | 'ask' => (names.has(name) ? 'ask' : 'allow');
+};
+
+/**
+ * The attempt with a bridge whose commits are recorded (every message this attempt committed, in
+ * order), so the executor knows the Run's transcript when a park finds its answers already there.
+ */
+function recorded(attempt: RunAttempt): { attempt: RunAttempt; committed: TranscriptMessage[] } {
+  const committed: TranscriptMessage[] = [];
+  const bridge = new Proxy(attempt.bridge, {
+    get(target, key) {
+      if (key === 'commit') {
+        return async (...args: Parameters<typeof target.commit>) => {
+          const messages = await target.commit(...args);
+          committed.push(...messages);
+          return messages;
+        };
+      }
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { attempt: { ...attempt, bridge }, committed };
+}
+
+/**
+ * The open round of a Run resumed after parking (or whose answers were in the ledger before it
+ * could park), finished as the native loop finishes it (live-inbox.md "Tools and boundaries",
+ * requires_action): confirmed and allowed host tools run through the Tool port (with the Run's abort),
+ * a denial is an error result carrying its `deny_message` (else "The user denied this call of
+ * <name>."), then ONE user turn of every result in tool-use order and the drained Live Inbox input
+ * is committed; returns the committed messages. The framework then goes on from the transcript.
+ */
+const errorResult = (tool_use_id: string, message: string): ToolResultBlock => ({ type: 'tool_result', tool_use_id, content: [{ type: 'text', text: message }], is_error: true });
+
+async function settleRound(attempt: RunAttempt, round: OpenRound): Promise<TranscriptMessage[]> {
+  const tools = new Map(hostTools(attempt).map((t) => [t.name, t]));
+  const results = await Promise.all(round.tool_uses.map(async (u): Promise<ToolResultBlock> => {
+    if (u.result !== undefined) return u.result;
+    const d = u.disposition;
+    const r = u.resolution;
+    if (d.kind === 'refused') return errorResult(u.block.id, d.reason);
+    if (r?.type === 'custom_result') return { type: 'tool_result', tool_use_id: u.block.id, content: r.content, is_error: r.is_error };
+    if (d.kind === 'host' && (d.permission === 'allow' || (r?.type === 'confirmation' && r.result === 'allow'))) {
+      const tool = tools.get(u.block.name);
+      if (tool === undefined) return errorResult(u.block.id, `There is no tool named ${JSON.stringify(u.block.name)}.`);
+      try {
+        return { type: 'tool_result', tool_use_id: u.block.id, content: textBlocks(await runTool(tool, attempt, u.block.input, u.block.id)), is_error: false };
+      } catch (error) {
+        if (attempt.signal.aborted) throw error;
+        return errorResult(u.block.id, error instanceof Error ? error.message : String(error));
+      }
+    }
+    if (r?.type === 'confirmation') return errorResult(u.block.id, r.deny_message !== null && r.deny_message !== '' ? r.deny_message : `The user denied this call of ${u.block.name}.`);
+    return errorResult(u.block.id, 'The call got no answer.');
+  }));
+  const recordedResults = round.tool_uses.filter((u) => u.result !== undefined || u.resolution?.type === 'custom_result').map((u) => u.block.id);
+  const message: TranscriptMessage = { id: toolResultsMessageId(round.step_id), role: 'user', content: results };
+  return attempt.bridge.commit(attempt.bridge.drain(), { output: [message], recorded_results: recordedResults });
+}
+
+/**
+ * Runs `loop` (one framework invocation from `transcript`) until it ends without stopping for a
+ * tool approval: a resumed Run's open round is settled first; a stop on approvals parks the Run
+ * (`awaiting`), or — answered already — is settled and the loop goes on from the new transcript.
+ */
+async function withApprovals(
+  attempt: RunAttempt,
+  loop: (attempt: RunAttempt) => Promise<{ park?: () => Promise<RunLedgerParkOutcome & { step: TranscriptMessage; ready?: ToolResultBlock[] }> }>,
+): Promise<RunOutcome> {
+  let transcript = [...attempt.transcript];
+  let round = attempt.resume;
+  const permission = asks(attempt);
+  for (;;) {
+    const { attempt: current, committed } = recorded({ ...attempt, transcript });
+    if (round !== undefined) {
+      current.transcript.push(...(await settleRound(current, round)));
+      round = undefined;
+      committed.length = 0;
+    }
+    const stopped = await loop(current);
+    if (stopped.park === undefined) return outcomeOf(attempt);
+    const parked = await stopped.park();
+    if (parked.parked) return { status: 'awaiting' };
+    // Every call was answered before the Run could park: finish the round here and go on.
+    const { step, ready = [] } = parked;
+    round = {
+      step_id: step.id,
+      tool_uses: step.content.flatMap((b) => (b.type === 'tool_use' ? [{
+        block: b, disposition: { kind: 'host' as const, permission: permission(b.name) },
+        ...(ready.find((r) => r.tool_use_id === b.id) ? { result: ready.find((r) => r.tool_use_id === b.id)! } : {}),
+        ...(parked.resolutions[b.id] ? { resolution: parked.resolutions[b.id]! } : {}),
+      }] : [])),
+    };
+    transcript = [...current.transcript, ...committed];
+  }
+}
 const specsOf = (tools: readonly { name: string; description?: string }[]): ToolSpec[] =>
   tools.map((t) => ({ name: t.name, description: t.description ?? '', input_schema: { type: 'object' } }));
 
@@ -62,20 +164,25 @@ async function aiSdkExecutor(config: DemoConfig, model: Model): Promise<RunExecu
   return {
     kind: 'ai-sdk',
     async execute(attempt) {
+      const permission = asks(attempt);
       const tools = Object.fromEntries(hostTools(attempt).map((t) => [t.name, ai.tool({
         description: t.description, inputSchema: ai.jsonSchema(t.input_schema as never),
+        // DEMO_TOOL_POLICY=always_ask: the SDK's tool approval stops the loop; the Run parks.
+        needsApproval: permission(t.name) === 'ask',
         execute: (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => runTool(t, attempt, input, options.toolCallId, options.abortSignal),
       })]));
-      const inbox = aiSdkLiveInbox(attempt);
       try {
-        await inbox.run(async (options) => {
-          let failure: unknown;
-          const stream = ai.streamText({ model: languageModel as never, system: attempt.system ?? DEMO_SYSTEM_PROMPT, tools, stopWhen: ai.stepCountIs(50), maxOutputTokens: 512, ...options, onError: ({ error }) => void (failure ??= error) });
-          await stream.consumeStream();
-          if (failure !== undefined) throw failure;
-          return { steps: await stream.steps };
+        return await withApprovals(attempt, async (current) => {
+          const inbox = aiSdkLiveInbox(current, { permission });
+          await inbox.run(async (options) => {
+            let failure: unknown;
+            const stream = ai.streamText({ model: languageModel as never, system: current.system ?? DEMO_SYSTEM_PROMPT, tools, stopWhen: ai.stepCountIs(50), maxOutputTokens: 512, ...options, onError: ({ error }) => void (failure ??= error) });
+            await stream.consumeStream();
+            if (failure !== undefined) throw failure;
+            return { steps: await stream.steps };
+          });
+          return inbox.awaiting !== undefined ? { park: () => inbox.park() } : {};
         });
-        return outcomeOf(attempt);
       } catch (error) {
         return outcomeOf(attempt, error);
       }
@@ -128,7 +235,8 @@ function portLanguageModel(model: Model) {
 // — LangGraph.js (langchain's createAgent) —
 
 async function langGraphExecutor(config: DemoConfig, model: Model): Promise<RunExecutor> {
-  const { createAgent } = await import('langchain');
+  const { createAgent, humanInTheLoopMiddleware } = await import('langchain');
+  const { MemorySaver } = await import('@langchain/langgraph');
   const { tool } = await import('@langchain/core/tools');
   const { liveInboxMiddleware, toLangChainMessages } = await import('@inbox-kit/langgraph');
   let chatModel: unknown;
@@ -144,14 +252,27 @@ async function langGraphExecutor(config: DemoConfig, model: Model): Promise<RunE
   return {
     kind: 'langgraph',
     async execute(attempt) {
+      const permission = asks(attempt);
       const tools = hostTools(attempt).map((t) => tool(
         async (input: unknown, runConfig?: { toolCall?: { id?: string }; signal?: AbortSignal }) => runTool(t, attempt, input, runConfig?.toolCall?.id ?? t.name, runConfig?.signal),
         { name: t.name, description: t.description, schema: t.input_schema as never },
       ));
-      const agent = createAgent({ model: chatModel as never, tools, systemPrompt: attempt.system ?? DEMO_SYSTEM_PROMPT, middleware: [liveInboxMiddleware(attempt)] });
+      const interruptOn = Object.fromEntries(hostTools(attempt).filter((t) => permission(t.name) === 'ask').map((t) => [t.name, { allowedDecisions: ['approve', 'reject'] as const }]));
       try {
-        await agent.invoke({ messages: toLangChainMessages(attempt.transcript) }, { signal: attempt.signal, recursionLimit: 200 });
-        return outcomeOf(attempt);
+        return await withApprovals(attempt, async (current) => {
+          const inbox = liveInboxMiddleware(current, { permission });
+          // DEMO_TOOL_POLICY=always_ask: langchain's human-in-the-loop interrupt stops the agent
+          // before the tool runs (it needs a checkpointer); the Run parks instead of resuming it.
+          const hitl = Object.keys(interruptOn).length > 0 ? [humanInTheLoopMiddleware({ interruptOn: interruptOn as never })] : [];
+          const agent = createAgent({
+            model: chatModel as never, tools, systemPrompt: current.system ?? DEMO_SYSTEM_PROMPT, middleware: [...hitl, inbox],
+            ...(hitl.length > 0 ? { checkpointer: new MemorySaver() } : {}),
+          } as never) as { invoke(input: unknown, config: unknown): Promise<unknown> };
+          const state = await agent.invoke({ messages: toLangChainMessages(current.transcript) }, {
+            signal: current.signal, recursionLimit: 200, ...(hitl.length > 0 ? { configurable: { thread_id: current.run_id } } : {}),
+          }) as { messages: any[]; __interrupt__?: unknown[] };
+          return (state.__interrupt__ ?? []).length > 0 ? { park: () => inbox.park(state) } : {};
+        });
       } catch (error) {
         return outcomeOf(attempt, error);
       }
@@ -211,7 +332,7 @@ async function openAIAgentsExecutor(model: Model): Promise<RunExecutor> {
           if (last?.role === 'assistant') last.content.push(use);
           else transcript.push({ id, role: 'assistant', content: [use] });
         } else if (item.type === 'function_call_result') {
-          const result = { type: 'tool_result' as const, tool_use_id: String(item.callId), content: textBlocks(text([item.output]) || String(item.output?.text ?? item.output ?? '')), is_error: false };
+          const result = { type: 'tool_result' as const, tool_use_id: String(item.callId), content: textBlocks(text([item.output]) || String(item.output?.text ?? item.output ?? '')), is_error: item.providerData?.inbox_kit_is_error === true };
           if (last?.role === 'user' && last.content.every((b) => b.type === 'tool_result')) last.content.push(result);
           else transcript.push({ id: `${id}-results`, role: 'user', content: [result] });
         } else if (item.role === 'assistant') transcript.push({ id, role: 'assistant', content: textBlocks(text(item.content)) });
@@ -231,15 +352,21 @@ async function openAIAgentsExecutor(model: Model): Promise<RunExecutor> {
   return {
     kind: 'openai-agents',
     async execute(attempt) {
+      const permission = asks(attempt);
       const tools = hostTools(attempt).map((t) => agents.tool({
         name: t.name, description: t.description, parameters: t.input_schema as never, strict: false,
+        // DEMO_TOOL_POLICY=always_ask: the SDK's tool approval stops the run; the Run parks.
+        needsApproval: permission(t.name) === 'ask',
         execute: (input: unknown, _context?: unknown, details?: { toolCall?: { callId?: string } }) => runTool(t, attempt, input, details?.toolCall?.callId ?? t.name),
       }));
-      const agent = new agents.Agent({ name: 'assistant', instructions: attempt.system ?? DEMO_SYSTEM_PROMPT, model: portModel as never, tools });
-      const inbox = openAIAgentsLiveInbox(attempt);
       try {
-        await inbox.run((input, options) => agents.run(agent, input as never, { ...options, maxTurns: 50 } as never) as never);
-        return outcomeOf(attempt);
+        return await withApprovals(attempt, async (current) => {
+          const inbox = openAIAgentsLiveInbox(current, { permission });
+          // Wrapped: a response with tool calls is committed before the SDK runs them (the native order).
+          const agent = new agents.Agent({ name: 'assistant', instructions: current.system ?? DEMO_SYSTEM_PROMPT, model: inbox.model(portModel) as never, tools });
+          const result = await inbox.run((input, options) => agents.run(agent, input as never, { ...options, maxTurns: 50 } as never) as never) as { interruptions?: unknown[] };
+          return (result.interruptions ?? []).length > 0 ? { park: () => inbox.park() } : {};
+        });
       } catch (error) {
         return outcomeOf(attempt, error);
       }

@@ -180,3 +180,50 @@ describe('the demo with DEMO_MODEL=anthropic and no key', () => {
     expect(error?.message).not.toMatch(/\n\s+at /);
   });
 });
+
+/** The user blocks of a Messages request after its last assistant turn, in order (turns flattened). */
+const blocksAfterLastAssistant = (messages: Json[]): Json[] => {
+  const last = messages.map((m) => m.role).lastIndexOf('assistant');
+  return messages.slice(last + 1).flatMap((m) => (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content));
+};
+const resultText = (block: Json): string => (typeof block.content === 'string' ? block.content : (block.content ?? []).map((c: Json) => c.text ?? '').join(''));
+
+describe.each(['ai-sdk', 'langgraph', 'openai-agents'] as const)('DEMO_RUNTIME=%s with DEMO_MODEL=anthropic (the Messages API stub)', (runtime) => {
+  it('a tool round through the framework\'s Anthropic model: steering queued while the tool runs is committed right after the result and is in the next request', async () => {
+    const { stub, api, history, idleCount } = await demoOnStub('sqlite', [
+      { tool_use: [{ name: 'wait', input: { ms: 600 } }], text: 'Waiting first.' },
+      { text: 'Done waiting; keeping it short.' },
+    ], { DEMO_RUNTIME: runtime });
+    expect((await api('POST', '/v1/sessions/sess_001/events', { events: [{ type: 'user.message', content: text('Wait 600 ms, then answer.') }] })).status).toBe(200);
+    // The step that called the tool is committed before the tool runs (the native order).
+    await waitUntil(async () => (await history()).some((e) => e.type === 'agent.tool_use'), 'the tool use is committed');
+    expect((await history()).map((e) => e.type)).not.toContain('agent.tool_result');
+    expect((await api('POST', '/v1/awaken/sessions/sess_001/live-inbox', { content: text('Keep it short.') })).status).toBe(200);
+    await waitUntil(async () => (await idleCount()) === 1, 'the Run to end');
+
+    expect(stub.requests).toHaveLength(2);
+    expect(stub.requests[0]!.body.model).toBe('claude-test');
+    expect((stub.requests[0]!.body.tools as Json[]).map((t) => t.name)).toEqual(['wait']);
+    const events = await history();
+    expect(events.map((e) => e.type)).toEqual([
+      'user.message', 'session.status_running', 'agent.message', 'agent.tool_use', 'agent.tool_result', 'user.message', 'agent.message', 'session.status_idle',
+    ]);
+    const use = events[3];
+    expect(use).toMatchObject({ id: `${use.run_id}-tool-0`, name: 'wait', input: { ms: 600 }, evaluated_permission: 'allow' });
+    expect(events[4]).toMatchObject({ tool_use_id: use.id, is_error: false, content: text('waited 600 ms') });
+    expect(events[5]).toMatchObject({ message_id: `${use.run_id}-inbox-0`, content: text('Keep it short.') });
+    expect(events[5].seq).toBe(events[4].seq + 1);
+    expect(events[6].content).toEqual(text('Done waiting; keeping it short.'));
+    // The next request: the tool use, then the result and — right after it — the steering.
+    const messages = stub.requests[1]!.body.messages as Json[];
+    const assistant = messages.findLast((m) => m.role === 'assistant');
+    const call = (assistant.content as Json[]).find((b) => b.type === 'tool_use');
+    expect(call).toMatchObject({ name: 'wait', input: { ms: 600 } });
+    const after = blocksAfterLastAssistant(messages);
+    expect(after.map((b) => b.type)).toEqual(['tool_result', 'text']);
+    expect(after[0]).toMatchObject({ tool_use_id: call.id });
+    expect(resultText(after[0])).toBe('waited 600 ms');
+    expect(after[1]).toMatchObject({ type: 'text', text: 'Keep it short.' });
+    expect(events.at(-1)).toMatchObject({ outcome: 'completed' });
+  });
+});

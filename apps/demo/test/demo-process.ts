@@ -24,11 +24,17 @@ export interface DemoProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node dist/main.js` with `env` and resolves once it prints its URL (30 s deadline). */
-export function startDemoProcess(env: Record<string, string>): Promise<DemoProcess> {
+/**
+ * Starts `node dist/main.js` with `env` and resolves once it prints its URL (30 s deadline). With
+ * `options.fdLimit`, the process runs under that file-descriptor limit (`ulimit -n`, soft and hard).
+ */
+export function startDemoProcess(env: Record<string, string>, options: { fdLimit?: number } = {}): Promise<DemoProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the demo first (pnpm exec turbo run build; pnpm test does it)`);
+  const [command, args] = options.fdLimit === undefined
+    ? [process.execPath, [MAIN]]
+    : ['/bin/sh', ['-c', `ulimit -n ${options.fdLimit} && exec "$0" "$1"`, process.execPath, MAIN]];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN], {
+    const child = spawn(command, args, {
       env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -64,6 +64,9 @@ async function scenario(runOn: DemoProcess, steerVia: DemoProcess, key: string):
   expect((await call(steerVia, key, 'PUT', `${LI}/order`, { order: [b.body.id, a.body.id] })).status).toBe(204);
   expect((await call(steerVia, key, 'PUT', `${LI}/${a.body.id}`, { content: text('use the cache, not the database') })).status).toBe(204);
   expect((await call(steerVia, key, 'DELETE', `${LI}/${b.body.id}`)).status).toBe(204);
+  // The native order on every runtime: the step's tool use is in the ledger while the tool runs (3 s).
+  await waitUntil(async () => (await history()).some((e) => e.type === 'agent.tool_use'), 'the tool use is committed');
+  expect((await history()).map((e) => e.type)).not.toContain('agent.tool_result');
   // Durable input during the Run: committed, a follow-up Run on the same runtime answers it.
   expect((await call(steerVia, key, 'POST', `/v1/sessions/${sid}/events`, { events: [{ type: 'user.message', content: text('and then?') }] })).status).toBe(200);
   await waitUntil(async () => (await history()).filter((e) => e.type === 'session.status_idle').length >= 2, 'both Runs ended', 30_000);
@@ -94,6 +97,45 @@ describe.each(RUNTIMES)('DEMO_RUNTIME=%s', (runtime) => {
     const p = await startDemoProcess({ DATA_DIR: dir, DEMO_RUNTIME: runtime, ...MODEL });
     processes.push(p);
     await scenario(p, p, credentialsOf(dir).acc_owner!);
+    await stopDemoProcess(p);
+  }, 90_000);
+
+  it('DEMO_TOOL_POLICY=always_ask: the Run parks on the framework\'s approval (requires_action), a confirmation resumes it, a denial answers the model', async () => {
+    const dir = mkdtempSync(join(tmpdir(), `inbox-kit-rt-ask-${runtime}-`));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const p = await startDemoProcess({ DATA_DIR: dir, DEMO_RUNTIME: runtime, DEMO_TOOL_POLICY: 'always_ask', DEMO_MODEL_STEP_MS: '20', DEMO_MODEL_STEPS: '1' });
+    processes.push(p);
+    const key = credentialsOf(dir).acc_owner!;
+    for (const answer of ['allow', 'deny'] as const) {
+      const created = await call(p, key, 'POST', '/v1/sessions', { agent: 'assistant', environment_id: 'env_runtimes' });
+      const sid = created.body.id as string;
+      const history = async () => (await call(p, key, 'GET', `/v1/sessions/${sid}/events?limit=1000`)).body.data as any[];
+      expect((await call(p, key, 'POST', `/v1/sessions/${sid}/events`, { events: [{ type: 'user.message', content: text('wait 200 then answer') }] })).status).toBe(200);
+      await waitUntil(async () => (await history()).some((e) => e.type === 'session.status_idle'), 'the Run parks');
+      const parked = await history();
+      const use = parked.find((e) => e.type === 'agent.tool_use');
+      expect(use).toMatchObject({ name: 'wait', input: { ms: 200 }, evaluated_permission: 'ask' });
+      expect(parked.at(-1)).toMatchObject({ type: 'session.status_idle', outcome: null, stop_reason: { type: 'requires_action', event_ids: [use.id] } });
+      expect((await call(p, key, 'GET', `/v1/awaken/sessions/${sid}/live-inbox`)).body.active).toBe(false);
+      const confirmation = answer === 'allow' ? { result: 'allow' } : { result: 'deny', deny_message: 'Not now.' };
+      expect((await call(p, key, 'POST', `/v1/sessions/${sid}/events`, { events: [{ type: 'user.tool_confirmation', tool_use_id: use.id, ...confirmation }] })).status).toBe(200);
+      await waitUntil(async () => (await history()).at(-1)?.outcome === 'completed', 'the resumed Run completes');
+      const events = await history();
+      expect(events.map((e) => e.type)).toEqual([
+        'user.message', 'session.status_running', 'agent.message', 'agent.tool_use', 'session.status_idle', 'user.tool_confirmation',
+        'session.status_running', 'agent.tool_result', 'agent.message', 'session.status_idle',
+      ]);
+      expect(new Set(events.filter((e) => e.run_id !== null && e.type !== 'user.tool_confirmation').map((e) => e.run_id)).size).toBe(1);
+      const result = events.find((e) => e.type === 'agent.tool_result');
+      const reply = textOf(events.findLast((e) => e.type === 'agent.message')?.content);
+      if (answer === 'allow') {
+        expect(result).toMatchObject({ tool_use_id: use.id, is_error: false, content: text('waited 200 ms') });
+        expect(reply).toContain('wait said: "waited 200 ms"');
+      } else {
+        expect(result).toMatchObject({ tool_use_id: use.id, is_error: true, content: text('Not now.') });
+        expect(reply).toContain('wait failed: "Not now."');
+      }
+    }
     await stopDemoProcess(p);
   }, 90_000);
 

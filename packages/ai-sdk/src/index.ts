@@ -10,7 +10,7 @@
  * Spec: live-inbox.md "Framework adapters".
  */
 import * as ai from 'ai';
-import type { ContentBlock, LiveInboxBridge, TranscriptMessage } from '@inbox-kit/core';
+import type { ContentBlock, LiveInboxBridge, RunLedger, RunLedgerParkOutcome, ToolResultBlock, ToolUseDisposition, TranscriptMessage } from '@inbox-kit/core';
 
 /** A message of the AI SDK's prompt (`ModelMessage` of `ai` ≥ 5), as this adapter writes it. */
 export type AiSdkMessage =
@@ -37,6 +37,8 @@ export interface SteerableRun {
   bridge: LiveInboxBridge;
   transcript: readonly TranscriptMessage[];
   signal?: AbortSignal;
+  /** The Run's ledger (a `RunAttempt`'s): needed by {@link AiSdkLiveInboxControl.park} only. */
+  ledger?: RunLedger;
 }
 
 /** Options of {@link aiSdkLiveInbox}. */
@@ -46,6 +48,12 @@ export interface AiSdkLiveInboxOptions {
    * `ai` ≥ 7). Default true; false forces the `prepareStep` re-insertion of `ai` 5/6.
    */
   steering?: boolean;
+  /**
+   * How a call of the tool `name` is recorded: `'ask'` for a tool that waits for the user's
+   * approval (`needsApproval`, `ai` ≥ 6) — `agent.tool_use` with `evaluated_permission: 'ask'`,
+   * answered by a `user.tool_confirmation` — else `'allow'` (the default: a tool the loop runs).
+   */
+  permission?: (name: string) => 'allow' | 'ask';
 }
 
 /** The transcript's text and image blocks as AI SDK user content. */
@@ -120,8 +128,15 @@ export interface AiSdkLiveInbox {
   readonly onStepFinish: (step: AiSdkStepLike) => Promise<void>;
   /** Commits what `onStepFinish` drained, before the model call; on `ai` 5/6 re-inserts every drained message after the tool results of its step. */
   readonly prepareStep: (options: { messages: unknown[]; stepNumber: number }) => Promise<{ messages?: any[] } | undefined>;
-  /** Aborted by a `user.interrupt` of the Run. */
-  readonly abortSignal?: AbortSignal;
+  /**
+   * `ai` ≥ 7 (called after the model's response, before any tool runs): commits a step with tool
+   * calls alone — its text and tool uses — so its `agent.tool_use` events are in the ledger while
+   * the tools run, as in the native loop. On `ai` 5/6 (no such hook: `streamText` starts a tool as
+   * soon as its call streams in) the step is committed with its tool results at the next boundary.
+   */
+  readonly onLanguageModelCallEnd: (event: { content: ReadonlyArray<{ type: string; text?: string; toolCallId?: string; toolName?: string; input?: unknown; providerExecuted?: boolean }> }) => Promise<void>;
+  /** Aborted by a `user.interrupt` of the Run, and when a commit to the ledger failed. */
+  readonly abortSignal: AbortSignal;
   /**
    * `ai` ≥ 7: the SDK's steering object (drained messages are steered: the loop continues for
    * them). Typed loosely (its type exists only in `ai` ≥ 7) so the spread fits every version.
@@ -137,12 +152,25 @@ export interface AiSdkLiveInboxControl {
    * is waiting (queued during the final step, or drained but never shown to a model): then call
    * again with {@link next} (or use {@link run}). Rethrows a commit error of a step boundary.
    */
-  finish(result?: AiSdkResultLike): Promise<{ pending: boolean }>;
+  finish(result?: AiSdkResultLike): Promise<{ pending: boolean; awaiting?: readonly string[] }>;
+  /**
+   * After `finish` said `awaiting` (the call stopped on tool approvals, `needsApproval`): parks the
+   * Run through its ledger — the results ready are committed, the Run awaits (`requires_action`
+   * with the Run-scoped ids of the calls awaiting approval) — then end the attempt with outcome
+   * `awaiting`; the Runtime resumes the Run in a new attempt (its `resume` round) once every call
+   * is confirmed or denied. `parked: false` when the user had answered them all already: their
+   * `resolutions`, by tool-use id, with the step and the results ready. Throws `TypeError` when
+   * nothing awaits or the Run has no `ledger.park`.
+   */
+  park(): Promise<RunLedgerParkOutcome & { step: TranscriptMessage; ready: ToolResultBlock[] }>;
+  /** The Run-scoped ids of the calls the last call stopped on for approval (see {@link park}); undefined when it did not. */
+  readonly awaiting: readonly string[] | undefined;
   /** The messages for the next call after `finish` said `pending`: everything so far, the waiting input last (committed now). */
   next(): Promise<AiSdkMessage[]>;
   /**
    * Runs `call` with the spread options and re-invokes it (with the history and the new input)
-   * while input arrives during its final step; resolves with the last call's result.
+   * while input arrives during its final step; resolves with the last call's result (also when
+   * it stopped on tool approvals: then {@link park}).
    */
   run<R extends AiSdkResultLike>(call: (options: AiSdkLiveInbox) => R | PromiseLike<R>): Promise<R>;
 }
@@ -165,10 +193,54 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
   let failure: unknown;
   let responses: AiSdkMessage[] = [];
 
+  /** ai ≥ 7: the step whose assistant turn `onLanguageModelCallEnd` committed before its tools ran. */
+  let early: TranscriptMessage | undefined;
+  /** Aborts the call when a commit failed (no tool runs on an uncommitted step). */
+  const stop = new AbortController();
+  const abortSignal = run.signal === undefined ? stop.signal : AbortSignal.any([run.signal, stop.signal]);
+  const fail = (error: unknown) => {
+    failure ??= error;
+    stop.abort(error);
+  };
+
+  /** How the tool uses of `messages` are recorded (see `AiSdkLiveInboxOptions.permission`). */
+  const dispositions = (messages: readonly TranscriptMessage[]): Record<string, ToolUseDisposition> => {
+    const out: Record<string, ToolUseDisposition> = {};
+    for (const m of messages) for (const b of m.content) if (b.type === 'tool_use') out[b.id] = { kind: 'host', permission: options.permission?.(b.name) ?? 'allow' };
+    return out;
+  };
+  const commit = (drained: readonly TranscriptMessage[], out: readonly TranscriptMessage[]) => bridge.commit(drained, { output: out, tool_uses: dispositions(out) });
+  /** The final step's tool calls that wait for the user's approval, with the results ready. */
+  let awaiting: { step: TranscriptMessage; pending: string[]; ready: ToolResultBlock[] } | undefined;
+
   const record = (step: AiSdkStepLike) => {
     const errors = step.content.filter((p) => p.type === 'tool-error');
-    const assistant = bridge.step({ text: step.text, tool_calls: step.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, input: c.input })) });
+    const approvals = new Set(step.content.filter((p) => p.type === 'tool-approval-request').map((p) => (p as { toolCall?: { toolCallId?: string } }).toolCall?.toolCallId ?? ''));
+    if (approvals.size > 0) {
+      // The loop stopped for approvals: the round stays open (no result for those calls).
+      const assistant = early ?? bridge.step({ text: step.text, tool_calls: step.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, input: c.input })) });
+      if (early === undefined) output.push(assistant);
+      early = undefined;
+      const pending = [...approvals].map((id) => bridge.toolUseIdOf(id) ?? id);
+      const results = bridge.results(assistant, [
+        ...step.toolResults.map((r) => ({ id: r.toolCallId, output: r.output })),
+        ...errors.map((e) => ({ id: e.toolCallId ?? '', output: e.error instanceof Error ? e.error.message : String(e.error), is_error: true })),
+      ]);
+      awaiting = { step: assistant, pending, ready: results.content.filter((b): b is ToolResultBlock => b.type === 'tool_result' && !pending.includes(b.tool_use_id)) };
+      return;
+    }
+    const assistant = early ?? bridge.step({ text: step.text, tool_calls: step.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, input: c.input })) });
     const messages = [assistant];
+    if (early !== undefined) {
+      // Committed already (before the tools ran): only its results are output now.
+      output.push(bridge.results(assistant, [
+        ...step.toolResults.map((r) => ({ id: r.toolCallId, output: r.output })),
+        ...errors.map((e) => ({ id: e.toolCallId ?? '', output: e.error instanceof Error ? e.error.message : String(e.error), is_error: true })),
+      ]));
+      responses.push(...toAiSdkMessages([assistant, output[output.length - 1]!]));
+      early = undefined;
+      return;
+    }
     if (step.toolCalls.length > 0) {
       messages.push(bridge.results(assistant, [
         ...step.toolResults.map((r) => ({ id: r.toolCallId, output: r.output })),
@@ -183,7 +255,7 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
     const drained = waiting;
     const out = output;
     if (drained.length === 0 && out.length === 0) return;
-    await bridge.commit(drained, { output: out });
+    await commit(drained, out);
     waiting = [];
     output = [];
     for (const m of drained) {
@@ -195,6 +267,23 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
 
   const inbox: AiSdkLiveInbox = {
     messages: history,
+    onLanguageModelCallEnd: async (event) => {
+      // ai ≥ 7, after the model's response, before any tool runs: a step with tool calls is
+      // committed alone now (its text and tool uses; nothing drained: a result must follow its
+      // tool use), as the native loop does — the tool use is in the ledger while the tool runs.
+      try {
+        const calls = event.content.filter((p) => p.type === 'tool-call' && p.providerExecuted !== true);
+        if (calls.length === 0 || failure !== undefined) return;
+        const text = event.content.filter((p) => p.type === 'text').map((p) => p.text ?? '').join('');
+        const step = bridge.step({ text, tool_calls: calls.map((c) => ({ id: c.toolCallId ?? '', name: c.toolName ?? '', input: c.input })) });
+        const out = output;
+        output = [];
+        await commit([], [...out, step]);
+        early = step;
+      } catch (error) {
+        fail(error);
+      }
+    },
     onStepFinish: async (step) => {
       steps++;
       try {
@@ -204,7 +293,7 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
         // ai ≥ 7: steered, the loop continues for them even after a final answer.
         if (steering !== undefined) for (const m of drained) void steering.steer(toAiSdkUserMessage(m), { id: m.id });
       } catch (error) {
-        failure ??= error;
+        fail(error);
       }
     },
     prepareStep: async ({ messages, stepNumber }) => {
@@ -237,7 +326,7 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
       while (i < inserted.length) rebuilt.push(inserted[i++]!.message);
       return { messages: rebuilt as any[] };
     },
-    ...(run.signal ? { abortSignal: run.signal } : {}),
+    abortSignal,
     ...(steering !== undefined ? { experimental_steering: steering } : {}),
   };
 
@@ -253,9 +342,10 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
       waiting.push(...late);
       // The final step's output (and nothing drained: no model has seen that yet).
       if (output.length > 0) {
-        await bridge.commit([], { output });
+        await commit([], output);
         output = [];
       }
+      if (awaiting !== undefined) return { pending: false, awaiting: [...awaiting.pending] };
       return { pending: waiting.length > 0 };
     },
     async next() {
@@ -267,10 +357,21 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
       (inbox as { messages: AiSdkMessage[] }).messages = history;
       return history;
     },
+    get awaiting() {
+      return awaiting?.pending;
+    },
+    async park() {
+      if (awaiting === undefined) throw new TypeError('park: the last call did not stop for a tool approval');
+      if (run.ledger?.park === undefined) throw new TypeError('park: this Run has no ledger that can park it (give the RunAttempt of an executor)');
+      const { step, pending, ready } = awaiting;
+      const outcome = await run.ledger.park({ session_id: bridge.session_id, run_id: bridge.run_id, pending, results: { id: `${step.id}-results`, role: 'user', content: ready } });
+      return { ...outcome, step, ready };
+    },
     async run(call) {
       for (;;) {
         const result = await call(inbox);
         const { pending } = await control.finish(result);
+        if (awaiting !== undefined) return result;
         if (!pending || run.signal?.aborted === true || bridge.superseded) return result;
         await control.next();
       }

@@ -79,8 +79,11 @@ describe('@inbox-kit/ai-sdk', () => {
 
       const run = await w.runtime.startRun(w.owner, w.session, { content: text('find x') });
       const inbox = aiSdkLiveInbox(run);
+      let whileTool: string[] = [];
       const steering = (async () => {
         await inTool.wait;
+        // The native order: the assistant turn (its tool use) is committed before the tool runs.
+        whileTool = (await w.history()).map((e) => e.type);
         const replaced = await steerTwoMessages(w);
         toolDone.open();
         await lastStep.wait;
@@ -97,6 +100,7 @@ describe('@inbox-kit/ai-sdk', () => {
       const replaced = await steering;
       await run.finish({ status: 'completed' });
       expect(result.steps.length).toBeGreaterThan(0);
+      expect(whileTool).toEqual(['user.message', 'session.status_running', 'agent.tool_use']);
 
       // Exactly the replaced message reached the second call, right after the tool result.
       expect(prompts).toHaveLength(3);

@@ -38,4 +38,20 @@ export interface ServiceDeps {
    * MUST return exactly the lowercase hex SHA-256 digest.
    */
   hashApiKey?: (secret: string) => string | Promise<string>;
+  /**
+   * How long an `Idempotency-Key` keeps its first outcome, in ms (default
+   * {@link DEFAULT_IDEMPOTENCY_TTL_MS}, 24 h). Past it the key is free again (a repeat creates
+   * anew) and `ProjectInboxService.sweepExpiredIdempotencyKeys` deletes its record. Needs a store
+   * with `sweepIdempotencyRecords`; without one, keys never expire. Spec: platform.md "Retention".
+   */
+  idempotencyTtlMs?: number;
+  /**
+   * Per-caller budgets of the services (platform.md "Per-caller bounds"): Runs running at once per
+   * account and per API key (default 8 each; 429 `too_many_runs`), Sessions created per minute per
+   * API key (default 120; 429 `rate_limited`). Counted per process.
+   */
+  budgets?: import('./caller-budgets.js').CallerBudgetOptions;
 }
+
+/** Default lifetime of an idempotency record: 24 h, in ms. */
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 86_400_000;

@@ -62,6 +62,9 @@ export const ERROR_CODES = [
   // 429
   'rate_limited',
   'too_many_streams',
+  'too_many_runs',
+  'too_many_bodies',
+  'authentication_throttled',
   // 500
   'internal_error',
   'session_ownership_unavailable',
@@ -88,11 +91,17 @@ export class InboxKitError extends Error {
   override readonly name = 'InboxKitError';
   readonly code: ErrorCode;
   readonly details: ErrorDetail[];
+  /**
+   * For a refusal that passes (429, 503): whole seconds after which a retry may succeed; the edge
+   * sends it as `Retry-After` (platform.md "Per-caller bounds").
+   */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, message: string, details: ErrorDetail[] = [], options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: ErrorCode, message: string, details: ErrorDetail[] = [], options?: { cause?: unknown; retryAfterSeconds?: number }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.details = details;
+    this.retryAfterSeconds = options?.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfterSeconds));
   }
 }
 

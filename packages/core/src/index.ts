@@ -23,7 +23,13 @@ export {
   type RecordField, type RecordFieldKind, recordFields, runSchema, runStatusSchema, sessionEventSchema, sessionSchema,
   workspaceAccountSchema, workspaceSchema,
 } from './schemas/records.js';
-export { type Principal, type RequestContext, type ServiceDeps } from './context.js';
+export { DEFAULT_IDEMPOTENCY_TTL_MS, type Principal, type RequestContext, type ServiceDeps } from './context.js';
+export {
+  decideWrite, WRITE_ACTIONS, WRITE_POLICY, WRITE_ROLES, WRITE_STATE_VALUES, type WriteAction, type WritePolicyRow, type WriteRefusal,
+  type WriteRole, type WriteState,
+} from './policy/write-policy.js';
+export { type ListPage } from './paging.js';
+export { CALLER_BUDGET_DEFAULTS, type CallerBudgetOptions, RunBudget, SessionCreateBudget } from './caller-budgets.js';
 export { MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH } from './validation.js';
 export { LAST_EVENT_ID_HEADER, lastEventIdOf, resumePosition, resumeStart, resyncFor, type ResyncSignal } from './stream-resume.js';
 export { idempotencyKeySchema, idempotencyRequestHash, parseIdempotencyKey } from './idempotency.js';
@@ -33,7 +39,7 @@ export {
   systemClock,
 } from './ports/clock.js';
 export {
-  type AgentPageQuery, type AgentStore, type ApiKeyQuery, type AttemptOwnership, type AttemptOwnershipKey, type IdempotencyRecord, type IdempotencyScope,
+  type AgentPageQuery, type AgentStore, type ApiKeyQuery, type AttemptOwnership, type AttemptOwnershipKey, type FloorPosition, type IdempotencyRecord, type KeysetQuery, type IdempotencyScope,
   type IdempotencyStore, type IdentityStore, type InboxDecisionPatch, type InboxItemQuery, type InboxItemWithAccess,
   type InboxStore, type NewProjectEvent, type NewSessionEvent, type ProjectEventQuery, type ProjectEventStore,
   type ProjectStore, type RunStatusChange, type RunStore, type SessionEventQuery, type SessionPageQuery, type SessionPatch,
@@ -59,7 +65,8 @@ export { constantTimeEqual, generateApiKeySecret, hashApiKey } from './platform/
 export { createStreamTokenBody, isStreamToken, MAX_STREAM_TOKEN_TTL_SECONDS, STREAM_TOKEN_PREFIX } from './platform/stream-tokens.js';
 export {
   addMemberBody, addPageBody, commitTurnBody, createProjectBody, createProjectRequest, createSessionBody,
-  createSessionRequest, listOperationLogsQuery, listProjectEventsQuery, listSessionsQuery, streamProjectEventsQuery,
+  createSessionRequest, listFloorsQuery, listMembersQuery, listOperationLogsQuery, listPagesQuery, listProjectEventsQuery,
+  listProjectsQuery, listSessionsQuery, streamProjectEventsQuery,
 } from './platform/schemas.js';
 export { API_KEY_USE_RESOLUTION_MS, PlatformService, PROJECT_FEED_RECHECK_MS, READINESS_TIMEOUT_MS } from './platform/service.js';
 export {

@@ -1,9 +1,10 @@
 /**
  * @inbox-kit/http-fastify/server — the `createServer` preset: a Fastify instance with inbox-kit's
- * recommended options (body limit, request ids, load shedding, optional rate limits, graceful
- * close, the `/docs` reference) and the plugin registered. It needs the optional peers
- * `@fastify/under-pressure`, `@fastify/rate-limit` and `@fastify/swagger-ui`; embedders that
- * register the `inboxKit` plugin (root entry) on their own Fastify instance need none of them.
+ * recommended options (body limit, request ids, the connection policy, per-caller budgets, load
+ * shedding, optional rate limits, graceful close, the `/docs` reference) and the plugin
+ * registered. It needs the optional peers `@fastify/rate-limit` and `@fastify/swagger-ui`;
+ * embedders that register the `inboxKit` plugin (root entry) on their own Fastify instance need
+ * neither.
  *
  * ```ts
  * import { createServer } from '@inbox-kit/http-fastify/server';

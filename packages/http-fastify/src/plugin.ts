@@ -7,7 +7,7 @@
 import { InboxKitError } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import { parseJsonBody, readCredentials, routeNotFound, type HttpServices } from '@inbox-kit/core/http';
+import { createEdgeBudgets, parseJsonBody, readCredentials, routeNotFound, type CredentialThrottleOptions, type HttpServices } from '@inbox-kit/core/http';
 import { requestIdOf } from './context.js';
 import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
 import { defaultResponseValidation, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';
@@ -48,11 +48,52 @@ export interface InboxKitPluginOptions {
    */
   bodyTimeoutMs?: number;
   /**
+   * The bad-credential throttle (platform.md "Per-caller bounds"): requests with an unknown or
+   * revoked API key are counted per remote address (`request.ip`: set Fastify's `trustProxy`
+   * behind a proxy); past `maxFailures` (default 100) in `windowMs` (default 60,000) the address
+   * gets 429 `authentication_throttled` with `Retry-After` before any key is looked up. `false`: off.
+   */
+  credentialThrottle?: CredentialThrottleOptions | false;
+  /**
+   * Request bodies one API key may have in flight on this server (default 64); past it 429
+   * `too_many_bodies` with `Retry-After`, before the body is read.
+   */
+  maxBodiesPerKey?: number;
+  /**
+   * Bytes of request bodies one API key may have in flight (default 2 MiB, as announced by
+   * `Content-Length`; a body is always let through when the key has none in flight); past it 429
+   * `too_many_bodies`, before the body is read.
+   */
+  maxBodyBytesPerKey?: number;
+  /**
+   * Bytes of request bodies one API key may send per second (default 8 MiB/s, bursts of one
+   * second's worth; 0: no limit); past it 429 `too_many_bodies`, before the body is read.
+   */
+  bodyBytesPerSecondPerKey?: number;
+  /**
    * Check every response against its route's zod schema (see `serializer.ts`): a response the
    * schema would reject or change becomes a 500. Default: on unless `NODE_ENV` is `production`.
    * Off, responses are `JSON.stringify` of what the services return, with no per-response cost.
    */
   responseValidation?: boolean;
+}
+
+/** True when the request announces a body (`Transfer-Encoding`, or a `Content-Length` other than 0). */
+function announcesBody(raw: FastifyRequest['raw']): boolean {
+  const length = raw.headers['content-length'];
+  return raw.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** The route's body limit in bytes (Fastify's, default 1 MiB). */
+function bodyLimitOf(request: FastifyRequest): number {
+  return request.routeOptions.bodyLimit ?? 1_048_576;
+}
+
+/** A request body's announced `Content-Length` in bytes, or undefined (chunked). */
+function announcedLength(request: FastifyRequest): number | undefined {
+  const length = request.raw.headers['content-length'];
+  const n = Number(length);
+  return length !== undefined && Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
 /** 404 `not_found` in the envelope for a route that does not exist (`request.requestId` must be set). */
@@ -76,6 +117,13 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   app.setSerializerCompiler(opts.responseValidation ?? defaultResponseValidation() ? validatingSerializerCompiler : stringifySerializerCompiler);
   // Before every route: @fastify/swagger documents only the routes added after it.
   if (opts.openapi !== false) await app.register(inboxKitOpenApi, opts.openapi ?? {});
+  // The contract's per-caller budgets (one set per registration): the bad-credential throttle, bodies in flight.
+  const budgets = createEdgeBudgets({
+    ...(opts.credentialThrottle !== undefined ? { credentialThrottle: opts.credentialThrottle } : {}),
+    ...(opts.maxBodiesPerKey !== undefined ? { maxBodiesPerKey: opts.maxBodiesPerKey } : {}),
+    ...(opts.maxBodyBytesPerKey !== undefined ? { maxBodyBytesPerKey: opts.maxBodyBytesPerKey } : {}),
+    ...(opts.bodyBytesPerSecondPerKey !== undefined ? { bodyBytesPerSecondPerKey: opts.bodyBytesPerSecondPerKey } : {}),
+  });
   // The contract's body rules (`parseJsonBody` of `@inbox-kit/core/http`, as every adapter's):
   // only `application/json` in UTF-8 (Fastify's own `text/plain` parser goes too, so any other
   // content type is 415 `unsupported_media_type`), valid UTF-8 and JSON, no `__proto__` /
@@ -83,6 +131,8 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     try {
+      // A chunked body is charged to its key's bytes-per-second budget once its size is known.
+      if (request.headers['content-length'] === undefined) budgets.chargeBody(request.principal, (body as Buffer).byteLength);
       done(null, parseJsonBody(body as Buffer, request.headers['content-type']));
     } catch (error) {
       done(error as Error, undefined);
@@ -113,7 +163,13 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
       }
     }
     const { apiKey, actingAccountId, options } = readCredentials(request.headers);
-    request.principal = await services.platform.authenticate(apiKey, actingAccountId, options);
+    request.principal = await budgets.authenticate(request.ip, () => services.platform.authenticate(apiKey, actingAccountId, options));
+    // A body still to read takes one of its key's slots until the request is answered (or its
+    // socket closes); one announced over the body limit is refused 413 unread, and takes none.
+    if (announcesBody(request.raw)) {
+      const bytes = announcedLength(request);
+      if (bytes === undefined || bytes <= bodyLimitOf(request)) reply.raw.once('close', budgets.claimBody(request.principal, bytes));
+    }
   });
 
   // Answers made before the hook above ran (the rate limiter's 429) still get both headers.

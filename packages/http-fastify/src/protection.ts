@@ -2,9 +2,11 @@
  * Load protection of `createServer`, every refusal in the one error envelope with `x-request-id`
  * and a `Retry-After` header (seconds):
  *
- * - **Load shedding** (`@fastify/under-pressure`): while the process is over a threshold (event
- *   loop delay or utilisation, heap, RSS) or an external health check fails, new requests get
- *   503 `overloaded` before any work (authentication included) is done for them.
+ * - **Load shedding** (the contract's `createLoadShedder`, the same on every adapter): while the
+ *   process is over a threshold (event-loop delay or utilisation, heap, RSS) or an external health
+ *   check fails, new requests get 503 `overloaded` before any work (authentication included) is
+ *   done for them. Its sampler never throws (a metric it cannot read, e.g. under `EMFILE`, keeps
+ *   its last value and is logged).
  * - **Rate limits** (`@fastify/rate-limit`), off unless configured: a fixed window of `max`
  *   requests per `timeWindowMs` per API key (the key that authenticated the request, whichever
  *   account it acts as), or per client IP on public routes; over it, 429 `rate_limited`. Requests
@@ -15,35 +17,14 @@
  *   keep-alive sockets.
  */
 import rateLimit from '@fastify/rate-limit';
-import underPressure from '@fastify/under-pressure';
 import { InboxKitError } from '@inbox-kit/core';
+import { createLoadShedder, LOAD_SHEDDING_DEFAULTS, type LoadSheddingOptions } from '@inbox-kit/core/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestIdFor, setRequestIdHeaders } from './context.js';
 import { envelope } from './errors.js';
 
-/** Thresholds of the load shedding (`@fastify/under-pressure`); a threshold of 0 is not checked. */
-export interface UnderPressureOptions {
-  /** Shed while the mean event-loop delay of the last sample is over this many ms (default 1,000). */
-  maxEventLoopDelay?: number;
-  /** Shed while event-loop utilisation over the last sample interval is over this fraction, 0–1 (default 0: off). */
-  maxEventLoopUtilization?: number;
-  /** Shed while the V8 heap in use is over this many bytes (default 0: off). */
-  maxHeapUsedBytes?: number;
-  /** Shed while the resident set is over this many bytes (default 0: off). */
-  maxRssBytes?: number;
-  /** Sampling interval of the metrics in ms (default 1,000). */
-  sampleInterval?: number;
-  /**
-   * An external health check (e.g. the database answers); while it resolves `false` or throws,
-   * requests are shed. Run at start (the server is unhealthy until it first returns true) and every
-   * `healthCheckInterval` ms.
-   */
-  healthCheck?: () => Promise<boolean>;
-  /** Interval of `healthCheck` in ms (default 5,000). */
-  healthCheckInterval?: number;
-  /** `Retry-After` of a shed request, in seconds (default 10). */
-  retryAfter?: number;
-}
+/** Thresholds of the load shedding (the contract's `LoadSheddingOptions`); a threshold of 0 is not checked. */
+export type UnderPressureOptions = LoadSheddingOptions;
 
 /** A per-key rate limit (`@fastify/rate-limit`). */
 export interface RateLimitOptions {
@@ -54,7 +35,7 @@ export interface RateLimitOptions {
 }
 
 /** Defaults of {@link UnderPressureOptions}. */
-export const UNDER_PRESSURE_DEFAULTS = { maxEventLoopDelay: 1_000, retryAfter: 10, healthCheckInterval: 5_000 } as const;
+export const UNDER_PRESSURE_DEFAULTS = { maxEventLoopDelay: LOAD_SHEDDING_DEFAULTS.maxEventLoopDelay, retryAfter: LOAD_SHEDDING_DEFAULTS.retryAfter, healthCheckInterval: LOAD_SHEDDING_DEFAULTS.healthCheckInterval } as const;
 
 /** `Retry-After` (seconds) of a request refused because the server is closing. */
 const CLOSING_RETRY_AFTER = 1;
@@ -92,19 +73,14 @@ export async function registerProtection(
   });
 
   if (options.underPressure !== false) {
-    const o = options.underPressure ?? {};
-    const retryAfter = o.retryAfter ?? UNDER_PRESSURE_DEFAULTS.retryAfter;
-    const check = o.healthCheck;
-    await app.register(underPressure, {
-      maxEventLoopDelay: o.maxEventLoopDelay ?? UNDER_PRESSURE_DEFAULTS.maxEventLoopDelay,
-      maxEventLoopUtilization: o.maxEventLoopUtilization ?? 0,
-      eventLoopUtilizationMode: 'interval',
-      maxHeapUsedBytes: o.maxHeapUsedBytes ?? 0,
-      maxRssBytes: o.maxRssBytes ?? 0,
-      ...(o.sampleInterval !== undefined ? { sampleInterval: o.sampleInterval } : {}),
-      ...(check ? { healthCheck: async () => (await check()) === true, healthCheckInterval: o.healthCheckInterval ?? UNDER_PRESSURE_DEFAULTS.healthCheckInterval } : {}),
-      retryAfter,
-      pressureHandler: (request, reply) => refuse(request, reply, retryAfter, 'The server is overloaded; retry later', false),
+    const shedder = createLoadShedder(options.underPressure ?? {}, (error, context) => app.log.error({ err: error }, `load shedding: ${context} failed; the last values stay`));
+    app.addHook('onClose', (_app, done) => {
+      shedder.close();
+      done();
+    });
+    app.addHook('onRequest', async (request, reply) => {
+      const refusal = shedder.refusal();
+      if (refusal) await refuse(request, reply, refusal.retryAfterSeconds ?? LOAD_SHEDDING_DEFAULTS.retryAfter, refusal.message, false);
     });
   }
 

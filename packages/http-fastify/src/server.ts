@@ -1,10 +1,13 @@
 /**
  * `createServer`: a Fastify instance with inbox-kit's recommended options (body limit, request
- * ids, no logging of request bodies, load shedding, optional rate limits, graceful close) and the
- * routes plugin registered at the root, plus the envelope for 404s and errors outside the routes.
+ * ids, no logging of request bodies, the connection policy, per-caller budgets, load shedding,
+ * optional rate limits, graceful close) and the routes plugin registered at the root, plus the
+ * envelope for 404s and errors outside the routes.
  * Embedders that own their Fastify instance register `inboxKit` themselves instead (it changes
  * nothing of the host).
  */
+import { readFileSync } from 'node:fs';
+import { connectionPolicy, fdLimitFromProcLimits, guardConnections, type ConnectionPolicyOptions, type CredentialThrottleOptions } from '@inbox-kit/core/http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { requestIdFor, requestIdOf, setRequestIdHeaders } from './context.js';
 import { inboxKitServerOptions } from './server-options.js';
@@ -43,6 +46,22 @@ export interface CreateServerOptions {
    * past `max` requests in `timeWindowMs`. Default: off.
    */
   rateLimit?: RateLimitOptions | false;
+  /**
+   * The connection policy (platform.md "Connections and request bodies"): total and per-address
+   * socket caps (default: 70% of the process's file-descriptor limit, at most 10,000; a quarter
+   * of that per address), `firstRequestTimeoutMs` (10,000: a socket that sends no request is
+   * closed), `keepAliveTimeoutMs` (72,000: above a load balancer's 60 s) and `headersTimeoutMs`
+   * (keep-alive + 1,000). Accept errors (`EMFILE` …) are logged; the server keeps serving.
+   */
+  connections?: ConnectionPolicyOptions;
+  /** Requests with an unknown or revoked key per remote address before 429 `authentication_throttled` (default 100 per 60 s); `false`: off. See `InboxKitPluginOptions`. */
+  credentialThrottle?: CredentialThrottleOptions | false;
+  /** Request bodies one API key may have in flight (default 64); past it 429 `too_many_bodies`. */
+  maxBodiesPerKey?: number;
+  /** Bytes of request bodies one API key may have in flight (default 2 MiB; one body always passes); past it 429 `too_many_bodies`. */
+  maxBodyBytesPerKey?: number;
+  /** Bytes of request bodies one API key may send per second (default 8 MiB/s; 0: no limit); past it 429 `too_many_bodies`. */
+  bodyBytesPerSecondPerKey?: number;
   /** Accept requests forwarded by other processes (attempt routing); see `InboxKitPluginOptions.forwarding`. */
   forwarding?: { secret: string };
   /** Check responses against their schemas (default: unless `NODE_ENV=production`); see `InboxKitPluginOptions.responseValidation`. */
@@ -90,7 +109,30 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
       done();
     });
   }
+  // Sockets: caps, the first-request window, keep-alive above a load balancer's; accept errors logged, never thrown.
+  const connections = guardConnections(app.server, connectionPolicy(options.connections, readFdLimit()), {
+    onError: (error, context) => app.log.error({ err: error }, context === 'accept' ? 'accepting a connection failed; serving on' : 'connection policy timer failed'),
+  });
+  app.addHook('onClose', (_app, done) => {
+    connections.close();
+    done();
+  });
   await registerProtection(app, { underPressure: options.underPressure, rateLimit: options.rateLimit });
-  await app.register(inboxKit, { services: options.services, streamTiming: options.streamTiming, forwarding: options.forwarding, responseValidation: options.responseValidation });
+  await app.register(inboxKit, {
+    services: options.services, streamTiming: options.streamTiming, forwarding: options.forwarding, responseValidation: options.responseValidation,
+    ...(options.credentialThrottle !== undefined ? { credentialThrottle: options.credentialThrottle } : {}),
+    ...(options.maxBodiesPerKey !== undefined ? { maxBodiesPerKey: options.maxBodiesPerKey } : {}),
+    ...(options.maxBodyBytesPerKey !== undefined ? { maxBodyBytesPerKey: options.maxBodyBytesPerKey } : {}),
+    ...(options.bodyBytesPerSecondPerKey !== undefined ? { bodyBytesPerSecondPerKey: options.bodyBytesPerSecondPerKey } : {}),
+  });
   return app;
+}
+
+/** The process's soft file-descriptor limit (Linux `/proc/self/limits`), or undefined elsewhere. */
+function readFdLimit(): number | undefined {
+  try {
+    return fdLimitFromProcLimits(readFileSync('/proc/self/limits', 'utf8'));
+  } catch {
+    return undefined;
+  }
 }

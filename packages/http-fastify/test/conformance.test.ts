@@ -22,6 +22,10 @@ async function start(services: HttpServices, settings: HttpAdapterSettings = {})
   const app = await createServer({
     services, underPressure: false, streamTiming: { heartbeatMs: 60_000, ...settings.streamTiming },
     ...(settings.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: settings.bodyTimeoutMs }),
+    ...(settings.credentialThrottle === undefined ? {} : { credentialThrottle: settings.credentialThrottle }),
+    ...(settings.maxBodiesPerKey === undefined ? {} : { maxBodiesPerKey: settings.maxBodiesPerKey }),
+    ...(settings.bodyBytesPerSecondPerKey === undefined ? {} : { bodyBytesPerSecondPerKey: settings.bodyBytesPerSecondPerKey }),
+    ...(settings.connections === undefined ? {} : { connections: settings.connections }),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -58,7 +58,7 @@ export interface HarnessOptions {
   /** Wraps the store every service uses (after the seed), e.g. to make reads fail. */
   wrapStore?: (store: Store) => Store;
   /** Load shedding, rate limits and body deadline of `createServer` (defaults: `createServer`'s). */
-  protection?: Pick<CreateServerOptions, 'underPressure' | 'rateLimit' | 'bodyTimeoutMs'>;
+  protection?: Pick<CreateServerOptions, 'underPressure' | 'rateLimit' | 'bodyTimeoutMs' | 'credentialThrottle' | 'maxBodiesPerKey' | 'bodyBytesPerSecondPerKey' | 'connections'>;
   /** `createServer`'s logger (default: off). */
   logger?: CreateServerOptions['logger'];
   /** `createServer`'s `responseValidation` (default: on, as in every test). */
@@ -268,7 +268,8 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
   const services = options.wrapStore
     ? { platform: new PlatformService(served), projectInbox: new ProjectInboxService(served) }
     : { platform, projectInbox };
-  const app = await createServer({ services: { ...services, ...(runtime ? { runtime } : {}) }, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}), ...options.protection,
+  // The tests send many bad keys from one address on purpose: the throttle is off unless a test sets it.
+  const app = await createServer({ services: { ...services, ...(runtime ? { runtime } : {}) }, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}), credentialThrottle: false, bodyBytesPerSecondPerKey: 0, ...options.protection,
     ...(options.responseValidation === undefined ? {} : { responseValidation: options.responseValidation }),
     ...(options.logger === undefined ? {} : { logger: options.logger }) });
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -5,7 +5,7 @@
  * characters, undecodable percent-encoding, requests Node's parser refuses) the recommended
  * server options do; everything else the plugin does within its own scope.
  */
-import { requestIdFor, routeNotFound } from '@inbox-kit/core/http';
+import { connectionPolicy, guardConnections, requestIdFor, routeNotFound } from '@inbox-kit/core/http';
 import { runHttpConformance } from '@inbox-kit/core/testing';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { inboxKit, inboxKitServerOptions } from '../src/index.js';
@@ -29,7 +29,13 @@ runHttpConformance('inboxKit plugin in a plain Fastify app with inboxKitServerOp
     await app.register(inboxKit, {
       services, streamTiming: { heartbeatMs: 60_000, ...settings.streamTiming },
       ...(settings.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: settings.bodyTimeoutMs }),
+      ...(settings.credentialThrottle === undefined ? {} : { credentialThrottle: settings.credentialThrottle }),
+      ...(settings.maxBodiesPerKey === undefined ? {} : { maxBodiesPerKey: settings.maxBodiesPerKey }),
+    ...(settings.bodyBytesPerSecondPerKey === undefined ? {} : { bodyBytesPerSecondPerKey: settings.bodyBytesPerSecondPerKey }),
     });
+    // A host owns its server: it puts it under the contract's connection policy itself.
+    const connections = guardConnections(app.server, connectionPolicy(settings.connections));
+    app.addHook('onClose', async () => connections.close());
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no address');

@@ -6,8 +6,8 @@
  */
 import { InboxKitError, type Principal } from '@inbox-kit/core';
 import {
-  createStreamSlots, DEFAULT_BODY_TIMEOUT_MS, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
-  type HttpOutcome, type HttpRoute, type HttpServices,
+  createEdgeBudgets, createLoadShedder, createStreamSlots, DEFAULT_BODY_TIMEOUT_MS, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
+  type CredentialThrottleOptions, type HttpOutcome, type HttpRoute, type HttpServices, type LoadShedder, type LoadSheddingOptions,
 } from '@inbox-kit/core/http';
 import { Hono, type Context } from 'hono';
 import packageJson from '../package.json' with { type: 'json' };
@@ -45,6 +45,36 @@ export interface InboxKitHonoOptions {
    * Give it your logger; it must not throw.
    */
   reportError?: (error: unknown, request_id: string) => void;
+  /**
+   * The bad-credential throttle (platform.md "Per-caller bounds"): requests with an unknown or
+   * revoked API key are counted per remote address ({@link clientAddress}); past `maxFailures`
+   * (default 100) in `windowMs` (default 60,000) the address gets 429 `authentication_throttled`
+   * with `Retry-After` before any key is looked up. `false`: off.
+   */
+  credentialThrottle?: CredentialThrottleOptions | false;
+  /** Request bodies one API key may have in flight (default 64); past it 429 `too_many_bodies` with `Retry-After`, before the body is read. */
+  maxBodiesPerKey?: number;
+  /** Bytes of request bodies one API key may have in flight (default 2 MiB, as announced; one body always passes); past it 429 `too_many_bodies`. */
+  maxBodyBytesPerKey?: number;
+  /** Bytes of request bodies one API key may send per second (default 8 MiB/s; 0: no limit); past it 429 `too_many_bodies`. */
+  bodyBytesPerSecondPerKey?: number;
+  /**
+   * Load shedding (the contract's `createLoadShedder`, as the Fastify preset's `underPressure`):
+   * 503 `overloaded` with `Retry-After` while the process is over a threshold (default: mean
+   * event-loop delay over 1,000 ms). `false` turns it off.
+   */
+  loadShedding?: LoadSheddingOptions | false;
+  /**
+   * The remote address a request counts against (the credential throttle). Default: the socket's
+   * peer address on `@hono/node-server` (`c.env.incoming.socket.remoteAddress`). Behind a proxy,
+   * return the client's address from a header the proxy sets.
+   */
+  clientAddress?: (c: Context) => string | undefined;
+}
+
+/** The socket's peer address on `@hono/node-server` (its `env.incoming` is Node's request). */
+function socketAddress(c: Context): string | undefined {
+  return (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
 }
 
 /** The default of `reportError`: the error on stderr. */
@@ -88,6 +118,8 @@ export interface InboxKitHonoApp {
   app: Hono<Env>;
   /** Ends every open event stream (clients resume with `Last-Event-ID`). */
   closeStreams(): void;
+  /** Ends every open event stream and stops the app's timers (load shedding). */
+  close(): void;
 }
 
 /**
@@ -105,6 +137,15 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
   const reportError = options.reportError ?? reportToConsole;
   if (!Number.isInteger(bodyTimeoutMs) || bodyTimeoutMs < 0) throw new TypeError(`inboxKitHono: bodyTimeoutMs must be an integer ≥ 0, got ${bodyTimeoutMs}`);
   const streams: StreamRegistry = { open: new Set(), slots: createStreamSlots() };
+  const budgets = createEdgeBudgets({
+    ...(options.credentialThrottle !== undefined ? { credentialThrottle: options.credentialThrottle } : {}),
+    ...(options.maxBodiesPerKey !== undefined ? { maxBodiesPerKey: options.maxBodiesPerKey } : {}),
+    ...(options.maxBodyBytesPerKey !== undefined ? { maxBodyBytesPerKey: options.maxBodyBytesPerKey } : {}),
+    ...(options.bodyBytesPerSecondPerKey !== undefined ? { bodyBytesPerSecondPerKey: options.bodyBytesPerSecondPerKey } : {}),
+  });
+  const addressOf = options.clientAddress ?? socketAddress;
+  const shedder: LoadShedder | undefined = options.loadShedding === false ? undefined
+    : createLoadShedder(options.loadShedding ?? {}, (error) => reportError(error, 'load-shedding'));
   const app = new Hono<Env>();
 
   app.use('*', async (c, next) => {
@@ -127,6 +168,14 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     // while the client trickles in the rest of the body.
     if (announced && !c.get('bodyRead')) c.header('connection', 'close');
   });
+  // Load shedding: before any work (authentication included) is done for the request.
+  if (shedder !== undefined) {
+    app.use('*', async (_c, next) => {
+      const refusal = shedder.refusal();
+      if (refusal !== undefined) throw refusal;
+      await next();
+    });
+  }
   // A path whose percent-encoding does not decode is a 400 before routing (never a 404).
   app.use('*', async (c, next) => {
     if (!isWellFormedPath(new URL(c.req.url).pathname)) throw malformedPathError();
@@ -152,14 +201,15 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       if (principal !== undefined) return { principal, forwarded: true };
     }
     const { apiKey, actingAccountId, options: expected } = readCredentials(headers);
-    return { principal: await services.platform.authenticate(apiKey, actingAccountId, expected), forwarded: false };
+    const principal = await budgets.authenticate(addressOf(c), () => services.platform.authenticate(apiKey, actingAccountId, expected));
+    return { principal, forwarded: false };
   };
 
   /**
    * The body's bytes, read as they arrive: 413 as soon as they pass `bodyLimit` (announced or
    * counted; the rest is never buffered), 408 when they have not all arrived by the body deadline.
    */
-  const readBytes = async (c: Context<Env>): Promise<Uint8Array> => {
+  const readBytes = async (c: Context<Env>, principal: Principal | null): Promise<Uint8Array> => {
     const length = Number(c.req.header('content-length') ?? 0);
     if (length > bodyLimit) throw new InboxKitError('payload_too_large', 'Request body is too large');
     const reader = c.req.raw.body?.getReader();
@@ -181,6 +231,8 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       throw error;
     }
     c.set('bodyRead', true);
+    // A chunked body is charged to its key's bytes-per-second budget once its size is known.
+    if (length === 0 && c.req.header('content-length') === undefined) budgets.chargeBody(principal, size);
     const bytes = new Uint8Array(size);
     let at = 0;
     for (const chunk of chunks) {
@@ -232,37 +284,56 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
   for (const route of routes) {
     app.on(route.method, route.path, async (c) => {
       const { principal, forwarded } = await authenticate(c, route);
-      const params = route.params ? parseRequestPart('params', route.params, c.req.param()) : {};
-      const query = route.query ? parseRequestPart('querystring', route.query, queryObject(new URL(c.req.url).searchParams)) : {};
-      const headers = route.headers ? parseRequestPart('headers', route.headers, headerRecord(c.req.raw.headers)) : headerRecord(c.req.raw.headers);
-      let body: unknown;
-      if (route.body) {
-        const raw = parseJsonBody(await readBytes(c), c.req.header('content-type'));
-        route.precheckBody?.(raw);
-        body = parseRequestPart('body', route.body, raw);
-      } else if (announcesBody(c.req.raw.headers)) {
-        // A route that takes no body ignores one, but the body limit and deadline still apply.
-        await readBytes(c);
+      // A body still to read takes one of its key's slots until the route has answered; one
+      // announced over the body limit is refused 413 unread, and takes none.
+      const length = c.req.header('content-length');
+      const bytes = length !== undefined && Number.isFinite(Number(length)) && Number(length) >= 0 ? Number(length) : undefined;
+      const release = announcesBody(c.req.raw.headers) && !forwarded && (bytes === undefined || bytes <= bodyLimit) ? budgets.claimBody(principal, bytes) : undefined;
+      try {
+        return await handleRoute(c, route, principal, forwarded);
+      } finally {
+        release?.();
       }
-      const outcome = await route.handle(services, {
-        ctx: () => {
-          if (principal === null) throw new InboxKitError('authentication_required', 'An API key is required');
-          return { principal, request_id: c.get('requestId') };
-        },
-        params, query, body, headers, forwarded, lastEventId: c.req.header('last-event-id'),
-      });
-      return answer(c, route, outcome, principal, forwarded);
     });
+  }
+
+  /** Parses the request parts, calls the route and answers (after authentication). */
+  async function handleRoute(c: Context<Env>, route: HttpRoute, principal: Principal | null, forwarded: boolean): Promise<Response> {
+    const params = route.params ? parseRequestPart('params', route.params, c.req.param()) : {};
+    const query = route.query ? parseRequestPart('querystring', route.query, queryObject(new URL(c.req.url).searchParams)) : {};
+    const headers = route.headers ? parseRequestPart('headers', route.headers, headerRecord(c.req.raw.headers)) : headerRecord(c.req.raw.headers);
+    let body: unknown;
+    if (route.body) {
+      const raw = parseJsonBody(await readBytes(c, principal), c.req.header('content-type'));
+      route.precheckBody?.(raw);
+      body = parseRequestPart('body', route.body, raw);
+    } else if (announcesBody(c.req.raw.headers)) {
+      // A route that takes no body ignores one, but the body limit and deadline still apply.
+      await readBytes(c, principal);
+    }
+    const outcome = await route.handle(services, {
+      ctx: () => {
+        if (principal === null) throw new InboxKitError('authentication_required', 'An API key is required');
+        return { principal, request_id: c.get('requestId') };
+      },
+      params, query, body, headers, forwarded, lastEventId: c.req.header('last-event-id'),
+    });
+    return answer(c, route, outcome, principal, forwarded);
   }
 
   // Every other path within the app (within its mount, in a host) is 404 `not_found` in the
   // envelope; a host's paths outside the mount keep the host's own 404.
   app.all('*', notFound);
 
+  const closeStreams = () => {
+    for (const end of [...streams.open]) end();
+  };
   return {
     app,
-    closeStreams: () => {
-      for (const end of [...streams.open]) end();
+    closeStreams,
+    close: () => {
+      closeStreams();
+      shedder?.close();
     },
   };
 }

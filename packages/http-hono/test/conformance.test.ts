@@ -15,6 +15,10 @@ const start = async (services: Parameters<typeof serveInboxKit>[0]['services'], 
     // The kit's failing-store suites cause unexpected errors on purpose and check their 500s.
     reportError: () => {},
     ...(settings.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: settings.bodyTimeoutMs }),
+    ...(settings.credentialThrottle === undefined ? {} : { credentialThrottle: settings.credentialThrottle }),
+    ...(settings.maxBodiesPerKey === undefined ? {} : { maxBodiesPerKey: settings.maxBodiesPerKey }),
+    ...(settings.bodyBytesPerSecondPerKey === undefined ? {} : { bodyBytesPerSecondPerKey: settings.bodyBytesPerSecondPerKey }),
+    ...(settings.connections === undefined ? {} : { connections: settings.connections }),
   });
 
 runHttpConformance('http-hono on the in-memory store', { start });

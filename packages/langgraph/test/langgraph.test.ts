@@ -60,8 +60,11 @@ describe('@inbox-kit/langgraph', () => {
 
     const run = await w.runtime.startRun(w.owner, w.session, { content: text('find x') });
     const agent = createAgent({ model, tools: [lookup], middleware: [liveInboxMiddleware(run), holdFinalStep] });
+    let whileTool: string[] = [];
     const steering = (async () => {
       await inTool.wait;
+      // The native order: the assistant turn (its tool use) is committed before the tool runs.
+      whileTool = (await w.history()).map((e) => e.type);
       const replaced = await steerTwoMessages(w);
       toolDone.open();
       await lastStep.wait;
@@ -74,6 +77,7 @@ describe('@inbox-kit/langgraph', () => {
     await run.finish({ status: 'completed' });
 
     const r = run.run_id;
+    expect(whileTool).toEqual(['user.message', 'session.status_running', 'agent.message', 'agent.tool_use']);
     expect(model.calls).toHaveLength(3);
     expect(model.calls[1]!.messages.map(line)).toEqual(['human:find x', 'ai:find x[call lookup]', 'tool:found x', `human:${replaced}`]);
     expect(model.calls[1]!.messages.at(-1)!.id).toBe(`${r}-inbox-0`);
@@ -112,18 +116,25 @@ describe('@inbox-kit/langgraph', () => {
       })
       .addNode('live_inbox', inbox)
       .addEdge(START, 'model')
-      .addConditionalEdges('model', (state) => (((state.messages.at(-1) as AIMessage).tool_calls ?? []).length > 0 ? 'tools' : 'live_inbox'))
+      .addEdge('model', 'live_inbox')
       .addEdge('tools', 'live_inbox')
-      .addConditionalEdges('live_inbox', (state) => (inbox.more() || state.messages.at(-1)!.getType() === 'tool' ? 'model' : END))
+      .addConditionalEdges('live_inbox', (state) => {
+        const last = state.messages.at(-1)!;
+        if (last.getType() === 'ai' && ((last as AIMessage).tool_calls ?? []).length > 0) return 'tools';
+        return inbox.more() || last.getType() === 'tool' ? 'model' : END;
+      })
       .compile();
+    let whileTool: string[] = [];
     const steering = (async () => {
       await inTool.wait;
+      whileTool = (await w.history()).map((e) => e.type);
       await w.inbox('POST', '', { content: text('steer the graph') });
       toolDone.open();
     })();
     await graph.invoke({ messages: toLangChainMessages(run.transcript) });
     await steering;
     await run.finish({ status: 'completed' });
+    expect(whileTool).toEqual(['user.message', 'session.status_running', 'agent.message', 'agent.tool_use']);
     expect(model.calls[1]!.messages.map(line)).toEqual(['human:go', 'ai:go[call lookup]', 'tool:ok', 'human:steer the graph']);
     const history = await w.history();
     expect(history.map((e) => `${e.type}${e.message_id ? `:${e.message_id.slice(run.run_id.length)}` : ''}`)).toEqual([

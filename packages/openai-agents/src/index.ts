@@ -8,7 +8,7 @@
  * the run resumes after a tool approval. {@link OpenAIAgentsLiveInbox.run} re-invokes the run when
  * input arrived during its final turn. Spec: live-inbox.md "Framework adapters".
  */
-import type { ContentBlock, LiveInboxBridge, TranscriptMessage } from '@inbox-kit/core';
+import type { ContentBlock, LiveInboxBridge, RunLedger, RunLedgerParkOutcome, ToolResultBlock, ToolUseDisposition, TranscriptMessage } from '@inbox-kit/core';
 
 /** An item of the Agents SDK's input (`AgentInputItem`), as far as this adapter reads and writes it. */
 export type AgentsInputItem = { type?: string; role?: string; [field: string]: unknown };
@@ -18,6 +18,24 @@ export interface SteerableRun {
   bridge: LiveInboxBridge;
   transcript: readonly TranscriptMessage[];
   signal?: AbortSignal;
+  /** The Run's ledger (a `RunAttempt`'s): needed by {@link OpenAIAgentsLiveInbox.park} only. */
+  ledger?: RunLedger;
+}
+
+/** Options of {@link openAIAgentsLiveInbox}. */
+export interface OpenAIAgentsLiveInboxOptions {
+  /**
+   * How a call of the tool `name` is recorded: `'ask'` for a tool that waits for the user's
+   * approval (`needsApproval`) — `agent.tool_use` with `evaluated_permission: 'ask'`, answered by a
+   * `user.tool_confirmation` — else `'allow'` (the default: a tool the SDK runs).
+   */
+  permission?: (name: string) => 'allow' | 'ask';
+}
+
+/** What {@link OpenAIAgentsLiveInbox.model} wraps: an Agents SDK `Model` (`getResponse`, `getStreamedResponse`). */
+export interface AgentsModelLike {
+  getResponse(request: any): Promise<{ output: any[] }>;
+  getStreamedResponse(request: any): AsyncIterable<any>;
 }
 
 /** What this adapter reads of a finished run (`RunResult`). */
@@ -64,6 +82,8 @@ export function toAgentsInput(transcript: readonly TranscriptMessage[]): AgentsI
       out.push({
         type: 'function_call_result', callId: b.tool_use_id, name: names.get(b.tool_use_id) ?? 'tool', status: 'completed',
         output: { type: 'text', text: b.content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('\n') },
+        // The SDK's results carry no error flag: kept for a model that reads it (text is what others see).
+        ...(b.is_error ? { providerData: { inbox_kit_is_error: true } } : {}),
       });
     }
     const blocks = m.content.filter((b): b is ContentBlock => b.type === 'text' || b.type === 'image');
@@ -89,6 +109,15 @@ export interface OpenAIAgentsLiveInbox {
   /** Aborted by a `user.interrupt` of the Run. */
   readonly signal?: AbortSignal;
   /**
+   * `model` (the agent's `Model`) wrapped so that a response with function calls is committed —
+   * its text and tool uses, nothing drained — as soon as the model returns it, before the SDK runs
+   * the tools, as the native loop does (its `agent.tool_use` events are in the ledger while the
+   * tools run). Without it the step is committed with its results at the next model call: the
+   * SDK's own hooks (`agent_tool_start`, …) are events it does not wait for. A streamed response is
+   * committed before its `response_done` event is passed on. A failed commit rejects the model call.
+   */
+  model<M extends AgentsModelLike>(model: M): M;
+  /**
    * After a run: commits the output not committed yet (the final answer) and tells whether input
    * is waiting (queued during the final turn): then {@link next} and run again (or use {@link run}).
    * A run that stopped for a tool approval is not final: resume it with the same options (the
@@ -101,27 +130,58 @@ export interface OpenAIAgentsLiveInbox {
    * `call(input, options)` — e.g. `(input, o) => run(agent, input, o)` — re-invoked with the history
    * and the new input while input arrives during the final turn; resolves with the last result.
    */
+  /**
+   * After `finish` of a run that stopped for tool approvals (`result.interruptions`): parks the Run
+   * through its ledger instead of resuming the SDK's own state — the step and the results ready are
+   * committed, the Run awaits (`requires_action` with the Run-scoped ids of the calls waiting) —
+   * then end the attempt with outcome `awaiting`; the Runtime resumes the Run in a new attempt
+   * (its `resume` round) once every call is confirmed or denied. `parked: false` when the user had
+   * answered them all already: their `resolutions`, by tool-use id, with the step and the results
+   * ready. Throws `TypeError` when nothing awaits or the Run has no `ledger.park`.
+   */
+  park(): Promise<RunLedgerParkOutcome & { step: TranscriptMessage; ready: ToolResultBlock[] }>;
   run<R extends AgentsResultLike>(call: (input: AgentsInputItem[], options: { callModelInputFilter: OpenAIAgentsLiveInbox['callModelInputFilter']; signal?: AbortSignal }) => R | PromiseLike<R>): Promise<R>;
 }
 
 /** The Live Inbox of `run` for the OpenAI Agents SDK (see {@link OpenAIAgentsLiveInbox}). One run at a time. */
-export function openAIAgentsLiveInbox(run: SteerableRun): OpenAIAgentsLiveInbox {
+export function openAIAgentsLiveInbox(run: SteerableRun, options: OpenAIAgentsLiveInboxOptions = {}): OpenAIAgentsLiveInbox {
   const { bridge } = run;
+  const commit = (drained: readonly TranscriptMessage[], output: readonly TranscriptMessage[] = []) => {
+    const tool_uses: Record<string, ToolUseDisposition> = {};
+    for (const m of output) for (const b of m.content) if (b.type === 'tool_use') tool_uses[b.id] = { kind: 'host', permission: options.permission?.(b.name) ?? 'allow' };
+    return bridge.commit(drained, { output, tool_uses });
+  };
+  /** The calls a run stopped on for approval (the SDK's raw function calls), see `park`. */
+  let approvals: Array<{ callId: string; name: string; arguments?: unknown }> = [];
   let base = toAgentsInput(run.transcript);
   /** Items of the SDK's input already read (recorded as output, or input). */
   let seen = base.length;
   /** Drained messages shown to the model, by the position in the SDK's items they follow. */
   let inserted: Array<{ at: number; item: AgentsInputItem }> = [];
   /** The step being read (text and calls of one model response), with its results. */
-  let open: { text: string; calls: Array<{ id: string; name: string; input: unknown }>; results: Array<{ id: string; output: unknown }> } | undefined;
+  let open: { text: string; calls: Array<{ id: string; name: string; input: unknown }>; results: Array<{ id: string; output: unknown }>; committed?: TranscriptMessage } | undefined;
+  /** Steps committed as their model returned them (see `model`), by the SDK's call id. */
+  const early = new Map<string, TranscriptMessage>();
   const finished: TranscriptMessage[] = [];
   let waiting: TranscriptMessage[] = [];
   let calls = 0;
   /** A run stopped for a tool approval: its resumption's first call drains. */
   let resumed = false;
 
+  const parseArguments = (raw: unknown): unknown => {
+    try {
+      return JSON.parse(String(raw ?? '{}'));
+    } catch {
+      return {};
+    }
+  };
   const close = () => {
     if (open === undefined) return;
+    if (open.committed !== undefined) {
+      finished.push(bridge.results(open.committed, open.results));
+      open = undefined;
+      return;
+    }
     const step = bridge.step({ text: open.text, tool_calls: open.calls });
     finished.push(step);
     if (open.calls.length > 0) finished.push(bridge.results(step, open.results));
@@ -137,13 +197,9 @@ export function openAIAgentsLiveInbox(run: SteerableRun): OpenAIAgentsLiveInbox 
       } else if (type === 'function_call') {
         if (open !== undefined && open.results.length > 0) close();
         open ??= { text: '', calls: [], results: [] };
-        let input: unknown = {};
-        try {
-          input = JSON.parse(String(item.arguments ?? '{}'));
-        } catch {
-          input = {};
-        }
-        open.calls.push({ id: String(item.callId), name: String(item.name), input });
+        const committed = early.get(String(item.callId));
+        if (committed !== undefined) open.committed = committed;
+        open.calls.push({ id: String(item.callId), name: String(item.name), input: parseArguments(item.arguments) });
       } else if (type === 'function_call_result') {
         open?.results.push({ id: String(item.callId), output: outputOf(item.output) });
       }
@@ -161,6 +217,16 @@ export function openAIAgentsLiveInbox(run: SteerableRun): OpenAIAgentsLiveInbox 
     return out;
   };
 
+  /** A model response with function calls: its step committed now, before the SDK runs the tools. */
+  const commitResponse = async (output: readonly AgentsInputItem[]) => {
+    const calls = output.filter((i) => i.type === 'function_call');
+    if (calls.length === 0) return;
+    const text = output.filter((i) => (i.type ?? 'message') === 'message' && i.role === 'assistant').map((i) => textOf(i.content)).join('');
+    const step = bridge.step({ text, tool_calls: calls.map((c) => ({ id: String(c.callId), name: String(c.name), input: parseArguments(c.arguments) })) });
+    await commit([], [...finished.splice(0), step]);
+    for (const c of calls) early.set(String(c.callId), step);
+  };
+
   const inbox: OpenAIAgentsLiveInbox = {
     input: base,
     callModelInputFilter: async ({ modelData }) => {
@@ -171,26 +237,64 @@ export function openAIAgentsLiveInbox(run: SteerableRun): OpenAIAgentsLiveInbox 
       // when the Runtime opened it); a resumed run's first call takes what was queued meanwhile.
       const drained = [...waiting, ...(calls++ === 0 && !resumed ? [] : bridge.drain())];
       waiting = [];
-      await bridge.commit(drained, { output: finished.splice(0) });
+      await commit(drained, finished.splice(0));
       for (const m of drained) inserted.push({ at: modelData.input.length, item: toAgentsUserItem(m) });
       return { ...modelData, input: withInserted(modelData.input) };
     },
     ...(run.signal ? { signal: run.signal } : {}),
+    model(model) {
+      const wrapped = Object.create(model) as typeof model;
+      wrapped.getResponse = async (request: unknown) => {
+        const response = await model.getResponse(request);
+        await commitResponse(response.output ?? []);
+        return response;
+      };
+      wrapped.getStreamedResponse = async function* (request: unknown) {
+        for await (const event of model.getStreamedResponse(request)) {
+          if (event?.type === 'response_done') await commitResponse(event.response?.output ?? []);
+          yield event;
+        }
+      };
+      return wrapped;
+    },
     async finish(result) {
       read(result.history);
       if ((result.interruptions ?? []).length > 0) {
         resumed = true;
+        approvals = (result.interruptions ?? []).map((i) => {
+          const raw = (i as { rawItem?: { callId?: unknown; name?: unknown; arguments?: unknown } }).rawItem ?? {};
+          return { callId: String(raw.callId ?? ''), name: String(raw.name ?? ''), arguments: raw.arguments };
+        });
         return { pending: false };
       }
       close();
-      if (finished.length > 0) await bridge.commit([], { output: finished.splice(0) });
+      if (finished.length > 0) await commit([], finished.splice(0));
       waiting.push(...bridge.drain());
       return { pending: waiting.length > 0 };
+    },
+    async park() {
+      if (approvals.length === 0) throw new TypeError('park: the last run did not stop for a tool approval');
+      if (run.ledger?.park === undefined) throw new TypeError('park: this Run has no ledger that can park it (give the RunAttempt of an executor)');
+      // The step (committed as its model returned it, or now: the run's history may lack the calls
+      // awaiting approval), and the results of the calls that ran.
+      let step = open?.committed ?? early.get(approvals[0]!.callId);
+      if (step === undefined) {
+        const calls = [...(open?.calls ?? [])];
+        for (const a of approvals) if (!calls.some((c) => c.id === a.callId)) calls.push({ id: a.callId, name: a.name, input: parseArguments(a.arguments) });
+        step = bridge.step({ text: open?.text ?? '', tool_calls: calls });
+        await commit([], [...finished.splice(0), step]);
+      }
+      const pending = approvals.map((a) => bridge.toolUseIdOf(a.callId) ?? a.callId);
+      const ready = bridge.results(step, open?.results ?? []).content.filter((b): b is ToolResultBlock => b.type === 'tool_result' && !pending.includes(b.tool_use_id));
+      open = undefined;
+      approvals = [];
+      const outcome = await run.ledger.park({ session_id: bridge.session_id, run_id: bridge.run_id, pending, results: { id: `${step.id}-results`, role: 'user', content: ready } });
+      return { ...outcome, step, ready };
     },
     async next() {
       const drained = waiting;
       waiting = [];
-      await bridge.commit(drained);
+      await commit(drained);
       // The next run starts from what the model saw: the history with the drained messages in place, the new input last.
       base = [...withInserted(lastHistory), ...drained.map(toAgentsUserItem)];
       inserted = [];

@@ -75,11 +75,14 @@ describe('@inbox-kit/openai-agents', () => {
         return `found ${q}`;
       },
     });
-    const agent = new Agent({ name: 'assistant', instructions: 'Help.', model, tools: [lookup] });
     const run = await w.runtime.startRun(w.owner, w.session, { content: text('find x') });
     const inbox = openAIAgentsLiveInbox(run);
+    const agent = new Agent({ name: 'assistant', instructions: 'Help.', model: inbox.model(model), tools: [lookup] });
+    let whileTool: string[] = [];
     const steering = (async () => {
       await inTool.wait;
+      // The native order: the response's tool use is committed before the tool runs.
+      whileTool = (await w.history()).map((e) => e.type);
       const replaced = await steerTwoMessages(w);
       toolDone.open();
       await lastTurn.wait;
@@ -91,6 +94,7 @@ describe('@inbox-kit/openai-agents', () => {
     const replaced = await steering;
     await run.finish({ status: 'completed' });
 
+    expect(whileTool).toEqual(['user.message', 'session.status_running', 'agent.tool_use']);
     expect(model.inputs).toHaveLength(4);
     expect(model.inputs[1]!.map(line)).toEqual(['user:find x', 'call:lookup', 'result:found x', `user:${replaced}`]);
     // Re-inserted on the later turn, still right after its tool result.

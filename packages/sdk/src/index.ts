@@ -8,6 +8,7 @@ export type { ClientOptions, InboxKitClient } from './client.js';
 export { InboxKitApiError, LiveInboxInactiveError } from './errors.js';
 export type { InboxKitApiErrorInit } from './errors.js';
 export type { FetchLike, RetryOptions } from './transport.js';
+export { paginate } from './transport.js';
 // The resource classes are exported for their types (`client.projects` is a `Projects`); build
 // them through createClient, not by hand.
 export { Projects, ProjectMembers, ProjectInbox, ProjectEvents, ProjectOperationLogs } from './projects.js';
@@ -19,7 +20,7 @@ export type {
   ContentBlock, CreateInboxItemInput, CreateOptions, CreateProjectInput, CreateSessionInput, CursorPage,
   DecideInboxItemParams, Floor, ImageBlock, InboxDecision, InboxItemStatus, ItemList, JsonObject, JsonValue,
   ListInboxItemsFilters, ListInboxItemsParams, ListOperationLogsParams, ListProjectEventsParams,
-  ListSessionEventsParams, ListSessionsParams, LiveInboxMessage, LiveInboxSnapshot, Me, Member, MemberRole,
+  ListSessionEventsParams, ListSessionsParams, LiveInboxMessage, PageParams, LiveInboxSnapshot, Me, Member, MemberRole,
   OperationLog, Page, Project, ProjectEvent, ProjectEventPage, ProjectEventSource, ProjectEventVisibility,
   ProjectInboxItem, ProjectRole, ProjectStatus, QueueOrSendResult, RequestOptions, Session, SessionEvent,
   SessionEventAck, SessionEventInput, SessionEventPage, StreamProjectEventsParams, StreamResync,

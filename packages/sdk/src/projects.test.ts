@@ -51,7 +51,7 @@ describe('client.projects', () => {
 
   it('list, get, archive', async () => {
     const { client, requests } = setup(json({ items: [wireProject] }), json({ project: wireProject, role: 'owner' }), json({ project: { ...wireProject, status: 'archived' } }));
-    expect(await client.projects.list()).toEqual({ items: [project] });
+    expect(await client.projects.list()).toEqual({ items: [project], nextCursor: null });
     expect(await client.projects.get('proj/1')).toEqual({ project, role: 'owner' });
     expect((await client.projects.archive('proj_1')).status).toBe('archived');
     expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([`GET ${BASE}/projects`, `GET ${BASE}/projects/proj%2F1`, `POST ${BASE}/projects/proj_1/archive`]);
@@ -63,7 +63,7 @@ describe('client.projects', () => {
     const member = { projectId: 'proj_1', accountId: 'acc_2', role: 'deriver', createdAt: 3 };
     const { client, requests } = setup(json({ member: wireMember }, 201), json({ items: [wireMember] }), noContent());
     expect(await client.projects.members.add('proj_1', { accountId: 'acc_2', role: 'deriver' }, { accountId: 'acc_owner' })).toEqual(member);
-    expect(await client.projects.members.list('proj_1')).toEqual({ items: [member] });
+    expect(await client.projects.members.list('proj_1')).toEqual({ items: [member], nextCursor: null });
     expect(await client.projects.members.remove('proj_1', 'acc_2')).toBeUndefined();
     expect(requests[0]).toMatchObject({ method: 'POST', url: `${BASE}/projects/proj_1/members`, body: { account_id: 'acc_2', role: 'deriver' } });
     expect(requests[0]!.headers.get('x-account-id')).toBe('acc_owner');

@@ -5,7 +5,7 @@
  */
 import { fromWire, listFromWire, toWire, unwrap } from './case.js';
 import { sseStream } from './sse.js';
-import { path, splitOptions, type Transport } from './transport.js';
+import { cursorPage, paginate, path, splitOptions, type Transport } from './transport.js';
 import type {
   AddMemberInput,
   CreateInboxItemInput,
@@ -14,12 +14,12 @@ import type {
   CursorPage,
   DecideInboxItemParams,
   InboxDecision,
-  ItemList,
   ListInboxItemsFilters,
   ListInboxItemsParams,
   ListOperationLogsParams,
   ListProjectEventsParams,
   Member,
+  PageParams,
   OperationLog,
   Project,
   ProjectEvent,
@@ -51,12 +51,19 @@ export class ProjectMembers {
   }
 
   /**
-   * Lists the members. `GET /projects/:id/members` → `{ items }`.
-   * @throws {InboxKitApiError} 404 `project_not_found`.
+   * One page of the members, oldest first. `GET /projects/:id/members?limit=&cursor=` → `{ items, next_cursor }`.
+   * @returns `{ items, nextCursor }` (`null` on the last page).
+   * @throws {InboxKitApiError} 400 `invalid_cursor`, 404 `project_not_found`.
    */
-  async list(projectId: string, opts: RequestOptions = {}): Promise<ItemList<Member>> {
-    const body = await this.#t.request<Wire>('GET', path`/projects/${projectId}/members`, opts);
-    return { items: listFromWire<Member>(body['items']) };
+  async list(projectId: string, params: PageParams = {}): Promise<CursorPage<Member>> {
+    const { opts, rest } = splitOptions(params);
+    const body = await this.#t.request<Wire>('GET', path`/projects/${projectId}/members`, { ...opts, query: { limit: rest.limit, cursor: rest.cursor } });
+    return cursorPage(body, listFromWire<Member>(body['items']));
+  }
+
+  /** Every member, across all pages. @throws {InboxKitApiError} as {@link ProjectMembers.list}. */
+  listAll(projectId: string, params: PageParams = {}): AsyncGenerator<Member, void, undefined> {
+    return paginate((cursor) => this.list(projectId, { ...params, cursor }), params.cursor);
   }
 
   /**
@@ -114,14 +121,8 @@ export class ProjectInbox {
    * the same object as {@link ProjectInbox.list}; `cursor` starts mid-way, `limit` sets the page size.
    * @throws {InboxKitApiError} as {@link ProjectInbox.list}, from whichever page fails.
    */
-  async *listAll(projectId: string, params: ListInboxItemsParams = {}): AsyncGenerator<ProjectInboxItem, void, undefined> {
-    let cursor = params.cursor;
-    for (;;) {
-      const page = await this.list(projectId, { ...params, cursor });
-      yield* page.items;
-      if (page.nextCursor === null || page.nextCursor === cursor) return;
-      cursor = page.nextCursor;
-    }
+  listAll(projectId: string, params: ListInboxItemsParams = {}): AsyncGenerator<ProjectInboxItem, void, undefined> {
+    return paginate((cursor) => this.list(projectId, { ...params, cursor }), params.cursor);
   }
 
   /**
@@ -253,6 +254,11 @@ export class ProjectOperationLogs {
     });
     return { items: listFromWire<OperationLog>(body['items']), nextCursor: (body['next_cursor'] as string | null | undefined) ?? null };
   }
+
+  /** Every audit row, newest first, across all pages. @throws {InboxKitApiError} as {@link ProjectOperationLogs.list}. */
+  listAll(projectId: string, params: ListOperationLogsParams = {}): AsyncGenerator<OperationLog, void, undefined> {
+    return paginate((cursor) => this.list(projectId, { ...params, cursor }), params.cursor);
+  }
 }
 
 /** `client.projects`. Spec: platform.md "Projects, members, sources". */
@@ -287,12 +293,20 @@ export class Projects {
   }
 
   /**
-   * The Projects the caller owns or is a member of. `GET /projects` → `{ items }`.
-   * @throws {InboxKitApiError} 401.
+   * One page of the Projects the caller owns or is a member of, newest first.
+   * `GET /projects?limit=&cursor=` → `{ items, next_cursor }`.
+   * @returns `{ items, nextCursor }` (`null` on the last page).
+   * @throws {InboxKitApiError} 400 `invalid_cursor`, 401.
    */
-  async list(opts: RequestOptions = {}): Promise<ItemList<Project>> {
-    const body = await this.#t.request<Wire>('GET', '/projects', opts);
-    return { items: listFromWire<Project>(body['items']) };
+  async list(params: PageParams = {}): Promise<CursorPage<Project>> {
+    const { opts, rest } = splitOptions(params);
+    const body = await this.#t.request<Wire>('GET', '/projects', { ...opts, query: { limit: rest.limit, cursor: rest.cursor } });
+    return cursorPage(body, listFromWire<Project>(body['items']));
+  }
+
+  /** Every Project the caller owns or is a member of, across all pages. @throws {InboxKitApiError} as {@link Projects.list}. */
+  listAll(params: PageParams = {}): AsyncGenerator<Project, void, undefined> {
+    return paginate((cursor) => this.list({ ...params, cursor }), params.cursor);
   }
 
   /**

@@ -35,11 +35,24 @@ describe('client.sessions', () => {
 
   it('list (project filter) and get', async () => {
     const { client, requests } = setup(json({ items: [wireSession] }), json({ session: wireSession }));
-    expect(await client.sessions.list({ projectId: 'proj_1', accountId: 'acc_1' })).toEqual({ items: [session] });
+    // An answer without `next_cursor` (a server before paging) reads as the last page.
+    expect(await client.sessions.list({ projectId: 'proj_1', accountId: 'acc_1' })).toEqual({ items: [session], nextCursor: null });
     expect(await client.sessions.get('sess_1')).toEqual(session);
     expect(requests[0]!.url).toBe(`${BASE}/sessions?project_id=proj_1`);
     expect(requests[0]!.headers.get('x-account-id')).toBe('acc_1');
     expect(requests[1]).toMatchObject({ method: 'GET', url: `${BASE}/sessions/sess_1` });
+  });
+
+  it('listAll follows next_cursor page by page, keeping the filters, until it is null', async () => {
+    const { client, requests } = setup(
+      json({ items: [wireSession], next_cursor: 'c2' }), json({ items: [{ ...wireSession, id: 'sess_2' }], next_cursor: 'c3' }), json({ items: [], next_cursor: null }),
+    );
+    const ids: string[] = [];
+    for await (const s of client.sessions.listAll({ projectId: 'proj_1', limit: 1 })) ids.push(s.id);
+    expect(ids).toEqual(['sess_1', 'sess_2']);
+    expect(requests.map((r) => r.url)).toEqual([
+      `${BASE}/sessions?project_id=proj_1&limit=1`, `${BASE}/sessions?project_id=proj_1&limit=1&cursor=c2`, `${BASE}/sessions?project_id=proj_1&limit=1&cursor=c3`,
+    ]);
   });
 
   it('floors.list, floors.commit, pages.list, pages.add — content untouched', async () => {

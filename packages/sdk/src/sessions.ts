@@ -7,7 +7,7 @@
 import { fromWire, listFromWire, toWire, unwrap } from './case.js';
 import { LiveInboxInactiveError } from './errors.js';
 import { sseStream } from './sse.js';
-import { path, splitOptions, type Transport } from './transport.js';
+import { cursorPage, paginate, path, splitOptions, type Transport } from './transport.js';
 import type {
   AddPageInput,
   CommitFloorInput,
@@ -15,13 +15,14 @@ import type {
   ContentBlock,
   CreateOptions,
   CreateSessionInput,
+  CursorPage,
   Floor,
-  ItemList,
   ListSessionEventsParams,
   ListSessionsParams,
   LiveInboxMessage,
   LiveInboxSnapshot,
   Page,
+  PageParams,
   QueueOrSendResult,
   RequestOptions,
   Session,
@@ -43,12 +44,20 @@ export class SessionFloors {
   }
 
   /**
-   * The committed turns of a Session. `GET /sessions/:id/floors` → `{ items }`.
-   * @throws {InboxKitApiError} 404 `session_not_found`.
+   * One page of the committed turns of a Session, by `(number, branch, id)`.
+   * `GET /sessions/:id/floors?limit=&cursor=` → `{ items, next_cursor }`.
+   * @returns `{ items, nextCursor }` (`null` on the last page).
+   * @throws {InboxKitApiError} 400 `invalid_cursor`, 404 `session_not_found`.
    */
-  async list(sessionId: string, opts: RequestOptions = {}): Promise<ItemList<Floor>> {
-    const body = await this.#t.request<Wire>('GET', path`/sessions/${sessionId}/floors`, opts);
-    return { items: listFromWire<Floor>(body['items']) };
+  async list(sessionId: string, params: PageParams = {}): Promise<CursorPage<Floor>> {
+    const { opts, rest } = splitOptions(params);
+    const body = await this.#t.request<Wire>('GET', path`/sessions/${sessionId}/floors`, { ...opts, query: { limit: rest.limit, cursor: rest.cursor } });
+    return cursorPage(body, listFromWire<Floor>(body['items']));
+  }
+
+  /** Every Floor of a Session, across all pages. @throws {InboxKitApiError} as {@link SessionFloors.list}. */
+  listAll(sessionId: string, params: PageParams = {}): AsyncGenerator<Floor, void, undefined> {
+    return paginate((cursor) => this.list(sessionId, { ...params, cursor }), params.cursor);
   }
 
   /**
@@ -71,12 +80,20 @@ export class SessionPages {
   }
 
   /**
-   * The versions of one Floor's content. `GET /sessions/:id/floors/:floor_id/pages` → `{ items }`.
-   * @throws {InboxKitApiError} 404 `session_not_found` / `floor_not_found`.
+   * One page of the versions of one Floor's content, by version.
+   * `GET /sessions/:id/floors/:floor_id/pages?limit=&cursor=` → `{ items, next_cursor }`.
+   * @returns `{ items, nextCursor }` (`null` on the last page).
+   * @throws {InboxKitApiError} 400 `invalid_cursor`, 404 `session_not_found` / `floor_not_found`.
    */
-  async list(sessionId: string, floorId: string, opts: RequestOptions = {}): Promise<ItemList<Page>> {
-    const body = await this.#t.request<Wire>('GET', path`/sessions/${sessionId}/floors/${floorId}/pages`, opts);
-    return { items: listFromWire<Page>(body['items']) };
+  async list(sessionId: string, floorId: string, params: PageParams = {}): Promise<CursorPage<Page>> {
+    const { opts, rest } = splitOptions(params);
+    const body = await this.#t.request<Wire>('GET', path`/sessions/${sessionId}/floors/${floorId}/pages`, { ...opts, query: { limit: rest.limit, cursor: rest.cursor } });
+    return cursorPage(body, listFromWire<Page>(body['items']));
+  }
+
+  /** Every Page of a Floor, across all pages. @throws {InboxKitApiError} as {@link SessionPages.list}. */
+  listAll(sessionId: string, floorId: string, params: PageParams = {}): AsyncGenerator<Page, void, undefined> {
+    return paginate((cursor) => this.list(sessionId, floorId, { ...params, cursor }), params.cursor);
   }
 
   /**
@@ -286,13 +303,20 @@ export class Sessions {
   }
 
   /**
-   * The Sessions visible to the caller, optionally of one Project. `GET /sessions?project_id=` → `{ items }`.
-   * @throws {InboxKitApiError} 400, 401.
+   * One page of the Sessions visible to the caller, newest first, optionally of one Project.
+   * `GET /sessions?project_id=&limit=&cursor=` → `{ items, next_cursor }`.
+   * @returns `{ items, nextCursor }` (`null` on the last page).
+   * @throws {InboxKitApiError} 400 (also `invalid_cursor`), 401, 404 `project_not_found`.
    */
-  async list(params: ListSessionsParams = {}): Promise<ItemList<Session>> {
+  async list(params: ListSessionsParams = {}): Promise<CursorPage<Session>> {
     const { opts, rest } = splitOptions(params);
-    const body = await this.#t.request<Wire>('GET', '/sessions', { ...opts, query: { project_id: rest.projectId } });
-    return { items: listFromWire<Session>(body['items']) };
+    const body = await this.#t.request<Wire>('GET', '/sessions', { ...opts, query: { project_id: rest.projectId, limit: rest.limit, cursor: rest.cursor } });
+    return cursorPage(body, listFromWire<Session>(body['items']));
+  }
+
+  /** Every visible Session (of `projectId`, when given), across all pages. @throws {InboxKitApiError} as {@link Sessions.list}. */
+  listAll(params: ListSessionsParams = {}): AsyncGenerator<Session, void, undefined> {
+    return paginate((cursor) => this.list({ ...params, cursor }), params.cursor);
   }
 
   /**

@@ -68,6 +68,26 @@ export function splitOptions<P extends CallOptions>(params: P | undefined): { op
   return { opts, rest };
 }
 
+/**
+ * Every item of a keyset-paged list, page by page: calls `page(cursor)` from `start` (undefined:
+ * the first page) and follows `nextCursor` until it is `null` (or repeats). Errors of any page
+ * are thrown from the iteration.
+ */
+export async function* paginate<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>, start?: string): AsyncGenerator<T, void, undefined> {
+  let cursor = start;
+  for (;;) {
+    const current = await page(cursor);
+    yield* current.items;
+    if (current.nextCursor === null || current.nextCursor === cursor) return;
+    cursor = current.nextCursor;
+  }
+}
+
+/** A wire page `{ items, next_cursor }` in the SDK's shape. */
+export function cursorPage<T>(body: Record<string, unknown>, items: T[]): { items: T[]; nextCursor: string | null } {
+  return { items, nextCursor: (body['next_cursor'] as string | null | undefined) ?? null };
+}
+
 const IDEMPOTENT: ReadonlySet<HttpMethod> = new Set(['GET', 'PUT', 'DELETE']);
 const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 

@@ -311,9 +311,18 @@ export interface CursorPage<T> {
   nextCursor: string | null;
 }
 
-/** A plain list (no paging). */
+/** A plain list (no paging); every list route now pages: see {@link CursorPage} (which has `items` too). */
 export interface ItemList<T> {
   items: T[];
+}
+
+/**
+ * Paging of a list (platform.md "Lists and pages"): `limit` 1–200 (server default 50) and the
+ * `nextCursor` of the previous page as `cursor` (with the same other parameters).
+ */
+export interface PageParams extends RequestOptions {
+  limit?: number;
+  cursor?: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -355,11 +364,7 @@ export interface StreamProjectEventsParams extends RequestOptions {
 }
 
 /** Query of `client.projects.operationLogs.list`. */
-export interface ListOperationLogsParams extends RequestOptions {
-  /** 1–200 (server default 50). */
-  limit?: number;
-  cursor?: string;
-}
+export type ListOperationLogsParams = PageParams;
 
 // ---------------------------------------------------------------------------------------------
 // Sessions, floors, pages
@@ -382,7 +387,7 @@ export interface CreateSessionInput {
   title?: string | null;
 }
 
-export interface ListSessionsParams extends RequestOptions {
+export interface ListSessionsParams extends PageParams {
   projectId?: string;
 }
 

@@ -49,11 +49,17 @@ const image = { type: 'image' as const, source: { type: 'base64' as const, media
 const calls: Record<string, (c: InboxKitClient) => Promise<unknown>> = {
   me: (c) => c.me(),
   'projects.create': (c) => c.projects.create({ name: 'Main' }, { idempotencyKey: 'k1' }),
-  'projects.list': (c) => c.projects.list(),
+  'projects.list': (c) => c.projects.list({ limit: 10, cursor: 'c1' }),
+  'projects.listAll': async (c) => {
+    for await (const _ of c.projects.listAll({ limit: 5 })) break;
+  },
   'projects.get': (c) => c.projects.get('proj_1'),
   'projects.archive': (c) => c.projects.archive('proj_1'),
   'projects.members.add': (c) => c.projects.members.add('proj_1', { accountId: 'acc_2', role: 'deriver' }),
-  'projects.members.list': (c) => c.projects.members.list('proj_1'),
+  'projects.members.list': (c) => c.projects.members.list('proj_1', { limit: 10, cursor: 'c1' }),
+  'projects.members.listAll': async (c) => {
+    for await (const _ of c.projects.members.listAll('proj_1')) break;
+  },
   'projects.members.remove': (c) => c.projects.members.remove('proj_1', 'acc_2'),
   'projects.inbox.create': (c) =>
     c.projects.inbox.create('proj_1', {
@@ -74,12 +80,24 @@ const calls: Record<string, (c: InboxKitClient) => Promise<unknown>> = {
     for await (const _ of c.projects.events.stream('proj_1', { after: 2, types: ['a'], sessionId: 'sess_1' })) break;
   },
   'projects.operationLogs.list': (c) => c.projects.operationLogs.list('proj_1', { limit: 5, cursor: 'c1' }),
+  'projects.operationLogs.listAll': async (c) => {
+    for await (const _ of c.projects.operationLogs.listAll('proj_1', { limit: 5 })) break;
+  },
   'sessions.create': (c) => c.sessions.create({ projectId: 'proj_1', title: 'Chat' }),
-  'sessions.list': (c) => c.sessions.list({ projectId: 'proj_1' }),
+  'sessions.list': (c) => c.sessions.list({ projectId: 'proj_1', limit: 10, cursor: 'c1' }),
+  'sessions.listAll': async (c) => {
+    for await (const _ of c.sessions.listAll({ projectId: 'proj_1' })) break;
+  },
   'sessions.get': (c) => c.sessions.get('sess_1'),
-  'sessions.floors.list': (c) => c.sessions.floors.list('sess_1'),
+  'sessions.floors.list': (c) => c.sessions.floors.list('sess_1', { limit: 10, cursor: 'c1' }),
+  'sessions.floors.listAll': async (c) => {
+    for await (const _ of c.sessions.floors.listAll('sess_1')) break;
+  },
   'sessions.floors.commit': (c) => c.sessions.floors.commit('sess_1', { content: { text: 'hi' }, branch: 'main' }),
-  'sessions.pages.list': (c) => c.sessions.pages.list('sess_1', 'floor_1'),
+  'sessions.pages.list': (c) => c.sessions.pages.list('sess_1', 'floor_1', { limit: 10, cursor: 'c1' }),
+  'sessions.pages.listAll': async (c) => {
+    for await (const _ of c.sessions.pages.listAll('sess_1', 'floor_1')) break;
+  },
   'sessions.pages.add': (c) => c.sessions.pages.add('sess_1', 'floor_1', { content: { text: 'v2' } }),
   'sessions.events.send': (c) => c.sessions.events.send('sess_1', [{ type: 'user.message', content: [...content, image] }, { type: 'user.interrupt' }]),
   'sessions.events.interrupt': (c) => c.sessions.events.interrupt('sess_1'),

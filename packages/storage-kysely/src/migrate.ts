@@ -89,7 +89,9 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect = d
     db,
     provider: { getMigrations: async () => migrationsFor(dialect) },
     // Migrations are numbered by the change that adds them and released together; one that sorts
-    // before an applied one (a database migrated by a build from a branch) still runs.
+    // before an applied one (a database migrated by a build from a branch, e.g. 0007 merged after
+    // 0008 and 0010) still runs. A migration must not depend on one with a higher number (so far
+    // none does), so the order they ran in never matters for the schema.
     allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();

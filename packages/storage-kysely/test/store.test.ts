@@ -149,7 +149,7 @@ describe('migrations', () => {
     }).execute()).rejects.toThrow();
   };
 
-  it('0002–0008 upgrade a database of 0001 in place (rows kept; the key is unique per workspace and account; old Sessions get metadata {} and updated_at)', async () => {
+  it('0002–0010 upgrade a database of 0001 in place (rows kept; the key is unique per workspace and account; old Sessions get metadata {} and updated_at)', async () => {
     const tmp = tempDir();
     const db = openSqlite(join(tmp.dir, 'upgrade.sqlite'));
     try {
@@ -160,7 +160,7 @@ describe('migrations', () => {
     }
   });
 
-  it.runIf(PG_URL)('0002–0008 upgrade a PostgreSQL database of 0001 in place', async () => {
+  it.runIf(PG_URL)('0002–0010 upgrade a PostgreSQL database of 0001 in place', async () => {
     const database = await freshPostgresDatabase(PG_URL as string);
     const db = openPostgres(database.url);
     try {
@@ -168,6 +168,22 @@ describe('migrations', () => {
     } finally {
       await db.destroy();
       await database.drop();
+    }
+  });
+
+  it('a database at 0010 without 0007 (merged after 0008 and 0010) gets 0007 applied, not refused as out of order', async () => {
+    const tmp = tempDir();
+    const db = openSqlite(join(tmp.dir, 'm.sqlite'));
+    try {
+      const all = migrationsFor('sqlite');
+      const without = Object.fromEntries(Object.entries(all).filter(([name]) => name !== '0007_paging_and_retention'));
+      const { error } = await new Migrator({ db, provider: { getMigrations: async () => without } }).migrateToLatest();
+      if (error) throw error;
+      expect(await migrateToLatest(db)).toEqual(['0007_paging_and_retention']);
+      expect(await migrateToLatest(db)).toEqual([]);
+    } finally {
+      await db.destroy();
+      tmp.remove();
     }
   });
 

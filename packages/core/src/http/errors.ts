@@ -52,6 +52,9 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   request_header_too_large: 431,
   rate_limited: 429,
   too_many_streams: 429,
+  too_many_runs: 429,
+  too_many_bodies: 429,
+  authentication_throttled: 429,
   internal_error: 500,
   session_ownership_unavailable: 500,
   overloaded: 503,
@@ -91,13 +94,15 @@ export const SHOULD_RETRY_HEADER = 'x-should-retry';
 
 /**
  * The headers every error answer of `status` carries besides the envelope: `x-should-retry`
- * ({@link shouldRetry}) and, for `code`, its `retry-after` ({@link RETRY_AFTER_BY_CODE}).
+ * ({@link shouldRetry}) and, on a 429 or 503, `retry-after` (its code's {@link RETRY_AFTER_BY_CODE}, else
+ * {@link DEFAULT_RETRY_AFTER_SECONDS}).
  */
 export function errorHeaders(status: number, code?: string): Record<string, string> {
   const headers: Record<string, string> = {};
   const retry = shouldRetry(status);
   if (retry !== undefined) headers[SHOULD_RETRY_HEADER] = String(retry);
-  const retryAfter = code === undefined ? undefined : RETRY_AFTER_BY_CODE[code as ErrorCode];
+  const retryAfter = (code === undefined ? undefined : RETRY_AFTER_BY_CODE[code as ErrorCode])
+    ?? (status === 429 || status === 503 ? DEFAULT_RETRY_AFTER_SECONDS : undefined);
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
   return headers;
 }
@@ -137,24 +142,27 @@ export function envelope(status: number, code: string, message: string, details:
 }
 
 /**
- * What an adapter sends for an error: the status, the envelope, the extra response headers (set
- * them all: `x-should-retry` of every 4xx and 408/429/503, `retry-after` of a 503
- * `storage_unavailable`; see {@link errorHeaders}), and whether it was unexpected (log it, never
- * show it).
+ * What an adapter sends for an error: the status, the envelope, whether it was unexpected (log it,
+ * never show it), and the extra response headers (set them all: `x-should-retry` of every 4xx and
+ * 408/429/503, `retry-after` on every 429 and 503; see {@link errorHeaders}).
  */
 export interface ErrorAnswer {
   status: number;
   body: ErrorEnvelope;
   unexpected: boolean;
-  /** Headers the answer carries besides the envelope's: `x-should-retry`, `retry-after` (seconds) on a 503, `allow` on a 405; adapters set them all. */
+  /** Headers the answer carries besides the envelope's: `x-should-retry`, `retry-after` (seconds) on a 429 or 503, `allow` on a 405; adapters set them all. */
   headers?: Record<string, string>;
 }
 
+/** `Retry-After` (seconds) of a 429 or 503 whose error names none. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 1;
+
 /**
- * The answer for a thrown value: an `InboxKitError` gets its code's status, and the
- * `Retry-After` of {@link RETRY_AFTER_BY_CODE}; a 500 never shows its message or details
- * (a 503's are the core's own words: why to retry, never a driver's message); anything else is a
- * bare 500 `internal_error` marked `unexpected`.
+ * The answer for a thrown value: an `InboxKitError` gets its code's status and, for a 429 or 503,
+ * `retry-after` (its `retryAfterSeconds`, else its code's in {@link RETRY_AFTER_BY_CODE}, else
+ * {@link DEFAULT_RETRY_AFTER_SECONDS}); a 500 never shows its message or details (a 503's are the
+ * core's own words: why to retry, never a driver's message); anything else is a bare 500
+ * `internal_error` marked `unexpected`.
  */
 export function envelopeOf(error: unknown, request_id: string): ErrorAnswer {
   if (isInboxKitError(error)) {
@@ -163,7 +171,12 @@ export function envelopeOf(error: unknown, request_id: string): ErrorAnswer {
     // names its reason in `details[0].code`); other 5xx say nothing.
     const hidden = status >= 500 && status !== 503;
     const message = hidden ? 'Internal server error' : error.message;
-    return withRetryHeaders({ status, body: envelope(status, error.code, message, hidden ? [] : error.details, request_id), unexpected: false });
+    const answer: ErrorAnswer = { status, body: envelope(status, error.code, message, hidden ? [] : error.details, request_id), unexpected: false };
+    // The error's own wait, else its code's, else (any 429 or 503) the default.
+    const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds ?? RETRY_AFTER_BY_CODE[error.code]
+      ?? (status === 429 || status === 503 ? DEFAULT_RETRY_AFTER_SECONDS : undefined);
+    if (retryAfter !== undefined) answer.headers = { 'retry-after': String(retryAfter) };
+    return withRetryHeaders(answer);
   }
   return { status: 500, body: envelope(500, 'internal_error', 'Internal server error', [], request_id), unexpected: true };
 }

@@ -9,7 +9,7 @@
  * The public names, listed one by one (`scripts/public-surface.json` holds them).
  */
 export {
-  clientErrorResponse, envelope, envelopeForStatus, envelopeOf, ERROR_KINDS, type ErrorAnswer, errorDetailSchema, type ErrorEnvelope, errorEnvelopeSchema,
+  clientErrorResponse, DEFAULT_RETRY_AFTER_SECONDS, envelope, envelopeForStatus, envelopeOf, ERROR_KINDS, type ErrorAnswer, errorDetailSchema, type ErrorEnvelope, errorEnvelopeSchema,
   errorHeaders, errorKind, type ErrorKind, RETRY_AFTER_BY_CODE, routeNotFound, routeNotFoundAnswer, SHOULD_RETRY_HEADER, shouldRetry, STATUS_BY_CODE,
 } from './errors.js';
 export {
@@ -35,3 +35,12 @@ export { isWellFormedPath, malformedPathError, parseJsonBody, parseRequestPart, 
 export {
   decorateOpenApiDocument, OPENAPI_DOCUMENT_PATH, openApiDocument, type OpenApiDocumentOptions, openApiHead, openApiOptionsFor, openApiRoute, zodToJsonSchema,
 } from './openapi.js';
+export {
+  CONNECTION_DEFAULTS, type ConnectionEvents, type ConnectionGuard, type ConnectionPolicy, connectionPolicy, type ConnectionPolicyOptions,
+  fdLimitFromProcLimits, guardConnections, type HttpServerLike, type SocketLike,
+} from './connections.js';
+export {
+  type CallerSlots, createCallerSlots, createCredentialThrottle, createEdgeBudgets, type CredentialThrottle, type CredentialThrottleOptions,
+  EDGE_BUDGET_DEFAULTS, type EdgeBudgetOptions, type EdgeBudgets,
+} from './budgets.js';
+export { createLoadShedder, LOAD_SHEDDING_DEFAULTS, type LoadShedder, type LoadSheddingOptions } from './load.js';

@@ -32,8 +32,8 @@ import { createInboxItemBody, decideInboxItemBody, listInboxItemsQuery } from '.
 import { idempotencyKeySchema } from '../idempotency.js';
 import type { ProjectInboxService } from '../project-inbox/service.js';
 import {
-  addMemberBody, addPageBody, commitTurnBody, createProjectRequest, createSessionRequest, listOperationLogsQuery, listProjectEventsQuery,
-  listSessionsQuery, streamProjectEventsQuery,
+  addMemberBody, addPageBody, commitTurnBody, createProjectRequest, createSessionRequest, listFloorsQuery, listMembersQuery, listOperationLogsQuery,
+  listPagesQuery, listProjectEventsQuery, listProjectsQuery, listSessionsQuery, streamProjectEventsQuery,
 } from '../platform/schemas.js';
 import type { PlatformService } from '../platform/service.js';
 import { contentSchema } from '../live-inbox/content.js';
@@ -134,7 +134,10 @@ export interface HttpRoute {
 }
 
 // — response bodies —
-const list = <T extends z.ZodType>(item: T, what: string) => z.object({ items: z.array(item) }).describe(what);
+/** A keyset page of a list route (platform.md "Lists and pages"): `{ items, next_cursor }`. */
+const list = <T extends z.ZodType>(item: T, what: string) => z
+  .object({ items: z.array(item).describe(what), next_cursor: z.string().nullable().describe('Pass as `cursor` (other parameters unchanged) for the next page; null on the last page') })
+  .describe(`A page: ${what}`);
 const noContent = z.undefined().describe('No content');
 const idParams = z.object({ id: idString });
 const floorParams = z.object({ id: idString, floor_id: idString });
@@ -347,8 +350,8 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   },
   {
     operationId: 'listProjects', method: 'GET', path: '/projects', tags: ['projects'], summary: 'Projects the caller owns or is a member of',
-    status: 200, response: list(projectSchema, 'Projects, newest first'),
-    handle: async (s, c) => json(200, { items: await s.platform.listProjects(c.ctx()) }),
+    query: listProjectsQuery, status: 200, response: list(projectSchema, 'Projects, newest first'),
+    handle: async (s, c) => json(200, await s.platform.listProjects(c.ctx(), c.query)),
   },
   {
     operationId: 'getProject', method: 'GET', path: '/projects/:id', tags: ['projects'], summary: 'A project and the caller\'s role', params: idParams,
@@ -368,8 +371,8 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   },
   {
     operationId: 'listMembers', method: 'GET', path: '/projects/:id/members', tags: ['members'], summary: 'List members', params: idParams,
-    status: 200, response: list(membershipSchema, 'The members'),
-    handle: async (s, c) => json(200, { items: await s.platform.listMembers(c.ctx(), c.params.id) }),
+    query: listMembersQuery, status: 200, response: list(membershipSchema, 'The members, oldest first'),
+    handle: async (s, c) => json(200, await s.platform.listMembers(c.ctx(), c.params.id, c.query)),
   },
   {
     operationId: 'removeMember', method: 'DELETE', path: '/projects/:id/members/:account_id', tags: ['members'], summary: 'Remove a member (owner only)',
@@ -411,7 +414,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   {
     operationId: 'listSessions', method: 'GET', path: '/sessions', tags: ['sessions'], summary: 'Sessions the caller may see', query: listSessionsQuery,
     status: 200, response: list(sessionSchema, 'Sessions, newest first'),
-    handle: async (s, c) => json(200, { items: await s.platform.listSessions(c.ctx(), c.query) }),
+    handle: async (s, c) => json(200, await s.platform.listSessions(c.ctx(), c.query)),
   },
   {
     operationId: 'getSession', method: 'GET', path: '/sessions/:id', tags: ['sessions'], summary: 'One session', params: idParams,
@@ -420,8 +423,8 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   },
   {
     operationId: 'listFloors', method: 'GET', path: '/sessions/:id/floors', tags: ['sessions'], summary: 'Floors (committed turns) of a session', params: idParams,
-    status: 200, response: list(floorSchema, 'Floors, ascending'),
-    handle: async (s, c) => json(200, { items: await s.platform.listFloors(c.ctx(), c.params.id) }),
+    query: listFloorsQuery, status: 200, response: list(floorSchema, 'Floors, ascending by (number, branch, id)'),
+    handle: async (s, c) => json(200, await s.platform.listFloors(c.ctx(), c.params.id, c.query)),
   },
   {
     operationId: 'commitTurn', method: 'POST', path: '/sessions/:id/floors', tags: ['sessions'], summary: 'Commit a turn: a new Floor and its first Page',
@@ -431,8 +434,8 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   },
   {
     operationId: 'listPages', method: 'GET', path: '/sessions/:id/floors/:floor_id/pages', tags: ['sessions'], summary: 'Pages (versions) of a floor',
-    params: floorParams, status: 200, response: list(pageSchema, 'Pages, ascending by version'),
-    handle: async (s, c) => json(200, { items: await s.platform.listPages(c.ctx(), c.params.id, c.params.floor_id) }),
+    params: floorParams, query: listPagesQuery, status: 200, response: list(pageSchema, 'Pages, ascending by version'),
+    handle: async (s, c) => json(200, await s.platform.listPages(c.ctx(), c.params.id, c.params.floor_id, c.query)),
   },
   {
     operationId: 'addPage', method: 'POST', path: '/sessions/:id/floors/:floor_id/pages', tags: ['sessions'], summary: 'Add a Page (regeneration) to a floor',

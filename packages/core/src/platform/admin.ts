@@ -4,7 +4,8 @@
  * (the demo's command line) acting as `system`. Every write appends one Operation Log row with
  * `project_id: null` in its own transaction (there is no Project Event: events belong to a
  * project); `GET /admin/operation-logs` pages them. Secrets are returned once, when a key is
- * created or rotated; only their SHA-256 is stored.
+ * created or rotated; only their SHA-256 is stored. Every write passes the write gate as a
+ * workspace write (`account.*`, `api_key.*`: role `admin`; platform.md "The write gate").
  */
 import { z } from 'zod';
 import type { RequestContext, ServiceDeps } from '../context.js';
@@ -16,6 +17,8 @@ import { queryInt } from '../project-inbox/schemas.js';
 import { apiKeyKindSchema } from '../schemas/records.js';
 import { idString, parseOrThrow, text } from '../validation.js';
 import { generateApiKeySecret, hashApiKey } from './keys.js';
+import { gateWorkspaceWrite } from '../policy/write-gate.js';
+import type { WriteAction } from '../policy/write-policy.js';
 
 /** The longest grace period a rotation may give the old secret: 7 days, in ms. */
 export const MAX_ROTATION_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
@@ -90,7 +93,7 @@ export class AdminService {
    * @throws permission_denied (not an admin key), validation_error.
    */
   async createAccount(ctx: RequestContext, input: z.input<typeof createAccountBody>): Promise<WorkspaceAccount> {
-    const workspace_id = adminOf(ctx);
+    const workspace_id = adminWrite(ctx, 'account.create');
     const body = parseOrThrow(createAccountBody, input, 'account');
     const now = this.deps.clock.now();
     const account = { id: this.deps.ids.next('acc'), name: body.name, created_at: now };
@@ -115,7 +118,7 @@ export class AdminService {
    *   unsupported_capability.
    */
   async disableAccount(ctx: RequestContext, account_id: string): Promise<WorkspaceAccount> {
-    const workspace_id = adminOf(ctx);
+    const workspace_id = adminWrite(ctx, 'account.disable');
     const store = this.deps.store;
     need(store, 'lockWorkspaceAccount');
     need(store, 'disableWorkspaceAccount');
@@ -144,7 +147,7 @@ export class AdminService {
    *   disabled), unsupported_capability.
    */
   async createKey(ctx: RequestContext, account_id: string, input: z.input<typeof createApiKeyBody> = {}): Promise<IssuedApiKey> {
-    const workspace_id = adminOf(ctx);
+    const workspace_id = adminWrite(ctx, 'api_key.create');
     const body = parseOrThrow(createApiKeyBody, input, 'key') ?? {};
     need(this.deps.store, 'lockWorkspaceAccount');
     return this.deps.store.transaction(async (tx) => {
@@ -178,7 +181,7 @@ export class AdminService {
    *   or its account disabled), unsupported_capability.
    */
   async rotateKey(ctx: RequestContext, key_id: string, input: z.input<typeof rotateApiKeyBody> = {}): Promise<IssuedApiKey & { previous: ApiKeyView }> {
-    const workspace_id = adminOf(ctx);
+    const workspace_id = adminWrite(ctx, 'api_key.rotate');
     const body = parseOrThrow(rotateApiKeyBody, input, 'rotation') ?? {};
     const grace = body.grace_ms ?? 0;
     need(this.deps.store, 'getApiKey');
@@ -208,7 +211,7 @@ export class AdminService {
    *   unsupported_capability.
    */
   async revokeKey(ctx: RequestContext, key_id: string): Promise<void> {
-    const workspace_id = adminOf(ctx);
+    const workspace_id = adminWrite(ctx, 'api_key.revoke');
     need(this.deps.store, 'getApiKey');
     await this.deps.store.transaction(async (tx) => {
       const key = await tx.getApiKey!(workspace_id, key_id);
@@ -267,7 +270,16 @@ export class AdminService {
   }
 }
 
-/** The caller's workspace. @throws permission_denied unless the caller's key is of kind `admin`. */
+/**
+ * The caller's workspace, for an administration write: through the write gate (a workspace write,
+ * role `admin`). @throws permission_denied unless the caller's key is of kind `admin`.
+ */
+function adminWrite(ctx: RequestContext, action: Extract<WriteAction, `account.${string}` | `api_key.${string}`>): string {
+  gateWorkspaceWrite(ctx.principal, action);
+  return ctx.principal.workspace_id;
+}
+
+/** The caller's workspace, for an administration read. @throws permission_denied unless the caller's key is of kind `admin`. */
 function adminOf(ctx: RequestContext): string {
   if (ctx.principal.key_kind !== 'admin') throw forbidden();
   return ctx.principal.workspace_id;

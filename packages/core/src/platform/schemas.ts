@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { queryInt } from '../project-inbox/schemas.js';
 import { idString, optionalText, queryText, text } from '../validation.js';
 import { accessTokenQueryField } from '../sessions/managed-agents.js';
+import { pageParams } from '../paging.js';
 
 /**
  * `PlatformService.createProject` input. `id` is for trusted callers only (seeding, imports): ids
@@ -35,9 +36,23 @@ export const createSessionBody = z.strictObject({
 /** `POST /sessions` body: `{ project_id?, title? }`; the id is always generated. */
 export const createSessionRequest = createSessionBody.omit({ id: true });
 
+/** `GET /sessions` query: `project_id` narrows to one project; keyset pages, newest first. */
 export const listSessionsQuery = z.strictObject({
   project_id: idString.optional(),
+  ...pageParams,
 });
+
+/** `GET /projects` query: keyset pages, newest first. */
+export const listProjectsQuery = z.strictObject(pageParams);
+
+/** `GET /projects/:id/members` query: keyset pages, oldest membership first. */
+export const listMembersQuery = z.strictObject(pageParams);
+
+/** `GET /sessions/:id/floors` query: keyset pages by `(number, branch, id)` ascending. */
+export const listFloorsQuery = z.strictObject(pageParams);
+
+/** `GET /sessions/:id/floors/:floor_id/pages` query: keyset pages by `version` ascending. */
+export const listPagesQuery = z.strictObject(pageParams);
 
 /** A committed turn written directly (the Runtime writes turns too). `content` is any JSON, ≤ 256 KiB. */
 export const commitTurnBody = z.strictObject({
@@ -56,10 +71,7 @@ export const listProjectEventsQuery = z.strictObject({
   limit: queryInt(1, 500).default(100),
 });
 
-export const listOperationLogsQuery = z.strictObject({
-  limit: queryInt(1, 200).default(50),
-  cursor: z.string().min(1).max(2048).optional(),
-});
+export const listOperationLogsQuery = z.strictObject(pageParams);
 
 /** `GET /projects/:id/events/stream` query; `after` may also come as the `Last-Event-ID` header. */
 export const streamProjectEventsQuery = z.strictObject({

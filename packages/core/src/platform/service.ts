@@ -6,12 +6,13 @@ import { appendAudited } from '../audit.js';
 import { InboxKitError } from '../errors.js';
 import type { Principal, RequestContext, ServiceDeps } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
-import type { StoreReadiness, StoreTx } from '../ports/store.js';
+import type { FloorPosition, StoreReadiness, StoreTx } from '../ports/store.js';
 import type { Feed, FeedItem } from '../ports/feed.js';
 import { loadProjectAccess } from '../project-inbox/access.js';
 import { canSeeEvent, visibilityOfEventType, type ProjectRole } from '../project-inbox/permissions.js';
 import { loadSessionAccess, writeTurn } from '../sessions/access.js';
 import { DEFAULT_ENVIRONMENT_ID, runtimeAgentSnapshot } from '../sessions/managed-agents.js';
+import { assertWrite, gateProjectWrite, gateSessionWrite } from '../policy/write-gate.js';
 import type {
   Account, ApiKey, ApiKeyKind, Floor, JsonValue, Membership, OperationLog, Page, Project, ProjectEvent, Session, Workspace,
 } from '../records.js';
@@ -20,10 +21,12 @@ import { AdminService } from './admin.js';
 import { constantTimeEqual, generateApiKeySecret, hashApiKey } from './keys.js';
 import { PrincipalCache } from './principal-cache.js';
 import { createStreamTokenBody, MAX_STREAM_TOKEN_TTL_SECONDS, readStreamToken, signStreamToken, streamTokenSignatureValid } from './stream-tokens.js';
+import { SessionCreateBudget } from '../caller-budgets.js';
 import {
-  addMemberBody, addPageBody, commitTurnBody, createProjectBody, createSessionBody, listOperationLogsQuery,
-  listProjectEventsQuery, listSessionsQuery,
+  addMemberBody, addPageBody, commitTurnBody, createProjectBody, createSessionBody, listFloorsQuery, listMembersQuery, listOperationLogsQuery,
+  listPagesQuery, listProjectEventsQuery, listProjectsQuery, listSessionsQuery,
 } from './schemas.js';
+import { compareBytes, pageOf, type ListPage } from '../paging.js';
 import type { z } from 'zod';
 
 /**
@@ -87,12 +90,16 @@ export class PlatformService {
   /** Workspace administration: accounts and API keys (`/admin/*`, platform.md "Administration"). */
   readonly admin: AdminService;
 
+  /** Sessions created per minute per API key (`deps.budgets.sessionsPerMinute`). */
+  readonly #sessionCreates: SessionCreateBudget;
+
   constructor(private readonly deps: ServiceDeps) {
     this.#principals = new PrincipalCache(() => deps.clock.now());
     this.admin = new AdminService(deps, {
       forgetKey: (key_id) => this.#principals.forgetKey(key_id),
       forgetAccount: (workspace_id, account_id, key_ids) => this.#principals.forgetAccount(workspace_id, account_id, key_ids),
     });
+    this.#sessionCreates = new SessionCreateBudget(deps.budgets, () => deps.clock.now());
   }
 
   // — identity —
@@ -337,9 +344,24 @@ export class PlatformService {
     return project;
   }
 
-  /** Projects the caller owns or is a member of, newest first. */
-  listProjects(ctx: RequestContext): Promise<Project[]> {
-    return this.deps.store.listProjectsForAccount(ctx.principal.workspace_id, ctx.principal.account_id);
+  /**
+   * One page of the projects the caller owns or is a member of, newest first
+   * (`created_at DESC, id DESC`). `input`: `{ limit?: 1–200 (50), cursor? }`.
+   * @throws validation_error, invalid_cursor (forged, or minted for another caller or list).
+   */
+  async listProjects(ctx: RequestContext, input: z.input<typeof listProjectsQuery> = {}): Promise<ListPage<Project>> {
+    const query = parseOrThrow(listProjectsQuery, input, 'query');
+    const { workspace_id, account_id } = ctx.principal;
+    const scope = `projects:${workspace_id}:${account_id}`;
+    const fp = filterFingerprint({ list: 'projects' });
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope, fp);
+    const { store } = this.deps;
+    const rows = store.pageProjectsForAccount
+      ? await store.pageProjectsForAccount(workspace_id, account_id, { after, limit: query.limit + 1 })
+      : (await store.listProjectsForAccount(workspace_id, account_id))
+        .filter((p) => after === undefined || p.created_at < after.created_at || (p.created_at === after.created_at && compareBytes(p.id, after.id) < 0))
+        .slice(0, query.limit + 1);
+    return pageOf(rows, query.limit, (last) => encodeCursor(scope, fp, last));
   }
 
   /** A project with the caller's role. @throws project_not_found. */
@@ -353,8 +375,14 @@ export class PlatformService {
    */
   async archiveProject(ctx: RequestContext, project_id: string): Promise<Project> {
     const { project, events } = await this.deps.store.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
-      if (access.role !== 'owner') throw forbidden('Only the project owner may archive it');
+      const access = await gateProjectWrite(tx, ctx.principal, project_id, 'project.archive');
+      // A Run commit locks only its Session: holding every Session of the project orders each
+      // commit wholly before the archive or after it (when the gate then refuses it).
+      if (access.project.status === 'active') {
+        for (const session of await tx.listSessions(access.project.workspace_id, { project_id: access.project.id })) {
+          await tx.lockSession(session.workspace_id, session.id);
+        }
+      }
       const updated = await tx.setProjectStatus(access.project.id, 'archived', this.deps.clock.now());
       if (!updated) return { project: access.project, events: [] as ProjectEvent[] };
       const event = await this.record(tx, ctx, updated, 'project.archive', 'project', updated.id, {}, 'project.archived', { project_id: updated.id });
@@ -374,9 +402,7 @@ export class PlatformService {
   async addMember(ctx: RequestContext, project_id: string, input: z.input<typeof addMemberBody>): Promise<Membership> {
     const body = parseOrThrow(addMemberBody, input, 'member');
     const { membership, events } = await this.deps.store.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
-      if (access.role !== 'owner') throw forbidden('Only the project owner may add members');
-      if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
+      const access = await gateProjectWrite(tx, ctx.principal, project_id, 'project.member.add');
       if (body.account_id === access.project.account_id) throw new InboxKitError('conflict', 'The owner is not a member');
       if (!(await tx.getWorkspaceAccount(access.project.workspace_id, body.account_id))) {
         throw new InboxKitError('account_not_found', 'Account not found in this workspace');
@@ -390,18 +416,31 @@ export class PlatformService {
     return membership;
   }
 
-  /** Members of a project (any member may list). @throws project_not_found. */
-  async listMembers(ctx: RequestContext, project_id: string): Promise<Membership[]> {
+  /**
+   * One page of a project's members, oldest first (`created_at, account_id`; any member may list).
+   * `input`: `{ limit?: 1–200 (50), cursor? }`.
+   * @throws project_not_found, validation_error, invalid_cursor.
+   */
+  async listMembers(ctx: RequestContext, project_id: string, input: z.input<typeof listMembersQuery> = {}): Promise<ListPage<Membership>> {
+    const query = parseOrThrow(listMembersQuery, input, 'query');
     const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
-    return this.deps.store.listMemberships(access.project.id);
+    const pid = access.project.id;
+    const scope = `members:${pid}`;
+    const fp = filterFingerprint({ list: 'members' });
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope, fp);
+    const { store } = this.deps;
+    const rows = store.pageMemberships
+      ? await store.pageMemberships(pid, { after, limit: query.limit + 1 })
+      : (await store.listMemberships(pid))
+        .filter((m) => after === undefined || m.created_at > after.created_at || (m.created_at === after.created_at && compareBytes(m.account_id, after.id) > 0))
+        .slice(0, query.limit + 1);
+    return pageOf(rows, query.limit, (last) => encodeCursor(scope, fp, { created_at: last.created_at, id: last.account_id }));
   }
 
   /** Removes a member (owner only). @throws project_not_found, permission_denied, project_archived, member_not_found. */
   async removeMember(ctx: RequestContext, project_id: string, account_id: string): Promise<void> {
     const events = await this.deps.store.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
-      if (access.role !== 'owner') throw forbidden('Only the project owner may remove members');
-      if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
+      const access = await gateProjectWrite(tx, ctx.principal, project_id, 'project.member.remove');
       if (!(await tx.deleteMembership(access.project.id, account_id))) throw new InboxKitError('member_not_found', 'Member not found');
       return [await this.record(tx, ctx, access.project, 'project_member.remove', 'account', account_id, {}, 'project.member.removed', { account_id })];
     });
@@ -414,13 +453,17 @@ export class PlatformService {
    * Creates a session, optionally in a project (the project's owner or a deriver may).
    * `input.id` is for trusted callers only, as for {@link createProject}. `managed` carries the
    * Managed Agents fields of `POST /v1/sessions` (see `ManagedSessionsService`).
-   * @throws project_not_found, permission_denied, project_archived, conflict (a trusted caller's id is taken).
+   * @throws project_not_found, permission_denied, project_archived, conflict (a trusted caller's id
+   *   is taken), rate_limited (429: the caller's API key created `budgets.sessionsPerMinute` Sessions
+   *   in the last minute; `retryAfterSeconds` says when one is back).
    */
   async createSession(
     ctx: RequestContext, input: z.input<typeof createSessionBody>,
     managed?: { agent: JsonValue; environment_id: string; metadata: Record<string, string> },
   ): Promise<Session> {
     const body = parseOrThrow(createSessionBody, input, 'session');
+    // The caller's budget (trusted creates with their own id — seeding, imports — are not counted).
+    if (body.id === undefined) this.#sessionCreates.take(ctx.principal);
     const now = this.deps.clock.now();
     const session: Session = {
       id: body.id ?? this.deps.ids.next('sess'),
@@ -442,12 +485,11 @@ export class PlatformService {
         throw new InboxKitError('conflict', 'A session with this id already exists');
       }
       if (session.project_id === null) {
+        assertWrite('session.create', 'workspace', { project: 'none', session: 'none', run: 'idle' });
         await tx.insertSession(session);
         return [];
       }
-      const access = await loadProjectAccess(tx, ctx.principal, session.project_id, { lock: true });
-      if (access.role === 'observer') throw forbidden('Observers may not create sessions');
-      if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
+      const access = await gateProjectWrite(tx, ctx.principal, session.project_id, 'session.create');
       await tx.insertSession(session);
       return [await this.record(tx, ctx, access.project, 'session.create', 'session', session.id, {}, 'session.created', { session_id: session.id }, { session_id: session.id })];
     }));
@@ -455,24 +497,39 @@ export class PlatformService {
     return session;
   }
 
-  /** Sessions the caller may see, newest first; `project_id` narrows to one project. */
-  async listSessions(ctx: RequestContext, input: z.input<typeof listSessionsQuery> = {}): Promise<Session[]> {
+  /**
+   * One page of the Sessions the caller may see (outside every project, or in a project it owns
+   * or is a member of; archived ones included), newest first (`created_at DESC, id DESC`);
+   * `project_id` narrows to one project. `input`: `{ project_id?, limit?: 1–200 (50), cursor? }`.
+   * @throws project_not_found (`project_id` not visible), validation_error, invalid_cursor.
+   */
+  async listSessions(ctx: RequestContext, input: z.input<typeof listSessionsQuery> = {}): Promise<ListPage<Session>> {
     const query = parseOrThrow(listSessionsQuery, input, 'query');
+    const { workspace_id, account_id } = ctx.principal;
+    const { store } = this.deps;
+    const scope = `platform_sessions:${workspace_id}:${account_id}`;
+    const fp = filterFingerprint({ list: 'sessions', project_id: query.project_id });
+    let after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope, fp);
+    let visible_project_ids: string[];
     if (query.project_id !== undefined) {
-      await loadProjectAccess(this.deps.store, ctx.principal, query.project_id);
-      return this.deps.store.listSessions(ctx.principal.workspace_id, { project_id: query.project_id });
+      visible_project_ids = [(await loadProjectAccess(store, ctx.principal, query.project_id)).project.id];
+    } else {
+      visible_project_ids = (await store.listProjectsForAccount(workspace_id, account_id)).map((p) => p.id);
     }
-    const all = await this.deps.store.listSessions(ctx.principal.workspace_id, {});
-    const visible: Session[] = [];
-    const roles = new Map<string, boolean>();
-    for (const s of all) {
-      if (s.project_id === null) { visible.push(s); continue; }
-      if (!roles.has(s.project_id)) {
-        roles.set(s.project_id, await loadProjectAccess(this.deps.store, ctx.principal, s.project_id).then(() => true, () => false));
+    const wanted = query.limit + 1;
+    const matches: Session[] = [];
+    // A store that ignores the `project_id` filter returns Sessions outside projects too: drop them and read on.
+    for (;;) {
+      const rows = await store.pageSessions(workspace_id, { order: 'desc', visible_project_ids, include_archived: true, project_id: query.project_id, after, limit: wanted });
+      for (const session of rows) {
+        if (query.project_id === undefined || session.project_id === query.project_id) matches.push(session);
+        if (matches.length === wanted) break;
       }
-      if (roles.get(s.project_id)) visible.push(s);
+      const last = rows[rows.length - 1];
+      if (matches.length === wanted || last === undefined || rows.length < wanted) break;
+      after = { created_at: last.created_at, id: last.id };
     }
-    return visible;
+    return pageOf(matches, query.limit, (last) => encodeCursor(scope, fp, last));
   }
 
   /** One session. @throws session_not_found (missing, foreign, or not visible). */
@@ -480,42 +537,69 @@ export class PlatformService {
     return (await loadSessionAccess(this.deps.store, ctx.principal, session_id)).session;
   }
 
-  /** Floors of a session, ascending. @throws session_not_found. */
-  async listFloors(ctx: RequestContext, session_id: string): Promise<Floor[]> {
+  /**
+   * One page of a session's Floors by `(number, branch, id)` ascending. `input`: `{ limit?: 1–200
+   * (50), cursor? }`. @throws session_not_found, validation_error, invalid_cursor.
+   */
+  async listFloors(ctx: RequestContext, session_id: string, input: z.input<typeof listFloorsQuery> = {}): Promise<ListPage<Floor>> {
+    const query = parseOrThrow(listFloorsQuery, input, 'query');
     const { session } = await loadSessionAccess(this.deps.store, ctx.principal, session_id);
-    return this.deps.store.listFloors(session.id);
+    const scope = `floors:${session.id}`;
+    const fp = filterFingerprint({ list: 'floors' });
+    let after: FloorPosition | undefined;
+    if (query.cursor !== undefined) {
+      const position = decodeCursor(query.cursor, scope, fp);
+      const slash = position.id.indexOf('/');
+      if (slash <= 0) throw new InboxKitError('invalid_cursor', 'Cursor is invalid');
+      after = { number: position.created_at, branch: position.id.slice(0, slash), id: position.id.slice(slash + 1) };
+    }
+    const { store } = this.deps;
+    const rows = store.pageFloors
+      ? await store.pageFloors(session.id, { after, limit: query.limit + 1 })
+      : (await store.listFloors(session.id)).filter((f) => after === undefined || compareFloors(f, after) > 0).slice(0, query.limit + 1);
+    return pageOf(rows, query.limit, (last) => encodeCursor(scope, fp, { created_at: last.number, id: `${last.branch}/${last.id}` }));
   }
 
-  /** Pages of a floor of a session, ascending by version. @throws session_not_found, floor_not_found. */
-  async listPages(ctx: RequestContext, session_id: string, floor_id: string): Promise<Page[]> {
+  /**
+   * One page of a floor's Pages by `version` ascending. `input`: `{ limit?: 1–200 (50), cursor? }`.
+   * @throws session_not_found, floor_not_found, validation_error, invalid_cursor.
+   */
+  async listPages(ctx: RequestContext, session_id: string, floor_id: string, input: z.input<typeof listPagesQuery> = {}): Promise<ListPage<Page>> {
+    const query = parseOrThrow(listPagesQuery, input, 'query');
     const { session } = await loadSessionAccess(this.deps.store, ctx.principal, session_id);
     const floor = await this.deps.store.getFloor(session.workspace_id, floor_id);
     if (!floor || floor.session_id !== session.id) throw new InboxKitError('floor_not_found', 'Floor not found');
-    return this.deps.store.listPages(floor.id);
+    const scope = `pages:${floor.id}`;
+    const fp = filterFingerprint({ list: 'pages' });
+    const after_version = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope, fp).created_at;
+    const { store } = this.deps;
+    const rows = store.pagePages
+      ? await store.pagePages(floor.id, { after_version, limit: query.limit + 1 })
+      : (await store.listPages(floor.id)).filter((p) => after_version === undefined || p.version > after_version).slice(0, query.limit + 1);
+    return pageOf(rows, query.limit, (last) => encodeCursor(scope, fp, { created_at: last.version, id: last.id }));
   }
 
   /**
    * Commits a turn: a new Floor (next number on the branch) with its first Page. Used by the
    * Runtime and by callers that write turns directly.
-   * @throws session_not_found, permission_denied, validation_error, project_inbox_payload_invalid/too_large.
+   * @throws session_not_found, permission_denied, project_archived, session_archived, validation_error,
+   *   project_inbox_payload_invalid/too_large.
    */
   async commitTurn(ctx: RequestContext, session_id: string, input: z.input<typeof commitTurnBody>): Promise<{ floor: Floor; page: Page }> {
     const body = parseOrThrow(commitTurnBody, input, 'turn');
     const content = checkContent(body.content);
     return this.deps.store.transaction(async (tx) => {
-      const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
-      if (!access.canWrite) throw forbidden('Only the project owner may write to this session');
+      const access = await gateSessionWrite(tx, ctx.principal, session_id, 'session.turn.commit');
       return writeTurn(tx, this.deps, access.session, content, body.branch ?? 'main');
     });
   }
 
-  /** Adds a Page (a regeneration) to a floor. @throws session_not_found, floor_not_found, permission_denied. */
+  /** Adds a Page (a regeneration) to a floor. @throws session_not_found, floor_not_found, permission_denied, project_archived, session_archived. */
   async addPage(ctx: RequestContext, session_id: string, floor_id: string, input: z.input<typeof addPageBody>): Promise<Page> {
     const body = parseOrThrow(addPageBody, input, 'page');
     const content = checkContent(body.content);
     return this.deps.store.transaction(async (tx) => {
-      const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
-      if (!access.canWrite) throw forbidden('Only the project owner may write to this session');
+      const access = await gateSessionWrite(tx, ctx.principal, session_id, 'session.page.add');
       const floor = await tx.getFloor(access.session.workspace_id, floor_id);
       if (!floor || floor.session_id !== access.session.id) throw new InboxKitError('floor_not_found', 'Floor not found');
       const pages = await tx.listPages(floor.id);
@@ -597,16 +681,14 @@ export class PlatformService {
   }
 
   /** Operation Log of a project, newest first (owner only). @throws project_not_found, permission_denied, invalid_cursor. */
-  async listOperationLogs(ctx: RequestContext, project_id: string, input: z.input<typeof listOperationLogsQuery> = {}) {
+  async listOperationLogs(ctx: RequestContext, project_id: string, input: z.input<typeof listOperationLogsQuery> = {}): Promise<ListPage<OperationLog>> {
     const query = parseOrThrow(listOperationLogsQuery, input, 'query');
     const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
     if (access.role !== 'owner') throw forbidden('Only the project owner may read the operation log');
     const fp = filterFingerprint({ log: 'operation' });
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, access.project.id, fp);
     const rows = await this.deps.store.listOperationLogs({ project_id: access.project.id, after, limit: query.limit + 1 });
-    const items: OperationLog[] = rows.slice(0, query.limit);
-    const last = items[items.length - 1];
-    return { items, next_cursor: rows.length > query.limit && last ? encodeCursor(access.project.id, fp, last) : null };
+    return pageOf(rows, query.limit, (last) => encodeCursor(access.project.id, fp, last));
   }
 
   private async record(
@@ -635,6 +717,11 @@ export class PlatformService {
       }
     }
   }
+}
+
+/** `a` against the position `b` in `(number, branch, id)` order (strings in byte order). */
+function compareFloors(a: FloorPosition, b: FloorPosition): number {
+  return a.number - b.number || compareBytes(a.branch, b.branch) || compareBytes(a.id, b.id);
 }
 
 function checkContent(content: unknown): JsonValue {

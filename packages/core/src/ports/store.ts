@@ -86,9 +86,28 @@ export interface SessionPageQuery {
   after?: { created_at: number; id: string };
   limit: number;
   visible_project_ids?: string[];
+  /**
+   * OPTIONAL filter (added after the method): only Sessions of this project. A store that ignores
+   * it still works (the services drop other rows and read on), but scans more.
+   */
+  project_id?: string;
   include_archived?: boolean;
   agent_id?: string;
   created_at?: TimeBounds;
+}
+
+/** One keyset page by `(created_at, id)`: rows strictly after `after` in the method's order, at most `limit`. */
+export interface KeysetQuery {
+  after?: { created_at: number; id: string };
+  /** Maximum rows to return (≥ 1). */
+  limit: number;
+}
+
+/** Position of a Floor in a Session's `(number, branch, id)` order (strings in byte order). */
+export interface FloorPosition {
+  number: number;
+  branch: string;
+  id: string;
 }
 
 /** Changes of {@link SessionStore.updateSession}: only the fields present are set. */
@@ -278,6 +297,13 @@ export interface ProjectStore {
   lockProject(workspace_id: string, project_id: string): Promise<Project | undefined>;
   /** Projects of the workspace that `account_id` owns or is a member of, newest first. */
   listProjectsForAccount(workspace_id: string, account_id: string): Promise<Project[]>;
+  /**
+   * OPTIONAL (without it the services page {@link listProjectsForAccount} in memory). One keyset
+   * page of those projects in `(created_at DESC, id DESC)` order (ids in byte order): only rows
+   * strictly after `query.after` in that order, at most `query.limit`. MUST return exactly the
+   * rows {@link listProjectsForAccount} would, in its order, from that position.
+   */
+  pageProjectsForAccount?(workspace_id: string, account_id: string, query: KeysetQuery): Promise<Project[]>;
   /** MUST be conditional: sets status only where it differs; returns the updated row. */
   setProjectStatus(project_id: string, status: ProjectStatus, at: number): Promise<Project | undefined>;
   getMembership(project_id: string, account_id: string): Promise<Membership | undefined>;
@@ -285,7 +311,15 @@ export interface ProjectStore {
   upsertMembership(membership: Membership): Promise<Membership>;
   /** Returns true when a row was removed. */
   deleteMembership(project_id: string, account_id: string): Promise<boolean>;
+  /** Members of a project, oldest first: `(created_at ASC, account_id ASC)`. */
   listMemberships(project_id: string): Promise<Membership[]>;
+  /**
+   * OPTIONAL (without it the services page {@link listMemberships} in memory). One keyset page of
+   * the members in `(created_at ASC, account_id ASC)` order (byte order): only rows strictly after
+   * `query.after` (`id` = the account id), at most `query.limit`; exactly the rows of
+   * {@link listMemberships} from that position.
+   */
+  pageMemberships?(project_id: string, query: KeysetQuery): Promise<Membership[]>;
 }
 
 /**
@@ -409,14 +443,26 @@ export interface SessionStore {
   deleteSession(workspace_id: string, session_id: string, at: number): Promise<boolean>;
   insertFloor(floor: Floor): Promise<void>;
   getFloor(workspace_id: string, floor_id: string): Promise<Floor | undefined>;
-  /** Floors of a session, ascending by number. */
+  /** Floors of a session in `(number, branch, id)` ascending order. */
   listFloors(session_id: string): Promise<Floor[]>;
+  /**
+   * OPTIONAL (without it the services page {@link listFloors} in memory). One keyset page of a
+   * Session's Floors in `(number ASC, branch ASC, id ASC)` order (strings in byte order): only
+   * rows strictly after `query.after`, at most `query.limit`.
+   */
+  pageFloors?(session_id: string, query: { after?: FloorPosition; limit: number }): Promise<Floor[]>;
   /** The highest floor number of a session on a branch (0 when none). */
   lastFloorNumber(session_id: string, branch: string): Promise<number>;
   insertPage(page: Page): Promise<void>;
   getPage(workspace_id: string, page_id: string): Promise<Page | undefined>;
   /** Pages of a floor, ascending by version. */
   listPages(floor_id: string): Promise<Page[]>;
+  /**
+   * OPTIONAL (without it the services page {@link listPages} in memory). One keyset page of a
+   * Floor's Pages by `version` ascending: only versions greater than `query.after_version`, at
+   * most `query.limit`.
+   */
+  pagePages?(floor_id: string, query: { after_version?: number; limit: number }): Promise<Page[]>;
   /** Appends ledger entries with the session's next `seq` values, in order, atomically. */
   appendSessionEvents(events: NewSessionEvent[]): Promise<SessionEvent[]>;
   /**
@@ -519,6 +565,18 @@ export interface IdempotencyStore {
    * transaction the record is released by a rollback.
    */
   insertIdempotencyRecord(record: IdempotencyRecord): Promise<boolean>;
+  /**
+   * OPTIONAL (without it records never expire: the services then keep answering a key with its
+   * first outcome forever, as before expiry existed). Deletes records whose `created_at` is before
+   * `query.created_before` (ms), oldest first, at most `query.limit` (≥ 1) of them; with
+   * `query.scope`, only that scope's record. Returns how many it deleted. MUST NOT delete a record
+   * created at or after `created_before`, nor (with `scope`) one of another scope; MUST be safe
+   * concurrently with inserts and with itself (a record is deleted at most once; a record inserted
+   * meanwhile stays). After it, the scope of a deleted record is free: `insertIdempotencyRecord`
+   * for it returns true. Inside a transaction, a rollback restores what it deleted.
+   * Retention: platform.md "Retention".
+   */
+  sweepIdempotencyRecords?(query: { created_before: number; scope?: IdempotencyScope; limit: number }): Promise<number>;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RequestContext, ServiceDeps } from '../context.js';
+import type { StoreTx } from '../ports/store.js';
 import { canonicalJson, idempotencyRequestHash, parseIdempotencyKey } from '../idempotency.js';
 import { PlatformService } from '../platform/service.js';
 import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
@@ -163,5 +164,63 @@ describe('create with an Idempotency-Key', () => {
     expect(h).toBe(await idempotencyRequestHash('POST', '/projects/p/inbox', { a: 2, b: 1 }));
     expect(h).toMatch(/^[0-9a-f]{64}$/);
     expect(h).not.toBe(await idempotencyRequestHash('POST', '/projects/q/inbox', { a: 2, b: 1 }));
+  });
+});
+
+describe('retention of idempotency records (platform.md "Retention")', () => {
+  const setup = async (ttl?: number) => {
+    const mem = createMemoryStore();
+    const clock = createManualClock();
+    const ids = createSequentialIdGenerator();
+    const deps: ServiceDeps = { store: mem, bus: createLocalEventBus(), clock, ids, ...(ttl === undefined ? {} : { idempotencyTtlMs: ttl }) };
+    const platform = new PlatformService(deps);
+    const ctx: RequestContext = { principal: { workspace_id: 'ws_demo', account_id: 'acc_owner', key_id: 'key_owner', key_kind: 'standard' }, request_id: 'req_ttl' };
+    await platform.createWorkspace({ id: 'ws_demo', name: 'Demo' });
+    await platform.createAccount({ id: 'acc_owner', name: 'o', workspace_ids: ['ws_demo'] });
+    await platform.createProject(ctx, { id: 'proj_main', name: 'Main' });
+    return { mem, clock, ids, inbox: new ProjectInboxService(deps), ctx };
+  };
+
+  it('a key keeps its first answer for 24 h by default; after that a repeat creates anew', async () => {
+    const { clock, inbox, ctx } = await setup();
+    const first = await inbox.createWithOutcome(ctx, 'proj_main', { type: 't' }, { idempotency_key: 'k' });
+    clock.advance(86_400_000 - 1);
+    const replay = await inbox.createWithOutcome(ctx, 'proj_main', { type: 't' }, { idempotency_key: 'k' });
+    expect(replay).toEqual({ item: first.item, replayed: true });
+    clock.advance(2);
+    const fresh = await inbox.createWithOutcome(ctx, 'proj_main', { type: 't' }, { idempotency_key: 'k' });
+    expect(fresh.replayed).toBe(false);
+    expect(fresh.item.id).not.toBe(first.item.id);
+    // …and the key now answers with the new item (another body is refused again).
+    expect((await inbox.createWithOutcome(ctx, 'proj_main', { type: 't' }, { idempotency_key: 'k' })).item.id).toBe(fresh.item.id);
+    expect((await rejection(inbox.create(ctx, 'proj_main', { type: 'other' }, { idempotency_key: 'k' }))).code).toBe('idempotency_key_reused');
+  });
+
+  it('sweepExpiredIdempotencyKeys deletes only records past the window, in batches; the window is configurable', async () => {
+    const { mem, clock, inbox, ctx } = await setup(60_000);
+    for (let i = 0; i < 5; i++) await inbox.create(ctx, 'proj_main', { type: `old${i}` }, { idempotency_key: `old-${i}` });
+    clock.advance(30_000);
+    for (let i = 0; i < 3; i++) await inbox.create(ctx, 'proj_main', { type: `new${i}` }, { idempotency_key: `new-${i}` });
+    expect(await inbox.sweepExpiredIdempotencyKeys()).toBe(0);
+    clock.advance(30_001);
+    expect(await inbox.sweepExpiredIdempotencyKeys({ batch: 2 })).toBe(5);
+    expect([...mem.raw().idempotency.values()].map((r) => r.key).sort()).toEqual(['new-0', 'new-1', 'new-2']);
+    // The items themselves stay: only the keys' records expire.
+    expect(mem.raw().items.size).toBe(8);
+    expect(() => new ProjectInboxService({ store: mem, bus: createLocalEventBus(), clock, ids: createSequentialIdGenerator(), idempotencyTtlMs: 0 })).toThrow(TypeError);
+  });
+
+  it('on a store without sweepIdempotencyRecords keys never expire (the sweep does nothing)', async () => {
+    const { mem, clock, ids, ctx } = await setup();
+    // A store of an older release: no sweepIdempotencyRecords, in or out of transactions.
+    const hide = <T extends object>(target: T): T => new Proxy(target, { get: (t, p, r) => (p === 'sweepIdempotencyRecords' ? undefined : Reflect.get(t, p, r)) });
+    const store = new Proxy(hide(mem), {
+      get: (t, p, r) => (p === 'transaction' ? (fn: (tx: StoreTx) => Promise<unknown>) => mem.transaction((tx) => fn(hide(tx))) : Reflect.get(t, p, r)),
+    });
+    const inbox = new ProjectInboxService({ store, bus: createLocalEventBus(), clock, ids });
+    const first = await inbox.create(ctx, 'proj_main', { type: 't' }, { idempotency_key: 'k' });
+    clock.advance(10 * 86_400_000);
+    expect(await inbox.sweepExpiredIdempotencyKeys()).toBe(0);
+    expect((await inbox.createWithOutcome(ctx, 'proj_main', { type: 't' }, { idempotency_key: 'k' })).item.id).toBe(first.id);
   });
 });

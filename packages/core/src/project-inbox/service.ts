@@ -5,7 +5,7 @@
  */
 import { appendAudited } from '../audit.js';
 import { InboxKitError } from '../errors.js';
-import type { RequestContext, ServiceDeps } from '../context.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, type RequestContext, type ServiceDeps } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { idempotencyRequestHash, parseIdempotencyKey } from '../idempotency.js';
 import type { IdempotencyRecord, StoreTx } from '../ports/store.js';
@@ -13,6 +13,7 @@ import type { InboxDecision, ProjectEvent, ProjectInboxItem, Session } from '../
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { accessOf, loadProjectAccess, type ProjectAccess } from './access.js';
 import { inboxPermissions, visibilityOfEventType } from './permissions.js';
+import { gateProjectWrite } from '../policy/write-gate.js';
 import {
   createInboxItemBody, decideInboxItemBody, listInboxItemsQuery,
   type CreateInboxItemInput, type DecideInboxItemInput, type ListInboxItemsInput,
@@ -55,7 +56,35 @@ interface ResolvedSources {
 }
 
 export class ProjectInboxService {
-  constructor(private readonly deps: ServiceDeps) {}
+  readonly #idempotencyTtlMs: number;
+
+  constructor(private readonly deps: ServiceDeps) {
+    const ttl = deps.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
+    if (!Number.isInteger(ttl) || ttl < 1) throw new TypeError(`idempotencyTtlMs must be an integer ≥ 1, got ${ttl}`);
+    this.#idempotencyTtlMs = ttl;
+  }
+
+  /**
+   * Retention (platform.md "Retention"): deletes the idempotency records older than the
+   * retention window (`idempotencyTtlMs`, default 24 h), in batches of `batch` (default 1,000),
+   * until none is left or `maxBatches` (default 100) ran. Call it periodically (the demo does,
+   * every 10 minutes). Does nothing (returns 0) on a store without `sweepIdempotencyRecords`.
+   * @returns how many records it deleted.
+   * @throws the store's error (records already deleted stay deleted).
+   */
+  async sweepExpiredIdempotencyKeys(options: { batch?: number; maxBatches?: number } = {}): Promise<number> {
+    const { store } = this.deps;
+    if (!store.sweepIdempotencyRecords) return 0;
+    const batch = options.batch ?? 1_000;
+    const created_before = this.deps.clock.now() - this.#idempotencyTtlMs;
+    let deleted = 0;
+    for (let i = 0; i < (options.maxBatches ?? 100); i++) {
+      const n = await store.sweepIdempotencyRecords({ created_before, limit: batch });
+      deleted += n;
+      if (n < batch) break;
+    }
+    return deleted;
+  }
 
   /**
    * Files an item (owner or deriver). Check order: project visible (404) → may create (403) →
@@ -101,16 +130,19 @@ export class ProjectInboxService {
     const { events, item, replayed } = await this.deps.store.transaction(async (tx) => {
       // A replay answers only what the caller may see now: the checks of a fresh request run first.
       // Locked: the project's status and the caller's membership stay as read until commit.
-      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
-      if (!inboxPermissions(access.role).create) {
-        throw new InboxKitError('project_inbox_write_denied', 'This role may not create inbox items');
-      }
-      assertActive(access);
+      // The write gate (who may create, project active), the project locked until commit.
+      const access = await gateProjectWrite(tx, ctx.principal, project_id, 'project_inbox.create');
       if (bytes > MAX_PAYLOAD_BYTES) {
         throw new InboxKitError('project_inbox_payload_too_large', `payload is ${bytes} bytes; the limit is ${MAX_PAYLOAD_BYTES}`);
       }
       if (idempotency) {
-        const seen = await tx.findIdempotencyRecord(idempotency.scope);
+        let seen = await tx.findIdempotencyRecord(idempotency.scope);
+        const expiredBefore = this.deps.clock.now() - this.#idempotencyTtlMs;
+        if (seen && seen.created_at < expiredBefore && tx.sweepIdempotencyRecords) {
+          // Past its retention the key is free: its record goes now (not only at the next sweep).
+          await tx.sweepIdempotencyRecords({ created_before: expiredBefore, scope: idempotency.scope, limit: 1 });
+          seen = undefined;
+        }
         if (seen) return { item: await replayItem(tx, seen, idempotency.request_hash, access, ctx.principal.account_id), events: [] as ProjectEvent[], replayed: true };
       }
       const sources = await resolveSources(tx, access, body);
@@ -225,11 +257,7 @@ export class ProjectInboxService {
   async decide(ctx: RequestContext, project_id: string, item_id: string, input: DecideInboxItemInput): Promise<ProjectInboxItem> {
     const body = parseOrThrow(decideInboxItemBody, input, 'decision');
     const { item, events } = await this.deps.store.transaction(async (tx) => {
-      const access = await loadProjectAccess(tx, ctx.principal, project_id, { lock: true });
-      if (!inboxPermissions(access.role).decide) {
-        throw new InboxKitError('project_inbox_decide_denied', 'Only the project owner may decide inbox items');
-      }
-      assertActive(access);
+      const access = await gateProjectWrite(tx, ctx.principal, project_id, 'project_inbox.decide');
       // Statuses only move forward (pending → decided → archived), so a correct store needs at most
       // three rounds; more means the store's conditional update is broken.
       for (let round = 0; round < 4; round++) {
@@ -345,10 +373,6 @@ async function replayItem(tx: StoreTx, record: IdempotencyRecord, request_hash: 
   const item = await tx.getInboxItem(access.project.id, record.resource_id);
   if (!item || read === 'none' || (read === 'own' && item.sender_account_id !== account_id)) throw itemNotFound();
   return item;
-}
-
-function assertActive(access: ProjectAccess): void {
-  if (access.project.status === 'archived') throw new InboxKitError('project_archived', 'Project is archived');
 }
 
 /**

@@ -15,9 +15,11 @@ export interface SessionAccess {
   session: Session;
   /** Owner of the session's project, or any workspace account for a session outside projects. */
   canWrite: boolean;
-  role: ProjectRole | 'workspace';
+  role: Exclude<ProjectRole, null> | 'workspace';
   /** True when the session's project is archived (it then accepts no new input). */
   archived: boolean;
+  /** The Session's project (as read, locked with `options.lock`); undefined for a Session outside projects. */
+  project: Project | undefined;
 }
 
 const sessionNotFound = () => new InboxKitError('session_not_found', 'Session not found');
@@ -60,11 +62,11 @@ export async function loadSessionAccess(tx: StoreTx, principal: Principal, sessi
     }
   }
   if (!session) throw sessionNotFound();
-  if (session.project_id === null) return { session, canWrite: true, role: 'workspace', archived: false };
+  if (session.project_id === null) return { session, canWrite: true, role: 'workspace', archived: false, project: undefined };
   if (!project) throw sessionNotFound();
   const role = roleOf(project, principal.account_id, membership?.role);
   if (role === null) throw sessionNotFound();
-  return { session, canWrite: role === 'owner', role, archived: project.status === 'archived' };
+  return { session, canWrite: role === 'owner', role, archived: project.status === 'archived', project };
 }
 
 /** Writes the next Floor of `session` on `branch` and its first Page, inside `tx`. */

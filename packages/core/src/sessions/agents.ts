@@ -12,6 +12,7 @@ import type { RequestContext } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { InboxKitError, type ErrorDetail } from '../errors.js';
 import { toolDefinitionProblems } from '../live-inbox/tools.js';
+import { gateWorkspaceWrite } from '../policy/write-gate.js';
 import { queryInt } from '../project-inbox/schemas.js';
 import { createIdGenerator, type Clock, type IdGenerator } from '../ports/clock.js';
 import type { AgentPageQuery, Store } from '../ports/store.js';
@@ -250,6 +251,7 @@ export class ManagedAgentsService {
    *   skills, multiagent, another execution identity, non-custom tools; a store without agents).
    */
   async create(ctx: RequestContext, input: CreateAgentInput): Promise<ManagedAgent> {
+    gateWorkspaceWrite(ctx.principal, 'agent.create');
     const body = parseOrThrow(createAgentBody, input, 'agent');
     refuseUnhosted(body);
     const tools = checkCustomTools(body.tools ?? [], this.#hostToolNames);
@@ -349,6 +351,7 @@ export class ManagedAgentsService {
    *   (409: `version` is not the current one, or another update won).
    */
   async update(ctx: RequestContext, agent_id: string, input: UpdateAgentInput): Promise<ManagedAgent> {
+    gateWorkspaceWrite(ctx.principal, 'agent.update');
     const body = parseOrThrow(updateAgentBody, input, 'agent');
     if (this.#deps.configured.some((a) => a.id === agent_id)) throw new InboxKitError('permission_denied', `Agent ${JSON.stringify(agent_id)} is configured by the deployment and cannot be changed`);
     refuseUnhosted(body);
@@ -391,6 +394,7 @@ export class ManagedAgentsService {
    * @throws InboxKitError `agent_not_found` (404), `permission_denied` (403: a configured agent).
    */
   async archive(ctx: RequestContext, agent_id: string): Promise<ManagedAgent> {
+    gateWorkspaceWrite(ctx.principal, 'agent.archive');
     if (this.#deps.configured.some((a) => a.id === agent_id)) throw new InboxKitError('permission_denied', `Agent ${JSON.stringify(agent_id)} is configured by the deployment and cannot be archived`);
     const archived = await this.#store().archiveAgent(ctx.principal.workspace_id, agent_id, this.#deps.clock.now());
     if (archived === undefined) throw notFound(agent_id);

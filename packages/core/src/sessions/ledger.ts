@@ -7,7 +7,6 @@
  */
 import type { RequestContext, ServiceDeps } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
-import { InboxKitError } from '../errors.js';
 import type { RunLedger, RunLedgerCommitExtras, TranscriptMessage } from '../live-inbox/bridge.js';
 import type { ContentBlock } from '../live-inbox/content.js';
 import { toolResultsMessageId, type ToolResultBlock, type ToolUseBlock } from '../live-inbox/tools.js';
@@ -16,6 +15,7 @@ import type { NewSessionEvent, StoreTx } from '../ports/store.js';
 import type { JsonValue, Session, SessionEvent } from '../records.js';
 import { parseOrThrow } from '../validation.js';
 import { loadSessionAccess, writeTurn } from './access.js';
+import { gateRunWrite } from '../policy/write-gate.js';
 import { listSessionEventsQuery, timeBoundsOf, type ListSessionEventsInput } from './managed-agents.js';
 import { TOOL_EVENT_TYPES, TranscriptBuilder, lastRound, toolResultContent, toolUseContent, type LedgerRound } from './tool-rounds.js';
 
@@ -327,20 +327,18 @@ export class SessionLedger {
    * The ledger as the agent loop commits to it for a Run of `session`: one transaction per commit,
    * one Floor and Page per message and its events ({@link turn}: `user.message` for drained inbox
    * input, `agent.message` and tool-use events for a step, `agent.tool_result` for a round's
-   * results), published after commit. Conditional on the Run: a commit whose
-   * Run is no longer `running` commits nothing and rejects with `conflict`.
+   * results), published after commit. Through the write gate (`run.commit`): a commit whose Run is
+   * no longer `running` commits nothing and rejects with `conflict`; one whose project or Session
+   * was archived, with `project_archived` / `session_archived`.
    */
   runLedger(session: Session): RunLedger {
     return {
       commit: async ({ run_id, messages, ...extras }) => {
         const events = await this.#deps.store.transaction(async (tx) => {
-          // Conditional on the Run: a drain racing the Run's end (a leftover ended by another
-          // process, a recovery at start-up) commits nothing; the attempt then fails and its
-          // drained input moves to the Session's next attempt instead of landing in an ended Run.
-          await tx.lockSession(session.workspace_id, session.id);
-          if ((await tx.getRunningRun(session.id))?.id !== run_id) {
-            throw new InboxKitError('conflict', `Run ${run_id} has ended; nothing more of it is committed (drained input moves to the next attempt)`);
-          }
+          // The write gate, under the Session's lock: a drain racing the Run's end (a leftover
+          // ended by another process, a recovery at start-up) or an archive commits nothing; the
+          // attempt then fails and its drained input moves to the Session's next attempt.
+          await gateRunWrite(tx, session, 'run.commit', run_id);
           const now = this.#deps.clock.now();
           const rows: NewSessionEvent[] = [];
           for (const m of messages) rows.push(...(await this.turn(tx, session, run_id, m, extras, now)));

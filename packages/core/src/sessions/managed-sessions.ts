@@ -9,6 +9,7 @@ import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { InboxKitError } from '../errors.js';
 import type { PlatformService } from '../platform/service.js';
 import { loadSessionAccess } from './access.js';
+import { gateSessionWrite } from '../policy/write-gate.js';
 import type { Clock, IdGenerator } from '../ports/clock.js';
 import type { SessionPageQuery, Store } from '../ports/store.js';
 import type { JsonValue, Session } from '../records.js';
@@ -85,7 +86,8 @@ export class ManagedSessionsService {
    * @throws InboxKitError `validation_error` (400), `unsupported_capability` (400: `resources`,
    *   `vault_ids`, `budget`, agent overrides, `user.define_outcome`), `agent_not_found` (404: no
    *   configured agent has this id, or not this version), `project_not_found` (404),
-   *   `permission_denied` (403: an observer), `project_archived` (409).
+   *   `permission_denied` (403: an observer), `project_archived` (409), `too_many_runs` (429: with
+   *   `initial_events`, the caller is at its Run budget), `rate_limited` (429: Sessions per minute).
    */
   async create(ctx: RequestContext, input: CreateManagedSessionInput): Promise<ManagedSession> {
     const body = parseOrThrow(createManagedSessionBody, input, 'session');
@@ -94,9 +96,11 @@ export class ManagedSessionsService {
     if (body.budget !== undefined) throw unsupported('A spend budget');
     if (body.initial_events?.some((e) => e.type === 'user.define_outcome')) throw unsupported('user.define_outcome');
     const agent = await this.#resolveAgent(ctx, body.agent);
+    const messages = (body.initial_events ?? []).flatMap((e) => (e.type === 'user.message' ? [{ type: e.type, content: e.content }] : []));
+    // A create whose initial input could not start its Run leaves no Session.
+    if (messages.length > 0) this.#deps.runtime.assertRunBudget(ctx);
     const session = await this.#deps.platform.createSession(ctx, { project_id: body.project_id ?? null, title: body.title },
       { agent, environment_id: body.environment_id, metadata: body.metadata ?? {} });
-    const messages = (body.initial_events ?? []).flatMap((e) => (e.type === 'user.message' ? [{ type: e.type, content: e.content }] : []));
     if (messages.length > 0) await this.#deps.runtime.sendEvents(ctx, session.id, { events: messages });
     return managedSession(session, await this.#status(session));
   }
@@ -128,7 +132,7 @@ export class ManagedSessionsService {
     // Nothing here is ever created by a deployment or mounts a memory store.
     if (q.deployment_id !== undefined || q.memory_store_id !== undefined) return { data: [], next_page: null, prev_page: null };
 
-    const visible_project_ids = (await this.#deps.platform.listProjects(ctx)).map((p) => p.id);
+    const visible_project_ids = (await this.#deps.store.listProjectsForAccount(workspace_id, account_id)).map((p) => p.id);
     const base: Omit<SessionPageQuery, 'after' | 'limit'> = {
       order: q.order, visible_project_ids, include_archived: q.include_archived, agent_id: q.agent_id, created_at,
     };
@@ -169,7 +173,7 @@ export class ManagedSessionsService {
     if (body.agent !== undefined) throw unsupported('Changing the agent\'s tools or MCP servers');
     if (body.budget !== undefined) throw unsupported('A spend budget');
     if (body.vault_ids !== undefined) throw unsupported('Attaching vaults');
-    return this.#write(ctx, session_id, async (session) => {
+    return this.#write(ctx, session_id, 'session.update', async (session) => {
       let metadata: Record<string, string> | undefined;
       if (body.metadata !== undefined && body.metadata !== null) {
         metadata = { ...session.metadata };
@@ -191,7 +195,7 @@ export class ManagedSessionsService {
    * still stop its Run. @throws InboxKitError `session_not_found` (404), `permission_denied` (403).
    */
   async archive(ctx: RequestContext, session_id: string): Promise<ManagedSession> {
-    return this.#write(ctx, session_id, async (session) => (session.archived_at === null ? { archived_at: this.#deps.clock.now() } : undefined));
+    return this.#write(ctx, session_id, 'session.archive', async (session) => (session.archived_at === null ? { archived_at: this.#deps.clock.now() } : undefined));
   }
 
   /**
@@ -211,15 +215,14 @@ export class ManagedSessionsService {
 
   /** Checks write access, then applies the patch `change` returns (none: unchanged) in one transaction, holding the Session's lock. */
   async #write(
-    ctx: RequestContext, session_id: string,
+    ctx: RequestContext, session_id: string, action: 'session.update' | 'session.archive',
     change: (session: Session) => Promise<{ title?: string | null; metadata?: Record<string, string>; archived_at?: number } | undefined>,
   ): Promise<ManagedSession> {
     const session = await this.#deps.store.transaction(async (tx) => {
       // Locked (project, then Session): role and archive state stay as read until commit, a
       // metadata patch applies to the metadata it read, and an archive is ordered against a
       // concurrent user.message (sendEvents checks `archived_at` under the same lock).
-      const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
-      if (!access.canWrite) throw new InboxKitError('permission_denied', 'Only the project owner may change this session');
+      const access = await gateSessionWrite(tx, ctx.principal, session_id, action);
       const patch = await change(access.session);
       if (patch === undefined || (patch.title === undefined && patch.metadata === undefined && patch.archived_at === undefined)) return access.session;
       const updated = await tx.updateSession(access.session.workspace_id, access.session.id, { ...patch, updated_at: this.#deps.clock.now() });

@@ -8,8 +8,9 @@
  * Spec: live-inbox.md ("Model", "Drain, commit, carry-over"); the rules are documented on
  * `SessionRuntimeService`.
  */
-import type { RequestContext } from '../context.js';
-import { InboxKitError } from '../errors.js';
+import type { Principal, RequestContext } from '../context.js';
+import { RunBudget } from '../caller-budgets.js';
+import { InboxKitError, isInboxKitError } from '../errors.js';
 import { isModelError, isToolUseLimitError } from '../live-inbox/agent-loop.js';
 import { LiveInboxBridge, type RunLedger, type RunLedgerPark, type RunLedgerParkOutcome, type TranscriptMessage } from '../live-inbox/bridge.js';
 import { contentSchema, type ContentBlock } from '../live-inbox/content.js';
@@ -17,7 +18,8 @@ import type { AttemptHandle } from '../live-inbox/registry.js';
 import type { OpenRound, Tool, ToolUseResolution } from '../live-inbox/tools.js';
 import type { NewSessionEvent, StoreTx } from '../ports/store.js';
 import type { JsonValue, Run, Session, SessionEvent } from '../records.js';
-import { loadSessionAccess, sessionWriteDenied } from './access.js';
+import { assertWrite, gateRunWrite, gateSessionWrite, runWriteRefusal, sessionState } from '../policy/write-gate.js';
+import { loadSessionAccess } from './access.js';
 import type { AttemptLeases } from './attempt-leases.js';
 import { nativeExecutor, type RunAttempt, type RunExecutor, type RunOutcome } from './executor.js';
 import { SESSION_EVENT_TYPES, type SessionLedger } from './ledger.js';
@@ -55,6 +57,8 @@ interface ActiveRun {
   executor: RunExecutor | undefined;
   /** Set for a Run an application executes itself ({@link RunSupervisor.startRun}). */
   external?: { finish: (outcome: RunOutcome) => Promise<RunFinish> };
+  /** Gives back the caller's Run budget slot (held by the Run and the follow-ups it hands it to). */
+  release: () => void;
 }
 
 /**
@@ -98,6 +102,8 @@ interface RunStart {
   resume?: boolean;
   /** Default the Runtime's executor. */
   executor?: RunExecutor | undefined;
+  /** The Run budget slot of the caller whose input started (or resumed) the chain. */
+  release: () => void;
 }
 
 /** The error result given to every tool use of a Run that ends without one, by outcome. */
@@ -139,6 +145,8 @@ export class RunSupervisor {
   readonly #bootedAt: number;
   /** The executor of Runs started by durable input (undefined: durable input starts no Run). */
   readonly #executor: RunExecutor | undefined;
+  /** Runs running at once per account and per API key (`deps.budgets`). */
+  readonly #budget: RunBudget;
 
   constructor(deps: RunSupervisorDeps, ledger: SessionLedger, leases: AttemptLeases) {
     this.#deps = deps;
@@ -146,6 +154,7 @@ export class RunSupervisor {
     this.#leases = leases;
     this.#bootedAt = deps.clock.now();
     this.#executor = deps.executor ?? (deps.model !== undefined ? nativeExecutor(deps.model) : undefined);
+    this.#budget = new RunBudget(deps.budgets);
   }
 
   /** The executor of Runs started by durable input, if any. */
@@ -154,29 +163,34 @@ export class RunSupervisor {
   }
 
   /**
+   * Refuses a caller at its Run budget without taking a slot (a create with initial input checks
+   * it before writing the Session). @throws InboxKitError `too_many_runs` (429).
+   */
+  assertRunBudget(principal: Principal): void {
+    if (!this.#budget.allows(principal)) this.#budget.claim(principal);
+  }
+
+  /**
    * Durable input (`POST /v1/sessions/{id}/events`); see `SessionRuntimeService.sendEvents`.
    * @throws InboxKitError `validation_error`, `unsupported_capability`, `session_not_found`,
-   *   `permission_denied`, `project_archived`, `session_archived`, `overloaded`.
+   *   `permission_denied`, `project_archived`, `session_archived`, `too_many_runs`, `overloaded`.
    */
   async sendEvents(ctx: RequestContext, session_id: string, input: SendSessionEventsInput): Promise<{ data: SessionEvent[] }> {
     const body = parseSendSessionEvents(input);
     if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
     return this.#withSessionLock(session_id, async () => {
+      // The caller's Run budget slot, taken (inside the transaction) only when this input starts or resumes a Run.
+      let slot: (() => void) | undefined;
       const closedInboxes: QueuedAtInterrupt[] = [];
       /** Ids of the events of queued input an interrupt committed (not receipts of this request). */
       const carried = new Set<string>();
       /** An interrupt of a parked Run committed the Session's carry-over: drop it from the host after commit. */
       let takenCarryOver = false;
       const { events, start, interruptRunId } = await this.#deps.store.transaction(async (tx) => {
-        const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
-        if (!access.canWrite) throw sessionWriteDenied();
-        // An archived project or Session takes no new input (messages, tool results, confirmations);
-        // an interrupt may still stop a Run.
+        // The write gate: an archived project or Session takes no new input (messages, tool
+        // results, confirmations); an interrupt may still stop a Run.
         const input = body.events.some((e) => e.type !== 'user.interrupt');
-        if (access.archived && input) throw new InboxKitError('project_archived', 'Project is archived');
-        if (access.session.archived_at !== null && input) {
-          throw new InboxKitError('session_archived', 'Session is archived; it takes no new messages');
-        }
+        const access = await gateSessionWrite(tx, ctx.principal, session_id, input ? 'session.message' : 'session.interrupt');
         const session = access.session;
         const now = this.#deps.clock.now();
         const pending: NewSessionEvent[] = [];
@@ -265,7 +279,9 @@ export class RunSupervisor {
                 pending.push(this.#ledger.running(session.id, run.id, now));
                 running = { ...run, status: 'running' };
                 awaiting = undefined;
-                start = { run: running, session, startSeq: await this.#ledger.runStartSeq(tx, session.id, run.id), resume: true };
+                // Executed again: the caller's Run budget (over it, 429 `too_many_runs` and nothing is written).
+                slot ??= this.#budget.claim(ctx.principal);
+                start = { run: running, session, startSeq: await this.#ledger.runStartSeq(tx, session.id, run.id), resume: true, release: slot };
               }
             }
             continue;
@@ -279,6 +295,8 @@ export class RunSupervisor {
             }
           }
           const startsRun = start === undefined && running === undefined && awaiting === undefined && this.#executor !== undefined;
+          // Over the caller's Run budget: 429 `too_many_runs`, and the transaction writes nothing.
+          if (startsRun) slot ??= this.#budget.claim(ctx.principal);
           const run: Run | undefined = startsRun ? this.#newRun(session.id, now) : undefined;
           pending.push(await this.#ledger.message(tx, session, { role: 'user', run_id: run?.id ?? null, message_id: null, content: event.content }, now));
           if (run !== undefined) {
@@ -286,12 +304,13 @@ export class RunSupervisor {
             pending.push(this.#ledger.running(session.id, run.id, now));
             await flush();
             const startSeq = stored[stored.length - 1]?.seq ?? 0;
-            start = { run, session, startSeq };
+            start = { run, session, startSeq, release: slot! };
           }
         }
         await flush();
         return { events: stored, start, interruptRunId };
       }).catch((error: unknown) => {
+        slot?.();
         // Not committed: what the interrupt took from a queue is carried over, never lost.
         for (const { handle, contents } of closedInboxes) this.#deps.host.closeAttempt(handle, { undelivered: contents });
         throw error;
@@ -315,12 +334,9 @@ export class RunSupervisor {
       const { events, sid } = await this.#deps.store.transaction(async (tx) => {
         // Locked (project, then Session): a Run starting concurrently (sendEvents holds the same
         // locks) either commits first, and this sees it running, or waits and then finds no Session.
-        const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
-        if (!access.canWrite) throw new InboxKitError('permission_denied', 'Only the project owner may delete this session');
+        // The write gate (\`session.delete\`): the owner's, refused while a Run runs (409 session_running).
+        const access = await gateSessionWrite(tx, ctx.principal, session_id, 'session.delete');
         const session = access.session;
-        if ((await tx.getRunningRun(session.id)) !== undefined) {
-          throw new InboxKitError('session_running', 'The session is running; send a user.interrupt and delete it once it is idle');
-        }
         const now = this.#deps.clock.now();
         const pending: NewSessionEvent[] = [];
         const awaiting = await tx.getAwaitingRun?.(session.id);
@@ -437,11 +453,13 @@ export class RunSupervisor {
         const pending = running?.id === run.id ? await this.#endLeftover(tx, running, now) : false;
         if (pending === false || pending.length === 0) return { events: [], next: undefined };
         let next: RunStart | undefined;
-        if (session !== undefined && !this.#closed && this.#executor !== undefined && (await this.#ledger.hasDurableInputAfter(tx, session.id, await startSeqOf(tx, run)))) {
+        // The write gate: no follow-up Run in an archived project or Session. It runs on nobody's budget (the Runtime starts it).
+        if (session !== undefined && !this.#closed && this.#executor !== undefined && (await runWriteRefusal(tx, session, 'run.start')) === null
+          && (await this.#ledger.hasDurableInputAfter(tx, session.id, await startSeqOf(tx, run)))) {
           const nextRun = this.#newRun(session.id, now);
           await this.#insertRun(tx, nextRun);
           pending.push(this.#ledger.running(session.id, nextRun.id, now));
-          next = { run: nextRun, session, startSeq: 0 };
+          next = { run: nextRun, session, startSeq: 0, release: () => {} };
         }
         const events = await tx.appendSessionEvents(pending);
         if (next !== undefined) next.startSeq = events[events.length - 1]?.seq ?? 0;
@@ -489,7 +507,10 @@ export class RunSupervisor {
     const active: ActiveRun = { ...start, resume: start.resume === true, controller, done: Promise.resolve(), executor: start.executor ?? this.#executor };
     this.#active.set(start.session.id, active);
     const after = previous === undefined ? Promise.resolve() : previous.done;
-    active.done = after.then(() => this.#execute(active)).catch((error: unknown) => this.#runError(error, active));
+    active.done = after.then(() => this.#execute(active)).catch((error: unknown) => {
+      active.release();
+      this.#runError(error, active);
+    });
   }
 
   /** The tools and options of a Run of `session`: its agent's (see `SessionRuntimeDeps.agents`), else the Runtime's. */
@@ -519,10 +540,9 @@ export class RunSupervisor {
    */
   async #park(session: Session, input: RunLedgerPark): Promise<RunLedgerParkOutcome> {
     const { events, outcome } = await this.#deps.store.transaction(async (tx) => {
-      await tx.lockSession(session.workspace_id, session.id);
-      if ((await tx.getRunningRun(session.id))?.id !== input.run_id) {
-        throw new InboxKitError('conflict', `Run ${input.run_id} has ended; it cannot wait for a client`);
-      }
+      // The write gate (\`run.commit\`, under the Session's lock): only a Run still running parks,
+      // and not in an archived project or Session (the attempt then fails, like any refused commit).
+      await gateRunWrite(tx, session, 'run.commit', input.run_id);
       const round = await this.#ledger.lastRound(tx, session.id, input.run_id);
       const resolutions: Record<string, ToolUseResolution> = {};
       for (const id of input.pending) {
@@ -633,6 +653,8 @@ export class RunSupervisor {
         if (current === active) this.#active.delete(session.id);
       });
       await release(resumedHere ? { keep: true } : undefined);
+      // A parked Run holds no Run budget slot: its resume takes one again.
+      active.release();
       return { ended: false, follow_up_run_id: null };
     }
     let outcome: RunFinish = { ended: false, follow_up_run_id: null };
@@ -643,10 +665,12 @@ export class RunSupervisor {
         const { events, next, ended } = await this.#deps.store.transaction(async (tx) => {
           // Durable input committed by another process for this Session waits for this end (or
           // this end waits for it), so the follow-up check below sees it or it sees no running Run.
-          await tx.lockSession(session.workspace_id, session.id);
+          // The write gate (\`run.end\`, under the Session's lock): a Run ends in any project or
+          // Session state (archived included), never in a deleted Session.
+          const refusal = await runWriteRefusal(tx, session, 'run.end', run.id);
           const now = this.#deps.clock.now();
           const pending: NewSessionEvent[] = [];
-          const ended = await tx.endRun(run.id, status, now);
+          const ended = refusal === null && (await tx.endRun(run.id, status, now));
           if (ended) {
             // Every tool use of an ended Run has its result (interrupted or failed mid-round: an error).
             pending.push(...(await this.#ledger.closeRound(tx, session.id, run.id, UNANSWERED[status], now)));
@@ -658,11 +682,12 @@ export class RunSupervisor {
           }
           let next: RunStart | undefined;
           const more = (ended && status === 'completed' && carried > 0) || (await this.#ledger.hasDurableInputAfter(tx, session.id, active.startSeq));
-          if (!this.#closed && executor !== undefined && more && (await tx.getRunningRun(session.id)) === undefined) {
+          // The write gate (\`run.start\`: no Run running, project and Session not archived): no follow-up Run starts in an archived project or Session.
+          if (!this.#closed && executor !== undefined && more && (await runWriteRefusal(tx, session, 'run.start')) === null) {
             const nextRun = this.#newRun(session.id, now);
             await this.#insertRun(tx, nextRun);
             pending.push(this.#ledger.running(session.id, nextRun.id, now));
-            next = { run: nextRun, session, startSeq: 0, executor };
+            next = { run: nextRun, session, startSeq: 0, executor, release: active.release };
           }
           const events = await tx.appendSessionEvents(pending);
           if (next !== undefined) next.startSeq = events[events.length - 1]?.seq ?? 0;
@@ -671,10 +696,12 @@ export class RunSupervisor {
         this.#ledger.publish(events);
         if (this.#active.get(session.id) === active) this.#active.delete(session.id);
         if (next !== undefined) this.#launch(next);
+        else active.release();
         outcome = { ended, follow_up_run_id: next?.run.id ?? null };
       } catch (error) {
         // The Run stays `running` in storage; the next durable input ends it as a leftover.
         if (this.#active.get(session.id) === active) this.#active.delete(session.id);
+        active.release();
         this.#runError(error, active);
       }
     });
@@ -694,11 +721,12 @@ export class RunSupervisor {
     const body = parseOrThrow(startRunBody, { ...(options.content !== undefined ? { content: options.content } : {}) }, 'run');
     if (this.#closed) throw new InboxKitError('overloaded', 'The runtime is shutting down; retry later');
     return this.#withSessionLock(session_id, async () => {
+      // The caller's Run budget slot, taken inside the transaction (over it: 429, nothing written).
+      let slot: (() => void) | undefined;
       const { events, start } = await this.#deps.store.transaction(async (tx) => {
+        // Locked (project, then Session). A leftover Run (its process is gone) is ended first, so
+        // the write gate (\`session.run.start\`) decides on the Run state as it is now.
         const access = await loadSessionAccess(tx, ctx.principal, session_id, { lock: true });
-        if (!access.canWrite) throw sessionWriteDenied();
-        if (access.archived) throw new InboxKitError('project_archived', 'Project is archived');
-        if (access.session.archived_at !== null) throw new InboxKitError('session_archived', 'Session is archived; it takes no new messages');
         const session = access.session;
         const now = this.#deps.clock.now();
         const pending: NewSessionEvent[] = [];
@@ -710,19 +738,24 @@ export class RunSupervisor {
             running = undefined;
           }
         }
-        if (running !== undefined) throw new InboxKitError('session_running', 'A Run of this Session is running; wait for it to end or send a user.interrupt');
-        if ((await tx.getAwaitingRun?.(session.id)) !== undefined) {
-          throw new InboxKitError('session_running', 'The Run of this Session awaits tool results or confirmations: answer them, or send a user.interrupt');
-        }
+        const awaiting = running === undefined ? await tx.getAwaitingRun?.(session.id) : undefined;
+        // The write gate: the owner's (or, outside projects, the workspace's); not in an archived
+        // project or Session; not while a Run runs or is parked (409 session_running).
+        assertWrite('session.run.start', access.role, sessionState(session, access.project, running ? 'running' : awaiting ? 'awaiting' : 'idle'));
         if (body.content === undefined && !(await this.#ledger.hasDurableInputAfter(tx, session.id, await this.#ledger.lastRunStartSeq(tx, session.id)))) {
           throw new InboxKitError('validation_error', 'Nothing to run: give content, or send a user.message first', [{ path: 'content', message: 'required: the Session holds no input a Run has not run' }]);
         }
+        // The same Run budget as Runs started by durable input (per account and API key).
+        slot ??= this.#budget.claim(ctx.principal);
         const run = this.#newRun(session.id, now);
         if (body.content !== undefined) pending.push(await this.#ledger.message(tx, session, { role: 'user', run_id: run.id, message_id: null, content: body.content }, now));
         await this.#insertRun(tx, run);
         pending.push(this.#ledger.running(session.id, run.id, now));
         const events = await tx.appendSessionEvents(pending);
-        return { events, start: { run, session, startSeq: events[events.length - 1]?.seq ?? 0 } };
+        return { events, start: { run, session, startSeq: events[events.length - 1]?.seq ?? 0, release: slot } };
+      }).catch((error: unknown) => {
+        slot?.();
+        throw error;
       });
       this.#ledger.publish(events);
       const controller = new AbortController();
@@ -803,5 +836,7 @@ async function startSeqOf(tx: StoreTx, run: Run): Promise<number> {
 function runFailureOf(error: unknown): RunFailure {
   if (isModelError(error)) return { type: error.type, message: error.message };
   if (isToolUseLimitError(error)) return { type: error.type, message: error.message };
+  // The write gate stopped the Run's commit: its project or Session was archived meanwhile.
+  if (isInboxKitError(error) && (error.code === 'project_archived' || error.code === 'session_archived')) return { type: 'invalid_request_error', message: error.message };
   return { type: 'api_error', message: 'The Run failed on an internal error.' };
 }

@@ -235,7 +235,9 @@ export class SessionRuntimeService {
    *   tool confirmations, outcomes, system messages), `session_not_found` (404), `permission_denied`
    *   (403: a deriver or observer of the Session's Project), `project_archived` (409: a
    *   `user.message` to a Session of an archived Project), `session_archived` (409: a
-   *   `user.message` to an archived Session), `overloaded` (503: the runtime is closing).
+   *   `user.message` to an archived Session), `too_many_runs` (429: the message would start a Run
+   *   while the caller's account or API key already has `budgets.runsPerAccount` / `runsPerKey`
+   *   Runs running; nothing is written), `overloaded` (503: the runtime is closing).
    */
   sendEvents(ctx: RequestContext, session_id: string, input: SendSessionEventsInput): Promise<{ data: SessionEvent[] }> {
     return this.#runs.sendEvents(ctx, session_id, input);
@@ -347,6 +349,17 @@ export class SessionRuntimeService {
    */
   routeLiveInbox(ctx: RequestContext, session_id: string, operation: LiveInboxOperation, options: { forwarded?: boolean } = {}): Promise<AttemptRoute> {
     return this.#leases.route(ctx, session_id, operation, options);
+  }
+
+  /**
+   * Refuses a caller whose account or API key already has its budget of running Runs
+   * (`budgets.runsPerAccount` / `runsPerKey`, default 8 each, per process), without taking a slot:
+   * for writes that would start a Run after writing something else first (a Session created with
+   * `initial_events`). {@link sendEvents} enforces the budget itself.
+   * @throws InboxKitError `too_many_runs` (429, `retryAfterSeconds` 5).
+   */
+  assertRunBudget(ctx: RequestContext): void {
+    this.#runs.assertRunBudget(ctx.principal);
   }
 
   // — lifecycle —

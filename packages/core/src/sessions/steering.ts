@@ -2,7 +2,8 @@
  * Live Inbox steering (live-inbox.md "HTTP"): reading and editing the editable window of the
  * Session's active native attempt on this process. Check order: Session visibility (404
  * `session_not_found`; a failing ownership read → 500 `session_ownership_unavailable`, no queue
- * touched) → write permission for mutations (403 `permission_denied`) → active native attempt
+ * touched) → the write gate for mutations (403 `permission_denied`; 409 `project_archived`,
+ * `session_archived`) → active native attempt
  * (410 `live_inbox_inactive`) → the edit (404 `live_inbox_message_not_found`, 409
  * `live_inbox_order_conflict`).
  */
@@ -14,6 +15,8 @@ import type { Store } from '../ports/store.js';
 import type { Session } from '../records.js';
 import { parseOrThrow } from '../validation.js';
 import { loadSessionAccess, sessionWriteDenied, type SessionAccess } from './access.js';
+import { gateSessionWrite } from '../policy/write-gate.js';
+import type { WriteAction } from '../policy/write-policy.js';
 import { liveInboxContentBody, liveInboxOrderBody, type LiveInboxContentInput, type LiveInboxOrderInput } from './schemas.js';
 
 /**
@@ -31,17 +34,22 @@ const liveInboxInactive = () =>
 
 /**
  * Session visibility for the Live Inbox: 404 `session_not_found` as usual, but a failing read is
- * 500 `session_ownership_unavailable`; with `mutation`, a caller who may not write is 403.
+ * 500 `session_ownership_unavailable`; with `mutation` (`true`: the permission only, as a routing
+ * pre-check; an action: the whole write gate), a caller who may not write is 403 and an archived
+ * project or Session 409.
  */
-export async function liveInboxAccess(store: Store, principal: Principal, session_id: string, mutation: boolean): Promise<Session> {
+export async function liveInboxAccess(store: Store, principal: Principal, session_id: string, mutation: boolean | WriteAction): Promise<Session> {
   let access: SessionAccess;
   try {
-    access = await loadSessionAccess(store, principal, session_id);
+    // A mutation passes the write gate (403, then 409 for an archived project or Session) on a
+    // plain read: the queue is process memory, and what it holds is committed only through the
+    // gate again (`run.commit`, under the Session's lock), so nothing queued after an archive commits.
+    access = typeof mutation === 'string' ? await gateSessionWrite(store, principal, session_id, mutation, { lock: false }) : await loadSessionAccess(store, principal, session_id);
   } catch (error) {
     if (isInboxKitError(error)) throw error;
     throw new InboxKitError('session_ownership_unavailable', 'Session ownership could not be read; no queue mutation was attempted.', [], { cause: error });
   }
-  if (mutation && !access.canWrite) throw sessionWriteDenied();
+  if (mutation === true && !access.canWrite) throw sessionWriteDenied();
   return access.session;
 }
 
@@ -64,36 +72,36 @@ export class LiveInboxSteering {
   /** @returns `{ id }`. @throws InboxKitError as `SessionRuntimeService.liveInboxQueue`. */
   async queue(ctx: RequestContext, session_id: string, input: LiveInboxContentInput): Promise<{ id: number }> {
     const body = parseOrThrow(liveInboxContentBody, input, 'live inbox message');
-    const inbox = await this.#mutableInbox(ctx, session_id);
+    const inbox = await this.#mutableInbox(ctx, session_id, 'live_inbox.queue');
     return { id: inbox.queue(body.content) };
   }
 
   /** @throws InboxKitError as `SessionRuntimeService.liveInboxReplace`. */
   async replace(ctx: RequestContext, session_id: string, message_id: number, input: LiveInboxContentInput): Promise<void> {
     const body = parseOrThrow(liveInboxContentBody, input, 'live inbox message');
-    const inbox = await this.#mutableInbox(ctx, session_id);
+    const inbox = await this.#mutableInbox(ctx, session_id, 'live_inbox.replace');
     inbox.replace(message_id, body.content);
   }
 
   /** @throws InboxKitError as `SessionRuntimeService.liveInboxWithdraw`. */
   async withdraw(ctx: RequestContext, session_id: string, message_id: number): Promise<void> {
-    const inbox = await this.#mutableInbox(ctx, session_id);
+    const inbox = await this.#mutableInbox(ctx, session_id, 'live_inbox.withdraw');
     inbox.withdraw(message_id);
   }
 
   /** @throws InboxKitError as `SessionRuntimeService.liveInboxReorder`. */
   async reorder(ctx: RequestContext, session_id: string, input: LiveInboxOrderInput): Promise<void> {
     const body = parseOrThrow(liveInboxOrderBody, input, 'order');
-    const inbox = await this.#mutableInbox(ctx, session_id);
+    const inbox = await this.#mutableInbox(ctx, session_id, 'live_inbox.reorder');
     inbox.reorder(body.order);
   }
 
   /**
-   * Visibility (404/500) → write permission (403) → active native attempt (410; when the Session's
-   * Run awaits tool results or confirmations, the message says so).
+   * Visibility (404/500) → the write gate (403; 409 for an archived project or Session) → active
+   * native attempt (410; when the Session's Run awaits tool results or confirmations, the message says so).
    */
-  async #mutableInbox(ctx: RequestContext, session_id: string): Promise<LiveInboxQueue> {
-    const session = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, true);
+  async #mutableInbox(ctx: RequestContext, session_id: string, action: WriteAction): Promise<LiveInboxQueue> {
+    const session = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, action);
     const inbox = this.#deps.host.liveInbox(session.id);
     if (inbox === undefined) {
       const awaiting = await this.#deps.store.getAwaitingRun?.(session.id).catch(() => undefined);

@@ -19,7 +19,8 @@ import {
   checkAttemptOwnership, checkEndRunConditional, checkFindSession, checkListRunningRuns, checkRunStatusChanges, checkStoreClock,
 } from './conformance-checks/runs.js';
 import { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
-import { checkIdempotencyRecords } from './conformance-checks/idempotency.js';
+import { checkIdempotencyRecords, checkIdempotencySweep } from './conformance-checks/idempotency.js';
+import { checkProjectAndMemberPages, checkTurnAndSessionPages } from './conformance-checks/paging.js';
 import { checkAccountsAndKeys, checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
 import { checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging } from './conformance-checks/inbox.js';
 import { checkMemberships } from './conformance-checks/projects.js';
@@ -38,7 +39,8 @@ export {
   checkAttemptOwnership, checkEndRunConditional, checkFindSession, checkListRunningRuns, checkRunStatusChanges, checkStoreClock,
 } from './conformance-checks/runs.js';
 export { checkAgents } from './conformance-checks/agents.js';
-export { checkIdempotencyRecords } from './conformance-checks/idempotency.js';
+export { checkIdempotencyRecords, checkIdempotencySweep } from './conformance-checks/idempotency.js';
+export { checkProjectAndMemberPages, checkTurnAndSessionPages } from './conformance-checks/paging.js';
 
 /**
  * The sub-ports of the storage port (`ports/store.ts`), by which the kit groups its checks:
@@ -58,8 +60,8 @@ export const STORE_PORT_METHODS = {
     'disableWorkspaceAccount', 'insertApiKey', 'findApiKeyByHash', 'getApiKey', 'listApiKeys', 'revokeApiKey', 'recordApiKeyUse',
   ],
   projects: [
-    'insertProject', 'getProject', 'lockProject', 'listProjectsForAccount', 'setProjectStatus', 'getMembership', 'upsertMembership',
-    'deleteMembership', 'listMemberships',
+    'insertProject', 'getProject', 'lockProject', 'listProjectsForAccount', 'pageProjectsForAccount', 'setProjectStatus', 'getMembership', 'upsertMembership',
+    'deleteMembership', 'listMemberships', 'pageMemberships',
   ],
   inbox: ['insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'listInboxItems', 'decideInboxItem'],
   events: [
@@ -68,14 +70,14 @@ export const STORE_PORT_METHODS = {
   ],
   sessions: [
     'insertSession', 'getSession', 'lockSession', 'findSession', 'listSessions', 'getSessionWithAccess', 'pageSessions', 'updateSession', 'deleteSession',
-    'insertFloor', 'getFloor', 'listFloors', 'lastFloorNumber', 'insertPage', 'getPage', 'listPages', 'appendSessionEvents',
+    'insertFloor', 'getFloor', 'listFloors', 'pageFloors', 'lastFloorNumber', 'insertPage', 'getPage', 'listPages', 'pagePages', 'appendSessionEvents',
     'listSessionEvents', 'lastSessionEventSeq',
   ],
   runs: [
     'now', 'insertRun', 'getRunningRun', 'listRunningRuns', 'endRun', 'updateRunStatus', 'getAwaitingRun', 'claimAttemptOwnership',
     'renewAttemptOwnership', 'releaseAttemptOwnership', 'findAttemptOwner',
   ],
-  idempotency: ['findIdempotencyRecord', 'insertIdempotencyRecord'],
+  idempotency: ['findIdempotencyRecord', 'insertIdempotencyRecord', 'sweepIdempotencyRecords'],
   agents: ['insertAgent', 'getAgent', 'pageAgents', 'listAgentVersions', 'updateAgent', 'archiveAgent'],
 } as const satisfies Record<StorePortGroup, readonly (keyof StoreTx)[]>;
 
@@ -109,6 +111,7 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'identity', requires: needs(), name: 'identity, API keys (revocation kept earliest) and conditional project status', run: checkIdentityAndProjects },
   { group: 'identity', requires: needs('events'), name: 'administration (optional methods): accounts, disabling, keys, last use, workspace Operation Log', run: checkAccountsAndKeys },
   { group: 'projects', requires: needs(), name: 'memberships: upsert and delete', run: checkMemberships },
+  { group: 'projects', requires: needs(), name: 'pageProjectsForAccount and pageMemberships (optional): keyset pages are exactly the lists, ties kept', run: checkProjectAndMemberPages },
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'decideInboxItem: 20 concurrent decisions → exactly one winner, one log row, one event', run: checkDecideHasOneWinner },
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'keyset pages neither skip nor repeat rows sharing created_at (with filters)', run: checkKeysetPaging },
   { group: 'inbox', requires: needs('inbox'), name: 'getInboxItemWithAccess (optional): project, membership and item in one read, as the three reads give them', run: checkInboxItemWithAccess },
@@ -120,6 +123,7 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'sessions', requires: needs(), name: 'session ledger: gap-free seq under concurrent appends', run: checkGapFreeSessionSeq },
   { group: 'sessions', requires: needs(), name: 'sessions, floors and pages', run: checkSessionsFloorsPages },
   { group: 'sessions', requires: needs(), name: 'managed sessions: pages, update, delete, ledger filters', run: checkManagedSessions },
+  { group: 'sessions', requires: needs(), name: 'pageFloors, pagePages (optional) and pageSessions by project_id: keyset pages are exactly the lists', run: checkTurnAndSessionPages },
   { group: 'runs', requires: needs('runs'), name: 'runs: endRun is conditional', run: checkEndRunConditional },
   { group: 'runs', requires: needs('runs'), name: 'runs: listRunningRuns lists running Runs oldest first, at most limit', run: checkListRunningRuns },
   { group: 'runs', requires: needs('runs'), name: 'attempt ownership: conditional claim, lease expiry, exact renew and release, one winner of 20', run: checkAttemptOwnership },
@@ -127,6 +131,7 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'runs', requires: needs('runs'), name: 'now (optional): the store\'s clock in integer ms, never backwards, the time of the call inside a transaction, the database\'s', run: checkStoreClock },
   { group: 'sessions', requires: needs(), name: 'findSession (optional): a Session by id alone, never a deleted one', run: checkFindSession },
   { group: 'idempotency', requires: needs('idempotency', 'inbox', 'events'), name: 'idempotency records: conditional insert, exact scope, released by rollback, one winner of 20', run: checkIdempotencyRecords },
+  { group: 'idempotency', requires: needs('idempotency'), name: 'sweepIdempotencyRecords (optional): only expired records, oldest first, bounded, scoped, undone by rollback; a swept key is free', run: checkIdempotencySweep },
   { group: 'agents', requires: needs('agents'), name: 'agents (optional): versions, conditional update (one winner of 10), archive once, keyset pages, workspace scoping', run: checkAgents },
 ];
 

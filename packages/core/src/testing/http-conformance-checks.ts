@@ -39,7 +39,34 @@ export interface HttpAdapterSettings {
   streamTiming?: { heartbeatMs?: number; retryMs?: number; maxStreamsPerCaller?: number };
   /** ms a request body has to arrive before 408 `request_timeout` (platform.md "Connections and request bodies"). */
   bodyTimeoutMs?: number;
+  /**
+   * The bad-credential throttle per remote address (platform.md "Per-caller bounds"): every
+   * request of the kit comes from 127.0.0.1, so its suites pass `false` (off) but the budget suite,
+   * which passes small numbers and checks the 429s.
+   */
+  credentialThrottle?: { maxFailures?: number; windowMs?: number } | false;
+  /** Request bodies one API key may have in flight (the budget suite passes a small number). */
+  maxBodiesPerKey?: number;
+  /**
+   * Bytes of request bodies one API key may send per second: the kit's suites pass 0 (off: the
+   * hostile-input suite sends many bodies over the limit from one key), but the budget suite's
+   * flood, which runs at the adapter's default.
+   */
+  bodyBytesPerSecondPerKey?: number;
+  /**
+   * The connection policy (platform.md "Connections and request bodies"): the connections suite
+   * passes small caps and a short first-request window. An adapter embedded in a host passes it to
+   * the host's `guardConnections` (`@inbox-kit/core/http`).
+   */
+  connections?: { maxConnections?: number; maxConnectionsPerAddress?: number; firstRequestTimeoutMs?: number; keepAliveTimeoutMs?: number; headersTimeoutMs?: number };
 }
+
+/**
+ * The settings every suite and check of the kit starts an adapter with unless it says otherwise:
+ * the bad-credential throttle and the body bytes per second off (the suites send thousands of bad
+ * keys, and many bodies over the limit, from one address and key on purpose).
+ */
+export const KIT_ADAPTER_SETTINGS: HttpAdapterSettings = { credentialThrottle: false, bodyBytesPerSecondPerKey: 0 };
 
 /** Options of the kit. */
 export interface HttpConformanceOptions {
@@ -130,7 +157,7 @@ export async function withHttpSubject(options: HttpConformanceOptions, check: (s
     await platform.addMember(owner, 'proj_kit', { account_id: 'acc_observer', role: 'observer' });
     await platform.createSession(owner, { id: 'sess_kit', project_id: 'proj_kit', title: 'Kit session' });
     const managedSessions = new ManagedSessionsService({ ...deps, platform, runtime, agents: [{ id: 'kit_agent', name: 'Kit agent', model: 'gated', version: 1 }] });
-    const server = await options.start({ platform, projectInbox: new ProjectInboxService(deps), runtime, managedSessions });
+    const server = await options.start({ platform, projectInbox: new ProjectInboxService(deps), runtime, managedSessions }, KIT_ADAPTER_SETTINGS);
     try {
       await check({ url: server.url.replace(/\/+$/, ''), keys, project_id: 'proj_kit', session_id: 'sess_kit', agent_id: 'kit_agent', model });
     } finally {

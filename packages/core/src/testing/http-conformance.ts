@@ -22,7 +22,7 @@ import { httpSuites } from './http-suites.js';
 
 export * from './http-conformance-checks.js';
 export { startHttpWorld, expectError, heldModel, type HttpWorld, type HttpWorldOptions, type HeldModel, type WorldResponse, type WorldRequestOptions, type WorldEnvelope, type WorldState } from './http-world.js';
-export { httpSuites, authenticationSuite, errorsSuite, projectInboxSuite, idempotencySuite, inputRulesSuite, liveInboxSuite, liveInboxLimitsSuite, streamsPerCallerSuite, slowBodiesSuite, hostileInputSuite, securitySuite, projectEventsSuite } from './http-suites.js';
+export { httpSuites, authenticationSuite, errorsSuite, projectInboxSuite, idempotencySuite, inputRulesSuite, liveInboxSuite, liveInboxLimitsSuite, streamsPerCallerSuite, slowBodiesSuite, hostileInputSuite, securitySuite, projectEventsSuite, writeGateSuite, budgetsSuite, pagingSuite, connectionsSuite } from './http-suites.js';
 export { openStream, type Frame, type OpenStreamOptions, type SseStream } from './http-suites-events.js';
 export { expect4xx, expectNoLeak, LEAKS, parseRawResponse, rawRequest, rawSocket, routeInventory, type RawRequest, type RouteInfo } from './http-raw.js';
 

@@ -119,6 +119,8 @@ export interface RawRequest {
   contentLength?: number | null;
   /** When the answer is an event stream, resolve as soon as its headers arrived and drop the connection. */
   headOnly?: boolean;
+  /** The local address to connect from (e.g. `127.0.0.2`: another client address on loopback). */
+  localAddress?: string;
 }
 
 /** One request over a fresh connection with `node:http`; the body is parsed when it is JSON. */
@@ -129,7 +131,7 @@ export function rawRequest(base: string, r: RawRequest): Promise<WorldResponse> 
   if (r.chunks !== undefined) headers['transfer-encoding'] = 'chunked';
   return new Promise<WorldResponse>((resolve, reject) => {
     let answered = false;
-    const req = http.request({ host: url.hostname, port: url.port, method: r.method, path: r.path, headers, agent: false });
+    const req = http.request({ host: url.hostname, port: url.port, method: r.method, path: r.path, headers, agent: false, ...(r.localAddress ? { localAddress: r.localAddress } : {}) });
     req.setTimeout(20_000, () => req.destroy(new Error(`no answer to ${r.method} ${r.path.slice(0, 80)} within 20 s`)));
     req.on('error', (error) => {
       if (!answered) reject(error);

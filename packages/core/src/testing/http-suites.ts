@@ -21,8 +21,12 @@ import { projectEventsSuite } from './http-suites-events.js';
 import { hostileInputSuite } from './http-suites-hostile.js';
 import { securitySuite } from './http-suites-security.js';
 import { slowBodiesSuite } from './http-suites-slow-bodies.js';
+import { writeGateSuite } from './http-suites-write-gate.js';
+import { budgetsSuite } from './http-suites-budgets.js';
+import { pagingSuite } from './http-suites-paging.js';
+import { connectionsSuite } from './http-suites-connections.js';
 
-export { errorsSuite, projectEventsSuite, hostileInputSuite, liveInboxSuite, projectInboxSuite, securitySuite, slowBodiesSuite };
+export { budgetsSuite, connectionsSuite, errorsSuite, pagingSuite, projectEventsSuite, hostileInputSuite, liveInboxSuite, projectInboxSuite, securitySuite, slowBodiesSuite, writeGateSuite };
 
 const text = (t: string) => [{ type: 'text', text: t }];
 
@@ -659,4 +663,8 @@ export function httpSuites(kit: HttpConformanceOptions): void {
   hostileInputSuite(kit);
   securitySuite(kit);
   projectEventsSuite(kit);
+  writeGateSuite(kit);
+  budgetsSuite(kit);
+  pagingSuite(kit);
+  connectionsSuite(kit);
 }

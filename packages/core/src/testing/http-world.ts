@@ -26,8 +26,10 @@ import type { Floor, Page, ProjectEvent } from '../records.js';
 import { PlatformService } from '../platform/service.js';
 import { ProjectInboxService } from '../project-inbox/service.js';
 import { SessionRuntimeService } from '../sessions/service.js';
+import { ManagedSessionsService } from '../sessions/managed-sessions.js';
+import type { CallerBudgetOptions } from '../caller-budgets.js';
 import { errorKind } from '../http/errors.js';
-import type { HttpAdapterSettings, HttpConformanceOptions, HttpConformanceServer } from './http-conformance-checks.js';
+import { KIT_ADAPTER_SETTINGS, type HttpAdapterSettings, type HttpConformanceOptions, type HttpConformanceServer } from './http-conformance-checks.js';
 import { createMemoryStore } from './memory-store.js';
 
 /** A response as the suites see it: status, headers, parsed JSON (or the text), the text. */
@@ -116,6 +118,10 @@ export interface HttpWorldOptions {
   /** Bounds of the Live Inbox host (with `model`). */
   liveInboxLimits?: Partial<LiveInboxLimits>;
   settings?: HttpAdapterSettings;
+  /** Per-caller budgets of the services (`ServiceDeps.budgets`); default: the services' defaults. */
+  budgets?: CallerBudgetOptions;
+  /** Also serve the Session resource (`/v1/sessions`) with one agent, `kit_agent` (with `model`). */
+  managedSessions?: boolean;
 }
 
 /** A model whose steps wait until `release()` (then every step answers at once); `waiting()` resolves once a step is pending. */
@@ -171,9 +177,12 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
   const failure: HttpWorld['failure'] = { method: null };
   let frozen: number | undefined;
   const clock: HttpWorld['clock'] = { now: () => frozen ?? systemClock.now(), freeze: (ms) => { frozen = ms; }, unfreeze: () => { frozen = undefined; } };
-  const deps = { store: failingStore(opened.store, failure), bus, clock, ids: createIdGenerator() };
+  const deps = { store: failingStore(opened.store, failure), bus, clock, ids: createIdGenerator(), ...(options.budgets ? { budgets: options.budgets } : {}) };
   const platform = new PlatformService(deps);
   const runtime = options.model ? new SessionRuntimeService({ ...deps, host: new LiveInboxHost({ limits: options.liveInboxLimits }), model: options.model }) : undefined;
+  const managedSessions = runtime && options.managedSessions
+    ? new ManagedSessionsService({ ...deps, platform, runtime, agents: [{ id: 'kit_agent', name: 'Kit agent', model: 'held', version: 1 }] })
+    : undefined;
   let server: HttpConformanceServer | undefined;
   try {
     await platform.createWorkspace({ id: 'ws_demo', name: 'Demo workspace' });
@@ -220,7 +229,7 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
     const F = await platform.commitTurn(stranger, 'sess_foreign', { content: 'foreign' });
     published.length = 0;
 
-    server = await kit.start({ platform, projectInbox: new ProjectInboxService(deps), ...(runtime ? { runtime } : {}) }, options.settings ?? {});
+    server = await kit.start({ platform, projectInbox: new ProjectInboxService(deps), ...(runtime ? { runtime } : {}), ...(managedSessions ? { managedSessions } : {}) }, { ...KIT_ADAPTER_SETTINGS, ...options.settings });
     const url = server.url.replace(/\/+$/, '');
 
     const request = async <T>(method: string, path: string, opts: WorldRequestOptions = {}): Promise<WorldResponse<T>> => {

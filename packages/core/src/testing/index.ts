@@ -12,20 +12,20 @@ export {
 export { memoryConformanceSubject, memoryRawReader } from './conformance-memory.js';
 export {
   checkAccountsAndKeys, checkAttemptOwnership, checkDecideHasOneWinner, checkEndRunConditional, checkEventVisibilitySourceAndLatest, checkFindSession,
-  checkGapFreeProjectSequences, checkGapFreeSessionSeq, checkIdempotencyRecords, checkIdentityAndProjects, checkInboxItemWithAccess,
-  checkJsonRoundTrip, checkKeysetPaging, checkListRunningRuns, checkManagedSessions, checkMemberships, checkReadiness, checkRowLocks,
-  checkSessionsFloorsPages, checkSessionWithAccess, checkStoreClock, checkTransactionAtomicity, checkWorkspaceScoping, ConformanceError, JSON_SAMPLES,
+  checkGapFreeProjectSequences, checkGapFreeSessionSeq, checkIdempotencyRecords, checkIdempotencySweep, checkIdentityAndProjects, checkInboxItemWithAccess,
+  checkJsonRoundTrip, checkKeysetPaging, checkListRunningRuns, checkManagedSessions, checkMemberships, checkProjectAndMemberPages, checkReadiness, checkRowLocks,
+  checkSessionsFloorsPages, checkSessionWithAccess, checkStoreClock, checkTransactionAtomicity, checkTurnAndSessionPages, checkWorkspaceScoping, ConformanceError, JSON_SAMPLES,
   type RawReader, type RawTable, type StoreConformanceCheck, storeConformanceChecks, type StoreConformanceSubject,
 } from './conformance-checks.js';
 export {
-  authenticationSuite, errorsSuite, expect4xx, expectError, expectNoLeak, type Frame, heldModel, type HeldModel,
+  authenticationSuite, budgetsSuite, connectionsSuite, errorsSuite, expect4xx, expectError, expectNoLeak, type Frame, heldModel, type HeldModel,
   hostileInputSuite, type HttpAdapterSettings, httpSuites, type HttpWorld, type HttpWorldOptions, idempotencySuite,
-  inputRulesSuite, LEAKS, liveInboxLimitsSuite, liveInboxSuite, openStream, type OpenStreamOptions, parseRawResponse,
+  inputRulesSuite, LEAKS, liveInboxLimitsSuite, liveInboxSuite, openStream, type OpenStreamOptions, pagingSuite, parseRawResponse,
   projectEventsSuite, projectInboxSuite, rawRequest, type RawRequest, rawSocket, type RouteInfo, routeInventory,
   runHttpConformance, securitySuite, slowBodiesSuite, type SseStream, startHttpWorld, streamsPerCallerSuite,
-  type WorldEnvelope, type WorldRequestOptions, type WorldResponse, type WorldState,
+  type WorldEnvelope, type WorldRequestOptions, type WorldResponse, type WorldState, writeGateSuite,
 } from './http-conformance.js';
 export {
   type GatedModel, type HttpConformanceCheck, httpConformanceChecks, HttpConformanceError, type HttpConformanceOptions,
-  type HttpConformanceServer, type HttpConformanceSubject, withHttpSubject,
+  type HttpConformanceServer, type HttpConformanceSubject, KIT_ADAPTER_SETTINGS, withHttpSubject,
 } from './http-conformance-checks.js';

@@ -6,7 +6,8 @@
  * one in, and a competitor of an uncommitted claim waits for its outcome.
  *
  * Column types follow 0001: ids and the key are `text collate "C"` on PostgreSQL (byte order and
- * byte equality), times are `bigint` ms. Rows are never updated; nothing deletes them yet.
+ * byte equality), times are `bigint` ms. Rows are never updated; expired ones are deleted by
+ * `sweepIdempotencyRecords` (index in 0007).
  */
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from '../schema.js';

@@ -28,7 +28,7 @@ export function sessionAgentSnapshotsMigration(dialect: Dialect): Migration {
 
     async down(db: Kysely<any>): Promise<void> {
       // The snapshots cannot be told from ones written on purpose later; the Runtime reads both the same way.
-      await db.updateTable('sessions').set({ agent: null }).where(sql`environment_id = 'default' and ${dialect === 'postgres' ? sql`agent::jsonb ->> 'id'` : sql`json_extract(agent, '$.id')`} = 'runtime'`).execute();
+      await db.updateTable('sessions').set({ agent: null }).where(sql<boolean>`environment_id = 'default' and ${dialect === 'postgres' ? sql`agent::jsonb ->> 'id'` : sql`json_extract(agent, '$.id')`} = 'runtime'`).execute();
     },
   };
 }

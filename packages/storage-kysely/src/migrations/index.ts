@@ -11,6 +11,7 @@ import { attemptOwnersMigration } from './0003-attempt-owners.js';
 import { runningRunsIndexMigration } from './0004-running-runs-index.js';
 import { managedSessionsMigration } from './0005-managed-sessions.js';
 import { projectEventVisibilitySourceMigration } from './0006-project-event-visibility-source.js';
+import { pagingAndRetentionMigration } from './0007-paging-and-retention.js';
 import { agentsMigration } from './0008-agents.js';
 import { administrationMigration } from './0010-administration.js';
 import { sessionAgentSnapshotsMigration } from './0011-session-agent-snapshots.js';
@@ -24,6 +25,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0004_running_runs_index': runningRunsIndexMigration(dialect),
     '0005_managed_sessions': managedSessionsMigration(dialect),
     '0006_project_event_visibility_source': projectEventVisibilitySourceMigration(dialect),
+    '0007_paging_and_retention': pagingAndRetentionMigration(dialect),
     '0008_agents': agentsMigration(dialect),
     '0010_administration': administrationMigration(dialect),
     '0011_session_agent_snapshots': sessionAgentSnapshotsMigration(dialect),

@@ -20,5 +20,19 @@ export function idempotencyOps(ctx: StoreContext): IdempotencyStore {
       ...IDEMPOTENCY.encode(record));
       return r !== undefined;
     },
+    async sweepIdempotencyRecords(query) {
+      // The oldest expired keys first, at most `limit` per call (one bounded statement; the
+      // created_at index of migration 0007 finds them). A row inserted meanwhile is never older.
+      let expired = db.selectFrom('idempotency_records').select(['workspace_id', 'account_id', 'key'])
+        .where('created_at', '<', query.created_before);
+      const scope = query.scope;
+      if (scope !== undefined) expired = expired.where('workspace_id', '=', scope.workspace_id).where('account_id', '=', scope.account_id).where('key', '=', scope.key);
+      const victims = expired.orderBy('created_at', 'asc').limit(Math.max(0, Math.floor(query.limit)));
+      const r = await db.deleteFrom('idempotency_records')
+        .where((eb) => eb(eb.refTuple('workspace_id', 'account_id', 'key'), 'in', victims as never))
+        .where('created_at', '<', query.created_before)
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
   };
 }

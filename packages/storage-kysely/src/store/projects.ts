@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import type { ProjectStore } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
-import { MEMBER, PROJECT } from './rows.js';
+import { MEMBER, PROJECT, limitOf } from './rows.js';
 
 export function projectOps(ctx: StoreContext): ProjectStore {
   const { db, dialect, first } = ctx;
@@ -36,6 +36,22 @@ export function projectOps(ctx: StoreContext): ProjectStore {
         .execute();
       return rows.map((r) => PROJECT.decode(r));
     },
+    async pageProjectsForAccount(workspace_id, account_id, query) {
+      let q = db.selectFrom('projects').select(PROJECT.select(dialect))
+        .where('workspace_id', '=', workspace_id)
+        .where((eb) => eb.or([
+          eb('account_id', '=', account_id),
+          eb.exists(eb.selectFrom('project_members').select(sql`1`.as('one'))
+            .whereRef('project_members.project_id', '=', 'projects.id')
+            .where('project_members.account_id', '=', account_id)),
+        ]));
+      const after = query.after;
+      if (after !== undefined) {
+        q = q.where((eb) => eb.or([eb('created_at', '<', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)])]));
+      }
+      const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limitOf(query.limit)).execute();
+      return rows.map((r) => PROJECT.decode(r));
+    },
     async setProjectStatus(project_id, status, at) {
       const r = await db.updateTable('projects').set({ status, updated_at: at })
         .where('id', '=', project_id).where('status', '<>', status)
@@ -62,6 +78,15 @@ export function projectOps(ctx: StoreContext): ProjectStore {
     async listMemberships(project_id) {
       const rows = await db.selectFrom('project_members').select(MEMBER.select(dialect)).where('project_id', '=', project_id)
         .orderBy('created_at', 'asc').orderBy('account_id', 'asc').execute();
+      return rows.map((r) => MEMBER.decode(r));
+    },
+    async pageMemberships(project_id, query) {
+      let q = db.selectFrom('project_members').select(MEMBER.select(dialect)).where('project_id', '=', project_id);
+      const after = query.after;
+      if (after !== undefined) {
+        q = q.where((eb) => eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('account_id', '>', after.id)])]));
+      }
+      const rows = await q.orderBy('created_at', 'asc').orderBy('account_id', 'asc').limit(limitOf(query.limit)).execute();
       return rows.map((r) => MEMBER.decode(r));
     },
   };

@@ -48,6 +48,7 @@ export function sessionRowOps(ctx: StoreContext): Omit<SessionStore, keyof TurnS
         q = visible.length === 0 ? q.where('project_id', 'is', null)
           : q.where((eb) => eb.or([eb('project_id', 'is', null), eb('project_id', 'in', visible)]));
       }
+      if (query.project_id !== undefined) q = q.where('project_id', '=', query.project_id);
       if (query.include_archived === false) q = q.where('archived_at', 'is', null);
       if (query.agent_id !== undefined) q = q.where(dialect.jsonField('agent', 'id'), '=', query.agent_id);
       const b = query.created_at;

@@ -1,10 +1,10 @@
 /** `SessionStore` on Kysely, the turns of a Session: Floors and their Pages. */
 import type { SessionStore } from '@inbox-kit/core';
 import { insertRecord, type StoreContext } from './context.js';
-import { FLOOR, PAGE, num } from './rows.js';
+import { FLOOR, PAGE, limitOf, num } from './rows.js';
 
 /** The Floor and Page methods of `SessionStore`. */
-export type TurnStore = Pick<SessionStore, 'insertFloor' | 'getFloor' | 'listFloors' | 'lastFloorNumber' | 'insertPage' | 'getPage' | 'listPages'>;
+export type TurnStore = Pick<SessionStore, 'insertFloor' | 'getFloor' | 'listFloors' | 'pageFloors' | 'lastFloorNumber' | 'insertPage' | 'getPage' | 'listPages' | 'pagePages'>;
 
 export function turnOps(ctx: StoreContext): TurnStore {
   const { db, dialect } = ctx;
@@ -20,6 +20,19 @@ export function turnOps(ctx: StoreContext): TurnStore {
     async listFloors(session_id) {
       const rows = await db.selectFrom('floors').select(FLOOR.select(dialect)).where('session_id', '=', session_id)
         .orderBy('number', 'asc').orderBy('branch', 'asc').orderBy('id', 'asc').execute();
+      return rows.map((r) => FLOOR.decode(r));
+    },
+    async pageFloors(session_id, query) {
+      let q = db.selectFrom('floors').select(FLOOR.select(dialect)).where('session_id', '=', session_id);
+      const after = query.after;
+      if (after !== undefined) {
+        q = q.where((eb) => eb.or([
+          eb('number', '>', after.number),
+          eb.and([eb('number', '=', after.number), eb('branch', '>', after.branch)]),
+          eb.and([eb('number', '=', after.number), eb('branch', '=', after.branch), eb('id', '>', after.id)]),
+        ]));
+      }
+      const rows = await q.orderBy('number', 'asc').orderBy('branch', 'asc').orderBy('id', 'asc').limit(limitOf(query.limit)).execute();
       return rows.map((r) => FLOOR.decode(r));
     },
     async lastFloorNumber(session_id, branch) {
@@ -39,6 +52,12 @@ export function turnOps(ctx: StoreContext): TurnStore {
     async listPages(floor_id) {
       const rows = await db.selectFrom('pages').select(PAGE.select(dialect)).where('floor_id', '=', floor_id)
         .orderBy('version', 'asc').orderBy('id', 'asc').execute();
+      return rows.map((r) => PAGE.decode(r));
+    },
+    async pagePages(floor_id, query) {
+      let q = db.selectFrom('pages').select(PAGE.select(dialect)).where('floor_id', '=', floor_id);
+      if (query.after_version !== undefined) q = q.where('version', '>', query.after_version);
+      const rows = await q.orderBy('version', 'asc').orderBy('id', 'asc').limit(limitOf(query.limit)).execute();
       return rows.map((r) => PAGE.decode(r));
     },
   };

@@ -113,3 +113,54 @@ export async function checkIdempotencyRecords({ store, raw }: Pick<StoreConforma
   const expected = (winners[0]?.i ?? 1) % 2 === 0 ? 1 : 0;
   assert(items === expected && events === expected, `only the winning transaction writes: expected ${expected} item and event, raw counts are ${items} and ${events}`);
 }
+
+/**
+ * `sweepIdempotencyRecords` (optional; without it keys never expire): deletes only records created
+ * before `created_before`, oldest first, at most `limit` per call, only the given scope's with
+ * `scope`; a deleted key is free again (`insertIdempotencyRecord` returns true); a rollback
+ * restores what it deleted; two concurrent sweeps delete each record once.
+ */
+export async function checkIdempotencySweep({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.sweepIdempotencyRecords === undefined) return;
+  const w = await seedWorld(store, 'sweep');
+  const hash = (n: number) => String(n).padStart(64, '0');
+  const record = (key: string, at: number, account_id = w.deriver.id): IdempotencyRecord => ({
+    workspace_id: w.ws.id, account_id, key, request_hash: hash(at), resource_type: 'project_inbox_item', resource_id: `pinbox_${w.u}_${key}`, created_at: at,
+  });
+  const scopeOf = (r: IdempotencyRecord): IdempotencyScope => ({ workspace_id: r.workspace_id, account_id: r.account_id, key: r.key });
+  const records = [record('a', T0 + 1), record('b', T0 + 2), record('c', T0 + 3), record('d', T0 + 10), record('e', T0 + 11), record('a', T0 + 4, w.owner.id)];
+  for (const r of records) assert((await store.insertIdempotencyRecord(r)) === true, `insert ${r.key}`);
+  const present = async () => {
+    const out: string[] = [];
+    for (const r of records) if ((await raw.idempotencyRequestHashes(scopeOf(r))).length > 0) out.push(`${r.account_id === w.owner.id ? 'owner:' : ''}${r.key}`);
+    return out;
+  };
+
+  // Scoped: only that record, and only when it is old enough.
+  assert((await store.sweepIdempotencyRecords({ created_before: T0 + 1, scope: scopeOf(records[0]!), limit: 10 })) === 0, 'a record created at created_before is kept');
+  assert((await store.sweepIdempotencyRecords({ created_before: T0 + 100, scope: scopeOf(records[5]!), limit: 10 })) === 1, 'the scoped sweep deletes the scope\'s expired record');
+  assertSame(await present(), ['a', 'b', 'c', 'd', 'e'], 'records after a scoped sweep (another account\'s key "a" only)');
+
+  // Rolled back: nothing deleted.
+  const boom = new Error('rolled back on purpose');
+  await store.transaction(async (tx) => {
+    assert((await tx.sweepIdempotencyRecords!({ created_before: T0 + 100, limit: 10 })) === 5, 'a sweep in a transaction deletes the five expired records');
+    throw boom;
+  }).catch((error: unknown) => assert(error === boom, 'the transaction rethrows'));
+  assertSame(await present(), ['a', 'b', 'c', 'd', 'e'], 'records after a rolled-back sweep');
+
+  // Bounded and oldest first; newer records kept.
+  assert((await store.sweepIdempotencyRecords({ created_before: T0 + 10, limit: 2 })) === 2, 'a sweep deletes at most limit records');
+  assertSame(await present(), ['c', 'd', 'e'], 'the two oldest went first');
+  const [x, y] = await Promise.all([
+    store.sweepIdempotencyRecords({ created_before: T0 + 11, limit: 10 }),
+    store.sweepIdempotencyRecords({ created_before: T0 + 11, limit: 10 }),
+  ]);
+  assert(x + y === 2, `two concurrent sweeps delete each expired record once (deleted ${x} + ${y}, expected 2)`);
+  assertSame(await present(), ['e'], 'the record created at created_before stays');
+
+  // A swept key is free again.
+  const again = record('a', T0 + 50);
+  assert((await store.insertIdempotencyRecord(again)) === true, 'insertIdempotencyRecord of a swept key returns true');
+  assertSame(await store.findIdempotencyRecord(scopeOf(again)), again, 'the new record of a swept key');
+}

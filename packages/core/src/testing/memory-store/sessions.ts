@@ -22,6 +22,7 @@ export function sessionOps(get: GetState): SessionStore {
       return [...s.sessions.values()]
         .filter((x) => x.workspace_id === ws && !s.deletedSessions.has(x.id)
           && (q.visible_project_ids === undefined || x.project_id === null || q.visible_project_ids.includes(x.project_id))
+          && (q.project_id === undefined || x.project_id === q.project_id)
           && (q.include_archived !== false || x.archived_at === null)
           && (q.agent_id === undefined || (x.agent as { id?: unknown } | null)?.id === q.agent_id)
           && inBounds(x.created_at, q.created_at)
@@ -44,13 +45,21 @@ export function sessionOps(get: GetState): SessionStore {
     },
     async insertFloor(f) { const s = get(); unique(s.floors, f.id, 'floor'); s.floors.set(f.id, copy(f)); },
     async getFloor(ws, id) { const f = get().floors.get(id); return f && f.workspace_id === ws ? copy(f) : undefined; },
-    async listFloors(sid) { return [...get().floors.values()].filter((f) => f.session_id === sid).sort((a, b) => a.number - b.number || a.branch.localeCompare(b.branch)).map(copy); },
+    async listFloors(sid) { return [...get().floors.values()].filter((f) => f.session_id === sid).sort(byFloor).map(copy); },
+    async pageFloors(sid, q) {
+      const after = q.after;
+      return [...get().floors.values()].filter((f) => f.session_id === sid && (after === undefined || byFloor(f, after) > 0)).sort(byFloor).slice(0, q.limit).map(copy);
+    },
     async lastFloorNumber(sid, branch) {
       return Math.max(0, ...[...get().floors.values()].filter((f) => f.session_id === sid && f.branch === branch).map((f) => f.number));
     },
     async insertPage(p) { const s = get(); unique(s.pages, p.id, 'page'); s.pages.set(p.id, copy(p)); },
     async getPage(ws, id) { const p = get().pages.get(id); return p && p.workspace_id === ws ? copy(p) : undefined; },
     async listPages(fid) { return [...get().pages.values()].filter((p) => p.floor_id === fid).sort((a, b) => a.version - b.version).map(copy); },
+    async pagePages(fid, q) {
+      return [...get().pages.values()].filter((p) => p.floor_id === fid && (q.after_version === undefined || p.version > q.after_version))
+        .sort((a, b) => a.version - b.version).slice(0, q.limit).map(copy);
+    },
     async getSessionWithAccess(ws, sid, acc) {
       const s = get();
       const session = s.sessions.get(sid);
@@ -85,3 +94,8 @@ export function sessionOps(get: GetState): SessionStore {
     },
   };
 }
+
+/** Floors in `(number, branch, id)` ascending order (strings in byte order). */
+const bytes = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byFloor = (a: { number: number; branch: string; id: string }, b: { number: number; branch: string; id: string }) =>
+  a.number - b.number || bytes(a.branch, b.branch) || bytes(a.id, b.id);
