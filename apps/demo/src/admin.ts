@@ -207,7 +207,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     const ctx = systemAdminContext(workspace.id, request_id);
     switch (command) {
       case 'accounts list': {
-        const items = await platform.admin.listAccounts(ctx);
+        const items = await allPages((cursor) => platform.admin.listAccounts(ctx, { limit: 200, ...(cursor ? { cursor } : {}) }));
         output.print(items.map(accountLine).join('\n') || '(no account)', { items });
         return 0;
       }
@@ -222,7 +222,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
         return 0;
       }
       case 'keys list': {
-        const items = await platform.admin.listKeys(ctx, { ...(values.account ? { account_id: values.account } : {}), include_revoked: values.all === true });
+        const items = await allPages((cursor) => platform.admin.listKeys(ctx, { limit: 200, ...(cursor ? { cursor } : {}), ...(values.account ? { account_id: values.account } : {}), include_revoked: values.all === true }));
         output.print(items.map((k) => keyLine(k, now)).join('\n') || '(no key)', { items });
         return 0;
       }
@@ -269,4 +269,16 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   process.exitCode = await runAdmin(process.argv.slice(2));
+}
+
+/** Every item of a paged list, following `next_cursor` to the last page. */
+async function allPages<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; next_cursor: string | null }>): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const next = await page(cursor);
+    items.push(...next.items);
+    cursor = next.next_cursor ?? undefined;
+  } while (cursor !== undefined);
+  return items;
 }

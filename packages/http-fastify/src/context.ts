@@ -16,6 +16,8 @@ declare module 'fastify' {
     forwarded: boolean;
   }
   interface FastifyContextConfig {
+    /** Event stream routes: the only ones a stream token (`?access_token=`) opens. */
+    stream?: boolean;
     /** Public routes skip authentication (health, OpenAPI). */
     public?: boolean;
     /** Routes another process may forward to this one (attempt routing: Live Inbox, Session events). */
@@ -23,7 +25,7 @@ declare module 'fastify' {
   }
 }
 
-import { newRequestId, requestIdFor } from '@inbox-kit/core/http';
+import { newRequestId, requestIdFor, SHOULD_RETRY_HEADER, shouldRetry } from '@inbox-kit/core/http';
 
 export { newRequestId, requestIdFor };
 
@@ -61,4 +63,16 @@ export function setRequestIdHeaders(reply: FastifyReply, request_id: string | un
 export function ctxOf(request: FastifyRequest): RequestContext {
   if (!request.principal) throw new InboxKitError('authentication_required', 'An API key is required');
   return { principal: request.principal, request_id: request.requestId };
+}
+
+/**
+ * Sets `x-should-retry` on an error answer that has none (platform.md "Errors" → "Retries"):
+ * `true` on 408, 429 and 503, `false` on every other 4xx, nothing on other statuses. Every answer
+ * of the adapter passes through it (an `onSend` hook), whoever made it (the routes, the rate
+ * limiter, load shedding, the body deadline, a 404 or 405).
+ */
+export function setShouldRetryHeader(reply: FastifyReply): void {
+  if (reply.getHeader(SHOULD_RETRY_HEADER) !== undefined) return;
+  const retry = shouldRetry(reply.statusCode);
+  if (retry !== undefined) void reply.header(SHOULD_RETRY_HEADER, String(retry));
 }

@@ -4,7 +4,7 @@
  * The `createServer` preset (load shedding, rate limits, `/docs`) is the entry
  * `@inbox-kit/http-fastify/server`, whose plugins are optional peers this entry never loads.
  */
-export { inboxKit, type InboxKitServices, type InboxKitPluginOptions } from './plugin.js';
+export { inboxKit, inboxKitNotFoundAnswer, type InboxKitServices, type InboxKitPluginOptions } from './plugin.js';
 export type { CreateServerOptions } from './server.js';
 export type { RateLimitOptions, UnderPressureOptions } from './protection.js';
 export { DEFAULT_BODY_TIMEOUT_MS } from './body-deadline.js';

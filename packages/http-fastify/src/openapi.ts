@@ -41,6 +41,8 @@ export interface InboxKitOpenApiOptions {
   info?: { title?: string; version?: string; description?: string };
   /** The document's `servers` (default none: relative to where the document was fetched). */
   servers?: Array<{ url: string; description?: string }>;
+  /** Ids of the configured agents, documented on `POST /v1/sessions` (`agent`); the plugin fills them from its services. */
+  agents?: readonly string[];
 }
 
 type Json = Record<string, unknown>;
@@ -74,10 +76,10 @@ const transform: SwaggerTransform = ({ schema, url, route }) => {
   return { schema: out, url };
 };
 
-/** The contract's finishing touches: shared components, error responses and common headers on every operation. */
-const transformObject: SwaggerTransformObject = (input) => {
+/** The contract's finishing touches: shared components, error responses and common headers on every operation, the agents named. */
+const transformObjectFor = (agents: readonly string[] | undefined): SwaggerTransformObject => (input) => {
   if (!('openapiObject' in input)) throw new Error('inbox-kit: only OpenAPI 3 documents are generated');
-  return decorateOpenApiDocument(input.openapiObject as Json) as typeof input.openapiObject;
+  return decorateOpenApiDocument(input.openapiObject as Json, agents !== undefined ? { agents } : {}) as typeof input.openapiObject;
 };
 
 /**
@@ -105,7 +107,7 @@ const openApiPlugin: FastifyPluginAsync<InboxKitOpenApiOptions> = async (app, op
   await app.register(fastifySwagger, {
     openapi: openApiHead({ info: { ...opts.info, version: opts.info?.version ?? packageVersion }, ...(opts.servers ? { servers: opts.servers } : {}) }) as never,
     transform,
-    transformObject,
+    transformObject: transformObjectFor(opts.agents),
   });
 
   app.get(documentPath, {

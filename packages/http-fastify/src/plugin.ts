@@ -5,10 +5,14 @@
  * parsers, 404 and error handlers stay exactly as they were. `createServer` is the one-call preset.
  */
 import { InboxKitError } from '@inbox-kit/core';
+import fastifyCors from '@fastify/cors';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import { createEdgeBudgets, parseJsonBody, readCredentials, routeNotFound, type CredentialThrottleOptions, type HttpServices } from '@inbox-kit/core/http';
-import { requestIdOf } from './context.js';
+import {
+  authenticateRequest, corsPolicy, createEdgeBudgets, httpRoutesFor, methodIndex, methodNotAllowedAnswer, OPENAPI_DOCUMENT_PATH, openApiOptionsFor, parseJsonBody,
+  routeNotFoundAnswer, type CorsOptions, type ErrorAnswer, type CredentialThrottleOptions, type HttpServices, type MethodIndex,
+} from '@inbox-kit/core/http';
+import { requestIdOf, setShouldRetryHeader } from './context.js';
 import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
 import { defaultResponseValidation, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';
 import { errorHandler } from './errors.js';
@@ -76,6 +80,18 @@ export interface InboxKitPluginOptions {
    * Off, responses are `JSON.stringify` of what the services return, with no per-response cost.
    */
   responseValidation?: boolean;
+  /**
+   * CORS (platform.md "Browsers" → "CORS"; `corsPolicy` of `@inbox-kit/core/http`, applied with
+   * `@fastify/cors`): off by default (no CORS header; an `OPTIONS` is 405 with `Allow`). With
+   * exact `origins`, a request from one of them gets `Access-Control-Allow-Origin` (that origin,
+   * never `*`) and `Access-Control-Expose-Headers` (`request-id`, `x-request-id`, `retry-after`,
+   * `x-should-retry`, `idempotent-replayed`, `allow`); its preflight (`OPTIONS` with
+   * `Access-Control-Request-Method`) is answered 204 on every path with the methods, the requested
+   * headers and `Access-Control-Max-Age`. `credentials` (default false) adds
+   * `Access-Control-Allow-Credentials: true`. Other origins get no CORS header.
+   * @throws TypeError (at registration) when an origin is not exact (`scheme://host[:port]`).
+   */
+  cors?: CorsOptions;
 }
 
 /** True when the request announces a body (`Transfer-Encoding`, or a `Content-Length` other than 0). */
@@ -96,9 +112,33 @@ function announcedLength(request: FastifyRequest): number | undefined {
   return length !== undefined && Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
-/** 404 `not_found` in the envelope for a route that does not exist (`request.requestId` must be set). */
+/** The route tables registered on a server (by prefix), for the 405 of a known path under another method. */
+const methodIndexes = new WeakMap<object, Array<{ prefix: string; index: MethodIndex }>>();
+
+/**
+ * 405 `method_not_allowed` with `Allow` when the path is one of the routes' under another method
+ * (platform.md "Errors" → "Methods"), else 404 `not_found`, in the envelope, with
+ * `x-should-retry: false` (`request.requestId` must be set).
+ */
 export async function notFound(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  await reply.code(404).send(routeNotFound(request.method, request.url, request.requestId));
+  const answer = inboxKitNotFoundAnswer(request, request.requestId);
+  await reply.code(answer.status).headers(answer.headers ?? {}).send(answer.body);
+}
+
+/**
+ * What a request no route took is answered with, for a host's own not-found handler (a host that
+ * registers `inboxKit` without a prefix keeps its 404s): 405 `method_not_allowed` with `Allow`
+ * (and `x-should-retry: false`) when the path is one of a registered inboxKit's routes under another
+ * method, else 404 `not_found`. Send `status`, `headers` and `body` as they are.
+ */
+export function inboxKitNotFoundAnswer(request: FastifyRequest, request_id: string): ErrorAnswer {
+  const path = request.url.split('?')[0]!;
+  for (const { prefix, index } of methodIndexes.get(request.server.server) ?? []) {
+    if (prefix !== '' && path !== prefix && !path.startsWith(`${prefix}/`)) continue;
+    const refused = methodNotAllowedAnswer(index, request.method, path.slice(prefix.length) || '/', request_id);
+    if (refused !== undefined) return refused;
+  }
+  return routeNotFoundAnswer(request.method, request.url, request_id);
 }
 
 /**
@@ -116,7 +156,25 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(opts.responseValidation ?? defaultResponseValidation() ? validatingSerializerCompiler : stringifySerializerCompiler);
   // Before every route: @fastify/swagger documents only the routes added after it.
-  if (opts.openapi !== false) await app.register(inboxKitOpenApi, opts.openapi ?? {});
+  if (opts.openapi !== false) await app.register(inboxKitOpenApi, { ...openApiOptionsFor(services), ...(opts.openapi ?? {}) });
+  // The 405s of this table's paths (under its prefix), answered by `notFound` wherever it runs.
+  const index = methodIndex([...httpRoutesFor(services), ...(opts.openapi !== false ? [{ method: 'GET', path: opts.openapi?.documentPath ?? OPENAPI_DOCUMENT_PATH }] : [])], { options: opts.cors !== undefined });
+  const indexes = methodIndexes.get(app.server) ?? [];
+  indexes.push({ prefix: app.prefix, index });
+  methodIndexes.set(app.server, indexes);
+  // CORS first: a preflight is answered by its hook, before authentication.
+  if (opts.cors !== undefined) {
+    const policy = corsPolicy(opts.cors);
+    await app.register(fastifyCors, {
+      origin: (origin, callback) => callback(null, policy.allows(origin)),
+      methods: policy.methods,
+      exposedHeaders: policy.exposedHeaders,
+      credentials: policy.credentials,
+      maxAge: policy.maxAgeSeconds,
+      strictPreflight: true,
+      hideOptionsRoute: true,
+    });
+  }
   // The contract's per-caller budgets (one set per registration): the bad-credential throttle, bodies in flight.
   const budgets = createEdgeBudgets({
     ...(opts.credentialThrottle !== undefined ? { credentialThrottle: opts.credentialThrottle } : {}),
@@ -149,6 +207,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
       setRequestIdHeaders(reply, request.requestId);
     }
     if (request.routeOptions.config?.public) return;
+    if (request.method === 'OPTIONS') return; // a preflight @fastify/cors did not answer: 405 below
     if (request.is404) {
       // Answered before the body is read when it has not all arrived (the socket then closes).
       if (!request.raw.complete) return notFound(request, reply);
@@ -162,8 +221,9 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
         return;
       }
     }
-    const { apiKey, actingAccountId, options } = readCredentials(request.headers);
-    request.principal = await budgets.authenticate(request.ip, () => services.platform.authenticate(apiKey, actingAccountId, options));
+    // An API key in a header; on a stream route, a stream token (`?access_token=`) instead.
+    const stream = request.routeOptions.config?.stream === true;
+    request.principal = await budgets.authenticate(request.ip, () => authenticateRequest(services.platform, { headers: request.headers, url: request.url, stream }));
     // A body still to read takes one of its key's slots until the request is answered (or its
     // socket closes); one announced over the body limit is refused 413 unread, and takes none.
     if (announcesBody(request.raw)) {
@@ -172,10 +232,12 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
     }
   });
 
-  // Answers made before the hook above ran (the rate limiter's 429) still get both headers.
+  // Answers made before the hook above ran (the rate limiter's 429) still get both headers, and
+  // every error answer its `x-should-retry`.
   app.addHook('onSend', (_request, reply, payload, done) => {
     const id = reply.getHeader('x-request-id');
     if (typeof id === 'string' && reply.getHeader('request-id') === undefined) setRequestIdHeaders(reply, id);
+    setShouldRetryHeader(reply);
     done(null, payload);
   });
 
@@ -183,15 +245,16 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   // as the hook above would for a fresh request (platform.md "Project Events": authorised as of now).
   const reauthenticate = async (request: FastifyRequest): Promise<void> => {
     if (request.forwarded) return;
-    const { apiKey, actingAccountId, options } = readCredentials(request.headers);
-    const principal = await services.platform.authenticate(apiKey, actingAccountId, options);
+    // A stream token is checked for revocation, not expiry: a stream opened in time stays open.
+    const principal = await authenticateRequest(services.platform, { headers: request.headers, url: request.url, stream: true, expiry: false });
     if (principal.account_id !== request.principal?.account_id || principal.workspace_id !== request.principal.workspace_id) {
       throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
     }
   };
 
   app.setErrorHandler(errorHandler);
-  // Under a prefix, unknown paths below it are ours to answer; without one, 404s stay the host's.
+  // Under a prefix, unknown paths below it are ours to answer (404, or 405 on a known path); without
+  // one, 404s stay the host's (`createServer` answers them with `notFound`, 405s included).
   if (app.prefix !== '') app.setNotFoundHandler(notFound);
 
   registerStreamShutdown(app);

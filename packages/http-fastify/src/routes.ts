@@ -33,7 +33,7 @@ async function answer(request: FastifyRequest, reply: FastifyReply, outcome: Htt
     case 'forwarded':
       return relayForwardedReply(reply, outcome.reply);
     case 'stream':
-      await sendEventStream(request, reply, outcome.feed, { after: outcome.after, ...streamTiming, reauthenticate: reauthenticate && (() => reauthenticate(request)) });
+      await sendEventStream(request, reply, outcome.feed, { after: outcome.after, ...(outcome.lastEventId !== undefined ? { lastEventId: outcome.lastEventId } : {}), ...streamTiming, reauthenticate: reauthenticate && (() => reauthenticate(request)) });
       return undefined;
   }
 }
@@ -46,7 +46,7 @@ function registerRoute(app: FastifyInstance, route: HttpRoute, services: HttpSer
   app.route({
     method: route.method,
     url: route.path,
-    config: { ...(route.public ? { public: true } : {}), ...(route.forwardable ? { forwardable: true } : {}) },
+    config: { ...(route.public ? { public: true } : {}), ...(route.forwardable ? { forwardable: true } : {}), ...(route.stream ? { stream: true } : {}) },
     ...(route.precheckBody ? { preValidation: async (request: FastifyRequest) => route.precheckBody!(request.body) } : {}),
     schema: {
       operationId: route.operationId,

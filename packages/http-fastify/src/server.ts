@@ -9,7 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { connectionPolicy, fdLimitFromProcLimits, guardConnections, type ConnectionPolicyOptions, type CredentialThrottleOptions } from '@inbox-kit/core/http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { requestIdFor, requestIdOf, setRequestIdHeaders } from './context.js';
+import { requestIdFor, requestIdOf, setRequestIdHeaders, setShouldRetryHeader } from './context.js';
+import type { CorsOptions } from '@inbox-kit/core/http';
 import { inboxKitServerOptions } from './server-options.js';
 import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
 import { errorHandler } from './errors.js';
@@ -66,6 +67,8 @@ export interface CreateServerOptions {
   forwarding?: { secret: string };
   /** Check responses against their schemas (default: unless `NODE_ENV=production`); see `InboxKitPluginOptions.responseValidation`. */
   responseValidation?: boolean;
+  /** CORS for exact origins (default off); see `InboxKitPluginOptions.cors`. */
+  cors?: CorsOptions;
 }
 
 /**
@@ -100,6 +103,11 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     // An unknown route is answered before its body is read when it has not all arrived (the socket then closes).
     if (request.is404 && !request.raw.complete) return notFound(request, reply);
   });
+  // Every error answer carries `x-should-retry`, whoever made it (rate limiter, load shedding, …).
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    setShouldRetryHeader(reply);
+    done(null, payload);
+  });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFound);
   registerBodyDeadline(app, options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
@@ -120,6 +128,7 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
   await registerProtection(app, { underPressure: options.underPressure, rateLimit: options.rateLimit });
   await app.register(inboxKit, {
     services: options.services, streamTiming: options.streamTiming, forwarding: options.forwarding, responseValidation: options.responseValidation,
+    ...(options.cors !== undefined ? { cors: options.cors } : {}),
     ...(options.credentialThrottle !== undefined ? { credentialThrottle: options.credentialThrottle } : {}),
     ...(options.maxBodiesPerKey !== undefined ? { maxBodiesPerKey: options.maxBodiesPerKey } : {}),
     ...(options.maxBodyBytesPerKey !== undefined ? { maxBodyBytesPerKey: options.maxBodyBytesPerKey } : {}),

@@ -29,6 +29,8 @@ export interface StreamTiming {
 export interface EventStreamOptions extends StreamTiming {
   /** Resume point: frames with id > after are sent (see {@link resumeCursor}). */
   after: number;
+  /** The request's `Last-Event-ID` as a position, when sent: a stale `after` past the newest event resumes from it (`resumeStart` of the core). */
+  lastEventId?: number;
   /**
    * Re-authenticates the request's credential as a fresh request would be (revoked or unknown key
    * → throws). Called with the feed's `authorize` before every delivery.

@@ -26,6 +26,7 @@ async function start(services: HttpServices, settings: HttpAdapterSettings = {})
     ...(settings.maxBodiesPerKey === undefined ? {} : { maxBodiesPerKey: settings.maxBodiesPerKey }),
     ...(settings.bodyBytesPerSecondPerKey === undefined ? {} : { bodyBytesPerSecondPerKey: settings.bodyBytesPerSecondPerKey }),
     ...(settings.connections === undefined ? {} : { connections: settings.connections }),
+    ...(settings.cors === undefined ? {} : { cors: settings.cors }),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -5,10 +5,10 @@
  * characters, undecodable percent-encoding, requests Node's parser refuses) the recommended
  * server options do; everything else the plugin does within its own scope.
  */
-import { connectionPolicy, guardConnections, requestIdFor, routeNotFound } from '@inbox-kit/core/http';
+import { connectionPolicy, guardConnections, requestIdFor } from '@inbox-kit/core/http';
 import { runHttpConformance } from '@inbox-kit/core/testing';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import { inboxKit, inboxKitServerOptions } from '../src/index.js';
+import { inboxKit, inboxKitNotFoundAnswer, inboxKitServerOptions } from '../src/index.js';
 
 runHttpConformance('inboxKit plugin in a plain Fastify app with inboxKitServerOptions()', {
   async start(services, settings = {}) {
@@ -20,7 +20,9 @@ runHttpConformance('inboxKit plugin in a plain Fastify app with inboxKitServerOp
     const notFound = (request: FastifyRequest, reply: FastifyReply) => {
       const request_id = requestIdFor(request.headers['x-request-id']);
       if (!request.raw.complete) void reply.header('connection', 'close');
-      return reply.code(404).header('x-request-id', request_id).header('request-id', request_id).send(routeNotFound(request.method, request.url, request_id));
+      // inbox-kit's answer for its own paths (405 with Allow under another method), 404 elsewhere.
+      const answer = inboxKitNotFoundAnswer(request, request_id);
+      return reply.code(answer.status).headers(answer.headers ?? {}).header('x-request-id', request_id).header('request-id', request_id).send(answer.body);
     };
     app.addHook('onRequest', async (request, reply) => {
       if (request.is404 && !request.raw.complete) return notFound(request, reply);
@@ -32,6 +34,7 @@ runHttpConformance('inboxKit plugin in a plain Fastify app with inboxKitServerOp
       ...(settings.credentialThrottle === undefined ? {} : { credentialThrottle: settings.credentialThrottle }),
       ...(settings.maxBodiesPerKey === undefined ? {} : { maxBodiesPerKey: settings.maxBodiesPerKey }),
     ...(settings.bodyBytesPerSecondPerKey === undefined ? {} : { bodyBytesPerSecondPerKey: settings.bodyBytesPerSecondPerKey }),
+      ...(settings.cors === undefined ? {} : { cors: settings.cors }),
     });
     // A host owns its server: it puts it under the contract's connection policy itself.
     const connections = guardConnections(app.server, connectionPolicy(settings.connections));

@@ -6,10 +6,12 @@
  */
 import { InboxKitError, type Principal } from '@inbox-kit/core';
 import {
-  createEdgeBudgets, createLoadShedder, createStreamSlots, DEFAULT_BODY_TIMEOUT_MS, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
-  type CredentialThrottleOptions, type HttpOutcome, type HttpRoute, type HttpServices, type LoadShedder, type LoadSheddingOptions,
+  authenticateRequest, corsApplies, corsPolicy, createEdgeBudgets, createLoadShedder, createStreamSlots, DEFAULT_BODY_TIMEOUT_MS, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError,
+  methodIndex, methodNotAllowedAnswer, openApiDocument, OPENAPI_DOCUMENT_PATH, openApiOptionsFor, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, requestIdFor, routeNotFoundAnswer,
+  SHOULD_RETRY_HEADER, shouldRetry, type CorsOptions, type CredentialThrottleOptions, type HttpOutcome, type HttpRoute, type HttpServices, type LoadShedder, type LoadSheddingOptions,
 } from '@inbox-kit/core/http';
 import { Hono, type Context } from 'hono';
+import { cors } from 'hono/cors';
 import packageJson from '../package.json' with { type: 'json' };
 import { eventStream, type StreamOptions, type StreamRegistry } from './sse.js';
 
@@ -70,6 +72,15 @@ export interface InboxKitHonoOptions {
    * return the client's address from a header the proxy sets.
    */
   clientAddress?: (c: Context) => string | undefined;
+  /**
+   * CORS (platform.md "Browsers" → "CORS"; `corsPolicy` of `@inbox-kit/core/http`, applied with
+   * `hono/cors`): off by default (no CORS header; an `OPTIONS` is 405 with `Allow`). With exact
+   * `origins`, a request from one of them gets `Access-Control-Allow-Origin` (that origin) and
+   * `Access-Control-Expose-Headers`; its preflight is answered 204 on every path; `credentials`
+   * (default false) adds `Access-Control-Allow-Credentials: true`. Other origins get no CORS header.
+   * @throws TypeError (from {@link inboxKitHono}) when an origin is not exact.
+   */
+  cors?: CorsOptions;
 }
 
 /** The socket's peer address on `@hono/node-server` (its `env.incoming` is Node's request). */
@@ -147,6 +158,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
   const shedder: LoadShedder | undefined = options.loadShedding === false ? undefined
     : createLoadShedder(options.loadShedding ?? {}, (error) => reportError(error, 'load-shedding'));
   const app = new Hono<Env>();
+  const corsRules = options.cors === undefined ? undefined : corsPolicy(options.cors);
 
   app.use('*', async (c, next) => {
     c.set('requestId', requestIdFor(c.req.header('x-request-id')));
@@ -164,10 +176,30 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     }
     c.header('x-request-id', c.get('requestId'));
     c.header('request-id', c.get('requestId'));
+    // Every error answer says whether a retry can succeed (platform.md "Errors" → "Retries").
+    const retry = shouldRetry(c.res.status);
+    if (retry !== undefined && !c.res.headers.has(SHOULD_RETRY_HEADER)) c.header(SHOULD_RETRY_HEADER, String(retry));
     // Answered before the body was read: close the socket once written, instead of holding it
     // while the client trickles in the rest of the body.
     if (announced && !c.get('bodyRead')) c.header('connection', 'close');
   });
+  // CORS: only for an allowed Origin (hono/cors would answer every OPTIONS); a preflight is
+  // answered 204 here, before authentication; any other OPTIONS is 405 below.
+  if (corsRules !== undefined) {
+    const middleware = cors({
+      origin: (origin) => (corsRules.allows(origin) ? origin : null),
+      allowMethods: corsRules.methods.split(','),
+      exposeHeaders: corsRules.exposedHeaders.split(','),
+      credentials: corsRules.credentials,
+      maxAge: corsRules.maxAgeSeconds,
+    });
+    app.use('*', async (c, next) => {
+      const origin = c.req.header('origin');
+      if (!corsApplies(corsRules, origin)) return next();
+      if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method') === undefined) return next();
+      return middleware(c, next);
+    });
+  }
   // Load shedding: before any work (authentication included) is done for the request.
   if (shedder !== undefined) {
     app.use('*', async (_c, next) => {
@@ -184,24 +216,35 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
   app.onError((error, c) => {
     if (error instanceof BodyTimeout) {
       const body = envelope(408, 'request_timeout', `The request body did not arrive within ${bodyTimeoutMs} ms`, [], c.get('requestId'));
-      return c.body(JSON.stringify(body), 408, { 'content-type': JSON_TYPE, connection: 'close' });
+      return c.body(JSON.stringify(body), 408, { 'content-type': JSON_TYPE, connection: 'close', [SHOULD_RETRY_HEADER]: 'true' });
     }
     const { status, body, unexpected, headers } = envelopeOf(error, c.get('requestId'));
     if (unexpected) reportError(error, c.get('requestId'));
     return c.body(JSON.stringify(body), status as 500, { ...headers, 'content-type': JSON_TYPE, 'x-request-id': c.get('requestId') });
   });
-  const notFound = (c: Context<Env>): Response => c.body(JSON.stringify(routeNotFound(c.req.method, new URL(c.req.url).pathname, c.get('requestId'))), 404, { 'content-type': JSON_TYPE });
+  const routes = httpRoutesFor(services);
+  // A path of the table under another method is 405 with `Allow`; any other path 404 (platform.md "Errors" → "Methods").
+  const index = methodIndex([...routes, ...(options.openapi !== false ? [{ method: 'GET', path: OPENAPI_DOCUMENT_PATH }] : [])], { options: corsRules !== undefined });
+  const notFound = (c: Context<Env>): Response => {
+    const pathname = new URL(c.req.url).pathname;
+    // Mounted in a host, the path within the app: the part after where `*` matched.
+    const mount = c.req.routePath.endsWith('*') ? c.req.routePath.slice(0, -2).replace(/\/+$/, '') : '';
+    const mountPrefix = mount === '' ? '' : pathname.split('/').slice(0, mount.split('/').length).join('/');
+    const within = pathname.slice(mountPrefix.length) || '/';
+    const answer = methodNotAllowedAnswer(index, c.req.method, within, c.get('requestId')) ?? routeNotFoundAnswer(c.req.method, pathname, c.get('requestId'));
+    return c.body(JSON.stringify(answer.body), answer.status as 404, { ...answer.headers, 'content-type': JSON_TYPE });
+  };
   app.notFound(notFound);
 
-  const authenticate = async (c: Context<Env>, route: HttpRoute): Promise<{ principal: Principal | null; forwarded: boolean }> => {
+  const authenticate = async (c: Context<Env>, route: HttpRoute, expiry = true): Promise<{ principal: Principal | null; forwarded: boolean }> => {
     if (route.public) return { principal: null, forwarded: false };
     const headers = headerRecord(c.req.raw.headers);
     if (secret !== undefined && route.forwardable) {
       const principal = forwardedPrincipal(headers, secret);
       if (principal !== undefined) return { principal, forwarded: true };
     }
-    const { apiKey, actingAccountId, options: expected } = readCredentials(headers);
-    const principal = await budgets.authenticate(addressOf(c), () => services.platform.authenticate(apiKey, actingAccountId, expected));
+    // An API key in a header; on a stream route, a stream token (`?access_token=`) instead.
+    const principal = await budgets.authenticate(addressOf(c), () => authenticateRequest(services.platform, { headers, url: c.req.url, stream: route.stream === true, expiry }));
     return { principal, forwarded: false };
   };
 
@@ -254,9 +297,10 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
         return new Response(body === '' ? null : body, { status, headers: { ...(content_type === null ? {} : { 'content-type': content_type }), 'x-request-id': request_id } });
       }
       case 'stream':
-        return eventStream(c.req.raw, outcome.feed, outcome.after, principal, request_id, streams, options.streamTiming, forwarded ? undefined : async () => {
-          // The credential, again, as a fresh request would present it (a revoked key ends the stream).
-          const again = await authenticate(c, route);
+        return eventStream(c.req.raw, outcome.feed, outcome.after, principal, request_id, streams, { ...options.streamTiming, ...(outcome.lastEventId !== undefined ? { lastEventId: outcome.lastEventId } : {}) }, forwarded ? undefined : async () => {
+          // The credential, again, as a fresh request would present it (a revoked key ends the
+          // stream; a stream token is checked for revocation, not expiry: opened in time, it stays open).
+          const again = await authenticate(c, route, false);
           if (again.principal?.account_id !== principal?.account_id || again.principal?.workspace_id !== principal?.workspace_id) {
             throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
           }
@@ -264,10 +308,9 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     }
   };
 
-  const routes = httpRoutesFor(services);
   if (options.openapi !== false) {
-    const { info, servers } = options.openapi ?? {};
-    const document = openApiDocument(routes, { info: { ...info, version: info?.version ?? packageJson.version }, ...(servers ? { servers } : {}) });
+    const { info, servers, agents } = { ...openApiOptionsFor(services), ...options.openapi };
+    const document = openApiDocument(routes, { info: { ...info, version: info?.version ?? packageJson.version }, ...(servers ? { servers } : {}), ...(agents ? { agents } : {}) });
     // Mounted in a host (`host.route('/inbox', app)`), the paths are listed under the mount, as
     // the Fastify plugin's under its `prefix`: the mount is where this route matched.
     const byMount = new Map<string, string>();

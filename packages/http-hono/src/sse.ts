@@ -14,6 +14,8 @@ export interface StreamOptions {
   retryMs?: number;
   pageSize?: number;
   maxStreamsPerCaller?: number;
+  /** The request's `Last-Event-ID` as a position, when sent (a stale `after` resumes from it). */
+  lastEventId?: number;
 }
 
 /** The app's open streams (their `end` functions) and per-caller slots. */

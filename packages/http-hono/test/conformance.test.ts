@@ -19,6 +19,7 @@ const start = async (services: Parameters<typeof serveInboxKit>[0]['services'], 
     ...(settings.maxBodiesPerKey === undefined ? {} : { maxBodiesPerKey: settings.maxBodiesPerKey }),
     ...(settings.bodyBytesPerSecondPerKey === undefined ? {} : { bodyBytesPerSecondPerKey: settings.bodyBytesPerSecondPerKey }),
     ...(settings.connections === undefined ? {} : { connections: settings.connections }),
+    ...(settings.cors === undefined ? {} : { cors: settings.cors }),
   });
 
 runHttpConformance('http-hono on the in-memory store', { start });

@@ -45,6 +45,7 @@ const kit: HttpConformanceOptions = {
     ...(settings.maxBodiesPerKey === undefined ? {} : { maxBodiesPerKey: settings.maxBodiesPerKey }),
     ...(settings.bodyBytesPerSecondPerKey === undefined ? {} : { bodyBytesPerSecondPerKey: settings.bodyBytesPerSecondPerKey }),
     ...(settings.connections === undefined ? {} : { connections: settings.connections }),
+    ...(settings.cors === undefined ? {} : { cors: settings.cors }),
   }),
   async openStore() {
     const database = await freshDatabase();

@@ -34,12 +34,13 @@ export class AdminAccounts {
   }
 
   /**
-   * Every account of the workspace, disabled ones included, newest first. `GET /admin/accounts` → `{ items }`.
+   * Every account of the workspace, disabled ones included, newest first: `GET /admin/accounts?limit=200&cursor=`
+   * → `{ items, next_cursor }`, every page followed.
    * @throws {InboxKitApiError} 403 (not an admin key).
    */
   async list(opts: RequestOptions = {}): Promise<ItemList<WorkspaceAccount>> {
-    const body = await this.#t.request<Wire>('GET', '/admin/accounts', opts);
-    return { items: listFromWire<WorkspaceAccount>(body['items']) };
+    const items = await everyPage(this.#t, '/admin/accounts', {}, opts);
+    return { items: listFromWire<WorkspaceAccount>(items) };
   }
 
   /**
@@ -74,15 +75,13 @@ export class AdminKeys {
 
   /**
    * The workspace's keys, newest first (never a secret): those accepted now, or every one with
-   * `includeRevoked`; `accountId` narrows to one account. `GET /admin/keys?account_id=&include_revoked=` → `{ items }`.
+   * `includeRevoked`; `accountId` narrows to one account. `GET /admin/keys?account_id=&include_revoked=&limit=200&cursor=`
+   * → `{ items, next_cursor }`, every page followed.
    * @throws {InboxKitApiError} 403.
    */
   async list(filters: ListApiKeysFilters = {}, opts: RequestOptions = {}): Promise<ItemList<ApiKey>> {
-    const body = await this.#t.request<Wire>('GET', '/admin/keys', {
-      ...opts,
-      query: { account_id: filters.accountId, include_revoked: filters.includeRevoked === undefined ? undefined : String(filters.includeRevoked) },
-    });
-    return { items: listFromWire<ApiKey>(body['items']) };
+    const query = { account_id: filters.accountId, include_revoked: filters.includeRevoked === undefined ? undefined : String(filters.includeRevoked) };
+    return { items: listFromWire<ApiKey>(await everyPage(this.#t, '/admin/keys', query, opts)) };
   }
 
   /**
@@ -140,4 +139,16 @@ export class Admin {
     this.keys = new AdminKeys(transport);
     this.operationLogs = new AdminOperationLogs(transport);
   }
+}
+
+/** The items of every page of a keyset list (`{ items, next_cursor }`), 200 a request. */
+async function everyPage(t: Transport, route: string, query: Record<string, string | undefined>, opts: RequestOptions): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let cursor: string | undefined;
+  do {
+    const body = await t.request<Wire>('GET', route, { ...opts, query: { ...query, limit: '200', cursor } });
+    items.push(...((body['items'] as unknown[] | undefined) ?? []));
+    cursor = (body['next_cursor'] as string | null | undefined) ?? undefined;
+  } while (cursor !== undefined);
+  return items;
 }

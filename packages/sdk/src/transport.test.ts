@@ -124,6 +124,21 @@ describe('retry policy', () => {
     expect(net.requests).toHaveLength(2);
   });
 
+  it('honours x-should-retry over the status: false is never retried (a 503, or a 409 on a DELETE), true is retried (a 500)', async () => {
+    const refused = (status: number, code: string, retry: string) => new Response(JSON.stringify({ type: 'error', error: { type: 'api_error', code, message: 'm', details: [], request_id: 'req_x' } }), {
+      status, headers: { 'x-should-retry': retry, 'retry-after': '0' },
+    });
+    const no = fakeFetch(refused(503, 'overloaded', 'false'));
+    await expect(createClient({ baseUrl: 'http://x', apiKey: 'k', fetch: no.fetch, retry: { retries: 2, baseDelayMs: 1 } }).projects.list()).rejects.toMatchObject({ status: 503 });
+    expect(no.requests).toHaveLength(1);
+    const running = fakeFetch(refused(409, 'conflict', 'false'));
+    await expect(createClient({ baseUrl: 'http://x', apiKey: 'k', fetch: running.fetch, retry: { retries: 2, baseDelayMs: 1 } }).projects.members.remove('proj_1', 'acc_1')).rejects.toMatchObject({ status: 409 });
+    expect(running.requests).toHaveLength(1);
+    const yes = fakeFetch(refused(500, 'internal_error', 'true'), json({ items: [], next_cursor: null }));
+    await createClient({ baseUrl: 'http://x', apiKey: 'k', fetch: yes.fetch, retry: { retries: 2, baseDelayMs: 1 } }).projects.list();
+    expect(yes.requests).toHaveLength(2);
+  });
+
   it('does not retry other statuses, nor when retries is 0', async () => {
     const five = fakeFetch(apiError(500, 'internal_error', 'api_error', 'Boom'));
     await expect(createClient({ baseUrl: 'http://x', apiKey: 'k', fetch: five.fetch }).projects.list()).rejects.toMatchObject({ status: 500 });

@@ -2,8 +2,10 @@
  * The HTTP layer under every SDK call: URL building (ids URL-encoded), auth and per-call headers,
  * JSON bodies, error parsing, and the retry policy — idempotent requests (GET, PUT, DELETE, and a
  * POST the server deduplicates by its `Idempotency-Key`) are retried on network errors, 429, 502,
- * 503 and 504 with exponential backoff and jitter, honouring `Retry-After`; other POSTs and PATCH
- * are never retried. Spec: platform.md "Identity and credentials", "Errors".
+ * 503 and 504 with exponential backoff and jitter, honouring `Retry-After`; an answer's
+ * `x-should-retry` header wins over the status (`false`: never retried, `true`: retried whatever
+ * the status); other POSTs and PATCH are never retried. Spec: platform.md "Identity and
+ * credentials", "Errors" → "Retries".
  */
 import { errorFromResponse, InboxKitApiError } from './errors.js';
 
@@ -100,6 +102,16 @@ export function path(strings: TemplateStringsArray, ...values: Array<string | nu
     out += encodeURIComponent(String(value)) + (strings[i + 1] ?? '');
   });
   return out;
+}
+
+/**
+ * Whether an error answer may be retried (an idempotent request with retries left): the server's
+ * `x-should-retry` when it sends `true` or `false`, else whether the status is 429, 502, 503 or 504.
+ */
+export function shouldRetryResponse(status: number, header: string | null): boolean {
+  if (header === 'true') return true;
+  if (header === 'false') return false;
+  return RETRY_STATUSES.has(status);
 }
 
 /** The wait a `Retry-After` header asks for, in ms (seconds or an HTTP date), or `undefined`. */
@@ -208,7 +220,7 @@ export class Transport {
         continue;
       }
       if (response.ok) return (await readJson(response)) as T;
-      if (attempt < retries && RETRY_STATUSES.has(response.status)) {
+      if (attempt < retries && shouldRetryResponse(response.status, response.headers.get('x-should-retry'))) {
         const wait = retryAfterMs(response.headers.get('retry-after')) ?? backoffMs(attempt, this.config.baseDelayMs);
         await discard(response);
         await sleep(wait, signal);

@@ -127,6 +127,10 @@ export interface Project {
   status: ProjectStatus;
   createdAt: number;
   updatedAt: number;
+  /** The caller's role in it (platform.md "Projects" → "Records"). */
+  role: ProjectRole;
+  /** The record kind: always `project`. */
+  kind: 'project';
 }
 
 /** A member's role. The owner is the owner by `project.accountId`, not by membership. */
@@ -136,9 +140,14 @@ export type MemberRole = 'deriver' | 'observer';
 export type ProjectRole = 'owner' | MemberRole;
 
 export interface Member {
+  /** The membership id (`mbr_…`): one per project and account, the same on every read. */
+  id: string;
+  workspaceId: string;
   projectId: string;
   accountId: string;
   role: MemberRole;
+  /** `active` (a removed member is not listed). */
+  status: 'active';
   createdAt: number;
 }
 
@@ -149,9 +158,13 @@ export interface Session {
   title: string | null;
   createdByAccountId: string;
   createdAt: number;
-  /** Snapshot of the configured agent for a Session created through `POST /v1/sessions`, else null. */
+  /**
+   * Snapshot of the agent at creation: the configured agent for a Session created through
+   * `POST /v1/sessions`, the Runtime's own (`{ type: 'agent', id: 'runtime', … }`) for one created
+   * through `POST /sessions`; null only for a Session a store has not migrated yet.
+   */
   agent: JsonValue | null;
-  /** The `environment_id` given to `POST /v1/sessions`, else null. */
+  /** The `environment_id` given to `POST /v1/sessions`, `default` for one created through `POST /sessions` (null: not migrated yet). */
   environmentId: string | null;
   /** String key-value metadata (set through `/v1/sessions`). */
   metadata: Record<string, string>;

@@ -12,7 +12,7 @@ import type {
 import type {
   adminOperationLogPageResponse, issuedApiKeyResponse, rotatedApiKeyResponse,
   inboxItemPageResponse, liveInboxSnapshotResponse, meResponse, operationLogPageResponse, projectEventPageResponse, projectWithRoleResponse,
-  sessionEventPageResponse, ResyncSignal,
+  sessionEventPageResponse, ResyncSignal, memberRecordSchema, projectRecordSchema,
 } from '@inbox-kit/core/http';
 import type * as Sdk from '../src/index.js';
 
@@ -35,9 +35,9 @@ sdkMatches<Same<Sdk.ApiKeyKind, Out<typeof apiKeyKindSchema>>>();
 sdkMatches<Same<Sdk.ApiKey, Camel<Out<typeof apiKeyViewSchema>>>>();
 sdkMatches<Same<Sdk.WorkspaceAccount, Camel<Out<typeof workspaceAccountSchema>>>>();
 sdkMatches<Same<Sdk.Me, Camel<Omit<Out<typeof meResponse>, 'account'>> & { account: Sdk.Account }>>();
-sdkMatches<Same<Sdk.Project, Camel<Out<typeof projectSchema>>>>();
+sdkMatches<Same<Sdk.Project, Camel<Out<typeof projectRecordSchema>>>>();
 sdkMatches<Same<Sdk.ProjectRole, Out<typeof projectRoleSchema>>>();
-sdkMatches<Same<Sdk.Member, Camel<Out<typeof membershipSchema>>>>();
+sdkMatches<Same<Sdk.Member, Camel<Out<typeof memberRecordSchema>>>>();
 sdkMatches<Same<Sdk.Session, Camel<Out<typeof sessionSchema>>>>();
 sdkMatches<Same<Sdk.Floor, Camel<Out<typeof floorSchema>>>>();
 sdkMatches<Same<Sdk.Page, Camel<Out<typeof pageSchema>>>>();

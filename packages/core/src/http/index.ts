@@ -31,6 +31,10 @@ export {
   inboxItemPageResponse, liveInboxSnapshotResponse, managedSessionPageResponse, meResponse, operationLogPageResponse,
   projectEventPageResponse, projectWithRoleResponse, sessionEventPageResponse, sessionEventsSentResponse, streamTokenResponse,
 } from './routes.js';
+export {
+  listOperationLogsByProjectQuery, membershipId, type MemberRecord, memberRecord, memberRecordSchema, operationLogData, operationLogDataResponse, PROJECT_KIND,
+  type ProjectRecord, projectRecord, projectRecordSchema,
+} from './project-records.js';
 export { isWellFormedPath, malformedPathError, parseJsonBody, parseRequestPart, queryObject, type RequestPart } from './parse.js';
 export {
   decorateOpenApiDocument, OPENAPI_DOCUMENT_PATH, openApiDocument, type OpenApiDocumentOptions, openApiHead, openApiOptionsFor, openApiRoute, zodToJsonSchema,

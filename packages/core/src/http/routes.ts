@@ -26,7 +26,7 @@ import {
   accountSchema, apiKeyKindSchema, apiKeyViewSchema, floorSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectInboxItemSchema,
   projectRoleSchema, projectSchema, sessionSchema, workspaceAccountSchema,
 } from '../schemas/records.js';
-import { createAccountBody, createApiKeyBody, listAdminOperationLogsQuery, listApiKeysQuery, rotateApiKeyBody } from '../platform/admin.js';
+import { createAccountBody, createApiKeyBody, listAccountsQuery, listAdminOperationLogsQuery, listApiKeysQuery, rotateApiKeyBody } from '../platform/admin.js';
 import { idString } from '../validation.js';
 import { createInboxItemBody, decideInboxItemBody, listInboxItemsQuery } from '../project-inbox/schemas.js';
 import { idempotencyKeySchema } from '../idempotency.js';
@@ -44,6 +44,9 @@ import {
 import type { HeaderValue } from './request.js';
 import { lastEventIdOf, resumePosition } from '../stream-resume.js';
 import { createStreamTokenBody } from '../platform/stream-tokens.js';
+import {
+  listOperationLogsByProjectQuery, memberRecord, memberRecordSchema, operationLogData, operationLogDataResponse, projectRecord, projectRecordSchema,
+} from './project-records.js';
 
 /**
  * The services the routes call. Without `runtime`, the Session event and Live Inbox routes are not
@@ -172,10 +175,10 @@ export const streamTokenResponse = z
   .describe('The stream token');
 /** `GET /me` body. */
 export const meResponse = z.object({ account: accountSchema, workspace_id: z.string(), key_kind: apiKeyKindSchema }).describe('The caller');
-const projectResponse = (what: string) => z.object({ project: projectSchema }).describe(what);
-/** `GET /projects/:id` body. */
-export const projectWithRoleResponse = z.object({ project: projectSchema, role: projectRoleSchema }).describe("The project and the caller's role in it");
-const memberResponse = z.object({ member: membershipSchema }).describe('The membership');
+const projectResponse = (what: string) => z.object({ project: projectRecordSchema }).describe(what);
+/** `GET /projects/:id` body: the project record (with the caller's `role` and `kind`) and the role again at the top. */
+export const projectWithRoleResponse = z.object({ project: projectRecordSchema, role: projectRoleSchema }).describe("The project and the caller's role in it");
+const memberResponse = z.object({ member: memberRecordSchema }).describe('The membership');
 /** `GET /projects/:id/events` body. */
 export const projectEventPageResponse = z
   .object({
@@ -346,33 +349,49 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     operationId: 'createProject', method: 'POST', path: '/projects', tags: ['projects'], summary: 'Create a project owned by the caller (its id is generated)',
     body: createProjectRequest, status: 201, response: projectResponse('The new project'),
     links: { getProject: { operationId: 'getProject', parameters: { id: '$response.body#/project/id' } }, archiveProject: { operationId: 'archiveProject', parameters: { id: '$response.body#/project/id' } } },
-    handle: async (s, c) => json(201, { project: await s.platform.createProject(c.ctx(), c.body) }),
+    handle: async (s, c) => json(201, { project: projectRecord(await s.platform.createProject(c.ctx(), c.body), 'owner') }),
   },
   {
     operationId: 'listProjects', method: 'GET', path: '/projects', tags: ['projects'], summary: 'Projects the caller owns or is a member of',
-    query: listProjectsQuery, status: 200, response: list(projectSchema, 'Projects, newest first'),
-    handle: async (s, c) => json(200, await s.platform.listProjects(c.ctx(), c.query)),
+    query: listProjectsQuery, status: 200, response: list(projectRecordSchema, "Projects, newest first, each with the caller's role"),
+    handle: async (s, c) => {
+      const ctx = c.ctx();
+      const page = await s.platform.listProjects(ctx, c.query);
+      const items = await Promise.all(page.items.map(async (p) => projectRecord(p, p.account_id === ctx.principal.account_id ? 'owner' : (await s.platform.getProject(ctx, p.id)).role)));
+      return json(200, { items, next_cursor: page.next_cursor });
+    },
   },
   {
     operationId: 'getProject', method: 'GET', path: '/projects/:id', tags: ['projects'], summary: 'A project and the caller\'s role', params: idParams,
-    status: 200, response: projectWithRoleResponse, handle: async (s, c) => json(200, await s.platform.getProject(c.ctx(), c.params.id)),
+    status: 200, response: projectWithRoleResponse,
+    handle: async (s, c) => {
+      const { project, role } = await s.platform.getProject(c.ctx(), c.params.id);
+      return json(200, { project: projectRecord(project, role), role });
+    },
   },
   {
     operationId: 'archiveProject', method: 'POST', path: '/projects/:id/archive', tags: ['projects'], summary: 'Archive a project (owner only)', params: idParams,
     status: 200, response: projectResponse('The archived project'),
-    handle: async (s, c) => json(200, { project: await s.platform.archiveProject(c.ctx(), c.params.id) }),
+    handle: async (s, c) => json(200, { project: projectRecord(await s.platform.archiveProject(c.ctx(), c.params.id), 'owner') }),
   },
   // — members —
   {
     operationId: 'addMember', method: 'POST', path: '/projects/:id/members', tags: ['members'], summary: 'Add a member or change its role (owner only)',
     params: idParams, body: addMemberBody, status: 201, response: memberResponse,
     links: { removeMember: { operationId: 'removeMember', parameters: { id: '$request.path.id', account_id: '$response.body#/member/account_id' } } },
-    handle: async (s, c) => json(201, { member: await s.platform.addMember(c.ctx(), c.params.id, c.body) }),
+    handle: async (s, c) => {
+      const ctx = c.ctx();
+      return json(201, { member: memberRecord(await s.platform.addMember(ctx, c.params.id, c.body), ctx.principal.workspace_id) });
+    },
   },
   {
     operationId: 'listMembers', method: 'GET', path: '/projects/:id/members', tags: ['members'], summary: 'List members', params: idParams,
-    query: listMembersQuery, status: 200, response: list(membershipSchema, 'The members, oldest first'),
-    handle: async (s, c) => json(200, await s.platform.listMembers(c.ctx(), c.params.id, c.query)),
+    query: listMembersQuery, status: 200, response: list(memberRecordSchema, 'The members, oldest first'),
+    handle: async (s, c) => {
+      const ctx = c.ctx();
+      const page = await s.platform.listMembers(ctx, c.params.id, c.query);
+      return json(200, { items: page.items.map((m) => memberRecord(m, ctx.principal.workspace_id)), next_cursor: page.next_cursor });
+    },
   },
   {
     operationId: 'removeMember', method: 'DELETE', path: '/projects/:id/members/:account_id', tags: ['members'], summary: 'Remove a member (owner only)',
@@ -403,6 +422,22 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     operationId: 'listOperationLogs', method: 'GET', path: '/projects/:id/operation-logs', tags: ['events'], summary: 'Operation Log, newest first (owner only)',
     params: idParams, query: listOperationLogsQuery, status: 200, response: operationLogPageResponse,
     handle: async (s, c) => json(200, await s.platform.listOperationLogs(c.ctx(), c.params.id, c.query)),
+  },
+  {
+    operationId: 'listOperationLogsByProject', method: 'GET', path: '/operation-logs', tags: ['events'],
+    summary: 'Operation Log of a project, newest first (owner only), as `{ data, meta }`',
+    description: 'The same rows and pages as `GET /projects/{id}/operation-logs`, in the `{ data, meta: { next_cursor, has_more, limit } }` shape TavernHeadless clients read.',
+    query: listOperationLogsByProjectQuery, status: 200, response: operationLogDataResponse,
+    handle: async (s, c) => {
+      const { project_id, ...page } = c.query as { project_id: string; limit: number; cursor?: string };
+      return json(200, operationLogData(await s.platform.listOperationLogs(c.ctx(), project_id, page), page.limit));
+    },
+  },
+  {
+    operationId: 'listProjectSessions', method: 'GET', path: '/projects/:id/sessions', tags: ['sessions'], summary: 'Sessions of a project, newest first (members)',
+    description: 'The same as `GET /sessions?project_id={id}`: 404 `project_not_found` when the project is not the caller\'s to see.',
+    params: idParams, query: listProjectsQuery, status: 200, response: list(sessionSchema, 'Sessions of the project, newest first'),
+    handle: async (s, c) => json(200, await s.platform.listSessions(c.ctx(), { ...c.query, project_id: c.params.id })),
   },
   // — sessions, floors, pages —
   {
@@ -478,8 +513,8 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   },
   {
     operationId: 'adminListAccounts', method: 'GET', path: '/admin/accounts', tags: ['admin'], summary: 'Accounts of the workspace, disabled ones included, newest first',
-    status: 200, response: list(workspaceAccountSchema, 'The accounts'),
-    handle: async (s, c) => json(200, { items: await s.platform.admin.listAccounts(c.ctx()) }),
+    query: listAccountsQuery, status: 200, response: list(workspaceAccountSchema, 'The accounts'),
+    handle: async (s, c) => json(200, await s.platform.admin.listAccounts(c.ctx(), c.query)),
   },
   {
     operationId: 'adminDisableAccount', method: 'POST', path: '/admin/accounts/:id/disable', tags: ['admin'],
@@ -496,7 +531,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   {
     operationId: 'adminListApiKeys', method: 'GET', path: '/admin/keys', tags: ['admin'], summary: 'API keys of the workspace (never a secret), newest first',
     query: listApiKeysQuery, status: 200, response: list(apiKeyViewSchema, 'The keys'),
-    handle: async (s, c) => json(200, { items: await s.platform.admin.listKeys(c.ctx(), c.query) }),
+    handle: async (s, c) => json(200, await s.platform.admin.listKeys(c.ctx(), c.query)),
   },
   {
     operationId: 'adminRotateApiKey', method: 'POST', path: '/admin/keys/:id/rotate', tags: ['admin'],

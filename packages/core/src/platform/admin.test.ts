@@ -58,10 +58,10 @@ describe('workspace administration', () => {
     expect(secret).toMatch(/^ik_/);
     expect(await platform.authenticate(secret)).toMatchObject({ workspace_id: 'ws_a', account_id: account.id, key_kind: 'standard' });
 
-    const listed = await platform.admin.listKeys(admin, { account_id: account.id });
+    const listed = (await platform.admin.listKeys(admin, { account_id: account.id })).items;
     expect(listed.map((k) => k.id)).toEqual([key.id]);
     expect(JSON.stringify(await platform.admin.listKeys(admin))).not.toMatch(/ik_|key_hash/);
-    const accounts = await platform.admin.listAccounts(admin);
+    const accounts = (await platform.admin.listAccounts(admin)).items;
     expect(accounts.map((a) => a.id)).toContain(account.id);
   });
 
@@ -76,7 +76,7 @@ describe('workspace administration', () => {
     const foreign = await platform.issueApiKey({ workspace_id: 'ws_b', account_id: 'acc_b' });
     expect(await codeOf(platform.admin.revokeKey(admin, foreign.key.id))).toBe('api_key_not_found');
     expect(await codeOf(platform.admin.rotateKey(admin, foreign.key.id))).toBe('api_key_not_found');
-    expect((await platform.admin.listKeys(admin, { include_revoked: true })).every((k) => k.workspace_id === 'ws_a')).toBe(true);
+    expect((await platform.admin.listKeys(admin, { include_revoked: true })).items.every((k) => k.workspace_id === 'ws_a')).toBe(true);
     // An admin key may not act as another account.
     expect(await codeOf(platform.authenticate(adminSecret, 'acc_b'))).toBe('permission_denied');
   });
@@ -91,8 +91,8 @@ describe('workspace administration', () => {
     await platform.admin.revokeKey(admin, key.id);
     expect(store.raw().logs.length).toBe(logs);
     expect(await codeOf(platform.admin.revokeKey(admin, admin.principal.key_id))).toBe('conflict');
-    expect(await platform.admin.listKeys(admin, { account_id: account.id })).toEqual([]);
-    expect((await platform.admin.listKeys(admin, { account_id: account.id, include_revoked: true }))[0]).toMatchObject({ id: key.id, revoked_at: clock.now() });
+    expect((await platform.admin.listKeys(admin, { account_id: account.id })).items).toEqual([]);
+    expect((await platform.admin.listKeys(admin, { account_id: account.id, include_revoked: true })).items[0]).toMatchObject({ id: key.id, revoked_at: clock.now() });
   });
 
   it('rotates a key: by default the old secret is refused at once; with a grace period until it ends', async () => {
@@ -109,7 +109,7 @@ describe('workspace administration', () => {
     const graced = await platform.admin.rotateKey(admin, rotated.key.id, { grace_ms: 30_000 });
     expect(graced.previous.revoked_at).toBe(clock.now() + 30_000);
     expect(await platform.authenticate(rotated.secret)).toMatchObject({ account_id: account.id }); // cached until the grace ends at most
-    expect((await platform.admin.listKeys(admin, { account_id: account.id })).map((k) => k.id).sort()).toEqual([graced.key.id, rotated.key.id].sort());
+    expect((await platform.admin.listKeys(admin, { account_id: account.id })).items.map((k) => k.id).sort()).toEqual([graced.key.id, rotated.key.id].sort());
     clock.advance(29_999);
     expect(await platform.authenticate(rotated.secret)).toMatchObject({ account_id: account.id });
     clock.advance(1);
@@ -134,7 +134,7 @@ describe('workspace administration', () => {
     expect(await platform.admin.disableAccount(admin, account.id)).toEqual(disabled);
     expect(store.raw().logs.length).toBe(logs);
     expect(await codeOf(platform.admin.disableAccount(admin, 'acc_admin'))).toBe('conflict');
-    expect((await platform.admin.listAccounts(admin)).find((a) => a.id === account.id)?.disabled_at).toBe(clock.now());
+    expect((await platform.admin.listAccounts(admin)).items.find((a) => a.id === account.id)?.disabled_at).toBe(clock.now());
   });
 
   it('audits every write as one Operation Log row without a project, and pages them', async () => {

@@ -18,6 +18,7 @@ import { apiKeyKindSchema } from '../schemas/records.js';
 import { idString, parseOrThrow, text } from '../validation.js';
 import { generateApiKeySecret, hashApiKey } from './keys.js';
 import { gateWorkspaceWrite } from '../policy/write-gate.js';
+import { compareBytes, pageOf, pageParams, type ListPage } from '../paging.js';
 import type { WriteAction } from '../policy/write-policy.js';
 
 /** The longest grace period a rotation may give the old secret: 7 days, in ms. */
@@ -41,10 +42,25 @@ export const rotateApiKeyBody = z.strictObject({
 
 /** `GET /admin/keys` query. */
 export const listApiKeysQuery = z.strictObject({
+  ...pageParams,
   account_id: idString.optional().describe('Only the keys of this account'),
   include_revoked: z.enum(['true', 'false']).transform((s) => s === 'true').or(z.boolean()).default(false)
     .describe('Also list revoked keys (default false: the keys accepted now, those in a grace period included)'),
 });
+
+/** `GET /admin/accounts` query: keyset pages, newest first. */
+export const listAccountsQuery = z.strictObject(pageParams);
+
+/** The page of `rows` after `cursor`, newest first (`created_at DESC, id DESC`), paged in memory (the lists are a workspace's own, small). */
+function pageNewestFirst<T>(rows: T[], position: (row: T) => { created_at: number; id: string }, query: { limit: number; cursor?: string | undefined }, scope: string, filters: string): ListPage<T> {
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope, filters);
+  const sorted = [...rows].sort((a, b) => position(b).created_at - position(a).created_at || compareBytes(position(b).id, position(a).id));
+  const rest = after === undefined ? sorted : sorted.filter((row) => {
+    const p = position(row);
+    return p.created_at < after.created_at || (p.created_at === after.created_at && compareBytes(p.id, after.id) < 0);
+  });
+  return pageOf(rest.slice(0, query.limit + 1), query.limit, (last) => encodeCursor(scope, filters, position(last)));
+}
 
 /** `GET /admin/operation-logs` query. */
 export const listAdminOperationLogsQuery = z.strictObject({
@@ -105,9 +121,11 @@ export class AdminService {
   }
 
   /** Every account of the workspace, disabled ones included, newest first. @throws permission_denied, unsupported_capability. */
-  async listAccounts(ctx: RequestContext): Promise<WorkspaceAccount[]> {
+  async listAccounts(ctx: RequestContext, input: z.input<typeof listAccountsQuery> = {}): Promise<ListPage<WorkspaceAccount>> {
     const workspace_id = adminOf(ctx);
-    return need(this.deps.store, 'listWorkspaceAccounts')(workspace_id);
+    const query = parseOrThrow(listAccountsQuery, input, 'query');
+    const accounts = await need(this.deps.store, 'listWorkspaceAccounts')(workspace_id);
+    return pageNewestFirst(accounts, (a) => ({ created_at: a.created_at, id: a.id }), query, `admin-accounts:${workspace_id}`, filterFingerprint({ list: 'admin-accounts' }));
   }
 
   /**
@@ -163,14 +181,15 @@ export class AdminService {
    * included), or every one with `include_revoked`; `account_id` narrows to one account.
    * @throws permission_denied, validation_error, unsupported_capability.
    */
-  async listKeys(ctx: RequestContext, input: z.input<typeof listApiKeysQuery> = {}): Promise<ApiKeyView[]> {
+  async listKeys(ctx: RequestContext, input: z.input<typeof listApiKeysQuery> = {}): Promise<ListPage<ApiKeyView>> {
     const workspace_id = adminOf(ctx);
     const query = parseOrThrow(listApiKeysQuery, input, 'query');
     const keys = await need(this.deps.store, 'listApiKeys')(workspace_id, {
       ...(query.account_id !== undefined ? { account_id: query.account_id } : {}),
       ...(query.include_revoked ? {} : { active_at: this.deps.clock.now() }),
     });
-    return keys.map(apiKeyView);
+    const filters = filterFingerprint({ list: 'admin-keys', account_id: query.account_id, include_revoked: String(query.include_revoked) });
+    return pageNewestFirst(keys.map(apiKeyView), (k) => ({ created_at: k.created_at, id: k.id }), query, `admin-keys:${workspace_id}`, filters);
   }
 
   /**

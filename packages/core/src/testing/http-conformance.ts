@@ -36,7 +36,7 @@ export { expect4xx, expectNoLeak, LEAKS, parseRawResponse, rawRequest, rawSocket
 export function runHttpConformance(name: string, options: HttpConformanceOptions & { timeout?: number }): void {
   describe(name, () => {
     for (const check of httpConformanceChecks) {
-      it(check.name, () => withHttpSubject(options, check.run), options.timeout ?? 30_000);
+      it(check.name, () => withHttpSubject(options, check.run, check.settings), options.timeout ?? 30_000);
     }
     httpSuites(options);
   });

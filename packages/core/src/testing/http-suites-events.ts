@@ -467,7 +467,7 @@ export function projectEventsSuite(kit: HttpConformanceOptions): void {
 
       it('a position after the newest event gets one resync frame carrying the newest, then everything after it, live', async () => {
         const { project_id } = await world.newProject(); // 1–6
-        for (const [query, header] of [['after=151', undefined], [undefined, '151'], ['after=3', '151'], ['after=151', '3']] as const) {
+        for (const [query, header] of [['after=151', undefined], [undefined, '151'], ['after=3', '151'], ['after=151', '150']] as const) {
           const latest = await lastSequence(project_id);
           const s = await server.stream(streamPath(project_id, query ?? ''), { key: world.keys.acc_owner, headers: header ? { 'last-event-id': header } : {} });
           try {
@@ -504,6 +504,41 @@ export function projectEventsSuite(kit: HttpConformanceOptions): void {
           expect(crossed.frames[0]!.data).toEqual({ type: 'resync', reason: 'ahead_of_latest', requested_after: 9, latest: 6 });
         } finally {
           crossed.destroy();
+        }
+      });
+
+      it('a reconnect whose URL keeps a stale after (past the newest) resumes from its Last-Event-ID: one resync in all, nothing skipped (what a browser EventSource sends)', async () => {
+        const { project_id } = await world.newProject(); // 1–6
+        const path = streamPath(project_id, 'after=151');
+        const first = await server.stream(path, { key: world.keys.acc_owner });
+        let resumeFrom: number;
+        try {
+          await first.waitFor((x) => x.frames.length >= 1, 'the resync frame');
+          expect(first.frames[0]).toMatchObject({ id: 6, event: 'resync' });
+          resumeFrom = first.frames[0]!.id!;
+        } finally {
+          first.destroy();
+        }
+        // Written while the client was away: the reconnect (same URL, Last-Event-ID of the resync) gets them.
+        await createItem(server, world.keys.acc_owner, project_id); // 7
+        await createItem(server, world.keys.acc_owner, project_id); // 8
+        const again = await server.stream(path, { key: world.keys.acc_owner, headers: { 'last-event-id': String(resumeFrom) } });
+        try {
+          await again.waitForId(8);
+          await createItem(server, world.keys.acc_owner, project_id); // 9, live
+          await again.waitForId(9);
+          expect(again.frames.map((f) => [f.id, f.event])).toEqual([[7, 'project_inbox.item.created'], [8, 'project_inbox.item.created'], [9, 'project_inbox.item.created']]);
+        } finally {
+          again.destroy();
+        }
+        // An older Last-Event-ID replays from it, with no resync either.
+        const older = await server.stream(path, { key: world.keys.acc_owner, headers: { 'last-event-id': '3' } });
+        try {
+          await older.waitForId(9);
+          expect(older.ids()).toEqual(range(4, 9));
+          expect(older.frames.some((f) => f.event === 'resync')).toBe(false);
+        } finally {
+          older.destroy();
         }
       });
 

@@ -103,6 +103,7 @@ export function hostileInputSuite(kit: HttpConformanceOptions): void {
         'POST /admin/accounts': { name: 'Hostile probe' },
         'POST /admin/accounts/{id}/keys': { kind: 'standard' },
         'POST /admin/keys/{id}/rotate': { grace_ms: 0 },
+        'POST /stream-tokens': { ttl_seconds: 60 },
       };
     }
 

@@ -48,7 +48,9 @@ export function pagingSuite(kit: HttpConformanceOptions): void {
         // Keyset lists take `cursor` (or `page`, the Managed Agents name); the Project Event list resumes `after` a sequence.
         expect(query.some((q) => q === 'cursor' || q === 'page' || q === 'after'), `${path} takes a cursor`).toBe(true);
         // …and say where the next page starts.
-        expect(props.some((p) => p === 'next_cursor' || p === 'next_page' || p === 'next_after'), `${path} answers a next position`).toBe(true);
+        // (`{ data, meta }` lists say it in `meta`.)
+        const meta = Object.keys((schema?.properties?.['meta'] as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+        expect([...props, ...meta].some((p) => p === 'next_cursor' || p === 'next_page' || p === 'next_after'), `${path} answers a next position`).toBe(true);
       }
       for (const path of ['/projects', '/projects/{id}/members', '/sessions', '/sessions/{id}/floors', '/sessions/{id}/floors/{floor_id}/pages', '/projects/{id}/inbox', '/projects/{id}/operation-logs']) {
         expect(lists).toContain(path);

@@ -156,10 +156,27 @@ export function authenticationSuite(kit: HttpConformanceOptions): void {
       }
     });
 
-    it('unknown routes answer 404 in the envelope, with or without a key', async () => {
-      for (const [method, path] of [['GET', '/nope'], ['GET', '/projects/proj_main/inbox/x/y'], ['DELETE', '/projects/proj_main/inbox'], ['PUT', '/projects/proj_main/inbox/pinbox_1'], ['POST', '/v2/projects']]) {
-        expectError(await h.request(method!, path!), 404);
-        expectError(await h.request(method!, path!, { as: 'acc_owner' }), 404);
+    it('unknown routes answer 404 in the envelope, with or without a key; x-should-retry: false', async () => {
+      for (const [method, path] of [['GET', '/nope'], ['GET', '/projects/proj_main/inbox/x/y'], ['POST', '/v2/projects'], ['OPTIONS', '/nope']]) {
+        for (const res of [await h.request(method!, path!), await h.request(method!, path!, { as: 'acc_owner' })]) {
+          expectError(res, 404, 'not_found');
+          expect(res.headers.get('x-should-retry')).toBe('false');
+        }
+      }
+    });
+
+    it('a known path under an undeclared method answers 405 method_not_allowed with Allow, with or without a key; nothing written', async () => {
+      const cases: Array<[string, string, string]> = [
+        ['DELETE', '/projects/proj_main/inbox', 'GET, HEAD, POST'], ['PUT', '/projects/proj_main/inbox/pinbox_1', 'GET, HEAD, PATCH'],
+        ['PATCH', '/projects', 'GET, HEAD, POST'], ['OPTIONS', '/projects/proj_main', 'GET, HEAD'], ['POST', '/health', 'GET, HEAD'],
+      ];
+      for (const [method, path, allow] of cases) {
+        for (const res of [await h.request(method, path), await h.request(method, path, { as: 'acc_owner' })]) {
+          const body = expectError(res, 405, 'method_not_allowed');
+          expect(body.error.type).toBe('invalid_request_error');
+          expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
+          expect(res.headers.get('x-should-retry')).toBe('false');
+        }
       }
     });
 
