@@ -150,22 +150,62 @@ export function createBoard({ defaults }) {
     }
   }
 
+  // Live updates through the browser's own EventSource, which cannot send `Authorization`: a
+  // short-lived stream token (POST /stream-tokens) opens the stream as `?access_token=`. The
+  // EventSource reconnects by itself (with Last-Event-ID) after a dropped connection or a server
+  // restart; when the server refuses it (the token expired, access was withdrawn) it closes, and
+  // the board asks for a new token and reopens after the last event it received.
   function openStream(after, live) {
     const controller = new AbortController();
     stream = controller;
-    streamPill('on', 'on');
-    (async () => {
+    let source = null;
+    let lastId = after;
+    const received = [];
+    window.inboxKitBoardStream = { received, get lastId() { return lastId; }, get readyState() { return source?.readyState ?? 2; } };
+    const connect = async () => {
+      let token;
       try {
-        for await (const event of auth.client.projects.events.stream(projectId, { after, types: INBOX_EVENTS, signal: controller.signal })) {
-          if (!live()) return;
-          onEvent(event);
-        }
+        ({ token } = await auth.client.createStreamToken());
       } catch (error) {
         if (!live() || controller.signal.aborted) return;
         streamPill('error', 'disconnected');
         announce(`Live updates stopped: ${describeError(error)}`);
+        return;
       }
-    })();
+      if (!live() || controller.signal.aborted) return;
+      const url = new URL(`/projects/${encodeURIComponent(projectId)}/events/stream`, window.location.origin);
+      url.searchParams.set('after', String(lastId));
+      url.searchParams.set('types', INBOX_EVENTS.join(','));
+      url.searchParams.set('access_token', token);
+      source = new EventSource(url);
+      source.onopen = () => streamPill('on', 'on');
+      const take = (message) => {
+        lastId = Number(message.lastEventId);
+        received.push(lastId);
+      };
+      for (const type of INBOX_EVENTS) {
+        source.addEventListener(type, (message) => {
+          take(message);
+          if (live()) onEvent(JSON.parse(message.data));
+        });
+      }
+      // The position was past the newest event (a restored server): reload the list, go on from the newest.
+      source.addEventListener('resync', (message) => {
+        lastId = Number(message.lastEventId);
+        if (live()) void loadPage();
+      });
+      source.onerror = () => {
+        if (!live() || controller.signal.aborted) return;
+        streamPill('error', 'reconnecting');
+        if (source.readyState === EventSource.CLOSED) {
+          source = null;
+          setTimeout(() => void connect(), 1000);
+        }
+      };
+    };
+    controller.signal.addEventListener('abort', () => source?.close(), { once: true });
+    streamPill('connecting', 'connecting');
+    void connect();
   }
 
   function onEvent(event) {

@@ -169,6 +169,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
       maxBodiesPerKey: config.maxBodiesPerKey,
       maxBodyBytesPerKey: config.maxBodyBytesPerKey,
       bodyBytesPerSecondPerKey: config.bodyBytesPerSecondPerKey,
+      ...(config.corsOrigins.length > 0 ? { cors: { origins: config.corsOrigins } } : {}),
       ...(routing && config.forwardSecret ? { forwarding: { secret: config.forwardSecret } } : {}),
     });
     // The web page: review board + steering panel (public static files, /assets/sdk.js, /demo/accounts).
@@ -192,6 +193,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
         services, ...(forwarding ? { forwarding } : {}),
         connections: config.connections, credentialThrottle: config.credentialThrottle, maxBodiesPerKey: config.maxBodiesPerKey,
         maxBodyBytesPerKey: config.maxBodyBytesPerKey, bodyBytesPerSecondPerKey: config.bodyBytesPerSecondPerKey,
+        ...(config.corsOrigins.length > 0 ? { cors: { origins: config.corsOrigins } } : {}),
       },
       store: opened.store, bus, runtime, credentials, seeded: created, startUp: started,
       migrations: opened.migrations, recovered, dialect: opened.dialect,

@@ -9,7 +9,8 @@
  * default pretty when stdout is a terminal, json otherwise),
  * DEMO_MODEL_STEP_MS (ms one scripted model step takes, default 1500), DEMO_MODEL_STEPS (steps
  * per user message, default 3), RATE_LIMIT_MAX (requests per API key and window; unset or 0 = no
- * limit) and RATE_LIMIT_WINDOW_MS (the window, default 60000), INBOX_KIT_ADVERTISE_URL (this
+ * limit) and RATE_LIMIT_WINDOW_MS (the window, default 60000), CORS_ORIGINS (exact origins a page
+ * on another origin may call the API from, comma separated; unset: CORS off), INBOX_KIT_ADVERTISE_URL (this
  * process's base URL as other processes reach it) and INBOX_KIT_FORWARD_SECRET (shared by the
  * processes): with both, on PostgreSQL, Live Inbox requests are routed to the process owning the
  * attempt (live-inbox.md "Scale"), and INBOX_KIT_RECOVER_STALE_RUNS (default true; "false" or "0"
@@ -50,7 +51,7 @@
  */
 import { resolve } from 'node:path';
 import type { CallerBudgetOptions } from '@inbox-kit/core';
-import type { ConnectionPolicyOptions, CredentialThrottleOptions } from '@inbox-kit/core/http';
+import { parseCorsOrigins, type ConnectionPolicyOptions, type CredentialThrottleOptions } from '@inbox-kit/core/http';
 import { DEMO_RUNTIMES, type DemoRuntime } from './runtimes.js';
 
 export interface DemoConfig {
@@ -72,6 +73,8 @@ export interface DemoConfig {
   modelSteps: number;
   /** Per-API-key rate limit, or undefined for none (RATE_LIMIT_MAX unset or 0). */
   rateLimit: { max: number; timeWindowMs: number } | undefined;
+  /** Exact origins a browser page may call the API from (CORS_ORIGINS, comma or space separated); empty: CORS off. */
+  corsOrigins: string[];
   /** This process's base URL for its peers (INBOX_KIT_ADVERTISE_URL), e.g. `http://127.0.0.1:3001`. */
   advertiseUrl: string | undefined;
   /** The secret forwarded requests carry between processes (INBOX_KIT_FORWARD_SECRET). */
@@ -184,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     modelStepMs: int('DEMO_MODEL_STEP_MS', env.DEMO_MODEL_STEP_MS, 1500),
     modelSteps: int('DEMO_MODEL_STEPS', env.DEMO_MODEL_STEPS, 3),
     rateLimit: rateLimitOf(env),
+    corsOrigins: corsOriginsOf(env.CORS_ORIGINS),
     advertiseUrl: advertiseUrlOf(env.INBOX_KIT_ADVERTISE_URL),
     forwardSecret: env.INBOX_KIT_FORWARD_SECRET || undefined,
     recoverStaleRuns: booleanOf('INBOX_KIT_RECOVER_STALE_RUNS', env.INBOX_KIT_RECOVER_STALE_RUNS, true),
@@ -346,4 +350,13 @@ function rateLimitOf(env: NodeJS.ProcessEnv): DemoConfig['rateLimit'] {
   const timeWindowMs = int('RATE_LIMIT_WINDOW_MS', env.RATE_LIMIT_WINDOW_MS, 60_000);
   if (timeWindowMs < 1) throw new ConfigError(`RATE_LIMIT_WINDOW_MS must be at least 1, got "${env.RATE_LIMIT_WINDOW_MS}"`);
   return max === 0 ? undefined : { max, timeWindowMs };
+}
+
+/** CORS_ORIGINS: exact origins (`https://app.example.com,http://localhost:5173`); empty or unset → CORS off. */
+function corsOriginsOf(value: string | undefined): string[] {
+  try {
+    return parseCorsOrigins(value);
+  } catch (error) {
+    throw new ConfigError(`CORS_ORIGINS: ${(error as Error).message.replace(/^cors: /, '')}`);
+  }
 }

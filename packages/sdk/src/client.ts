@@ -8,7 +8,7 @@ import { fromWire } from './case.js';
 import { Projects } from './projects.js';
 import { Sessions } from './sessions.js';
 import { Transport, type FetchLike, type RetryOptions } from './transport.js';
-import type { Me, RequestOptions } from './types.js';
+import type { Me, RequestOptions, StreamToken } from './types.js';
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
@@ -33,6 +33,15 @@ export interface InboxKitClient {
    * @throws {InboxKitApiError} 401 `authentication_required` / `invalid_credentials`, 403.
    */
   me(opts?: RequestOptions): Promise<Me>;
+  /**
+   * A short-lived stream token for a browser's `EventSource` (platform.md "Browsers" → "Stream
+   * tokens"): open a stream route with `?access_token=<token>` instead of `Authorization`. It acts
+   * as this key (and `accountId`) on the stream routes only, until `expiresAt` (ms; at most 15
+   * minutes, `ttlSeconds` 1–900, default 900); revoking the key ends it.
+   * `POST /stream-tokens` `{ ttl_seconds? }` → 201 `{ token, expires_at }`.
+   * @throws {InboxKitApiError} 400 (`ttlSeconds` out of range), 401, 403.
+   */
+  createStreamToken(params?: { ttlSeconds?: number } & RequestOptions): Promise<StreamToken>;
   /** Projects, members, the Project Inbox, Project Events and the Operation Log. */
   readonly projects: Projects;
   /** Sessions, floors, pages, the Live Inbox and durable Session events. */
@@ -75,6 +84,11 @@ export function createClient(options: ClientOptions): InboxKitClient {
       const body = await transport.request<Record<string, unknown>>('GET', '/me', opts);
       const me = fromWire<Me>(body);
       return { ...me, account: fromWire(body['account']) };
+    },
+    async createStreamToken(params: { ttlSeconds?: number } & RequestOptions = {}): Promise<StreamToken> {
+      const { ttlSeconds, ...opts } = params;
+      const body = await transport.request<Record<string, unknown>>('POST', '/stream-tokens', { ...opts, body: ttlSeconds === undefined ? {} : { ttl_seconds: ttlSeconds } });
+      return fromWire<StreamToken>(body);
     },
     projects: new Projects(transport),
     sessions: new Sessions(transport),

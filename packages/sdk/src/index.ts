@@ -24,5 +24,5 @@ export type {
   OperationLog, Page, Project, ProjectEvent, ProjectEventPage, ProjectEventSource, ProjectEventVisibility,
   ProjectInboxItem, ProjectRole, ProjectStatus, QueueOrSendResult, RequestOptions, Session, SessionEvent,
   SessionEventAck, SessionEventInput, SessionEventPage, StreamProjectEventsParams, StreamResync,
-  StreamSessionEventsParams, TextBlock, UrlImageSource,
+  StreamSessionEventsParams, StreamToken, TextBlock, UrlImageSource,
 } from './types.js';

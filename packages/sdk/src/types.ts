@@ -569,3 +569,9 @@ export interface StreamSessionEventsParams extends RequestOptions {
    */
   onResync?: (resync: StreamResync) => void;
 }
+
+/** A stream token (`client.createStreamToken`): pass `token` as `access_token` on a stream route until `expiresAt` (ms since the epoch). */
+export interface StreamToken {
+  token: string;
+  expiresAt: number;
+}
