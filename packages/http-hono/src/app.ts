@@ -6,7 +6,7 @@
  */
 import { InboxKitError, type Principal } from '@inbox-kit/core';
 import {
-  createEdgeBudgets, createLoadShedder, createStreamSlots, DEFAULT_BODY_TIMEOUT_MS, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
+  authenticateWithHost, createEdgeBudgets, createLoadShedder, samePrincipal, type HostAuthenticate, createStreamSlots, DEFAULT_BODY_TIMEOUT_MS, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
   type CredentialThrottleOptions, type HttpOutcome, type HttpRoute, type HttpServices, type LoadShedder, type LoadSheddingOptions,
 } from '@inbox-kit/core/http';
 import { Hono, type Context } from 'hono';
@@ -70,6 +70,19 @@ export interface InboxKitHonoOptions {
    * return the client's address from a header the proxy sets.
    */
   clientAddress?: (c: Context) => string | undefined;
+  /**
+   * The host's own authentication (platform.md "Embedding: the host's own authentication"),
+   * instead of inbox-kit's API keys: called with the Hono `Context` of every non-public route
+   * (after the host's own middleware that ran before the mount — what it `c.set` is there), it
+   * answers the caller as a `Principal` (`{ workspace_id, account_id, key_id, key_kind }`) or
+   * `null` → 401 `authentication_required` in the envelope. An `InboxKitError` it throws answers
+   * as itself; anything else is a 500 `internal_error` (never a stack; `reportError` gets it).
+   * Event streams call it again before every delivery (a `null` or another account ends the
+   * stream). The credential throttle does not apply (no key is looked up); everything else does:
+   * the account's project roles and the write gate, the per-key budgets (counted by `key_id`),
+   * attempt routing's forwarded principal.
+   */
+  authenticate?: HostAuthenticate<Context>;
 }
 
 /** The socket's peer address on `@hono/node-server` (its `env.incoming` is Node's request). */
@@ -144,6 +157,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     ...(options.bodyBytesPerSecondPerKey !== undefined ? { bodyBytesPerSecondPerKey: options.bodyBytesPerSecondPerKey } : {}),
   });
   const addressOf = options.clientAddress ?? socketAddress;
+  const hostAuthenticate = options.authenticate;
   const shedder: LoadShedder | undefined = options.loadShedding === false ? undefined
     : createLoadShedder(options.loadShedding ?? {}, (error) => reportError(error, 'load-shedding'));
   const app = new Hono<Env>();
@@ -200,6 +214,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       const principal = forwardedPrincipal(headers, secret);
       if (principal !== undefined) return { principal, forwarded: true };
     }
+    if (hostAuthenticate !== undefined) return { principal: await authenticateWithHost(hostAuthenticate, c), forwarded: false };
     const { apiKey, actingAccountId, options: expected } = readCredentials(headers);
     const principal = await budgets.authenticate(addressOf(c), () => services.platform.authenticate(apiKey, actingAccountId, expected));
     return { principal, forwarded: false };
@@ -257,9 +272,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
         return eventStream(c.req.raw, outcome.feed, outcome.after, principal, request_id, streams, options.streamTiming, forwarded ? undefined : async () => {
           // The credential, again, as a fresh request would present it (a revoked key ends the stream).
           const again = await authenticate(c, route);
-          if (again.principal?.account_id !== principal?.account_id || again.principal?.workspace_id !== principal?.workspace_id) {
-            throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
-          }
+          if (!samePrincipal(principal, again.principal)) throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
         });
     }
   };
