@@ -8,7 +8,7 @@ import { InboxKitError } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import {
-  authenticateWithHost, createEdgeBudgets, parseJsonBody, readCredentials, routeNotFound, samePrincipal, type CredentialThrottleOptions, type HostAuthenticate, type HttpServices,
+  authenticateWithHost, createEdgeBudgets, observeRequest, type HttpObserver, parseJsonBody, readCredentials, routeNotFound, samePrincipal, type CredentialThrottleOptions, type HostAuthenticate, type HttpServices,
 } from '@inbox-kit/core/http';
 import { requestIdOf } from './context.js';
 import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
@@ -97,6 +97,14 @@ export interface InboxKitPluginOptions {
    * there with the same JSON Schemas as inbox-kit's own document (never zod internals).
    */
   inHostDocument?: boolean;
+  /**
+   * Told of every request the plugin's routes answer (platform.md "Observing"): its method and
+   * route template (with the prefix; never the raw path), when an event stream opens, and its
+   * end (status, duration); `within` wraps the route's service call. The demo feeds its
+   * `/metrics` and tracing spans from it. Under `createServer`, give it there: it then sees the
+   * preset's own answers too (rate limits, load shedding, 404s).
+   */
+  observer?: HttpObserver;
 }
 
 /** True when the request announces a body (`Transfer-Encoding`, or a `Content-Length` other than 0). */
@@ -175,6 +183,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
 
   app.addHook('onRequest', async (request, reply) => {
+    startObservation(request, reply, opts.observer);
     // Under `createServer` the root's hook has already set the id and its headers.
     if (!request.requestId) {
       request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
@@ -226,8 +235,20 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   registerRoutes(app, services, opts.streamTiming, reauthenticate);
 };
 
-/** The request decorations (`requestId`, `principal`, `forwarded`), unless the host or `createServer` already added them. */
+/**
+ * Starts observing `request` with `observer` (once: under `createServer` the root's hook already
+ * did); the observation ends when the response closes (sent, or the connection gone first).
+ */
+export function startObservation(request: FastifyRequest, reply: FastifyReply, observer: HttpObserver | undefined): void {
+  if (observer === undefined || request.observation) return;
+  const observation = observeRequest(observer, { method: request.method, route: request.is404 ? null : request.routeOptions.url ?? null });
+  request.observation = observation;
+  reply.raw.once('close', () => observation.end({ status: reply.raw.statusCode, aborted: !reply.raw.writableFinished }));
+}
+
+/** The request decorations (`requestId`, `principal`, `forwarded`, `observation`), unless the host or `createServer` already added them. */
 export function decorateRequests(app: FastifyInstance): void {
+  if (!app.hasRequestDecorator('observation')) app.decorateRequest('observation', null);
   if (!app.hasRequestDecorator('requestId')) app.decorateRequest('requestId', '');
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null);
   if (!app.hasRequestDecorator('forwarded')) app.decorateRequest('forwarded', false);

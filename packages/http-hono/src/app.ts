@@ -6,10 +6,11 @@
  */
 import { InboxKitError, type Principal } from '@inbox-kit/core';
 import {
-  authenticateWithHost, createEdgeBudgets, createLoadShedder, samePrincipal, type HostAuthenticate, createStreamSlots, DEFAULT_BODY_TIMEOUT_MS, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
+  authenticateWithHost, createEdgeBudgets, createLoadShedder, observeRequest, samePrincipal, type HostAuthenticate, type HttpObserver, type ObservedRequest, createStreamSlots, DEFAULT_BODY_TIMEOUT_MS, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
   type CredentialThrottleOptions, type HttpOutcome, type HttpRoute, type HttpServices, type LoadShedder, type LoadSheddingOptions,
 } from '@inbox-kit/core/http';
 import { Hono, type Context } from 'hono';
+import { matchedRoutes } from 'hono/route';
 import packageJson from '../package.json' with { type: 'json' };
 import { eventStream, type StreamOptions, type StreamRegistry } from './sse.js';
 
@@ -83,6 +84,13 @@ export interface InboxKitHonoOptions {
    * attempt routing's forwarded principal.
    */
   authenticate?: HostAuthenticate<Context>;
+  /**
+   * Told of every request the app answers (platform.md "Observing"), as the Fastify plugin's
+   * `observer`: its method and route template (with the mount; never the raw path), when an event
+   * stream opens, and its end (status, duration; a stream's when it closes); `within` wraps the
+   * route's service call.
+   */
+  observer?: HttpObserver;
 }
 
 /** The socket's peer address on `@hono/node-server` (its `env.incoming` is Node's request). */
@@ -96,7 +104,13 @@ const reportToConsole = (error: unknown): void => console.error('inbox-kit: unex
 /** Default time a request body has to arrive, in ms (30 s): the kit's, shared by every adapter. */
 export { DEFAULT_BODY_TIMEOUT_MS };
 
-type Env = { Variables: { requestId: string; bodyRead: boolean; bodyDeadline: Promise<typeof TIMED_OUT> | undefined } };
+type Env = { Variables: { requestId: string; bodyRead: boolean; bodyDeadline: Promise<typeof TIMED_OUT> | undefined; observation: ObservedRequest | undefined } };
+
+/** The template of the route (not middleware) that matched, with the mount (`/inbox/projects/:id`); null for the catch-all 404. */
+function routeTemplateOf(c: Context): string | null {
+  const route = matchedRoutes(c).find((r) => r.method !== 'ALL');
+  return route?.path ?? null;
+}
 
 const TIMED_OUT = Symbol('body deadline passed');
 
@@ -108,6 +122,9 @@ function announcesBody(headers: Headers): boolean {
   const length = headers.get('content-length');
   return headers.has('transfer-encoding') || (length !== null && length !== '0');
 }
+
+/** True for an event stream's response (whose observation the stream ends). */
+const isEventStream = (res: Response): boolean => res.status === 200 && (res.headers.get('content-type') ?? '').startsWith('text/event-stream') && res.body !== null;
 
 /** Request headers as a plain object with lower-case names. */
 function headerRecord(headers: Headers): Record<string, string> {
@@ -164,6 +181,8 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
 
   app.use('*', async (c, next) => {
     c.set('requestId', requestIdFor(c.req.header('x-request-id')));
+    const observation = options.observer === undefined ? undefined : observeRequest(options.observer, { method: c.req.method, route: routeTemplateOf(c) });
+    c.set('observation', observation);
     const announced = announcesBody(c.req.raw.headers);
     let timer: ReturnType<typeof setTimeout> | undefined;
     if (announced && bodyTimeoutMs > 0) {
@@ -181,6 +200,8 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     // Answered before the body was read: close the socket once written, instead of holding it
     // while the client trickles in the rest of the body.
     if (announced && !c.get('bodyRead')) c.header('connection', 'close');
+    // An event stream's observation ends when the stream does (`sse.ts`).
+    if (observation !== undefined && !isEventStream(c.res)) observation.end({ status: c.res.status, aborted: c.req.raw.signal.aborted });
   });
   // Load shedding: before any work (authentication included) is done for the request.
   if (shedder !== undefined) {
@@ -269,7 +290,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
         return new Response(body === '' ? null : body, { status, headers: { ...(content_type === null ? {} : { 'content-type': content_type }), 'x-request-id': request_id } });
       }
       case 'stream':
-        return eventStream(c.req.raw, outcome.feed, outcome.after, principal, request_id, streams, options.streamTiming, forwarded ? undefined : async () => {
+        return eventStream(c.req.raw, outcome.feed, outcome.after, principal, request_id, streams, { ...options.streamTiming, observation: c.get('observation') }, forwarded ? undefined : async () => {
           // The credential, again, as a fresh request would present it (a revoked key ends the stream).
           const again = await authenticate(c, route);
           if (!samePrincipal(principal, again.principal)) throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
@@ -324,13 +345,15 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       // A route that takes no body ignores one, but the body limit and deadline still apply.
       await readBytes(c, principal);
     }
-    const outcome = await route.handle(services, {
+    const call = () => route.handle(services, {
       ctx: () => {
         if (principal === null) throw new InboxKitError('authentication_required', 'An API key is required');
         return { principal, request_id: c.get('requestId') };
       },
       params, query, body, headers, forwarded, lastEventId: c.req.header('last-event-id'),
     });
+    const observation = c.get('observation');
+    const outcome = await (observation ? observation.within(call) : call());
     return answer(c, route, outcome, principal, forwarded);
   }
 

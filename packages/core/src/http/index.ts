@@ -37,3 +37,6 @@ export {
 } from './budgets.js';
 export { createLoadShedder, LOAD_SHEDDING_DEFAULTS, type LoadShedder, type LoadSheddingOptions } from './load.js';
 export { authenticateWithHost, type HostAuthenticate, HostPrincipalError, samePrincipal } from './host-auth.js';
+export {
+  type HttpObserver, type ObservedRequest, type ObservedRequestEnd, type ObservedRequestStart, observeRequest, type RequestObservation,
+} from './observe.js';
