@@ -90,7 +90,7 @@ describe('a generated client (openapi-typescript + openapi-fetch)', () => {
       answers.push([path, method, status, data]);
       return data as Json;
     };
-    await take('/me', 'get', 200, client.GET('/me'));
+    await take('/me', 'get', 200, client.GET('/me', {}));
     const project = await take('/projects', 'post', 201, client.POST('/projects', { body: { name: 'Generated' } }));
     await take('/projects', 'get', 200, client.GET('/projects', { params: { query: { limit: 5 } } }));
     await take('/projects/{id}', 'get', 200, client.GET('/projects/{id}', { params: { path: { id: project.project.id } } }));

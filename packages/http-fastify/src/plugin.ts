@@ -9,8 +9,9 @@ import fastifyCors from '@fastify/cors';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import {
-  authenticateRequest, corsPolicy, createEdgeBudgets, httpRoutesFor, methodIndex, methodNotAllowedAnswer, OPENAPI_DOCUMENT_PATH, openApiOptionsFor, parseJsonBody,
-  routeNotFoundAnswer, type CorsOptions, type ErrorAnswer, type CredentialThrottleOptions, type HttpServices, type MethodIndex,
+  authenticateRequest as authenticateCredentials, authenticateWithHost, corsPolicy, createEdgeBudgets, httpRoutesFor, methodIndex, methodNotAllowedAnswer, observeRequest,
+  OPENAPI_DOCUMENT_PATH, openApiOptionsFor, parseJsonBody, routeNotFoundAnswer, samePrincipal, type CorsOptions, type CredentialThrottleOptions, type ErrorAnswer,
+  type HostAuthenticate, type HttpObserver, type HttpServices, type MethodIndex,
 } from '@inbox-kit/core/http';
 import { requestIdOf, setShouldRetryHeader } from './context.js';
 import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
@@ -18,7 +19,7 @@ import { defaultResponseValidation, stringifySerializerCompiler, validatingSeria
 import { errorHandler } from './errors.js';
 import { forwardedPrincipal } from './forwarding.js';
 import { registerStreamShutdown, type StreamTiming } from './sse.js';
-import { inboxKitOpenApi, type InboxKitOpenApiOptions } from './openapi.js';
+import { hideFromHostDocuments, inboxKitOpenApi, type InboxKitOpenApiOptions } from './openapi.js';
 import { registerRoutes } from './routes.js';
 import { setRequestIdHeaders } from './context.js';
 
@@ -92,6 +93,33 @@ export interface InboxKitPluginOptions {
    * @throws TypeError (at registration) when an origin is not exact (`scheme://host[:port]`).
    */
   cors?: CorsOptions;
+  /**
+   * The host's own authentication (platform.md "Embedding: the host's own authentication"),
+   * instead of inbox-kit's API keys: called with the request of every non-public route (in the
+   * plugin's `onRequest` hook, so after the host's own root `onRequest` hooks — what they set on
+   * the request is there), it answers the caller as a `Principal` (`{ workspace_id, account_id,
+   * key_id, key_kind }`) or `null` → 401 `authentication_required` in the envelope. An
+   * `InboxKitError` it throws answers as itself; anything else is a 500 `internal_error` (never
+   * a stack). Event streams call it again before every delivery (a `null` or another account
+   * ends the stream). The credential throttle does not apply (no key is looked up); everything
+   * else does: the account's project roles and the write gate, the per-key budgets (counted by
+   * `key_id`), attempt routing's forwarded principal.
+   */
+  authenticate?: HostAuthenticate<FastifyRequest>;
+  /**
+   * Whether a host's own `@fastify/swagger` document lists inbox-kit's routes (default `false`:
+   * they are hidden from every document but inbox-kit's own `/openapi.json`); `true` lists them
+   * there with the same JSON Schemas as inbox-kit's own document (never zod internals).
+   */
+  inHostDocument?: boolean;
+  /**
+   * Told of every request the plugin's routes answer (platform.md "Observing"): its method and
+   * route template (with the prefix; never the raw path), when an event stream opens, and its
+   * end (status, duration); `within` wraps the route's service call. The demo feeds its
+   * `/metrics` and tracing spans from it. Under `createServer`, give it there: it then sees the
+   * preset's own answers too (rate limits, load shedding, 404s).
+   */
+  observer?: HttpObserver;
 }
 
 /** True when the request announces a body (`Transfer-Encoding`, or a `Content-Length` other than 0). */
@@ -156,7 +184,9 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(opts.responseValidation ?? defaultResponseValidation() ? validatingSerializerCompiler : stringifySerializerCompiler);
   // Before every route: @fastify/swagger documents only the routes added after it.
-  if (opts.openapi !== false) await app.register(inboxKitOpenApi, { ...openApiOptionsFor(services), ...(opts.openapi ?? {}) });
+  if (opts.openapi !== false) await app.register(inboxKitOpenApi, { ...openApiOptionsFor(services), ...opts.openapi, inHostDocument: opts.inHostDocument ?? false });
+  // No document of inbox-kit's: a host's own document still lists the routes only when asked.
+  else hideFromHostDocuments(app, opts.inHostDocument ?? false);
   // The 405s of this table's paths (under its prefix), answered by `notFound` wherever it runs.
   const index = methodIndex([...httpRoutesFor(services), ...(opts.openapi !== false ? [{ method: 'GET', path: opts.openapi?.documentPath ?? OPENAPI_DOCUMENT_PATH }] : [])], { options: opts.cors !== undefined });
   const indexes = methodIndexes.get(app.server) ?? [];
@@ -198,9 +228,16 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   });
   registerBodyDeadline(app, opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
   const forwardSecret = opts.forwarding?.secret;
+  const hostAuthenticate = opts.authenticate;
+  // The host's authentication, or the API key in a header — on a stream route a stream token
+  // (`?access_token=`) instead — through the bad-credential throttle.
+  const authenticateRequest = (request: FastifyRequest) => hostAuthenticate
+    ? authenticateWithHost(hostAuthenticate, request)
+    : budgets.authenticate(request.ip, () => authenticateCredentials(services.platform, { headers: request.headers, url: request.url, stream: request.routeOptions.config?.stream === true }));
   if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
 
   app.addHook('onRequest', async (request, reply) => {
+    startObservation(request, reply, opts.observer);
     // Under `createServer` the root's hook has already set the id and its headers.
     if (!request.requestId) {
       request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
@@ -221,9 +258,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
         return;
       }
     }
-    // An API key in a header; on a stream route, a stream token (`?access_token=`) instead.
-    const stream = request.routeOptions.config?.stream === true;
-    request.principal = await budgets.authenticate(request.ip, () => authenticateRequest(services.platform, { headers: request.headers, url: request.url, stream }));
+    request.principal = await authenticateRequest(request);
     // A body still to read takes one of its key's slots until the request is answered (or its
     // socket closes); one announced over the body limit is refused 413 unread, and takes none.
     if (announcesBody(request.raw)) {
@@ -246,10 +281,9 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   const reauthenticate = async (request: FastifyRequest): Promise<void> => {
     if (request.forwarded) return;
     // A stream token is checked for revocation, not expiry: a stream opened in time stays open.
-    const principal = await authenticateRequest(services.platform, { headers: request.headers, url: request.url, stream: true, expiry: false });
-    if (principal.account_id !== request.principal?.account_id || principal.workspace_id !== request.principal.workspace_id) {
-      throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
-    }
+    const principal = hostAuthenticate ? await authenticateWithHost(hostAuthenticate, request)
+      : await authenticateCredentials(services.platform, { headers: request.headers, url: request.url, stream: true, expiry: false });
+    if (!samePrincipal(request.principal, principal)) throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
   };
 
   app.setErrorHandler(errorHandler);
@@ -261,8 +295,20 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   registerRoutes(app, services, opts.streamTiming, reauthenticate);
 };
 
-/** The request decorations (`requestId`, `principal`, `forwarded`), unless the host or `createServer` already added them. */
+/**
+ * Starts observing `request` with `observer` (once: under `createServer` the root's hook already
+ * did); the observation ends when the response closes (sent, or the connection gone first).
+ */
+export function startObservation(request: FastifyRequest, reply: FastifyReply, observer: HttpObserver | undefined): void {
+  if (observer === undefined || request.observation) return;
+  const observation = observeRequest(observer, { method: request.method, route: request.is404 ? null : request.routeOptions.url ?? null });
+  request.observation = observation;
+  reply.raw.once('close', () => observation.end({ status: reply.raw.statusCode, aborted: !reply.raw.writableFinished }));
+}
+
+/** The request decorations (`requestId`, `principal`, `forwarded`, `observation`), unless the host or `createServer` already added them. */
 export function decorateRequests(app: FastifyInstance): void {
+  if (!app.hasRequestDecorator('observation')) app.decorateRequest('observation', null);
   if (!app.hasRequestDecorator('requestId')) app.decorateRequest('requestId', '');
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null);
   if (!app.hasRequestDecorator('forwarded')) app.decorateRequest('forwarded', false);

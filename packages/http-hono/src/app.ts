@@ -6,12 +6,14 @@
  */
 import { InboxKitError, type Principal } from '@inbox-kit/core';
 import {
-  authenticateRequest, corsApplies, corsPolicy, createEdgeBudgets, createLoadShedder, createStreamSlots, DEFAULT_BODY_TIMEOUT_MS, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError,
+  authenticateRequest, authenticateWithHost, corsApplies, corsPolicy, createEdgeBudgets, createLoadShedder, observeRequest, samePrincipal, type HostAuthenticate, type HttpObserver, type ObservedRequest,
+  createStreamSlots, DEFAULT_BODY_TIMEOUT_MS, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError,
   methodIndex, methodNotAllowedAnswer, openApiDocument, OPENAPI_DOCUMENT_PATH, openApiOptionsFor, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, requestIdFor, routeNotFoundAnswer,
   SHOULD_RETRY_HEADER, shouldRetry, type CorsOptions, type CredentialThrottleOptions, type HttpOutcome, type HttpRoute, type HttpServices, type LoadShedder, type LoadSheddingOptions,
 } from '@inbox-kit/core/http';
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
+import { matchedRoutes } from 'hono/route';
 import packageJson from '../package.json' with { type: 'json' };
 import { eventStream, type StreamOptions, type StreamRegistry } from './sse.js';
 
@@ -81,6 +83,26 @@ export interface InboxKitHonoOptions {
    * @throws TypeError (from {@link inboxKitHono}) when an origin is not exact.
    */
   cors?: CorsOptions;
+  /**
+   * The host's own authentication (platform.md "Embedding: the host's own authentication"),
+   * instead of inbox-kit's API keys: called with the Hono `Context` of every non-public route
+   * (after the host's own middleware that ran before the mount — what it `c.set` is there), it
+   * answers the caller as a `Principal` (`{ workspace_id, account_id, key_id, key_kind }`) or
+   * `null` → 401 `authentication_required` in the envelope. An `InboxKitError` it throws answers
+   * as itself; anything else is a 500 `internal_error` (never a stack; `reportError` gets it).
+   * Event streams call it again before every delivery (a `null` or another account ends the
+   * stream). The credential throttle does not apply (no key is looked up); everything else does:
+   * the account's project roles and the write gate, the per-key budgets (counted by `key_id`),
+   * attempt routing's forwarded principal.
+   */
+  authenticate?: HostAuthenticate<Context>;
+  /**
+   * Told of every request the app answers (platform.md "Observing"), as the Fastify plugin's
+   * `observer`: its method and route template (with the mount; never the raw path), when an event
+   * stream opens, and its end (status, duration; a stream's when it closes); `within` wraps the
+   * route's service call.
+   */
+  observer?: HttpObserver;
 }
 
 /** The socket's peer address on `@hono/node-server` (its `env.incoming` is Node's request). */
@@ -94,7 +116,13 @@ const reportToConsole = (error: unknown): void => console.error('inbox-kit: unex
 /** Default time a request body has to arrive, in ms (30 s): the kit's, shared by every adapter. */
 export { DEFAULT_BODY_TIMEOUT_MS };
 
-type Env = { Variables: { requestId: string; bodyRead: boolean; bodyDeadline: Promise<typeof TIMED_OUT> | undefined } };
+type Env = { Variables: { requestId: string; bodyRead: boolean; bodyDeadline: Promise<typeof TIMED_OUT> | undefined; observation: ObservedRequest | undefined } };
+
+/** The template of the route (not middleware) that matched, with the mount (`/inbox/projects/:id`); null for the catch-all 404. */
+function routeTemplateOf(c: Context): string | null {
+  const route = matchedRoutes(c).find((r) => r.method !== 'ALL');
+  return route?.path ?? null;
+}
 
 const TIMED_OUT = Symbol('body deadline passed');
 
@@ -106,6 +134,9 @@ function announcesBody(headers: Headers): boolean {
   const length = headers.get('content-length');
   return headers.has('transfer-encoding') || (length !== null && length !== '0');
 }
+
+/** True for an event stream's response (whose observation the stream ends). */
+const isEventStream = (res: Response): boolean => res.status === 200 && (res.headers.get('content-type') ?? '').startsWith('text/event-stream') && res.body !== null;
 
 /** Request headers as a plain object with lower-case names. */
 function headerRecord(headers: Headers): Record<string, string> {
@@ -155,6 +186,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     ...(options.bodyBytesPerSecondPerKey !== undefined ? { bodyBytesPerSecondPerKey: options.bodyBytesPerSecondPerKey } : {}),
   });
   const addressOf = options.clientAddress ?? socketAddress;
+  const hostAuthenticate = options.authenticate;
   const shedder: LoadShedder | undefined = options.loadShedding === false ? undefined
     : createLoadShedder(options.loadShedding ?? {}, (error) => reportError(error, 'load-shedding'));
   const app = new Hono<Env>();
@@ -162,6 +194,8 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
 
   app.use('*', async (c, next) => {
     c.set('requestId', requestIdFor(c.req.header('x-request-id')));
+    const observation = options.observer === undefined ? undefined : observeRequest(options.observer, { method: c.req.method, route: routeTemplateOf(c) });
+    c.set('observation', observation);
     const announced = announcesBody(c.req.raw.headers);
     let timer: ReturnType<typeof setTimeout> | undefined;
     if (announced && bodyTimeoutMs > 0) {
@@ -182,6 +216,8 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     // Answered before the body was read: close the socket once written, instead of holding it
     // while the client trickles in the rest of the body.
     if (announced && !c.get('bodyRead')) c.header('connection', 'close');
+    // An event stream's observation ends when the stream does (`sse.ts`).
+    if (observation !== undefined && !isEventStream(c.res)) observation.end({ status: c.res.status, aborted: c.req.raw.signal.aborted });
   });
   // CORS: only for an allowed Origin (hono/cors would answer every OPTIONS); a preflight is
   // answered 204 here, before authentication; any other OPTIONS is 405 below.
@@ -243,6 +279,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       const principal = forwardedPrincipal(headers, secret);
       if (principal !== undefined) return { principal, forwarded: true };
     }
+    if (hostAuthenticate !== undefined) return { principal: await authenticateWithHost(hostAuthenticate, c), forwarded: false };
     // An API key in a header; on a stream route, a stream token (`?access_token=`) instead.
     const principal = await budgets.authenticate(addressOf(c), () => authenticateRequest(services.platform, { headers, url: c.req.url, stream: route.stream === true, expiry }));
     return { principal, forwarded: false };
@@ -297,13 +334,11 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
         return new Response(body === '' ? null : body, { status, headers: { ...(content_type === null ? {} : { 'content-type': content_type }), 'x-request-id': request_id } });
       }
       case 'stream':
-        return eventStream(c.req.raw, outcome.feed, outcome.after, principal, request_id, streams, { ...options.streamTiming, ...(outcome.lastEventId !== undefined ? { lastEventId: outcome.lastEventId } : {}) }, forwarded ? undefined : async () => {
+        return eventStream(c.req.raw, outcome.feed, outcome.after, principal, request_id, streams, { ...options.streamTiming, observation: c.get('observation'), ...(outcome.lastEventId !== undefined ? { lastEventId: outcome.lastEventId } : {}) }, forwarded ? undefined : async () => {
           // The credential, again, as a fresh request would present it (a revoked key ends the
           // stream; a stream token is checked for revocation, not expiry: opened in time, it stays open).
           const again = await authenticate(c, route, false);
-          if (again.principal?.account_id !== principal?.account_id || again.principal?.workspace_id !== principal?.workspace_id) {
-            throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
-          }
+          if (!samePrincipal(principal, again.principal)) throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
         });
     }
   };
@@ -354,13 +389,15 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       // A route that takes no body ignores one, but the body limit and deadline still apply.
       await readBytes(c, principal);
     }
-    const outcome = await route.handle(services, {
+    const call = () => route.handle(services, {
       ctx: () => {
         if (principal === null) throw new InboxKitError('authentication_required', 'An API key is required');
         return { principal, request_id: c.get('requestId') };
       },
       params, query, body, headers, forwarded, lastEventId: c.req.header('last-event-id'),
     });
+    const observation = c.get('observation');
+    const outcome = await (observation ? observation.within(call) : call());
     return answer(c, route, outcome, principal, forwarded);
   }
 

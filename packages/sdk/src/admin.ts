@@ -3,10 +3,10 @@
  * those writes. Spec: platform.md "Administration".
  */
 import { fromWire, listFromWire, unwrap } from './case.js';
-import { path, splitOptions, type Transport } from './transport.js';
+import { cursorPage, paginate, path, splitOptions, type Transport } from './transport.js';
 import type {
-  ApiKey, CreateAccountInput, CreateApiKeyParams, CursorPage, IssuedApiKey, ItemList, ListApiKeysFilters, ListOperationLogsParams,
-  OperationLog, RequestOptions, RotateApiKeyParams, RotatedApiKey, WorkspaceAccount,
+  ApiKey, CreateAccountInput, CreateApiKeyParams, CursorPage, IssuedApiKey, ListApiKeysFilters, ListOperationLogsParams,
+  OperationLog, PageParams, RequestOptions, RotateApiKeyParams, RotatedApiKey, WorkspaceAccount,
 } from './types.js';
 
 type Wire = Record<string, unknown>;
@@ -34,13 +34,20 @@ export class AdminAccounts {
   }
 
   /**
-   * Every account of the workspace, disabled ones included, newest first: `GET /admin/accounts?limit=200&cursor=`
-   * → `{ items, next_cursor }`, every page followed.
-   * @throws {InboxKitApiError} 403 (not an admin key).
+   * One page of the workspace's accounts, disabled ones included, newest first.
+   * `GET /admin/accounts?limit=&cursor=` → `{ items, next_cursor }`.
+   * @returns `{ items, nextCursor }` (`null` on the last page).
+   * @throws {InboxKitApiError} 400 `invalid_cursor`, 403 (not an admin key).
    */
-  async list(opts: RequestOptions = {}): Promise<ItemList<WorkspaceAccount>> {
-    const items = await everyPage(this.#t, '/admin/accounts', {}, opts);
-    return { items: listFromWire<WorkspaceAccount>(items) };
+  async list(params: PageParams = {}): Promise<CursorPage<WorkspaceAccount>> {
+    const { opts, rest } = splitOptions(params);
+    const body = await this.#t.request<Wire>('GET', '/admin/accounts', { ...opts, query: { limit: rest.limit, cursor: rest.cursor } });
+    return cursorPage(body, listFromWire<WorkspaceAccount>(body['items']));
+  }
+
+  /** Every account of the workspace, across all pages. @throws {InboxKitApiError} as {@link AdminAccounts.list}. */
+  listAll(params: PageParams = {}): AsyncGenerator<WorkspaceAccount, void, undefined> {
+    return paginate((cursor) => this.list({ ...params, cursor }), params.cursor);
   }
 
   /**
@@ -74,14 +81,26 @@ export class AdminKeys {
   }
 
   /**
-   * The workspace's keys, newest first (never a secret): those accepted now, or every one with
-   * `includeRevoked`; `accountId` narrows to one account. `GET /admin/keys?account_id=&include_revoked=&limit=200&cursor=`
-   * → `{ items, next_cursor }`, every page followed.
-   * @throws {InboxKitApiError} 403.
+   * One page of the workspace's keys, newest first (never a secret): those accepted now, or every
+   * one with `includeRevoked`; `accountId` narrows to one account.
+   * `GET /admin/keys?account_id=&include_revoked=&limit=&cursor=` → `{ items, next_cursor }`.
+   * @returns `{ items, nextCursor }` (`null` on the last page).
+   * @throws {InboxKitApiError} 400 `invalid_cursor` (a cursor of other filters), 403.
    */
-  async list(filters: ListApiKeysFilters = {}, opts: RequestOptions = {}): Promise<ItemList<ApiKey>> {
-    const query = { account_id: filters.accountId, include_revoked: filters.includeRevoked === undefined ? undefined : String(filters.includeRevoked) };
-    return { items: listFromWire<ApiKey>(await everyPage(this.#t, '/admin/keys', query, opts)) };
+  async list(filters: ListApiKeysFilters & { limit?: number; cursor?: string } = {}, opts: RequestOptions = {}): Promise<CursorPage<ApiKey>> {
+    const body = await this.#t.request<Wire>('GET', '/admin/keys', {
+      ...opts,
+      query: {
+        account_id: filters.accountId, include_revoked: filters.includeRevoked === undefined ? undefined : String(filters.includeRevoked),
+        limit: filters.limit, cursor: filters.cursor,
+      },
+    });
+    return cursorPage(body, listFromWire<ApiKey>(body['items']));
+  }
+
+  /** Every key matching the filters, across all pages. @throws {InboxKitApiError} as {@link AdminKeys.list}. */
+  listAll(filters: ListApiKeysFilters & { limit?: number; cursor?: string } = {}, opts: RequestOptions = {}): AsyncGenerator<ApiKey, void, undefined> {
+    return paginate((cursor) => this.list({ ...filters, cursor }, opts), filters.cursor);
   }
 
   /**
@@ -139,16 +158,4 @@ export class Admin {
     this.keys = new AdminKeys(transport);
     this.operationLogs = new AdminOperationLogs(transport);
   }
-}
-
-/** The items of every page of a keyset list (`{ items, next_cursor }`), 200 a request. */
-async function everyPage(t: Transport, route: string, query: Record<string, string | undefined>, opts: RequestOptions): Promise<unknown[]> {
-  const items: unknown[] = [];
-  let cursor: string | undefined;
-  do {
-    const body = await t.request<Wire>('GET', route, { ...opts, query: { ...query, limit: '200', cursor } });
-    items.push(...((body['items'] as unknown[] | undefined) ?? []));
-    cursor = (body['next_cursor'] as string | null | undefined) ?? undefined;
-  } while (cursor !== undefined);
-  return items;
 }

@@ -58,11 +58,45 @@ describe('workspace administration', () => {
     expect(secret).toMatch(/^ik_/);
     expect(await platform.authenticate(secret)).toMatchObject({ workspace_id: 'ws_a', account_id: account.id, key_kind: 'standard' });
 
-    const listed = (await platform.admin.listKeys(admin, { account_id: account.id })).items;
-    expect(listed.map((k) => k.id)).toEqual([key.id]);
+    const listed = await platform.admin.listKeys(admin, { account_id: account.id });
+    expect(listed.items.map((k) => k.id)).toEqual([key.id]);
+    expect(listed.next_cursor).toBeNull();
     expect(JSON.stringify(await platform.admin.listKeys(admin))).not.toMatch(/ik_|key_hash/);
-    const accounts = (await platform.admin.listAccounts(admin)).items;
-    expect(accounts.map((a) => a.id)).toContain(account.id);
+    const accounts = await platform.admin.listAccounts(admin);
+    expect(accounts.items.map((a) => a.id)).toContain(account.id);
+  });
+
+  it('pages accounts and keys newest first; a cursor is bound to its list and filters', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const account = await platform.admin.createAccount(admin, { name: `Paged ${i}` });
+      made.push(account.id);
+      await platform.admin.createKey(admin, account.id);
+      if (i % 2 === 0) clock.advance(1); // ties on created_at are ordered by id
+    }
+    const walk = async <T extends { id: string }>(page: (cursor?: string) => Promise<{ items: T[]; next_cursor: string | null }>) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const p = await page(cursor);
+        expect(p.items.length).toBeLessThanOrEqual(2);
+        seen.push(...p.items.map((x) => x.id));
+        cursor = p.next_cursor ?? undefined;
+      } while (cursor !== undefined);
+      return seen;
+    };
+    const accounts = await walk((cursor) => platform.admin.listAccounts(admin, { limit: 2, ...(cursor ? { cursor } : {}) }));
+    const all = (await platform.admin.listAccounts(admin, { limit: 200 })).items;
+    expect(accounts).toEqual(all.map((a) => a.id));
+    expect(new Set(accounts).size).toBe(accounts.length);
+    expect(made.every((id) => accounts.includes(id))).toBe(true);
+    for (let i = 1; i < all.length; i++) expect(all[i - 1]!.created_at).toBeGreaterThanOrEqual(all[i]!.created_at);
+    const keys = await walk((cursor) => platform.admin.listKeys(admin, { limit: 2, ...(cursor ? { cursor } : {}) }));
+    expect(keys).toEqual((await platform.admin.listKeys(admin, { limit: 200 })).items.map((k) => k.id));
+    const first = await platform.admin.listKeys(admin, { limit: 1 });
+    expect(await codeOf(platform.admin.listKeys(admin, { limit: 1, include_revoked: true, cursor: first.next_cursor! }))).toBe('invalid_cursor');
+    expect(await codeOf(platform.admin.listAccounts(admin, { limit: 1, cursor: first.next_cursor! }))).toBe('invalid_cursor');
+    expect(await codeOf(platform.admin.listAccounts(admin, { limit: 201 }))).toBe('validation_error');
   });
 
   it('is for admin keys only, and sees only its own workspace', async () => {

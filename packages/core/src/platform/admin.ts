@@ -17,8 +17,8 @@ import { queryInt } from '../project-inbox/schemas.js';
 import { apiKeyKindSchema } from '../schemas/records.js';
 import { idString, parseOrThrow, text } from '../validation.js';
 import { generateApiKeySecret, hashApiKey } from './keys.js';
-import { gateWorkspaceWrite } from '../policy/write-gate.js';
 import { compareBytes, pageOf, pageParams, type ListPage } from '../paging.js';
+import { gateWorkspaceWrite } from '../policy/write-gate.js';
 import type { WriteAction } from '../policy/write-policy.js';
 
 /** The longest grace period a rotation may give the old secret: 7 days, in ms. */
@@ -50,17 +50,6 @@ export const listApiKeysQuery = z.strictObject({
 
 /** `GET /admin/accounts` query: keyset pages, newest first. */
 export const listAccountsQuery = z.strictObject(pageParams);
-
-/** The page of `rows` after `cursor`, newest first (`created_at DESC, id DESC`), paged in memory (the lists are a workspace's own, small). */
-function pageNewestFirst<T>(rows: T[], position: (row: T) => { created_at: number; id: string }, query: { limit: number; cursor?: string | undefined }, scope: string, filters: string): ListPage<T> {
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope, filters);
-  const sorted = [...rows].sort((a, b) => position(b).created_at - position(a).created_at || compareBytes(position(b).id, position(a).id));
-  const rest = after === undefined ? sorted : sorted.filter((row) => {
-    const p = position(row);
-    return p.created_at < after.created_at || (p.created_at === after.created_at && compareBytes(p.id, after.id) < 0);
-  });
-  return pageOf(rest.slice(0, query.limit + 1), query.limit, (last) => encodeCursor(scope, filters, position(last)));
-}
 
 /** `GET /admin/operation-logs` query. */
 export const listAdminOperationLogsQuery = z.strictObject({
@@ -120,12 +109,16 @@ export class AdminService {
     return { ...account, workspace_id, disabled_at: null };
   }
 
-  /** Every account of the workspace, disabled ones included, newest first. @throws permission_denied, unsupported_capability. */
+  /**
+   * One page of the workspace's accounts, disabled ones included, newest first (keyset by
+   * `(created_at, id)` descending; platform.md "Lists and pages").
+   * @throws permission_denied, validation_error, invalid_cursor, unsupported_capability.
+   */
   async listAccounts(ctx: RequestContext, input: z.input<typeof listAccountsQuery> = {}): Promise<ListPage<WorkspaceAccount>> {
     const workspace_id = adminOf(ctx);
     const query = parseOrThrow(listAccountsQuery, input, 'query');
-    const accounts = await need(this.deps.store, 'listWorkspaceAccounts')(workspace_id);
-    return pageNewestFirst(accounts, (a) => ({ created_at: a.created_at, id: a.id }), query, `admin-accounts:${workspace_id}`, filterFingerprint({ list: 'admin-accounts' }));
+    const rows = await need(this.deps.store, 'listWorkspaceAccounts')(workspace_id);
+    return newestFirstPage(rows, `accounts:${workspace_id}`, filterFingerprint({ list: 'accounts' }), query);
   }
 
   /**
@@ -188,8 +181,8 @@ export class AdminService {
       ...(query.account_id !== undefined ? { account_id: query.account_id } : {}),
       ...(query.include_revoked ? {} : { active_at: this.deps.clock.now() }),
     });
-    const filters = filterFingerprint({ list: 'admin-keys', account_id: query.account_id, include_revoked: String(query.include_revoked) });
-    return pageNewestFirst(keys.map(apiKeyView), (k) => ({ created_at: k.created_at, id: k.id }), query, `admin-keys:${workspace_id}`, filters);
+    const fp = filterFingerprint({ list: 'api_keys', account_id: query.account_id ?? null, include_revoked: query.include_revoked ? 1 : 0 });
+    return newestFirstPage(keys.map(apiKeyView), `api_keys:${workspace_id}`, fp, query);
   }
 
   /**
@@ -296,6 +289,17 @@ export class AdminService {
 function adminWrite(ctx: RequestContext, action: Extract<WriteAction, `account.${string}` | `api_key.${string}`>): string {
   gateWorkspaceWrite(ctx.principal, action);
   return ctx.principal.workspace_id;
+}
+
+/**
+ * The page of `rows` after the query's cursor, newest first by `(created_at, id)` (byte order):
+ * the administration's lists are read whole (a workspace's accounts and keys) and paged here.
+ */
+function newestFirstPage<T extends { id: string; created_at: number }>(rows: T[], scope: string, fp: string, query: { limit: number; cursor?: string | undefined }): ListPage<T> {
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope, fp);
+  const sorted = [...rows].sort((a, b) => (a.created_at === b.created_at ? compareBytes(b.id, a.id) : a.created_at < b.created_at ? 1 : -1));
+  const from = after === undefined ? sorted : sorted.filter((r) => r.created_at < after.created_at || (r.created_at === after.created_at && compareBytes(r.id, after.id) < 0));
+  return pageOf(from.slice(0, query.limit + 1), query.limit, (last) => encodeCursor(scope, fp, { created_at: last.created_at, id: last.id }));
 }
 
 /** The caller's workspace, for an administration read. @throws permission_denied unless the caller's key is of kind `admin`. */
