@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isInboxKitError } from '@inbox-kit/core';
+import { createIdGenerator, createLocalEventBus, isInboxKitError, PlatformService, systemClock } from '@inbox-kit/core';
 import { asStorageError, isConnectionError, migrateToLatest, migrationsFor, migrationStatus, openStore, type OpenedStore } from '../src/index.js';
 import { PG_URL, freshPostgresDatabase, postgresUnavailable, tempDir } from './helpers.js';
 
@@ -53,6 +53,28 @@ describe.each(engines)('migrations on $name', ({ open }) => {
       expect(await opened.store.readiness!()).toEqual({ ready: true });
       expect(await migrationStatus(opened.db)).toEqual({ applied: ALL, pending: [], unknown: [] });
       expect(await migrateToLatest(opened.db)).toEqual([]);
+    } finally {
+      await opened.dispose();
+    }
+  });
+
+  it('0011 gives the Sessions stored without them an agent snapshot (the Runtime\'s) and environment_id "default"', async () => {
+    const opened = await open(true);
+    try {
+      const platform = new PlatformService({ store: opened.store, bus: createLocalEventBus(), clock: systemClock, ids: createIdGenerator() });
+      await platform.createWorkspace({ id: 'ws_m', name: 'M' });
+      await platform.createAccount({ id: 'acc_m', name: 'm', workspace_ids: ['ws_m'] });
+      const ctx = { principal: await platform.authenticate((await platform.issueApiKey({ workspace_id: 'ws_m', account_id: 'acc_m' })).secret), request_id: 'req_m' };
+      await platform.createSession(ctx, { id: 'sess_old', title: 'stored before 0011' });
+      await platform.createSession(ctx, { id: 'sess_new', title: 'made after' });
+      expect(await platform.getSession(ctx, 'sess_new')).toMatchObject({ agent: { type: 'agent', id: 'runtime' }, environment_id: 'default' });
+      // As a row written before the migration: both null.
+      await sql`update sessions set agent = null, environment_id = null where id = 'sess_old'`.execute(opened.db);
+      await sql`delete from kysely_migration where name = '0011_session_agent_snapshots'`.execute(opened.db);
+      expect(await migrateToLatest(opened.db)).toEqual(['0011_session_agent_snapshots']);
+      const old = await platform.getSession(ctx, 'sess_old');
+      expect(old.agent).toMatchObject({ type: 'agent', id: 'runtime', version: 1, name: 'Runtime', model: { id: 'runtime' }, tools: [] });
+      expect(old.environment_id).toBe('default');
     } finally {
       await opened.dispose();
     }
