@@ -41,13 +41,24 @@ async function answer(request: FastifyRequest, reply: FastifyReply, outcome: Htt
 /** Re-authenticates a stream's request before every delivery (the plugin's credential check, again). */
 export type Reauthenticate = (request: FastifyRequest) => Promise<void>;
 
+/** True when the request sent no body bytes (no `Transfer-Encoding`, `Content-Length` absent or 0). */
+function noBodySent(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+}
+
 /** Registers one route of the table. */
 function registerRoute(app: FastifyInstance, route: HttpRoute, services: HttpServices, streamTiming: StreamTiming | undefined, reauthenticate: Reauthenticate | undefined): void {
   app.route({
     method: route.method,
     url: route.path,
     config: { ...(route.public ? { public: true } : {}), ...(route.forwardable ? { forwardable: true } : {}), ...(route.stream ? { stream: true } : {}) },
-    ...(route.precheckBody ? { preValidation: async (request: FastifyRequest) => route.precheckBody!(request.body) } : {}),
+    // A request without a body (`Content-Length: 0`, no `Content-Type`) reaches the schema as
+    // `undefined` (Fastify gives `null`): a route whose body is optional takes it as its valid request.
+    preValidation: async (request: FastifyRequest) => {
+      if (request.body === null && noBodySent(request)) request.body = undefined;
+      route.precheckBody?.(request.body);
+    },
     schema: {
       operationId: route.operationId,
       tags: route.tags,

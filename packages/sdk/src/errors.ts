@@ -14,6 +14,7 @@ const TYPE_BY_STATUS: Record<number, string> = {
   410: 'invalid_request_error',
   413: 'request_too_large',
   415: 'invalid_request_error',
+  431: 'request_too_large',
   429: 'rate_limit_error',
   500: 'api_error',
   503: 'overloaded_error',

@@ -18,8 +18,13 @@ import { apiError, fakeFetch, json, type RecordedRequest } from './fake-fetch.js
 
 type Json = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-/** Operations of the server itself, not of the API the SDK wraps. */
-const NOT_FOR_THE_SDK = (path: string) => path === '/health' || path === '/ready' || path === '/openapi.json' || path.startsWith('/docs');
+/**
+ * Operations of the server itself, not of the API the SDK wraps; and the project family's aliases
+ * for TavernHeadless clients (platform.md "Projects" → "Records"), whose data the SDK reads through
+ * `sessions.list({ projectId })` and `projects.operationLogs.list`.
+ */
+const NOT_FOR_THE_SDK = (path: string) => path === '/health' || path === '/ready' || path === '/openapi.json' || path.startsWith('/docs')
+  || path === '/projects/{id}/sessions' || path === '/operation-logs';
 
 let doc: Json;
 
@@ -48,6 +53,7 @@ const image = { type: 'image' as const, source: { type: 'base64' as const, media
  */
 const calls: Record<string, (c: InboxKitClient) => Promise<unknown>> = {
   me: (c) => c.me(),
+  createStreamToken: (c) => c.createStreamToken({ ttlSeconds: 60 }),
   'projects.create': (c) => c.projects.create({ name: 'Main' }, { idempotencyKey: 'k1' }),
   'projects.list': (c) => c.projects.list({ limit: 10, cursor: 'c1' }),
   'projects.listAll': async (c) => {
@@ -179,7 +185,9 @@ function operations(): Operation[] {
   return out;
 }
 
-const pathAjv = new Ajv2020({ strict: false });
+// Path and query values arrive as text: an `integer` parameter is matched by its digits (as servers read it).
+const pathAjv = new Ajv2020({ strict: false, coerceTypes: true });
+const queryAjv = new Ajv2020({ strict: false, allErrors: true, coerceTypes: true });
 
 /**
  * The documented operation a request hits: a template whose path parameters accept the request's
@@ -246,7 +254,7 @@ describe('the SDK against the OpenAPI document', () => {
         for (const [key, value] of new URL(req.url).searchParams) {
           const param = parameters.find((p) => p.in === 'query' && p.name === key);
           if (!param) problems.push(`${where}: query parameter "${key}" is not documented`);
-          else if (!ajv.validate(param.schema, value)) problems.push(`${where}: query ${key}=${value}: ${ajv.errorsText()}`);
+          else if (!queryAjv.validate(param.schema, value)) problems.push(`${where}: query ${key}=${value}: ${queryAjv.errorsText()}`);
         }
         // Headers beyond HTTP's own: documented header parameters.
         for (const header of ['x-account-id', 'last-event-id']) {

@@ -14,13 +14,13 @@ export const STREAM_TOKEN_PREFIX = 'ikst_';
 /** Longest lifetime of a stream token: 900 s (15 minutes), also the default. */
 export const MAX_STREAM_TOKEN_TTL_SECONDS = 900;
 
-/** `POST /stream-tokens` body: `{ ttl_seconds? }` (1–900, default 900), or none (`null`: a POST without a body, as Fastify reads it). */
+/** `POST /stream-tokens` body: `{ ttl_seconds? }` (1–900, default 900), or none. */
 export const createStreamTokenBody = z
   .strictObject({
     ttl_seconds: z.number().int().min(1).max(MAX_STREAM_TOKEN_TTL_SECONDS).optional()
       .describe('Seconds the token opens streams for: 1–900 (default 900, 15 minutes)'),
   })
-  .nullish();
+  .optional();
 
 /** What a token says: the key, the acting account, the workspace, the expiry (ms). */
 export interface StreamTokenClaims {
