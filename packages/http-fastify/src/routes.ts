@@ -49,14 +49,16 @@ function noBodySent(request: FastifyRequest): boolean {
 
 /** Registers one route of the table. */
 function registerRoute(app: FastifyInstance, route: HttpRoute, services: HttpServices, streamTiming: StreamTiming | undefined, reauthenticate: Reauthenticate | undefined): void {
+  const optionalBody = route.body !== undefined && route.body.safeParse(undefined).success && route.body.safeParse({}).success;
   app.route({
     method: route.method,
     url: route.path,
     config: { ...(route.public ? { public: true } : {}), ...(route.forwardable ? { forwardable: true } : {}), ...(route.stream ? { stream: true } : {}) },
-    // A request without a body (`Content-Length: 0`, no `Content-Type`) reaches the schema as
-    // `undefined` (Fastify gives `null`): a route whose body is optional takes it as its valid request.
+    // A request without a body (no bytes sent) on a route whose body is optional is its valid
+    // request: Fastify validates an absent body as `null`, which the schema refuses (a JSON `null`
+    // body is refused too), so an absent optional body is validated as `{}` (no options).
     preValidation: async (request: FastifyRequest) => {
-      if (request.body === null && noBodySent(request)) request.body = undefined;
+      if (optionalBody && (request.body === null || request.body === undefined) && noBodySent(request)) request.body = {};
       route.precheckBody?.(request.body);
     },
     schema: {

@@ -228,6 +228,9 @@ export function decorateOpenApiDocument<T extends Json>(doc: T, options: Pick<Op
       if (auth) parameters.push({ $ref: '#/components/parameters/AccountId' });
       parameters.push({ $ref: '#/components/parameters/RequestId' });
       const route = routes.get(op['operationId'] as string);
+      // A body the route may go without (`POST /stream-tokens`, a rotation) is not required, on every adapter's document.
+      const requestBody = op['requestBody'] as Json | undefined;
+      if (requestBody !== undefined && route?.body !== undefined && route.body.safeParse(undefined).success) requestBody['required'] = false;
       if (route?.links !== undefined) {
         const success = opResponses[String(route.status)];
         if (success !== undefined) success['links'] = route.links;
