@@ -122,7 +122,7 @@ const base64SourceSchema = z.strictObject({
     .max(MAX_IMAGE_BASE64_CHARS, `data is over ${MAX_IMAGE_BASE64_CHARS} base64 characters`)
     .refine((d) => d.length % 4 === 0 && BASE64.test(d), { message: 'data must be standard base64 (A-Z a-z 0-9 + /, = padding, no whitespace or data: prefix)' })
     .meta({
-      pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$', contentEncoding: 'base64',
+      pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$', format: 'byte',
       description: 'Standard base64 (A–Z a–z 0–9 + /, `=` padding to a multiple of 4, no whitespace, no `data:` prefix), 1–5,242,880 characters, '
         + 'of bytes that start with the signature of `media_type` (JPEG FF D8 FF, PNG 89 50 4E 47 0D 0A 1A 0A, GIF87a/GIF89a, WebP RIFF….WEBP)',
     }),
