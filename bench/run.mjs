@@ -32,7 +32,8 @@
  *
  * Options: --quick (short runs, 100k rows: a smoke run of ~1.5 minutes); --only a,b (only these
  * scenarios, see SCENARIOS); --no-hono (= BENCH_HONO=0: no Hono suite); --cpu-prof (profile the
- * demo server; .cpuprofile files in bench-results/profiles); --no-pg (= BENCH_PG=0).
+ * demo server; .cpuprofile files in bench-results/profiles); --no-pg (= BENCH_PG=0); --demo <dir> (measure
+ * the built demo of another checkout, e.g. /work/main, for a before/after).
  * Needs the built demo: `pnpm bench` runs scripts/setup.mjs (install + build) first.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -49,7 +50,13 @@ import { closeRequests, fdLimits, request, rssOf, runChild, sleep, startNode, st
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..');
-const DEMO_MAIN = join(root, 'apps/demo/dist/main.js');
+/**
+ * `--demo <dir>`: measure the demo of another checkout (e.g. `/work/main`, its own build and
+ * packages) with this bench — a before/after of two builds in one way of measuring.
+ */
+const demoArg = process.argv.indexOf('--demo');
+const demoRoot = demoArg > 0 ? resolve(process.argv[demoArg + 1] ?? '') : root;
+const DEMO_MAIN = join(demoRoot, 'apps/demo/dist/main.js');
 const OUT_DIR = join(root, 'bench-results');
 const PROFILE_DIR = join(OUT_DIR, 'profiles');
 const lib = (name) => join(here, 'lib', name);
@@ -98,7 +105,7 @@ const log = (message) => console.log(`[bench ${((Date.now() - t0) / 1000).toFixe
  * generation's size), so the server runs here as `pnpm start` runs it.
  */
 function readDemoNodeFlags() {
-  const start = JSON.parse(readFileSync(join(root, 'apps/demo/package.json'), 'utf8')).scripts?.start ?? '';
+  const start = JSON.parse(readFileSync(join(demoRoot, 'apps/demo/package.json'), 'utf8')).scripts?.start ?? '';
   const words = start.trim().split(/\s+/);
   const main = words.indexOf('dist/main.js');
   if (words[0] !== 'node' || main < 1) throw new Error(`bench: apps/demo's start script is not "node [flags] dist/main.js": ${start}`);
@@ -646,7 +653,7 @@ function report(results) {
   }
   const refs = results.references;
   const header = [
-    `inbox-kit bench${quick ? ' --quick' : ''} · ${results.meta.date} · node ${process.version} · ${os.cpus().length} CPUs · ${results.meta.commit}`,
+    `inbox-kit bench${quick ? ' --quick' : ''} · ${results.meta.date} · node ${process.version} · ${os.cpus().length} CPUs · ${results.meta.commit} · demo: ${results.meta.demo} · load average ${results.meta.load_average.join(' / ')} at the start, ${results.meta.load_average_end.join(' / ')} at the end (1 / 5 / 15 min)`,
     `references: HTTP ceiling ${int(ceiling)} req/s (start ${int(refs.ceiling.start.requests_per_s)}, end ${int(refs.ceiling.end.requests_per_s)}; p50 ${ms(refs.ceiling.start.kinds.get.latency_ms.p50)} ms)`,
     `            SQLite storage limit ${int(sqliteLimit)} tx/s (start ${int(refs.storage_limit.sqlite.start.transactions_per_s)}, end ${int(refs.storage_limit.sqlite.end.transactions_per_s)}; 4 statements, journal_mode=${refs.storage_limit.sqlite.journal_mode}, synchronous=${refs.storage_limit.sqlite.synchronous}; p50 ${ms(refs.storage_limit.sqlite.start.latency_ms.p50)} ms)`,
     ...(results.sqlite?.page_floor ? [`            page floor ${int(results.sqlite.page_floor.pages_per_s)} pages/s at ${int(config.listRows)} items, ${int(results.sqlite.page_floor_scale?.pages_per_s)} at ${int(results.sqlite.scale_rows)} (read ${results.sqlite.page_floor.read_us} µs + JSON.stringify ${results.sqlite.page_floor.stringify_us} µs of ${int(results.sqlite.page_floor.body_bytes)} B; plan: ${results.sqlite.page_floor.plan})`] : []),
@@ -706,8 +713,9 @@ const git = (args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).st
 const results = {
   meta: {
     date: new Date().toISOString(), mode: quick ? 'quick' : 'default', node: process.version, cpus: os.cpus().length,
-    cpu_model: os.cpus()[0]?.model, total_memory_bytes: os.totalmem(),
+    cpu_model: os.cpus()[0]?.model, total_memory_bytes: os.totalmem(), load_average: os.loadavg().map((l) => Math.round(l * 100) / 100),
     commit: `${git(['rev-parse', '--short', 'HEAD'])}${git(['status', '--porcelain']) ? '+dirty' : ''}`,
+    demo: demoRoot === root ? 'this checkout' : `${demoRoot} at ${spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: demoRoot, encoding: 'utf8' }).stdout?.trim()}`,
     config: { ...config, connections: CONNECTIONS, live_sizes: LIVE_SIZES }, demo_node_flags: DEMO_NODE_FLAGS, postgres: 'skipped (BENCH_PG=0)',
   },
   references: { ceiling: {}, storage_limit: {} },
@@ -771,6 +779,7 @@ results.references.ceiling.requests_per_s = Math.round(
   (results.references.ceiling.start.requests_per_s + results.references.ceiling.end.requests_per_s) / 2,
 );
 
+results.meta.load_average_end = os.loadavg().map((l) => Math.round(l * 100) / 100);
 const { text, targets } = report(results);
 results.targets = targets;
 results.total_s = Math.round((Date.now() - t0) / 1000);
