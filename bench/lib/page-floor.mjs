@@ -17,7 +17,7 @@
  *    (SQLite), to say where a floor page's time goes.
  *
  * Job: `{ engine?: 'sqlite' | 'postgres', file?, url?, connections?, project, limit, body, duration, warmup }`
- * → `{ pages_per_s, read_us, stringify_us, plan, sql, rows, body_bytes }`.
+ * → `{ pages_per_s, read_us, stringify_us, plan, sql, parameters, rows, body_bytes }`.
  */
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
@@ -91,7 +91,7 @@ async function postgresFloor({ url, connections = 10, duration, warmup }, { sql,
     const plan = (await clients[0].query({ text: `EXPLAIN ${sql}`, values: parameters })).rows.map((r) => r['QUERY PLAN'].trim()).join('; ');
     const rows = (await clients[0].query(statement)).rows.length;
     if (sink === 0) throw new Error('page floor: nothing read');
-    return { pages_per_s: Math.round(pagesPerS), read_us: null, stringify_us: null, rows, body_bytes: Buffer.byteLength(body), plan, sql, connections };
+    return { pages_per_s: Math.round(pagesPerS), read_us: null, stringify_us: null, rows, body_bytes: Buffer.byteLength(body), plan, sql, parameters, connections };
   } finally {
     for (const client of clients) client.release();
     await pool.end();
@@ -130,6 +130,7 @@ childMain(async (job) => {
       body_bytes: Buffer.byteLength(body),
       plan,
       sql,
+      parameters,
     };
   } finally {
     sqlite.close();

@@ -6,6 +6,10 @@
  *
  * - `GET /projects/:project/inbox/:id` (get): one primary-key read of the item, every column, its
  *   JSON payload parsed;
+ * - `GET /projects/:project/inbox` (list, over HTTP: the page floor plus what any HTTP answer of it
+ *   costs): the store's own list statement (`list.sql`, `list.parameters`, captured by
+ *   lib/page-floor.mjs) read raw, then `JSON.stringify` of the page the route answered (`list.body`,
+ *   a file);
  * - `POST /projects/:project/inbox` (create): one write transaction of the four statements a
  *   create writes (the project's event sequence bumped — which also gives its workspace and owner —,
  *   the item, the Operation Log row, the Project Event), the item answered 201;
@@ -32,7 +36,8 @@
  * `route floor listening on <url>` when ready.
  *
  * argv[2]: JSON `{ engine: 'sqlite' | 'postgres', file?, url?, keys: { <account id>: <secret> },
- * connections?, journal_mode?, synchronous?, snapshots? (a JSON file: session id → snapshot text) }`.
+ * connections?, journal_mode?, synchronous?, snapshots? (a JSON file: session id → snapshot text),
+ * list? ({ sql, parameters, body }) }`.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -95,6 +100,8 @@ const nextId = (prefix) => `${prefix}_floor${String(Date.now() % 1e9).padStart(9
 
 /** `read(sql, values)` → the first row or undefined; `create(project, account, body)`, `decide(project, id, account, body)` → the item row or undefined. */
 let read;
+/** `page()` → the rows of the list statement (raw arrays). */
+let page = () => [];
 let create;
 let decide;
 let close = async () => {};
@@ -110,6 +117,10 @@ if (engine === 'sqlite') {
     return statement;
   };
   read = (text, values) => prepared(text).get(...values);
+  if (job.list) {
+    const statement = db.prepare(job.list.sql).raw(true);
+    page = () => statement.all(...job.list.parameters);
+  }
   // Group commit: the writes of one event-loop turn in one transaction, each in its own savepoint.
   let group = [];
   const commitGroup = () => {
@@ -185,6 +196,10 @@ if (engine === 'sqlite') {
     return (await pool.query({ name, text, values })).rows[0];
   };
   read = (text, values) => query(numbered(text), values);
+  if (job.list) {
+    const statement = { name: 'floor_list', text: job.list.sql, values: job.list.parameters, rowMode: 'array' };
+    page = async () => (await pool.query(statement)).rows;
+  }
   create = (project, account, body) => {
     const now = Date.now();
     const payload = JSON.stringify(body.payload ?? {});
@@ -215,6 +230,15 @@ app.get('/projects/:project/inbox/:id', async (request, reply) => {
   const row = await read(ITEM_SQL, [request.params.id, request.params.project]);
   if (!row) return reply.code(404).send({ error: 'not_found' });
   return { item: itemOf(row) };
+});
+
+const listBody = job.list ? JSON.parse(readFileSync(job.list.body, 'utf8')) : undefined;
+app.get('/projects/:project/inbox', async (request, reply) => {
+  if (!caller(request)) return reply.code(401).send({ error: 'unauthorized' });
+  if (!listBody) return reply.code(404).send({ error: 'no list statement given' });
+  const rows = await page();
+  if (rows.length === 0) return reply.code(404).send({ error: 'not_found' });
+  return listBody;
 });
 
 app.post('/projects/:project/inbox', async (request, reply) => {
