@@ -14,16 +14,18 @@
  * server (`apps/demo/dist/main.js`) runs in a child process on a fresh database, seeded in bulk
  * with raw SQL, and autocannon drives it from another child process: Project Inbox list (limit
  * 50 over 10,000 items), get, decide, create; list again at 1,000,000 items (100,000 with
- * --quick); Live Inbox queue / replace / reorder on queues of 10 and 1,000 messages (SQLite);
+ * --quick); Live Inbox GET / queue / replace / reorder on queues of 10 and 1,000 messages;
  * 1,000 SSE subscribers on one project (fan-out latency, and memory per stream measured first,
- * on the fresh server); server RSS at the end; then create and get again on a server logging as
- * deployed (`LOG_LEVEL=info`, stdout to a file). On SQLite also the page floor after each list run
- * (the same page read by the store's SQL in raw better-sqlite3 + `JSON.stringify` of the exact
- * body, one process; lib/page-floor.mjs) and, on a server of its own whose scripted model takes
- * 10 ms steps, the steering latency (a `POST …/live-inbox` 200 → that message in the Session
- * ledger; lib/steering.mjs). After get (both engines) and the Live Inbox queue (SQLite), the same
- * scenario on the route floor: bare Fastify on the same database doing only the key check and the
- * route's one primary-key read (lib/route-floor.mjs). On PostgreSQL also, at the demo's default settings, how long
+ * on the fresh server); server RSS at the end; 10,000 SSE subscribers on a fresh server of their
+ * own; then create and get again on a server logging as deployed (`LOG_LEVEL=info`, stdout to a
+ * file). After each list run the page floor (the same page read by the store's SQL with the raw
+ * driver + `JSON.stringify` of the exact body, one process; lib/page-floor.mjs) and the list's
+ * route floor over HTTP; right after get, create, decide, Live Inbox GET and queue, the same
+ * scenario on the route's floor: bare Fastify on the same database doing only the key check and
+ * the route's one prepared read or write transaction with the raw driver (lib/route-floor.mjs).
+ * On SQLite also, on a server of its own whose scripted model takes 10 ms steps, the steering
+ * latency (a `POST …/live-inbox` 200 → that message in the Session ledger; lib/steering.mjs).
+ * On PostgreSQL also, at the demo's default settings, how long
  * a frozen listener goes unnoticed (listener time-to-detect) and how long a killed owner's Run
  * blocks its Session (takeover time; lib/many-processes.mjs). Then the SQLite suite again on the demo with HTTP_ADAPTER=hono (no page
  * floor, scale or logged runs). Prints one table, the two adapters side by side, and writes
