@@ -207,7 +207,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     const ctx = systemAdminContext(workspace.id, request_id);
     switch (command) {
       case 'accounts list': {
-        const items = await platform.admin.listAccounts(ctx);
+        const items = await everyPage((cursor) => platform.admin.listAccounts(ctx, { limit: 200, ...(cursor ? { cursor } : {}) }));
         output.print(items.map(accountLine).join('\n') || '(no account)', { items });
         return 0;
       }
@@ -222,7 +222,8 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
         return 0;
       }
       case 'keys list': {
-        const items = await platform.admin.listKeys(ctx, { ...(values.account ? { account_id: values.account } : {}), include_revoked: values.all === true });
+        const filters = { ...(values.account ? { account_id: values.account } : {}), include_revoked: values.all === true };
+        const items = await everyPage((cursor) => platform.admin.listKeys(ctx, { ...filters, limit: 200, ...(cursor ? { cursor } : {}) }));
         output.print(items.map((k) => keyLine(k, now)).join('\n') || '(no key)', { items });
         return 0;
       }
@@ -269,4 +270,16 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   process.exitCode = await runAdmin(process.argv.slice(2));
+}
+
+/** Every item of a paged administration list (the command line prints whole lists). */
+async function everyPage<T>(page: (cursor?: string) => Promise<{ items: T[]; next_cursor: string | null }>): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const p = await page(cursor);
+    items.push(...p.items);
+    cursor = p.next_cursor ?? undefined;
+  } while (cursor !== undefined);
+  return items;
 }

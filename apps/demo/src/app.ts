@@ -8,10 +8,11 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  LiveInboxHost, ManagedSessionsService, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, systemClock,
+  LiveInboxHost, ManagedSessionsService, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, observeEventBus, observeStore, systemClock,
   type AttemptRoutingOptions, type Clock, type EventBus, type ManagedAgentDefinition, type Model, type RunOptions, type ServiceDeps, type Store,
   type Tool,
 } from '@inbox-kit/core';
+import type { HttpObserver } from '@inbox-kit/core/http';
 import { createHttpAttemptForwarder, type InboxKitServices } from '@inbox-kit/http-fastify';
 import { createServer } from '@inbox-kit/http-fastify/server';
 import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
@@ -24,6 +25,7 @@ import { startUp, type Credentials, type StartUp } from './seed.js';
 import { createDemoExecutor } from './runtimes.js';
 import { waitTool } from './tools.js';
 import { demoWeb } from './web.js';
+import { createObservability, type Observability } from './observability.js';
 
 export interface Demo {
   app: FastifyInstance;
@@ -32,7 +34,10 @@ export interface Demo {
     services: InboxKitServices; forwarding?: { secret: string };
     connections: DemoConfig['connections']; credentialThrottle: DemoConfig['credentialThrottle'];
     maxBodiesPerKey: number; maxBodyBytesPerKey: number; bodyBytesPerSecondPerKey: number;
+    observer?: HttpObserver;
   };
+  /** Metrics (METRICS_PORT) and tracing (an OTLP endpoint), or undefined with neither; `observability.listen` serves `/metrics`. */
+  observability: Observability | undefined;
   store: Store;
   bus: EventBus;
   /** The Session Runtime (durable Session events, Runs, Live Inbox). */
@@ -110,10 +115,15 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     await opened.close();
     throw error;
   }
+  const clock = overrides.clock ?? offsetClock(config.clockOffsetMs);
+  // Metrics and spans, when configured: every storage call and bus delivery reported to them.
+  const observability = createObservability({ metrics: config.metricsPort !== undefined, tracing: config.tracing });
+  const store = observability ? observeStore(opened.store, observability.store) : opened.store;
+  if (observability) bus = observeEventBus(bus, observability.bus, clock);
   const deps: ServiceDeps = {
-    store: opened.store,
+    store,
     bus,
-    clock: overrides.clock ?? offsetClock(config.clockOffsetMs),
+    clock,
     ids: createIdGenerator(() => nanoid(21)),
     onPublishError: (error) => app?.log.error({ err: error }, 'event publish failed after commit'),
     // Synchronous SHA-256: the same digest as the core's Web Crypto default, without an async hop per request.
@@ -142,6 +152,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
     model,
     ...(executor ? { executor } : {}),
     onRunError: (error, run) => app?.log.error({ err: error, ...run }, 'run failed'),
+    ...(observability ? { onRunEnded: observability.onRunEnded } : {}),
     // The `assistant` agent and its host tool `wait`; Sessions of /sessions (no agent) get it too.
     agents: [agent],
     tools: agent.tools,
@@ -152,8 +163,9 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
   // The Managed Agents surface (`/v1/sessions`, `/v1/agents`): the configured agent `assistant`
   // (the Runtime's), backed by the model, and the agents callers create.
   const managedSessions = new ManagedSessionsService({ ...deps, platform, runtime });
+  observability?.attachRuntime(runtime);
   try {
-    const started = await startUp(opened.store, platform, config.dataDir, { demoSeed: config.demoSeed, workspaceName: config.workspaceName });
+    const started = await startUp(store, platform, config.dataDir, { demoSeed: config.demoSeed, workspaceName: config.workspaceName });
     const { credentials, created } = started;
     const services: InboxKitServices = { platform, projectInbox, runtime, managedSessions };
     const forwarding = routing && config.forwardSecret ? { secret: config.forwardSecret } : undefined;
@@ -170,6 +182,7 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
       maxBodyBytesPerKey: config.maxBodyBytesPerKey,
       bodyBytesPerSecondPerKey: config.bodyBytesPerSecondPerKey,
       ...(routing && config.forwardSecret ? { forwarding: { secret: config.forwardSecret } } : {}),
+      ...(observability ? { observer: observability.http } : {}),
     });
     // The web page: review board + steering panel (public static files, /assets/sdk.js, /demo/accounts).
     await app.register(demoWeb, { credentials, store: opened.store });
@@ -192,14 +205,17 @@ export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; 
         services, ...(forwarding ? { forwarding } : {}),
         connections: config.connections, credentialThrottle: config.credentialThrottle, maxBodiesPerKey: config.maxBodiesPerKey,
         maxBodyBytesPerKey: config.maxBodyBytesPerKey, bodyBytesPerSecondPerKey: config.bodyBytesPerSecondPerKey,
+        ...(observability ? { observer: observability.http } : {}),
       },
-      store: opened.store, bus, runtime, credentials, seeded: created, startUp: started,
+      observability,
+      store, bus, runtime, credentials, seeded: created, startUp: started,
       migrations: opened.migrations, recovered, dialect: opened.dialect,
       close: async () => {
         clearInterval(sweeper);
         // Runs first (each ends `cancelled` in storage), then the HTTP server, the event bus, storage.
         await runtime.close();
         await server.close();
+        await observability?.close();
         await bus.close?.();
         await opened.close();
       },

@@ -33,7 +33,11 @@
  * workspace, INBOX_KIT_WORKSPACE_NAME, default `Workspace`, and one admin key instead of the demo
  * data) and DATABASE_MIGRATE (default true; "false" or "0": no migration at start-up, which then
  * refuses a database lacking this release's migrations: run `npm run admin -- migrate` ahead), and
- * DEMO_RUNTIME (`native`, the default, `ai-sdk`, `langgraph` or `openai-agents`: whose loop runs the `assistant` agent).
+ * DEMO_RUNTIME (`native`, the default, `ai-sdk`, `langgraph` or `openai-agents`: whose loop runs the `assistant` agent),
+ * METRICS_PORT (Prometheus metrics at `GET /metrics` on this port, bound like HOST; unset = none;
+ * 0 = any free port, printed at start-up), and OTEL_EXPORTER_OTLP_ENDPOINT /
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (set: OpenTelemetry spans around requests and storage calls,
+ * through `@opentelemetry/api`, exported by the SDK the process registers).
  *
  * Connections and per-caller budgets (platform.md "Connections and request bodies", "Per-caller
  * bounds"; unset = the default): MAX_CONNECTIONS (open sockets; default 70% of the process's
@@ -132,6 +136,10 @@ export interface DemoConfig {
    * through its `@inbox-kit/*` adapter; see `runtimes.ts`).
    */
   runtime: DemoRuntime;
+  /** Port of the Prometheus metrics (`GET /metrics`, bound like HOST), or undefined for none (METRICS_PORT unset). */
+  metricsPort: number | undefined;
+  /** OpenTelemetry spans around requests and storage calls (an OTLP endpoint configured: OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). */
+  tracing: boolean;
 }
 
 /** The Messages API model the demo uses when ANTHROPIC_MODEL is unset. */
@@ -214,6 +222,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     workspaceName: workspaceNameOf(env.INBOX_KIT_WORKSPACE_NAME),
     migrate: booleanOf('DATABASE_MIGRATE', env.DATABASE_MIGRATE, true),
     runtime: runtimeOf(env.DEMO_RUNTIME),
+    metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : int('METRICS_PORT', env.METRICS_PORT, 0, { max: 65_535 }),
+    tracing: Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
   };
 }
 

@@ -7,7 +7,7 @@
  * is one line naming `PORT`, exit status 1.
  */
 import type { InboxKitHonoServer } from '@inbox-kit/http-hono';
-import { buildDemo, type Demo } from './app.js';
+import { buildDemo, StartUpError, type Demo } from './app.js';
 import { loadConfig, type DemoConfig } from './config.js';
 import { describeModel } from './model.js';
 import { keyLines } from './startup-output.js';
@@ -38,6 +38,7 @@ try {
 }
 // HTTP_ADAPTER=hono: the same API on @inbox-kit/http-hono (the Fastify instance is built but never listens).
 let hono: InboxKitHonoServer | undefined;
+let metricsUrl: string | undefined;
 // Installed before listening: a signal that arrives while the start-up lines are being printed
 // shuts down gracefully too (without a handler, Node would die of it at once).
 let stopping = false;
@@ -83,7 +84,13 @@ try {
   } else {
     await demo.app.listen({ port: config.port, host: config.host });
   }
+  // METRICS_PORT: the Prometheus metrics on their own port, bound like HOST.
+  metricsUrl = config.metricsPort === undefined ? undefined : await demo.observability?.listen(config.host, config.metricsPort).catch((error: NodeJS.ErrnoException) => {
+    if (error?.code !== 'EADDRINUSE') throw error;
+    throw new StartUpError(`METRICS_PORT ${config.metricsPort} is taken: pick another port for the metrics (or unset METRICS_PORT)`);
+  });
 } catch (error) {
+  await hono?.close().catch(() => {});
   await demo.close().catch(() => {});
   fail(error);
 }
@@ -100,6 +107,7 @@ if (demo.recovered > 0) {
 }
 if (hono) console.log('HTTP adapter: hono (the API only; the web page and /docs need HTTP_ADAPTER=fastify)');
 console.log(`Model: ${describeModel(config)}`);
+if (metricsUrl !== undefined) console.log(`Metrics: ${metricsUrl}`);
 const fresh = demo.startUp.kind === 'seeded' ? ', freshly seeded' : demo.startUp.kind === 'bootstrapped' ? ', first start without demo data' : '';
 console.log(`inbox-kit demo listening on ${base} (${demo.dialect}${fresh})`);
 if (!hono) console.log(`Web page: ${base}/  ·  API reference: ${base}/docs`);

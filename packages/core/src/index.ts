@@ -82,8 +82,9 @@ export {
 } from './live-inbox/queue.js';
 export {
   type AttemptExecutor, type AttemptHandle, type CloseAttemptOptions, DEFAULT_MAX_CARRY_OVER_BYTES, LiveInboxHost,
-  type LiveInboxHostOptions, type OpenAttemptInput,
+  type LiveInboxHostOptions, type LiveInboxHostStats, type OpenAttemptInput,
 } from './live-inbox/registry.js';
+export { observeEventBus, type EventBusObserver, observeStore, type StoreObserver } from './observe.js';
 export {
   type DrainPolicy, isModelError, isToolUseLimitError, type Model, ModelError, type ModelStepContext, type ModelStepResult,
   type ModelStopReason, type NativeAttemptResult, RUN_DEFAULTS, runNativeAttempt, type RunNativeAttemptOptions, stepMessageId,

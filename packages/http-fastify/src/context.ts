@@ -14,6 +14,8 @@ declare module 'fastify' {
     principal: Principal | null;
     /** True when another process forwarded this request to us (attempt routing); it is never forwarded again. */
     forwarded: boolean;
+    /** The request's observation (the `observer` option), or null when nobody observes. */
+    observation: import('@inbox-kit/core/http').ObservedRequest | null;
   }
   interface FastifyContextConfig {
     /** Public routes skip authentication (health, OpenAPI). */

@@ -25,7 +25,7 @@ import { createRequire } from 'node:module';
 import fastifySwagger from '@fastify/swagger';
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
 import { decorateOpenApiDocument, openApiHead, openApiRoute, OPENAPI_DOCUMENT_PATH, zodToJsonSchema } from '@inbox-kit/core/http';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
 
@@ -41,6 +41,12 @@ export interface InboxKitOpenApiOptions {
   info?: { title?: string; version?: string; description?: string };
   /** The document's `servers` (default none: relative to where the document was fetched). */
   servers?: Array<{ url: string; description?: string }>;
+  /**
+   * Whether a host's own `@fastify/swagger` document (registered by the host, outside this
+   * plugin) lists the routes of this scope (default `false`: hidden there, listed only in this
+   * document); `true` lists them there with this document's JSON Schemas, never zod internals.
+   */
+  inHostDocument?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -98,12 +104,33 @@ async function loadSwaggerUi(required: boolean): Promise<typeof import('@fastify
   }
 }
 
+/**
+ * Keeps the routes of `app`'s scope (those added after this call, its child scopes' included) out
+ * of every `@fastify/swagger` document but `own` (identified by its `info` object, which
+ * `@fastify/swagger` keeps as given), or with `include` lists them in those too, transformed as in
+ * `own`: each route gets a `config.swaggerTransform`, which `@fastify/swagger` prefers to a
+ * document's own `transform`. Without it, a host's document registered at the root collects these
+ * routes with their zod schemas as they are (zod internals as JSON Schema).
+ */
+export function hideFromHostDocuments(app: FastifyInstance, include: boolean, own?: { info: unknown }): void {
+  const swaggerTransform: SwaggerTransform = (input) => {
+    const document = (input as { openapiObject?: { info?: unknown } }).openapiObject;
+    const ours = own !== undefined && document?.info === own.info;
+    return ours || include ? transform(input) : { schema: { hide: true } as never, url: input.url };
+  };
+  app.addHook('onRoute', (route) => {
+    route.config = { ...(route.config as object | undefined), swaggerTransform } as typeof route.config;
+  });
+}
+
 const openApiPlugin: FastifyPluginAsync<InboxKitOpenApiOptions> = async (app, opts) => {
   const documentPath = opts.documentPath ?? OPENAPI_DOCUMENT_PATH;
   const docsPrefix = opts.docsPrefix === undefined ? '/docs' : opts.docsPrefix;
+  const head = openApiHead({ info: { ...opts.info, version: opts.info?.version ?? packageVersion }, ...(opts.servers ? { servers: opts.servers } : {}) }) as { info: unknown };
+  hideFromHostDocuments(app, opts.inHostDocument ?? false, head);
 
   await app.register(fastifySwagger, {
-    openapi: openApiHead({ info: { ...opts.info, version: opts.info?.version ?? packageVersion }, ...(opts.servers ? { servers: opts.servers } : {}) }) as never,
+    openapi: head as never,
     transform,
     transformObject,
   });

@@ -7,14 +7,16 @@
 import { InboxKitError } from '@inbox-kit/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import { createEdgeBudgets, parseJsonBody, readCredentials, routeNotFound, type CredentialThrottleOptions, type HttpServices } from '@inbox-kit/core/http';
+import {
+  authenticateWithHost, createEdgeBudgets, observeRequest, type HttpObserver, parseJsonBody, readCredentials, routeNotFound, samePrincipal, type CredentialThrottleOptions, type HostAuthenticate, type HttpServices,
+} from '@inbox-kit/core/http';
 import { requestIdOf } from './context.js';
 import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
 import { defaultResponseValidation, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';
 import { errorHandler } from './errors.js';
 import { forwardedPrincipal } from './forwarding.js';
 import { registerStreamShutdown, type StreamTiming } from './sse.js';
-import { inboxKitOpenApi, type InboxKitOpenApiOptions } from './openapi.js';
+import { hideFromHostDocuments, inboxKitOpenApi, type InboxKitOpenApiOptions } from './openapi.js';
 import { registerRoutes } from './routes.js';
 import { setRequestIdHeaders } from './context.js';
 
@@ -76,6 +78,33 @@ export interface InboxKitPluginOptions {
    * Off, responses are `JSON.stringify` of what the services return, with no per-response cost.
    */
   responseValidation?: boolean;
+  /**
+   * The host's own authentication (platform.md "Embedding: the host's own authentication"),
+   * instead of inbox-kit's API keys: called with the request of every non-public route (in the
+   * plugin's `onRequest` hook, so after the host's own root `onRequest` hooks — what they set on
+   * the request is there), it answers the caller as a `Principal` (`{ workspace_id, account_id,
+   * key_id, key_kind }`) or `null` → 401 `authentication_required` in the envelope. An
+   * `InboxKitError` it throws answers as itself; anything else is a 500 `internal_error` (never
+   * a stack). Event streams call it again before every delivery (a `null` or another account
+   * ends the stream). The credential throttle does not apply (no key is looked up); everything
+   * else does: the account's project roles and the write gate, the per-key budgets (counted by
+   * `key_id`), attempt routing's forwarded principal.
+   */
+  authenticate?: HostAuthenticate<FastifyRequest>;
+  /**
+   * Whether a host's own `@fastify/swagger` document lists inbox-kit's routes (default `false`:
+   * they are hidden from every document but inbox-kit's own `/openapi.json`); `true` lists them
+   * there with the same JSON Schemas as inbox-kit's own document (never zod internals).
+   */
+  inHostDocument?: boolean;
+  /**
+   * Told of every request the plugin's routes answer (platform.md "Observing"): its method and
+   * route template (with the prefix; never the raw path), when an event stream opens, and its
+   * end (status, duration); `within` wraps the route's service call. The demo feeds its
+   * `/metrics` and tracing spans from it. Under `createServer`, give it there: it then sees the
+   * preset's own answers too (rate limits, load shedding, 404s).
+   */
+  observer?: HttpObserver;
 }
 
 /** True when the request announces a body (`Transfer-Encoding`, or a `Content-Length` other than 0). */
@@ -116,7 +145,9 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(opts.responseValidation ?? defaultResponseValidation() ? validatingSerializerCompiler : stringifySerializerCompiler);
   // Before every route: @fastify/swagger documents only the routes added after it.
-  if (opts.openapi !== false) await app.register(inboxKitOpenApi, opts.openapi ?? {});
+  if (opts.openapi !== false) await app.register(inboxKitOpenApi, { ...opts.openapi, inHostDocument: opts.inHostDocument ?? false });
+  // No document of inbox-kit's: a host's own document still lists the routes only when asked.
+  else hideFromHostDocuments(app, opts.inHostDocument ?? false);
   // The contract's per-caller budgets (one set per registration): the bad-credential throttle, bodies in flight.
   const budgets = createEdgeBudgets({
     ...(opts.credentialThrottle !== undefined ? { credentialThrottle: opts.credentialThrottle } : {}),
@@ -140,9 +171,19 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   });
   registerBodyDeadline(app, opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
   const forwardSecret = opts.forwarding?.secret;
+  const hostAuthenticate = opts.authenticate;
+  const keyOf = (request: FastifyRequest) => {
+    const { apiKey, actingAccountId, options } = readCredentials(request.headers);
+    return [apiKey, actingAccountId, options] as const;
+  };
+  // The host's authentication, or the API key (through the bad-credential throttle).
+  const authenticateRequest = (request: FastifyRequest) => hostAuthenticate
+    ? authenticateWithHost(hostAuthenticate, request)
+    : budgets.authenticate(request.ip, () => services.platform.authenticate(...keyOf(request)));
   if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
 
   app.addHook('onRequest', async (request, reply) => {
+    startObservation(request, reply, opts.observer);
     // Under `createServer` the root's hook has already set the id and its headers.
     if (!request.requestId) {
       request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
@@ -162,8 +203,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
         return;
       }
     }
-    const { apiKey, actingAccountId, options } = readCredentials(request.headers);
-    request.principal = await budgets.authenticate(request.ip, () => services.platform.authenticate(apiKey, actingAccountId, options));
+    request.principal = await authenticateRequest(request);
     // A body still to read takes one of its key's slots until the request is answered (or its
     // socket closes); one announced over the body limit is refused 413 unread, and takes none.
     if (announcesBody(request.raw)) {
@@ -183,11 +223,8 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   // as the hook above would for a fresh request (platform.md "Project Events": authorised as of now).
   const reauthenticate = async (request: FastifyRequest): Promise<void> => {
     if (request.forwarded) return;
-    const { apiKey, actingAccountId, options } = readCredentials(request.headers);
-    const principal = await services.platform.authenticate(apiKey, actingAccountId, options);
-    if (principal.account_id !== request.principal?.account_id || principal.workspace_id !== request.principal.workspace_id) {
-      throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
-    }
+    const principal = hostAuthenticate ? await authenticateWithHost(hostAuthenticate, request) : await services.platform.authenticate(...keyOf(request));
+    if (!samePrincipal(request.principal, principal)) throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
   };
 
   app.setErrorHandler(errorHandler);
@@ -198,8 +235,20 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   registerRoutes(app, services, opts.streamTiming, reauthenticate);
 };
 
-/** The request decorations (`requestId`, `principal`, `forwarded`), unless the host or `createServer` already added them. */
+/**
+ * Starts observing `request` with `observer` (once: under `createServer` the root's hook already
+ * did); the observation ends when the response closes (sent, or the connection gone first).
+ */
+export function startObservation(request: FastifyRequest, reply: FastifyReply, observer: HttpObserver | undefined): void {
+  if (observer === undefined || request.observation) return;
+  const observation = observeRequest(observer, { method: request.method, route: request.is404 ? null : request.routeOptions.url ?? null });
+  request.observation = observation;
+  reply.raw.once('close', () => observation.end({ status: reply.raw.statusCode, aborted: !reply.raw.writableFinished }));
+}
+
+/** The request decorations (`requestId`, `principal`, `forwarded`, `observation`), unless the host or `createServer` already added them. */
 export function decorateRequests(app: FastifyInstance): void {
+  if (!app.hasRequestDecorator('observation')) app.decorateRequest('observation', null);
   if (!app.hasRequestDecorator('requestId')) app.decorateRequest('requestId', '');
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null);
   if (!app.hasRequestDecorator('forwarded')) app.decorateRequest('forwarded', false);

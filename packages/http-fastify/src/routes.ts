@@ -60,7 +60,10 @@ function registerRoute(app: FastifyInstance, route: HttpRoute, services: HttpSer
       ...(route.stream ? { produces: ['text/event-stream'] } : {}),
       response: { [route.status]: route.response },
     },
-    handler: async (request, reply) => answer(request, reply, await route.handle(services, callOf(request)), streamTiming, reauthenticate),
+    handler: async (request, reply) => {
+      const call = () => route.handle(services, callOf(request));
+      return answer(request, reply, await (request.observation ? request.observation.within(call) : call()), streamTiming, reauthenticate);
+    },
   });
 }
 

@@ -7,13 +7,13 @@
  * nothing of the host).
  */
 import { readFileSync } from 'node:fs';
-import { connectionPolicy, fdLimitFromProcLimits, guardConnections, type ConnectionPolicyOptions, type CredentialThrottleOptions } from '@inbox-kit/core/http';
+import { connectionPolicy, fdLimitFromProcLimits, guardConnections, type ConnectionPolicyOptions, type CredentialThrottleOptions, type HttpObserver } from '@inbox-kit/core/http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { requestIdFor, requestIdOf, setRequestIdHeaders } from './context.js';
 import { inboxKitServerOptions } from './server-options.js';
 import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
 import { errorHandler } from './errors.js';
-import { decorateRequests, inboxKit, notFound, type InboxKitServices } from './plugin.js';
+import { decorateRequests, inboxKit, notFound, startObservation, type InboxKitPluginOptions, type InboxKitServices } from './plugin.js';
 import { registerProtection, type RateLimitOptions, type UnderPressureOptions } from './protection.js';
 import type { StreamTiming } from './sse.js';
 
@@ -66,6 +66,10 @@ export interface CreateServerOptions {
   forwarding?: { secret: string };
   /** Check responses against their schemas (default: unless `NODE_ENV=production`); see `InboxKitPluginOptions.responseValidation`. */
   responseValidation?: boolean;
+  /** Told of every request the server answers, the preset's own answers (404, 429, 503) included; see `InboxKitPluginOptions.observer`. */
+  observer?: HttpObserver;
+  /** The host's own authentication instead of API keys; see `InboxKitPluginOptions.authenticate`. */
+  authenticate?: InboxKitPluginOptions['authenticate'];
 }
 
 /**
@@ -95,6 +99,7 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
   // The preset owns the whole server: request ids, 404 and errors in the envelope at the root too.
   decorateRequests(app);
   app.addHook('onRequest', async (request, reply) => {
+    startObservation(request, reply, options.observer);
     request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
     setRequestIdHeaders(reply, request.requestId);
     // An unknown route is answered before its body is read when it has not all arrived (the socket then closes).
@@ -124,6 +129,8 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     ...(options.maxBodiesPerKey !== undefined ? { maxBodiesPerKey: options.maxBodiesPerKey } : {}),
     ...(options.maxBodyBytesPerKey !== undefined ? { maxBodyBytesPerKey: options.maxBodyBytesPerKey } : {}),
     ...(options.bodyBytesPerSecondPerKey !== undefined ? { bodyBytesPerSecondPerKey: options.bodyBytesPerSecondPerKey } : {}),
+    ...(options.observer !== undefined ? { observer: options.observer } : {}),
+    ...(options.authenticate !== undefined ? { authenticate: options.authenticate } : {}),
   });
   return app;
 }

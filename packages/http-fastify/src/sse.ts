@@ -80,6 +80,7 @@ export async function sendEventStream(request: FastifyRequest, reply: FastifyRep
   const registry = openStreams.get(request.server.server);
   reply.hijack();
   raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': request.requestId, 'request-id': request.requestId });
+  request.observation?.streamOpened();
   const socket = request.raw.socket;
   const stream = runEventStream(source, {
     write: (chunk) => raw.write(chunk),

@@ -6,10 +6,11 @@
  */
 import { InboxKitError, type Principal } from '@inbox-kit/core';
 import {
-  createEdgeBudgets, createLoadShedder, createStreamSlots, DEFAULT_BODY_TIMEOUT_MS, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
+  authenticateWithHost, createEdgeBudgets, createLoadShedder, observeRequest, samePrincipal, type HostAuthenticate, type HttpObserver, type ObservedRequest, createStreamSlots, DEFAULT_BODY_TIMEOUT_MS, envelope, envelopeOf, forwardedPrincipal, httpRoutesFor, isWellFormedPath, malformedPathError, openApiDocument, OPENAPI_DOCUMENT_PATH, type OpenApiDocumentOptions, parseJsonBody, parseRequestPart, queryObject, readCredentials, requestIdFor, routeNotFound,
   type CredentialThrottleOptions, type HttpOutcome, type HttpRoute, type HttpServices, type LoadShedder, type LoadSheddingOptions,
 } from '@inbox-kit/core/http';
 import { Hono, type Context } from 'hono';
+import { matchedRoutes } from 'hono/route';
 import packageJson from '../package.json' with { type: 'json' };
 import { eventStream, type StreamOptions, type StreamRegistry } from './sse.js';
 import { defaultResponseValidation, responseText } from './response.js';
@@ -72,6 +73,26 @@ export interface InboxKitHonoOptions {
    */
   clientAddress?: (c: Context) => string | undefined;
   /**
+   * The host's own authentication (platform.md "Embedding: the host's own authentication"),
+   * instead of inbox-kit's API keys: called with the Hono `Context` of every non-public route
+   * (after the host's own middleware that ran before the mount — what it `c.set` is there), it
+   * answers the caller as a `Principal` (`{ workspace_id, account_id, key_id, key_kind }`) or
+   * `null` → 401 `authentication_required` in the envelope. An `InboxKitError` it throws answers
+   * as itself; anything else is a 500 `internal_error` (never a stack; `reportError` gets it).
+   * Event streams call it again before every delivery (a `null` or another account ends the
+   * stream). The credential throttle does not apply (no key is looked up); everything else does:
+   * the account's project roles and the write gate, the per-key budgets (counted by `key_id`),
+   * attempt routing's forwarded principal.
+   */
+  authenticate?: HostAuthenticate<Context>;
+  /**
+   * Told of every request the app answers (platform.md "Observing"), as the Fastify plugin's
+   * `observer`: its method and route template (with the mount; never the raw path), when an event
+   * stream opens, and its end (status, duration; a stream's when it closes); `within` wraps the
+   * route's service call.
+   */
+  observer?: HttpObserver;
+  /**
    * Check every response against its route's zod schema (`response.ts`): a response the schema
    * would reject or change becomes a 500. Default: on unless `NODE_ENV` is `production`. Off,
    * responses are `JSON.stringify` of what the services return, with no per-response parse.
@@ -90,7 +111,13 @@ const reportToConsole = (error: unknown): void => console.error('inbox-kit: unex
 /** Default time a request body has to arrive, in ms (30 s): the kit's, shared by every adapter. */
 export { DEFAULT_BODY_TIMEOUT_MS };
 
-type Env = { Variables: { requestId: string; bodyRead: boolean; bodyDeadline: Promise<typeof TIMED_OUT> | undefined } };
+type Env = { Variables: { requestId: string; bodyRead: boolean; bodyDeadline: Promise<typeof TIMED_OUT> | undefined; observation: ObservedRequest | undefined } };
+
+/** The template of the route (not middleware) that matched, with the mount (`/inbox/projects/:id`); null for the catch-all 404. */
+function routeTemplateOf(c: Context): string | null {
+  const route = matchedRoutes(c).find((r) => r.method !== 'ALL');
+  return route?.path ?? null;
+}
 
 const TIMED_OUT = Symbol('body deadline passed');
 
@@ -102,6 +129,9 @@ function announcesBody(headers: Headers): boolean {
   const length = headers.get('content-length');
   return headers.has('transfer-encoding') || (length !== null && length !== '0');
 }
+
+/** True for an event stream's response (whose observation the stream ends). */
+const isEventStream = (res: Response): boolean => res.status === 200 && (res.headers.get('content-type') ?? '').startsWith('text/event-stream') && res.body !== null;
 
 /** Request headers as a plain object with lower-case names. */
 function headerRecord(headers: Headers): Record<string, string> {
@@ -152,12 +182,15 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     ...(options.bodyBytesPerSecondPerKey !== undefined ? { bodyBytesPerSecondPerKey: options.bodyBytesPerSecondPerKey } : {}),
   });
   const addressOf = options.clientAddress ?? socketAddress;
+  const hostAuthenticate = options.authenticate;
   const shedder: LoadShedder | undefined = options.loadShedding === false ? undefined
     : createLoadShedder(options.loadShedding ?? {}, (error) => reportError(error, 'load-shedding'));
   const app = new Hono<Env>();
 
   app.use('*', async (c, next) => {
     c.set('requestId', requestIdFor(c.req.header('x-request-id')));
+    const observation = options.observer === undefined ? undefined : observeRequest(options.observer, { method: c.req.method, route: routeTemplateOf(c) });
+    c.set('observation', observation);
     const announced = announcesBody(c.req.raw.headers);
     let timer: ReturnType<typeof setTimeout> | undefined;
     if (announced && bodyTimeoutMs > 0) {
@@ -175,6 +208,8 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     // Answered before the body was read: close the socket once written, instead of holding it
     // while the client trickles in the rest of the body.
     if (announced && !c.get('bodyRead')) c.header('connection', 'close');
+    // An event stream's observation ends when the stream does (`sse.ts`).
+    if (observation !== undefined && !isEventStream(c.res)) observation.end({ status: c.res.status, aborted: c.req.raw.signal.aborted });
   });
   // Load shedding: before any work (authentication included) is done for the request.
   if (shedder !== undefined) {
@@ -208,6 +243,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       const principal = forwardedPrincipal(headers, secret);
       if (principal !== undefined) return { principal, forwarded: true };
     }
+    if (hostAuthenticate !== undefined) return { principal: await authenticateWithHost(hostAuthenticate, c), forwarded: false };
     const { apiKey, actingAccountId, options: expected } = readCredentials(headers);
     const principal = await budgets.authenticate(addressOf(c), () => services.platform.authenticate(apiKey, actingAccountId, expected));
     return { principal, forwarded: false };
@@ -262,12 +298,10 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
         return new Response(body === '' ? null : body, { status, headers: { ...(content_type === null ? {} : { 'content-type': content_type }), 'x-request-id': request_id } });
       }
       case 'stream':
-        return eventStream(c.req.raw, outcome.feed, outcome.after, principal, request_id, streams, options.streamTiming, forwarded ? undefined : async () => {
+        return eventStream(c.req.raw, outcome.feed, outcome.after, principal, request_id, streams, { ...options.streamTiming, observation: c.get('observation') }, forwarded ? undefined : async () => {
           // The credential, again, as a fresh request would present it (a revoked key ends the stream).
           const again = await authenticate(c, route);
-          if (again.principal?.account_id !== principal?.account_id || again.principal?.workspace_id !== principal?.workspace_id) {
-            throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
-          }
+          if (!samePrincipal(principal, again.principal)) throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
         });
     }
   };
@@ -319,13 +353,15 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
       // A route that takes no body ignores one, but the body limit and deadline still apply.
       await readBytes(c, principal);
     }
-    const outcome = await route.handle(services, {
+    const call = () => route.handle(services, {
       ctx: () => {
         if (principal === null) throw new InboxKitError('authentication_required', 'An API key is required');
         return { principal, request_id: c.get('requestId') };
       },
       params, query, body, headers, forwarded, lastEventId: c.req.header('last-event-id'),
     });
+    const observation = c.get('observation');
+    const outcome = await (observation ? observation.within(call) : call());
     return answer(c, route, outcome, principal, forwarded);
   }
 

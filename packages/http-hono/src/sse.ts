@@ -6,7 +6,7 @@
  * stream cap (429 `too_many_streams`), and ending the stream when the client goes away.
  */
 import type { Feed, Principal } from '@inbox-kit/core';
-import { DEFAULT_MAX_STREAMS_PER_CALLER, SSE_HEADERS, runEventStream, type EventStreamLoop, type StreamSlots } from '@inbox-kit/core/http';
+import { DEFAULT_MAX_STREAMS_PER_CALLER, SSE_HEADERS, runEventStream, type EventStreamLoop, type ObservedRequest, type StreamSlots } from '@inbox-kit/core/http';
 
 /** Stream settings (ms; `pageSize` items; `maxStreamsPerCaller` per API key and acting account, default 16). */
 export interface StreamOptions {
@@ -15,6 +15,9 @@ export interface StreamOptions {
   pageSize?: number;
   maxStreamsPerCaller?: number;
 }
+
+/** {@link StreamOptions} plus the request's observation (ended when the stream closes). */
+type EventStreamOptions = StreamOptions & { observation?: ObservedRequest | undefined };
 
 /** The app's open streams (their `end` functions) and per-caller slots. */
 export interface StreamRegistry {
@@ -28,11 +31,13 @@ export interface StreamRegistry {
  */
 export function eventStream(
   request: Request, feed: Feed, after: number, principal: Principal | null, request_id: string, registry: StreamRegistry,
-  options: StreamOptions = {}, reauthenticate?: () => Promise<void>,
+  options: EventStreamOptions = {}, reauthenticate?: () => Promise<void>,
 ): Response {
+  const { observation, ...timing } = options;
   const headers = { ...SSE_HEADERS, 'x-request-id': request_id };
   if (request.method === 'HEAD') return new Response(null, { status: 200, headers });
-  const release = registry.slots.claim(principal, options.maxStreamsPerCaller ?? DEFAULT_MAX_STREAMS_PER_CALLER);
+  const release = registry.slots.claim(principal, timing.maxStreamsPerCaller ?? DEFAULT_MAX_STREAMS_PER_CALLER);
+  observation?.streamOpened();
   const signal = request.signal;
   const encoder = new TextEncoder();
   let stream: EventStreamLoop | undefined;
@@ -51,6 +56,7 @@ export function eventStream(
         drained: () => (unread() === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
         close: () => {
           release();
+          observation?.end({ status: 200, aborted: signal.aborted });
           registry.open.delete(end);
           signal.removeEventListener('abort', end);
           wake();
@@ -60,7 +66,7 @@ export function eventStream(
             // already closed by the client
           }
         },
-      }, { ...options, after, ...(reauthenticate ? { reauthenticate } : {}) });
+      }, { ...timing, after, ...(reauthenticate ? { reauthenticate } : {}) });
       registry.open.add(end);
       signal.addEventListener('abort', end, { once: true });
       if (signal.aborted) end();

@@ -3,10 +3,10 @@
  * those writes. Spec: platform.md "Administration".
  */
 import { fromWire, listFromWire, unwrap } from './case.js';
-import { path, splitOptions, type Transport } from './transport.js';
+import { cursorPage, paginate, path, splitOptions, type Transport } from './transport.js';
 import type {
-  ApiKey, CreateAccountInput, CreateApiKeyParams, CursorPage, IssuedApiKey, ItemList, ListApiKeysFilters, ListOperationLogsParams,
-  OperationLog, RequestOptions, RotateApiKeyParams, RotatedApiKey, WorkspaceAccount,
+  ApiKey, CreateAccountInput, CreateApiKeyParams, CursorPage, IssuedApiKey, ListApiKeysFilters, ListOperationLogsParams,
+  OperationLog, PageParams, RequestOptions, RotateApiKeyParams, RotatedApiKey, WorkspaceAccount,
 } from './types.js';
 
 type Wire = Record<string, unknown>;
@@ -34,12 +34,20 @@ export class AdminAccounts {
   }
 
   /**
-   * Every account of the workspace, disabled ones included, newest first. `GET /admin/accounts` → `{ items }`.
-   * @throws {InboxKitApiError} 403 (not an admin key).
+   * One page of the workspace's accounts, disabled ones included, newest first.
+   * `GET /admin/accounts?limit=&cursor=` → `{ items, next_cursor }`.
+   * @returns `{ items, nextCursor }` (`null` on the last page).
+   * @throws {InboxKitApiError} 400 `invalid_cursor`, 403 (not an admin key).
    */
-  async list(opts: RequestOptions = {}): Promise<ItemList<WorkspaceAccount>> {
-    const body = await this.#t.request<Wire>('GET', '/admin/accounts', opts);
-    return { items: listFromWire<WorkspaceAccount>(body['items']) };
+  async list(params: PageParams = {}): Promise<CursorPage<WorkspaceAccount>> {
+    const { opts, rest } = splitOptions(params);
+    const body = await this.#t.request<Wire>('GET', '/admin/accounts', { ...opts, query: { limit: rest.limit, cursor: rest.cursor } });
+    return cursorPage(body, listFromWire<WorkspaceAccount>(body['items']));
+  }
+
+  /** Every account of the workspace, across all pages. @throws {InboxKitApiError} as {@link AdminAccounts.list}. */
+  listAll(params: PageParams = {}): AsyncGenerator<WorkspaceAccount, void, undefined> {
+    return paginate((cursor) => this.list({ ...params, cursor }), params.cursor);
   }
 
   /**
@@ -73,16 +81,26 @@ export class AdminKeys {
   }
 
   /**
-   * The workspace's keys, newest first (never a secret): those accepted now, or every one with
-   * `includeRevoked`; `accountId` narrows to one account. `GET /admin/keys?account_id=&include_revoked=` → `{ items }`.
-   * @throws {InboxKitApiError} 403.
+   * One page of the workspace's keys, newest first (never a secret): those accepted now, or every
+   * one with `includeRevoked`; `accountId` narrows to one account.
+   * `GET /admin/keys?account_id=&include_revoked=&limit=&cursor=` → `{ items, next_cursor }`.
+   * @returns `{ items, nextCursor }` (`null` on the last page).
+   * @throws {InboxKitApiError} 400 `invalid_cursor` (a cursor of other filters), 403.
    */
-  async list(filters: ListApiKeysFilters = {}, opts: RequestOptions = {}): Promise<ItemList<ApiKey>> {
+  async list(filters: ListApiKeysFilters & { limit?: number; cursor?: string } = {}, opts: RequestOptions = {}): Promise<CursorPage<ApiKey>> {
     const body = await this.#t.request<Wire>('GET', '/admin/keys', {
       ...opts,
-      query: { account_id: filters.accountId, include_revoked: filters.includeRevoked === undefined ? undefined : String(filters.includeRevoked) },
+      query: {
+        account_id: filters.accountId, include_revoked: filters.includeRevoked === undefined ? undefined : String(filters.includeRevoked),
+        limit: filters.limit, cursor: filters.cursor,
+      },
     });
-    return { items: listFromWire<ApiKey>(body['items']) };
+    return cursorPage(body, listFromWire<ApiKey>(body['items']));
+  }
+
+  /** Every key matching the filters, across all pages. @throws {InboxKitApiError} as {@link AdminKeys.list}. */
+  listAll(filters: ListApiKeysFilters & { limit?: number; cursor?: string } = {}, opts: RequestOptions = {}): AsyncGenerator<ApiKey, void, undefined> {
+    return paginate((cursor) => this.list({ ...filters, cursor }, opts), filters.cursor);
   }
 
   /**

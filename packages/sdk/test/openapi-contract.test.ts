@@ -113,10 +113,16 @@ const calls: Record<string, (c: InboxKitClient) => Promise<unknown>> = {
   // Answered 410 (see `answer`), so it falls back to the durable route: both requests count.
   'sessions.liveInbox.queueOrSend': (c) => c.sessions.liveInbox.queueOrSend('sess_1', content),
   'admin.accounts.create': (c) => c.admin.accounts.create({ name: 'Ada' }),
-  'admin.accounts.list': (c) => c.admin.accounts.list(),
+  'admin.accounts.list': (c) => c.admin.accounts.list({ limit: 5, cursor: 'c1' }),
+  'admin.accounts.listAll': async (c) => {
+    for await (const _ of c.admin.accounts.listAll({ limit: 5 })) break;
+  },
   'admin.accounts.disable': (c) => c.admin.accounts.disable('acc_2'),
   'admin.keys.create': (c) => c.admin.keys.create('acc_2', { kind: 'service' }),
-  'admin.keys.list': (c) => c.admin.keys.list({ accountId: 'acc_2', includeRevoked: true }),
+  'admin.keys.list': (c) => c.admin.keys.list({ accountId: 'acc_2', includeRevoked: true, limit: 5, cursor: 'c1' }),
+  'admin.keys.listAll': async (c) => {
+    for await (const _ of c.admin.keys.listAll({ accountId: 'acc_2' })) break;
+  },
   'admin.keys.rotate': (c) => c.admin.keys.rotate('key_1', { graceMs: 60_000 }),
   'admin.keys.revoke': (c) => c.admin.keys.revoke('key_1'),
   'admin.operationLogs.list': (c) => c.admin.operationLogs.list({ limit: 5, cursor: 'c1' }),

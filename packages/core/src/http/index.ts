@@ -36,3 +36,7 @@ export {
   EDGE_BUDGET_DEFAULTS, type EdgeBudgetOptions, type EdgeBudgets,
 } from './budgets.js';
 export { createLoadShedder, LOAD_SHEDDING_DEFAULTS, type LoadShedder, type LoadSheddingOptions } from './load.js';
+export { authenticateWithHost, type HostAuthenticate, HostPrincipalError, samePrincipal } from './host-auth.js';
+export {
+  type HttpObserver, type ObservedRequest, type ObservedRequestEnd, type ObservedRequestStart, observeRequest, type RequestObservation,
+} from './observe.js';

@@ -26,7 +26,7 @@ import {
   accountSchema, apiKeyKindSchema, apiKeyViewSchema, floorSchema, membershipSchema, operationLogSchema, pageSchema, projectEventSchema, projectInboxItemSchema,
   projectRoleSchema, projectSchema, sessionSchema, workspaceAccountSchema,
 } from '../schemas/records.js';
-import { createAccountBody, createApiKeyBody, listAdminOperationLogsQuery, listApiKeysQuery, rotateApiKeyBody } from '../platform/admin.js';
+import { createAccountBody, createApiKeyBody, listAccountsQuery, listAdminOperationLogsQuery, listApiKeysQuery, rotateApiKeyBody } from '../platform/admin.js';
 import { idString } from '../validation.js';
 import { createInboxItemBody, decideInboxItemBody, listInboxItemsQuery } from '../project-inbox/schemas.js';
 import { idempotencyKeySchema } from '../idempotency.js';
@@ -445,8 +445,8 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   },
   {
     operationId: 'adminListAccounts', method: 'GET', path: '/admin/accounts', tags: ['admin'], summary: 'Accounts of the workspace, disabled ones included, newest first',
-    status: 200, response: list(workspaceAccountSchema, 'The accounts'),
-    handle: async (s, c) => json(200, { items: await s.platform.admin.listAccounts(c.ctx()) }),
+    query: listAccountsQuery, status: 200, response: list(workspaceAccountSchema, 'The accounts'),
+    handle: async (s, c) => json(200, await s.platform.admin.listAccounts(c.ctx(), c.query)),
   },
   {
     operationId: 'adminDisableAccount', method: 'POST', path: '/admin/accounts/:id/disable', tags: ['admin'],
@@ -462,7 +462,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   {
     operationId: 'adminListApiKeys', method: 'GET', path: '/admin/keys', tags: ['admin'], summary: 'API keys of the workspace (never a secret), newest first',
     query: listApiKeysQuery, status: 200, response: list(apiKeyViewSchema, 'The keys'),
-    handle: async (s, c) => json(200, { items: await s.platform.admin.listKeys(c.ctx(), c.query) }),
+    handle: async (s, c) => json(200, await s.platform.admin.listKeys(c.ctx(), c.query)),
   },
   {
     operationId: 'adminRotateApiKey', method: 'POST', path: '/admin/keys/:id/rotate', tags: ['admin'],

@@ -64,6 +64,17 @@ export interface LiveInboxHostOptions {
   maxCarryOverBytes?: number;
 }
 
+/** What {@link LiveInboxHost.stats} answers: counts, and content bytes. */
+export interface LiveInboxHostStats {
+  attempts: number;
+  inboxes: number;
+  messages: number;
+  bytes: number;
+  deepest: number;
+  carry_over_messages: number;
+  carry_over_bytes: number;
+}
+
 /** Default {@link LiveInboxHostOptions.maxCarryOverBytes}: 64 MiB across all Sessions of a host. */
 export const DEFAULT_MAX_CARRY_OVER_BYTES = 64 * 1024 * 1024;
 
@@ -116,6 +127,27 @@ export class LiveInboxHost {
   /** Content bytes held by the pending carry-over of all Sessions (at most `maxCarryOverBytes`). */
   get carryOverBytes(): number {
     return this.#carryOverBytes;
+  }
+
+  /**
+   * What this host holds now (for metrics; platform.md "Observing"): `attempts` active,
+   * `inboxes` of them owning a Live Inbox, the `messages` and content `bytes` queued in those
+   * inboxes together, the `deepest` inbox's message count, and the pending carry-over
+   * (`carry_over_messages`, `carry_over_bytes`) of Sessions with no active attempt. O(Sessions).
+   */
+  stats(): LiveInboxHostStats {
+    const out: LiveInboxHostStats = { attempts: 0, inboxes: 0, messages: 0, bytes: 0, deepest: 0, carry_over_messages: 0, carry_over_bytes: this.#carryOverBytes };
+    for (const slot of this.#sessions.values()) {
+      out.carry_over_messages += slot.pending.length;
+      const inbox = slot.active?.inbox;
+      if (slot.active !== undefined) out.attempts++;
+      if (inbox == null) continue;
+      out.inboxes++;
+      out.messages += inbox.size;
+      out.bytes += inbox.bytes;
+      out.deepest = Math.max(out.deepest, inbox.size);
+    }
+    return out;
   }
 
   /** The bounds of this host's inboxes and carry-over. */

@@ -59,10 +59,44 @@ describe('workspace administration', () => {
     expect(await platform.authenticate(secret)).toMatchObject({ workspace_id: 'ws_a', account_id: account.id, key_kind: 'standard' });
 
     const listed = await platform.admin.listKeys(admin, { account_id: account.id });
-    expect(listed.map((k) => k.id)).toEqual([key.id]);
+    expect(listed.items.map((k) => k.id)).toEqual([key.id]);
+    expect(listed.next_cursor).toBeNull();
     expect(JSON.stringify(await platform.admin.listKeys(admin))).not.toMatch(/ik_|key_hash/);
     const accounts = await platform.admin.listAccounts(admin);
-    expect(accounts.map((a) => a.id)).toContain(account.id);
+    expect(accounts.items.map((a) => a.id)).toContain(account.id);
+  });
+
+  it('pages accounts and keys newest first; a cursor is bound to its list and filters', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const account = await platform.admin.createAccount(admin, { name: `Paged ${i}` });
+      made.push(account.id);
+      await platform.admin.createKey(admin, account.id);
+      if (i % 2 === 0) clock.advance(1); // ties on created_at are ordered by id
+    }
+    const walk = async <T extends { id: string }>(page: (cursor?: string) => Promise<{ items: T[]; next_cursor: string | null }>) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const p = await page(cursor);
+        expect(p.items.length).toBeLessThanOrEqual(2);
+        seen.push(...p.items.map((x) => x.id));
+        cursor = p.next_cursor ?? undefined;
+      } while (cursor !== undefined);
+      return seen;
+    };
+    const accounts = await walk((cursor) => platform.admin.listAccounts(admin, { limit: 2, ...(cursor ? { cursor } : {}) }));
+    const all = (await platform.admin.listAccounts(admin, { limit: 200 })).items;
+    expect(accounts).toEqual(all.map((a) => a.id));
+    expect(new Set(accounts).size).toBe(accounts.length);
+    expect(made.every((id) => accounts.includes(id))).toBe(true);
+    for (let i = 1; i < all.length; i++) expect(all[i - 1]!.created_at).toBeGreaterThanOrEqual(all[i]!.created_at);
+    const keys = await walk((cursor) => platform.admin.listKeys(admin, { limit: 2, ...(cursor ? { cursor } : {}) }));
+    expect(keys).toEqual((await platform.admin.listKeys(admin, { limit: 200 })).items.map((k) => k.id));
+    const first = await platform.admin.listKeys(admin, { limit: 1 });
+    expect(await codeOf(platform.admin.listKeys(admin, { limit: 1, include_revoked: true, cursor: first.next_cursor! }))).toBe('invalid_cursor');
+    expect(await codeOf(platform.admin.listAccounts(admin, { limit: 1, cursor: first.next_cursor! }))).toBe('invalid_cursor');
+    expect(await codeOf(platform.admin.listAccounts(admin, { limit: 201 }))).toBe('validation_error');
   });
 
   it('is for admin keys only, and sees only its own workspace', async () => {
@@ -76,7 +110,7 @@ describe('workspace administration', () => {
     const foreign = await platform.issueApiKey({ workspace_id: 'ws_b', account_id: 'acc_b' });
     expect(await codeOf(platform.admin.revokeKey(admin, foreign.key.id))).toBe('api_key_not_found');
     expect(await codeOf(platform.admin.rotateKey(admin, foreign.key.id))).toBe('api_key_not_found');
-    expect((await platform.admin.listKeys(admin, { include_revoked: true })).every((k) => k.workspace_id === 'ws_a')).toBe(true);
+    expect((await platform.admin.listKeys(admin, { include_revoked: true })).items.every((k) => k.workspace_id === 'ws_a')).toBe(true);
     // An admin key may not act as another account.
     expect(await codeOf(platform.authenticate(adminSecret, 'acc_b'))).toBe('permission_denied');
   });
@@ -91,8 +125,8 @@ describe('workspace administration', () => {
     await platform.admin.revokeKey(admin, key.id);
     expect(store.raw().logs.length).toBe(logs);
     expect(await codeOf(platform.admin.revokeKey(admin, admin.principal.key_id))).toBe('conflict');
-    expect(await platform.admin.listKeys(admin, { account_id: account.id })).toEqual([]);
-    expect((await platform.admin.listKeys(admin, { account_id: account.id, include_revoked: true }))[0]).toMatchObject({ id: key.id, revoked_at: clock.now() });
+    expect((await platform.admin.listKeys(admin, { account_id: account.id })).items).toEqual([]);
+    expect((await platform.admin.listKeys(admin, { account_id: account.id, include_revoked: true })).items[0]).toMatchObject({ id: key.id, revoked_at: clock.now() });
   });
 
   it('rotates a key: by default the old secret is refused at once; with a grace period until it ends', async () => {
@@ -109,7 +143,7 @@ describe('workspace administration', () => {
     const graced = await platform.admin.rotateKey(admin, rotated.key.id, { grace_ms: 30_000 });
     expect(graced.previous.revoked_at).toBe(clock.now() + 30_000);
     expect(await platform.authenticate(rotated.secret)).toMatchObject({ account_id: account.id }); // cached until the grace ends at most
-    expect((await platform.admin.listKeys(admin, { account_id: account.id })).map((k) => k.id).sort()).toEqual([graced.key.id, rotated.key.id].sort());
+    expect((await platform.admin.listKeys(admin, { account_id: account.id })).items.map((k) => k.id).sort()).toEqual([graced.key.id, rotated.key.id].sort());
     clock.advance(29_999);
     expect(await platform.authenticate(rotated.secret)).toMatchObject({ account_id: account.id });
     clock.advance(1);
@@ -134,7 +168,7 @@ describe('workspace administration', () => {
     expect(await platform.admin.disableAccount(admin, account.id)).toEqual(disabled);
     expect(store.raw().logs.length).toBe(logs);
     expect(await codeOf(platform.admin.disableAccount(admin, 'acc_admin'))).toBe('conflict');
-    expect((await platform.admin.listAccounts(admin)).find((a) => a.id === account.id)?.disabled_at).toBe(clock.now());
+    expect((await platform.admin.listAccounts(admin)).items.find((a) => a.id === account.id)?.disabled_at).toBe(clock.now());
   });
 
   it('audits every write as one Operation Log row without a project, and pages them', async () => {

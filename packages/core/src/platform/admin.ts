@@ -17,6 +17,7 @@ import { queryInt } from '../project-inbox/schemas.js';
 import { apiKeyKindSchema } from '../schemas/records.js';
 import { idString, parseOrThrow, text } from '../validation.js';
 import { generateApiKeySecret, hashApiKey } from './keys.js';
+import { compareBytes, pageOf, pageParams, type ListPage } from '../paging.js';
 import { gateWorkspaceWrite } from '../policy/write-gate.js';
 import type { WriteAction } from '../policy/write-policy.js';
 
@@ -41,10 +42,14 @@ export const rotateApiKeyBody = z.strictObject({
 
 /** `GET /admin/keys` query. */
 export const listApiKeysQuery = z.strictObject({
+  ...pageParams,
   account_id: idString.optional().describe('Only the keys of this account'),
   include_revoked: z.enum(['true', 'false']).transform((s) => s === 'true').or(z.boolean()).default(false)
     .describe('Also list revoked keys (default false: the keys accepted now, those in a grace period included)'),
 });
+
+/** `GET /admin/accounts` query: keyset pages, newest first. */
+export const listAccountsQuery = z.strictObject(pageParams);
 
 /** `GET /admin/operation-logs` query. */
 export const listAdminOperationLogsQuery = z.strictObject({
@@ -104,10 +109,16 @@ export class AdminService {
     return { ...account, workspace_id, disabled_at: null };
   }
 
-  /** Every account of the workspace, disabled ones included, newest first. @throws permission_denied, unsupported_capability. */
-  async listAccounts(ctx: RequestContext): Promise<WorkspaceAccount[]> {
+  /**
+   * One page of the workspace's accounts, disabled ones included, newest first (keyset by
+   * `(created_at, id)` descending; platform.md "Lists and pages").
+   * @throws permission_denied, validation_error, invalid_cursor, unsupported_capability.
+   */
+  async listAccounts(ctx: RequestContext, input: z.input<typeof listAccountsQuery> = {}): Promise<ListPage<WorkspaceAccount>> {
     const workspace_id = adminOf(ctx);
-    return need(this.deps.store, 'listWorkspaceAccounts')(workspace_id);
+    const query = parseOrThrow(listAccountsQuery, input, 'query');
+    const rows = await need(this.deps.store, 'listWorkspaceAccounts')(workspace_id);
+    return newestFirstPage(rows, `accounts:${workspace_id}`, filterFingerprint({ list: 'accounts' }), query);
   }
 
   /**
@@ -163,14 +174,15 @@ export class AdminService {
    * included), or every one with `include_revoked`; `account_id` narrows to one account.
    * @throws permission_denied, validation_error, unsupported_capability.
    */
-  async listKeys(ctx: RequestContext, input: z.input<typeof listApiKeysQuery> = {}): Promise<ApiKeyView[]> {
+  async listKeys(ctx: RequestContext, input: z.input<typeof listApiKeysQuery> = {}): Promise<ListPage<ApiKeyView>> {
     const workspace_id = adminOf(ctx);
     const query = parseOrThrow(listApiKeysQuery, input, 'query');
     const keys = await need(this.deps.store, 'listApiKeys')(workspace_id, {
       ...(query.account_id !== undefined ? { account_id: query.account_id } : {}),
       ...(query.include_revoked ? {} : { active_at: this.deps.clock.now() }),
     });
-    return keys.map(apiKeyView);
+    const fp = filterFingerprint({ list: 'api_keys', account_id: query.account_id ?? null, include_revoked: query.include_revoked ? 1 : 0 });
+    return newestFirstPage(keys.map(apiKeyView), `api_keys:${workspace_id}`, fp, query);
   }
 
   /**
@@ -277,6 +289,17 @@ export class AdminService {
 function adminWrite(ctx: RequestContext, action: Extract<WriteAction, `account.${string}` | `api_key.${string}`>): string {
   gateWorkspaceWrite(ctx.principal, action);
   return ctx.principal.workspace_id;
+}
+
+/**
+ * The page of `rows` after the query's cursor, newest first by `(created_at, id)` (byte order):
+ * the administration's lists are read whole (a workspace's accounts and keys) and paged here.
+ */
+function newestFirstPage<T extends { id: string; created_at: number }>(rows: T[], scope: string, fp: string, query: { limit: number; cursor?: string | undefined }): ListPage<T> {
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope, fp);
+  const sorted = [...rows].sort((a, b) => (a.created_at === b.created_at ? compareBytes(b.id, a.id) : a.created_at < b.created_at ? 1 : -1));
+  const from = after === undefined ? sorted : sorted.filter((r) => r.created_at < after.created_at || (r.created_at === after.created_at && compareBytes(r.id, after.id) < 0));
+  return pageOf(from.slice(0, query.limit + 1), query.limit, (last) => encodeCursor(scope, fp, { created_at: last.created_at, id: last.id }));
 }
 
 /** The caller's workspace, for an administration read. @throws permission_denied unless the caller's key is of kind `admin`. */

@@ -138,6 +138,11 @@ export class RunSupervisor {
   readonly #leases: AttemptLeases;
   /** Runs this instance executes, by session id. */
   readonly #active = new Map<string, ActiveRun>();
+
+  /** How many Runs this instance executes now. */
+  get runningCount(): number {
+    return this.#active.size;
+  }
   /** Per-session serialisation of the start/end decisions (so no durable input is missed). */
   readonly #locks = new Map<string, Promise<void>>();
   #closed = false;
@@ -639,6 +644,19 @@ export class RunSupervisor {
    * once the end is committed. Returns whether it ended the Run and the follow-up's id.
    */
   async #end(active: ActiveRun, result: RunOutcome, release: (options?: { keep?: boolean }) => Promise<void>, carried: number): Promise<RunFinish> {
+    const finish = await this.#endRun(active, result, release, carried);
+    if (result.status === 'awaiting' || finish.ended) {
+      try {
+        this.#deps.onRunEnded?.({ session_id: active.session.id, run_id: active.run.id, outcome: result.status });
+      } catch {
+        // an observer's failure is its own
+      }
+    }
+    return finish;
+  }
+
+  /** {@link #end} without telling `onRunEnded`. */
+  async #endRun(active: ActiveRun, result: RunOutcome, release: (options?: { keep?: boolean }) => Promise<void>, carried: number): Promise<RunFinish> {
     const { run, session } = active;
     if (result.status === 'failed') this.#runError(result.error, active);
     const status = result.status;

@@ -27,7 +27,7 @@
 import type { RequestContext, ServiceDeps } from '../context.js';
 import type { Model } from '../live-inbox/agent-loop.js';
 import { compileTools, type Tool } from '../live-inbox/tools.js';
-import type { LiveInboxHost } from '../live-inbox/registry.js';
+import type { LiveInboxHost, LiveInboxHostStats } from '../live-inbox/registry.js';
 import type { Feed } from '../ports/feed.js';
 import type { SessionEvent } from '../records.js';
 import { AttemptLeases } from './attempt-leases.js';
@@ -69,6 +69,12 @@ export type SessionRuntimeDeps = ServiceDeps & {
   runDefaults?: RunOptions;
   /** Told when a background Run fails (model or ledger error) or its bookkeeping fails. */
   onRunError?: (error: unknown, info: { session_id: string; run_id: string }) => void;
+  /**
+   * Told when a Run this process executes stops executing: ended (`completed`, `cancelled`,
+   * `failed`, committed) or parked `awaiting` client tool results or confirmations (for metrics;
+   * platform.md "Observing"). Must not throw (a throw is ignored).
+   */
+  onRunEnded?: (info: { session_id: string; run_id: string; outcome: 'completed' | 'cancelled' | 'failed' | 'awaiting' }) => void;
   /**
    * End Runs left `running` by an earlier process (default true): a Run this instance does not
    * execute and that started at or before this instance was built is ended `failed` when durable
@@ -163,7 +169,10 @@ export class SessionRuntimeService {
 
   readonly #agents: readonly ManagedAgentDefinition[];
 
+  readonly #host: LiveInboxHost;
+
   constructor(deps: SessionRuntimeDeps) {
+    this.#host = deps.host;
     this.#agents = checkAgents(deps.agents ?? [], deps.tools ?? []);
     this.#ledger = new SessionLedger(deps);
     this.#leases = new AttemptLeases({ ...deps, isExecuting: (session_id) => this.#runs.isRunning(session_id) });
@@ -175,6 +184,15 @@ export class SessionRuntimeService {
       this.#takeover = new RunTakeover(() => this.#runs.recoverStaleRuns(), interval, (error) => routing.onRoutingError?.(error, { session_id: '', action: 'takeover' }));
       this.#takeover.start();
     }
+  }
+
+  /**
+   * What this process executes now (for metrics; platform.md "Observing"): `runs.running`,
+   * the Runs it executes (a parked Run is executed by nobody until it resumes), and its host's
+   * Live Inbox queues ({@link LiveInboxHost.stats}).
+   */
+  stats(): { runs: { running: number }; live_inbox: LiveInboxHostStats } {
+    return { runs: { running: this.#runs.runningCount }, live_inbox: this.#host.stats() };
   }
 
   /** The configured agents (`SessionRuntimeDeps.agents`). */
