@@ -69,6 +69,12 @@ const scenarios = {
     };
   },
 
+  // The Live Inbox snapshot (GET): the queue as it is, read-only.
+  'live-get': ({ session, key }) => ({
+    kinds: ['get'],
+    requests: [{ method: 'GET', path: `/v1/awaken/sessions/${session}/live-inbox`, headers: { authorization: `Bearer ${key}` } }],
+  }),
+
   // Queue one message, then withdraw it, so the queue stays at its size (± one per connection).
   'live-queue': ({ session, key }) => {
     const base = `/v1/awaken/sessions/${session}/live-inbox`;

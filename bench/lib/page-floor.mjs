@@ -1,6 +1,6 @@
 /**
  * The page floor: the fastest one process can produce a list answer's two unavoidable parts —
- * reading the page from SQLite and serialising the response body — with no HTTP, no
+ * reading the page from the database and serialising the response body — with no HTTP, no
  * authentication, no validation and no Kysely. Forked by run.mjs, while the server is idle.
  *
  * 1. The store's own list query: `createKyselyStore` over a Kysely instance that logs its SQL runs
@@ -9,27 +9,34 @@
  *    the same query plan (printed as `plan`).
  * 2. The exact response body: `body` is the text the server answered to `GET …/inbox?limit=<n>`;
  *    its parsed value must `JSON.stringify` back to the same bytes.
- * 3. The loop, for `duration` s after a `warmup`: the prepared statement in better-sqlite3's raw
- *    mode (arrays, as the adapter reads named columns), then `JSON.stringify` of the body object.
- *    Also timed apart, to say where a floor page's time goes.
+ * 3. The loop, for `duration` s after a `warmup`. SQLite: the prepared statement in better-sqlite3's
+ *    raw mode (arrays, as the adapter reads named columns), then `JSON.stringify` of the body
+ *    object. PostgreSQL: `connections` raw `pg` clients (the server's pool size), each looping the
+ *    statement as a named prepared statement (`rowMode: 'array'`, the driver's own type parsing)
+ *    then `JSON.stringify` of the body object — one process, as the server is. Also timed apart
+ *    (SQLite), to say where a floor page's time goes.
  *
- * Job: `{ file, project, limit, body, duration, warmup }` → `{ pages_per_s, read_us, stringify_us, plan, sql, rows, body_bytes }`.
+ * Job: `{ engine?: 'sqlite' | 'postgres', file?, url?, connections?, project, limit, body, duration, warmup }`
+ * → `{ pages_per_s, read_us, stringify_us, plan, sql, parameters, rows, body_bytes }`.
  */
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
 import { createKyselyStore } from '@inbox-kit/storage-kysely';
 import { childMain } from './util.mjs';
 
 /** The SQL and parameters of the store's list query for `project` (limit + 1, as the service asks). */
-async function listQueryOf(file, project, limit) {
+async function listQueryOf({ engine = 'sqlite', file, url }, project, limit) {
   const captured = [];
   const db = new Kysely({
-    dialect: new SqliteDialect({ database: new Database(file, { readonly: true }) }),
+    dialect: engine === 'postgres'
+      ? new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) })
+      : new SqliteDialect({ database: new Database(file, { readonly: true }) }),
     log: (event) => { if (event.level === 'query') captured.push(event.query); },
   });
   try {
-    const store = createKyselyStore(db, { dialect: 'sqlite' });
+    const store = createKyselyStore(db, { dialect: engine });
     const rows = await store.listInboxItems({ project_id: project, limit: limit + 1 });
     const query = captured.find((q) => /from "project_inbox_items"/i.test(q.sql));
     if (!query) throw new Error('page floor: the store ran no list query');
@@ -53,12 +60,53 @@ function loop(seconds, fn) {
   return n / ((now - started) / 1000);
 }
 
-childMain(async ({ file, project, limit, body, duration, warmup }) => {
-  const { sql, parameters, ids } = await listQueryOf(file, project, limit);
+/** The PostgreSQL loop: `connections` clients reading and stringifying pages for `seconds`; pages per second. */
+async function pgLoop(clients, seconds, page) {
+  const end = performance.now() + seconds * 1000;
+  const started = performance.now();
+  let n = 0;
+  await Promise.all(clients.map(async (client) => {
+    while (performance.now() < end) {
+      await page(client);
+      n++;
+    }
+  }));
+  return n / ((performance.now() - started) / 1000);
+}
+
+async function postgresFloor({ url, connections = 10, duration, warmup }, { sql, parameters }, value, body) {
+  // int8 columns (created_at, …) as numbers, as the store's pool reads them.
+  const types = { getTypeParser: (oid, format) => (oid === 20 && format !== 'binary' ? Number : pg.types.getTypeParser(oid, format)) };
+  const pool = new pg.Pool({ connectionString: url, max: connections, types });
+  const clients = await Promise.all(Array.from({ length: connections }, () => pool.connect()));
+  try {
+    const statement = { name: 'page_floor', text: sql, values: parameters, rowMode: 'array' };
+    let sink = 0;
+    const page = async (client) => {
+      const { rows } = await client.query(statement);
+      sink += rows.length + JSON.stringify(value).length;
+    };
+    await pgLoop(clients, warmup, page);
+    const pagesPerS = await pgLoop(clients, duration, page);
+    const plan = (await clients[0].query({ text: `EXPLAIN ${sql}`, values: parameters })).rows.map((r) => r['QUERY PLAN'].trim()).join('; ');
+    const rows = (await clients[0].query(statement)).rows.length;
+    if (sink === 0) throw new Error('page floor: nothing read');
+    return { pages_per_s: Math.round(pagesPerS), read_us: null, stringify_us: null, rows, body_bytes: Buffer.byteLength(body), plan, sql, parameters, connections };
+  } finally {
+    for (const client of clients) client.release();
+    await pool.end();
+  }
+}
+
+childMain(async (job) => {
+  const { file, project, limit, body, duration, warmup } = job;
+  const query = await listQueryOf(job, project, limit);
+  const { sql, parameters, ids } = query;
   const value = JSON.parse(body);
   if (JSON.stringify(value) !== body) throw new Error('page floor: the response body does not round-trip through JSON.stringify');
   const answered = value.items.map((item) => item.id);
   if (JSON.stringify(answered) !== JSON.stringify(ids.slice(0, limit))) throw new Error('page floor: the store query and the response list other items');
+  if (job.engine === 'postgres') return postgresFloor(job, query, value, body);
 
   const sqlite = new Database(file, { readonly: true });
   try {
@@ -82,6 +130,7 @@ childMain(async ({ file, project, limit, body, duration, warmup }) => {
       body_bytes: Buffer.byteLength(body),
       plan,
       sql,
+      parameters,
     };
   } finally {
     sqlite.close();

@@ -56,6 +56,27 @@ export function rssOf(pid) {
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** This process's file-descriptor limits `{ soft, hard }` (Linux /proc/self/limits; Infinity for unlimited), or null elsewhere. */
+export function fdLimits() {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const [soft, hard] = line.slice('Max open files'.length).trim().split(/\s+/).map((v) => (v === 'unlimited' ? Infinity : Number(v)));
+    return { soft, hard };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The command and arguments that run `node <args>`: with `fdLimit`, through `sh -c 'ulimit -n …;
+ * exec node …'` so the child may open that many files even when this process's soft limit is
+ * lower (the hard limit must allow it; see {@link fdLimits}). `exec` keeps the pid and the IPC channel.
+ */
+function nodeCommand(args, fdLimit) {
+  if (!fdLimit) return [process.execPath, args];
+  return ['/bin/sh', ['-c', `ulimit -n ${Number(fdLimit)} && exec "$0" "$@"`, process.execPath, ...args]];
+}
+
 /**
  * Starts `node <args>` and resolves once a stdout line matches `ready` (with the match), or
  * rejects when the process exits first or `timeoutMs` passes. stderr (and stdout, when
@@ -63,9 +84,9 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * to that file (as a deployment logging to a file does; no pipe through this process) and the
  * file is watched for `ready`.
  */
-export function startNode(args, { env = {}, ready, timeoutMs = 60_000, execArgv = [], cwd, stdoutFile } = {}) {
-  if (stdoutFile !== undefined) return startNodeToFile(args, { env, ready, timeoutMs, execArgv, cwd, stdoutFile });
-  const child = spawn(process.execPath, [...execArgv, ...args], {
+export function startNode(args, { env = {}, ready, timeoutMs = 60_000, execArgv = [], cwd, stdoutFile, fdLimit } = {}) {
+  if (stdoutFile !== undefined) return startNodeToFile(args, { env, ready, timeoutMs, execArgv, cwd, stdoutFile, fdLimit });
+  const child = spawn(...nodeCommand([...execArgv, ...args], fdLimit), {
     cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -99,9 +120,9 @@ export function startNode(args, { env = {}, ready, timeoutMs = 60_000, execArgv 
   });
 }
 
-function startNodeToFile(args, { env, ready, timeoutMs, execArgv, cwd, stdoutFile }) {
+function startNodeToFile(args, { env, ready, timeoutMs, execArgv, cwd, stdoutFile, fdLimit }) {
   const fd = openSync(stdoutFile, 'w');
-  const child = spawn(process.execPath, [...execArgv, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', fd, 'pipe'] });
+  const child = spawn(...nodeCommand([...execArgv, ...args], fdLimit), { cwd, env: { ...process.env, ...env }, stdio: ['ignore', fd, 'pipe'] });
   closeSync(fd);
   let errors = '';
   child.stderr.setEncoding('utf8');
@@ -141,10 +162,11 @@ export function stopChild(child, graceMs = 15_000) {
   });
 }
 
-/** Forks `script` with `message` as its job; resolves with the one result it sends back. */
-export function runChild(script, message, { execArgv = [], env = {} } = {}) {
+/** Forks `script` with `message` as its job (`fdLimit`: see `nodeCommand`); resolves with the one result it sends back. */
+export function runChild(script, message, { execArgv = [], env = {}, fdLimit } = {}) {
   return new Promise((resolve, reject) => {
-    const child = fork(script, [], { execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const options = { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] };
+    const child = fdLimit ? spawn(...nodeCommand([...execArgv, script], fdLimit), options) : fork(script, [], { ...options, execArgv });
     let result;
     child.on('message', (m) => {
       if (m && m.type === 'result') result = m.result;

@@ -16,6 +16,7 @@ import { cors } from 'hono/cors';
 import { matchedRoutes } from 'hono/route';
 import packageJson from '../package.json' with { type: 'json' };
 import { eventStream, type StreamOptions, type StreamRegistry } from './sse.js';
+import { defaultResponseValidation, responseText } from './response.js';
 
 /** Options of {@link inboxKitHono}. */
 export interface InboxKitHonoOptions {
@@ -103,6 +104,12 @@ export interface InboxKitHonoOptions {
    * route's service call.
    */
   observer?: HttpObserver;
+  /**
+   * Check every response against its route's zod schema (`response.ts`): a response the schema
+   * would reject or change becomes a 500. Default: on unless `NODE_ENV` is `production`. Off,
+   * responses are `JSON.stringify` of what the services return, with no per-response parse.
+   */
+  responseValidation?: boolean;
 }
 
 /** The socket's peer address on `@hono/node-server` (its `env.incoming` is Node's request). */
@@ -173,6 +180,7 @@ export interface InboxKitHonoApp {
 export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
   const { services } = options;
   const bodyLimit = options.bodyLimit ?? 1_048_576;
+  const validateResponses = options.responseValidation ?? defaultResponseValidation();
   const secret = options.forwarding?.secret;
   if (secret === '') throw new TypeError('inboxKitHono: forwarding.secret must not be empty');
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
@@ -326,7 +334,7 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     const request_id = c.get('requestId');
     switch (outcome.kind) {
       case 'json':
-        return c.body(JSON.stringify(route.response.parse(outcome.body)), outcome.status as 200, { 'content-type': JSON_TYPE, ...outcome.headers });
+        return c.body(responseText(route.response, outcome.body, validateResponses, route.operationId), outcome.status as 200, { 'content-type': JSON_TYPE, ...outcome.headers });
       case 'empty':
         return c.body(null, outcome.status as 204);
       case 'forwarded': {

@@ -122,6 +122,8 @@ describe('per-caller budgets at the edge', () => {
     big();
     expect(() => byBytes.claimBody(principal('b'), 900)()).not.toThrow();
     // Bytes per second: announced bodies are charged when they start, chunked ones once read (into debt).
+    // The clock stands still (a loaded machine's pause would refill the bucket between the claims).
+    vi.useFakeTimers({ toFake: ['Date'] });
     const perSecond = createEdgeBudgets({ bodyBytesPerSecondPerKey: 1_000, maxBodyBytesPerKey: 10_000 });
     perSecond.claimBody(principal('r'), 600)();
     perSecond.claimBody(principal('r'), 300)();
@@ -131,6 +133,9 @@ describe('per-caller budgets at the edge', () => {
     perSecond.chargeBody(principal('t'), 5_000);
     chunked();
     expect(() => perSecond.claimBody(principal('t'), 1)).toThrow(expect.objectContaining({ code: 'too_many_bodies' }));
+    vi.setSystemTime(Date.now() + 1_000);
+    expect(() => perSecond.claimBody(principal('r'), 300)()).not.toThrow(); // a second later, refilled
+    vi.useRealTimers();
     const slots = createCallerSlots('too_many_bodies', (max) => `max ${max}`);
     slots.claim('z', 1);
     expect(slots.held('z')).toBe(1);

@@ -8,9 +8,9 @@
  */
 import type { Principal } from '../context.js';
 import { InboxKitError } from '../errors.js';
-import { loadProjectAccess, type ProjectAccess } from '../project-inbox/access.js';
+import { accessOf, loadProjectAccess, type ProjectAccess } from '../project-inbox/access.js';
 import type { StoreTx } from '../ports/store.js';
-import type { Project, Session } from '../records.js';
+import type { Project, ProjectInboxItem, Session } from '../records.js';
 import { loadSessionAccess, type SessionAccess } from '../sessions/access.js';
 import { decideWrite, WORKSPACE_STATE, WRITE_POLICY, type WriteAction, type WriteRole, type WriteState } from './write-policy.js';
 
@@ -79,6 +79,27 @@ export async function gateProjectWrite(tx: StoreTx, principal: Principal, projec
   const access = await loadProjectAccess(tx, principal, project_id, { lock: true });
   assertWrite(action, access.role, projectState(access.project));
   return access;
+}
+
+/**
+ * A write to one inbox item by the caller ({@link gateProjectWrite}, then the item read under the
+ * project's lock): with the store's `lockInboxItemWithAccess`, the lock, the access read and the
+ * item are one statement; else `lockProject` (+ `getMembership`) and `getInboxItem`. Same checks,
+ * same order: project visible (404), then the table's refusal; the item (`undefined` when missing
+ * or of another project) is the caller's to check.
+ * @throws InboxKitError `project_not_found`, then the table's refusal.
+ */
+export async function gateInboxItemWrite(
+  tx: StoreTx, principal: Principal, project_id: string, item_id: string, action: WriteAction,
+): Promise<{ access: ProjectAccess; item: ProjectInboxItem | undefined }> {
+  if (!tx.lockInboxItemWithAccess) {
+    const access = await gateProjectWrite(tx, principal, project_id, action);
+    return { access, item: await tx.getInboxItem(access.project.id, item_id) };
+  }
+  const read = await tx.lockInboxItemWithAccess(principal.workspace_id, project_id, principal.account_id, item_id);
+  const access = accessOf(read?.project, principal, read?.membership);
+  assertWrite(action, access.role, projectState(access.project));
+  return { access, item: read?.item };
 }
 
 /** Options of {@link gateSessionWrite}. */

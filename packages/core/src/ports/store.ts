@@ -340,6 +340,15 @@ export interface InboxStore {
    * item of another project.
    */
   getInboxItemWithAccess?(workspace_id: string, project_id: string, account_id: string, item_id: string): Promise<InboxItemWithAccess | undefined>;
+  /**
+   * OPTIONAL (a store without it still works: a decision then calls `lockProject`, `getMembership`
+   * and `getInboxItem`). Inside a transaction, what a decision reads before it writes, in one
+   * statement (one round trip on a networked database): the project locked exactly as
+   * {@link ProjectStore.lockProject} locks it (only if it is in `workspace_id`, else `undefined`),
+   * `account_id`'s membership of it and the item `item_id` only if it belongs to that project — as
+   * {@link getInboxItemWithAccess} reads them, under the project's lock. project-inbox.md "Decide".
+   */
+  lockInboxItemWithAccess?(workspace_id: string, project_id: string, account_id: string, item_id: string): Promise<InboxItemWithAccess | undefined>;
   /** One keyset page in `created_at DESC, id DESC` order; never skips or repeats rows that share a `created_at`. */
   listInboxItems(query: InboxItemQuery): Promise<ProjectInboxItem[]>;
   /**

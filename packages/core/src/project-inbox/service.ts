@@ -13,7 +13,7 @@ import type { InboxDecision, ProjectEvent, ProjectInboxItem, Session } from '../
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { accessOf, loadProjectAccess, type ProjectAccess } from './access.js';
 import { inboxPermissions, visibilityOfEventType } from './permissions.js';
-import { gateProjectWrite } from '../policy/write-gate.js';
+import { gateInboxItemWrite, gateProjectWrite } from '../policy/write-gate.js';
 import {
   createInboxItemBody, decideInboxItemBody, listInboxItemsQuery,
   type CreateInboxItemInput, type DecideInboxItemInput, type ListInboxItemsInput,
@@ -257,11 +257,13 @@ export class ProjectInboxService {
   async decide(ctx: RequestContext, project_id: string, item_id: string, input: DecideInboxItemInput): Promise<ProjectInboxItem> {
     const body = parseOrThrow(decideInboxItemBody, input, 'decision');
     const { item, events } = await this.deps.store.transaction(async (tx) => {
-      const access = await gateProjectWrite(tx, ctx.principal, project_id, 'project_inbox.decide');
+      // The project's lock, the caller's access and the item: one statement where the store has it.
+      const gated = await gateInboxItemWrite(tx, ctx.principal, project_id, item_id, 'project_inbox.decide');
+      const { access } = gated;
       // Statuses only move forward (pending → decided → archived), so a correct store needs at most
       // three rounds; more means the store's conditional update is broken.
       for (let round = 0; round < 4; round++) {
-        const current = await tx.getInboxItem(access.project.id, item_id);
+        const current = round === 0 ? gated.item : await tx.getInboxItem(access.project.id, item_id);
         if (!current) throw itemNotFound();
         const step = transition(current.status, body.decision);
         if (step.kind === 'invalid') {

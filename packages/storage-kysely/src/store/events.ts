@@ -60,7 +60,7 @@ const AUDITED_WITH_COUNTER = () => {
 };
 
 export function projectEventOps(ctx: StoreContext): ProjectEventStore {
-  const { db, dialect, compiled } = ctx;
+  const { db, dialect, compiled, first, all } = ctx;
   /** What a read will return (the payload as its JSON text parses), with the sequence to come. */
   const stored = (e: NewProjectEvent): ProjectEvent => EVENT.pick({ ...e, sequence: 0, payload: fromJson(toJson(e.payload)) });
   const missing = (e: ProjectEvent) => new Error(`@inbox-kit/storage-kysely: appendProjectEvent: project ${e.project_id} does not exist`);
@@ -109,16 +109,28 @@ export function projectEventOps(ctx: StoreContext): ProjectEventStore {
     },
     async listProjectEvents(q) {
       if (q.types !== undefined && q.types.length === 0) return [];
+      if (q.types === undefined) {
+        // Every stream's replay and catch-up, and every unfiltered events page: compiled once per
+        // shape (with or without the session filter), like the other per-request reads.
+        const session = q.session_id !== undefined;
+        const args: unknown[] = [q.project_id, q.after, ...(session ? [q.session_id] : []), limitOf(q.limit)];
+        const rows = await all<Record<string, unknown>>(`listProjectEvents(${session ? 'session' : ''})`, () => {
+          let query = db.selectFrom('project_events').select(EVENT.select(dialect)).where('project_id', '=', $(0)).where('sequence', '>', $(1));
+          if (session) query = query.where('session_id', '=', $(2));
+          return query.orderBy('sequence', 'asc').limit($(session ? 3 : 2));
+        }, ...args);
+        return rows.map((r) => EVENT.decode(r));
+      }
       let query = db.selectFrom('project_events').select(EVENT.select(dialect))
         .where('project_id', '=', q.project_id).where('sequence', '>', q.after);
-      if (q.types !== undefined) query = query.where('type', 'in', q.types);
+      query = query.where('type', 'in', q.types);
       if (q.session_id !== undefined) query = query.where('session_id', '=', q.session_id);
       const rows = await query.orderBy('sequence', 'asc').limit(limitOf(q.limit)).execute();
       return rows.map((r) => EVENT.decode(r));
     },
     async lastProjectEventSequence(project_id) {
-      const r = await db.selectFrom('project_events').select((eb) => eb.fn.max('sequence').as('last'))
-        .where('project_id', '=', project_id).executeTakeFirst();
+      const r = await first<{ last: unknown }>('lastProjectEventSequence', () => db.selectFrom('project_events')
+        .select((eb) => eb.fn.max('sequence').as('last')).where('project_id', '=', $(0)), project_id);
       return r?.last == null ? 0 : num(r.last);
     },
     async appendOperationLog(l) {

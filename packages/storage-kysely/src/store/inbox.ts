@@ -46,6 +46,35 @@ export function inboxOps(ctx: StoreContext): InboxStore {
         item: r.i_id == null ? undefined : ITEM.decode(r, 'i'),
       };
     },
+    async lockInboxItemWithAccess(workspace_id, project_id, account_id, item_id) {
+      if (dialect.accessReadsWithoutJoins) {
+        // SQLite: the write transaction holds the database's lock (lockProject reads the row plainly,
+        // see the dialect's `holdRows`): the same point reads as getInboxItemWithAccess, in the transaction.
+        const rows = await all<Record<string, unknown>>('lockInboxItemWithAccess', () => pointReads([
+          projectAccessRead(dialect, $(0), sql`FROM projects p WHERE p.id = ${$(2)} AND p.workspace_id = ${$(3)}`),
+          { tag: 'i', exprs: columnsOf(ITEM, dialect, 'i'), from: sql`FROM project_inbox_items i WHERE i.id = ${$(1)} AND i.project_id = ${$(2)}` },
+        ]) as never, account_id, item_id, project_id, workspace_id);
+        const p = rows.find((r) => r.k === 'p');
+        if (!p) return undefined;
+        const i = rows.find((r) => r.k === 'i');
+        return { ...decodeProjectAccess(p), item: i && ITEM.decodeAt(i, POINT_COLUMNS) };
+      }
+      // One statement: the project locked as lockProject locks it (FOR NO KEY UPDATE, of the project
+      // row only), the caller's membership and the item (one round trip instead of two or three).
+      const r = await first<Record<string, unknown>>('lockInboxItemWithAccess', () => sql`SELECT ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))},
+        ${sql.raw(MEMBER.selectRaw(dialect, 'm', 'm'))}, ${sql.raw(ITEM.selectRaw(dialect, 'i', 'i'))}
+        FROM projects p
+        LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
+        LEFT JOIN project_inbox_items i ON i.project_id = p.id AND i.id = ${$(1)}
+        WHERE p.id = ${$(2)} AND p.workspace_id = ${$(3)}
+        FOR NO KEY UPDATE OF p` as never, account_id, item_id, project_id, workspace_id);
+      if (!r) return undefined;
+      return {
+        project: PROJECT.decode(r, 'p'),
+        membership: r.m_role == null ? undefined : MEMBER.decode(r, 'm'),
+        item: r.i_id == null ? undefined : ITEM.decode(r, 'i'),
+      };
+    },
     async listInboxItems(q: InboxItemQuery) {
       const filters = INBOX_FILTERS.filter((column) => q[column] !== undefined);
       const after = q.after;

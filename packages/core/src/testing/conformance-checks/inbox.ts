@@ -275,3 +275,47 @@ export async function checkInboxItemWithAccess({ store }: Pick<StoreConformanceS
     assert(got?.membership?.role === 'observer', 'getInboxItemWithAccess inside a transaction sees its own membership');
   });
 }
+
+/**
+ * `lockInboxItemWithAccess` (optional: a store without it passes) returns, inside a transaction,
+ * exactly what `lockProject`, `getMembership` and `getInboxItem` return there: for the owner, a
+ * member, an account with no role, a missing item, an item of another project (never returned),
+ * a project asked through another workspace or missing (`undefined`); it sees the transaction's
+ * own writes. (That it holds the project's lock is each adapter's to test on its engine.)
+ */
+export async function checkLockInboxItemWithAccess({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  const probe = await store.transaction(async (tx) => tx.lockInboxItemWithAccess !== undefined);
+  if (!probe) return;
+  const w = await seedWorld(store, 'lockaccess');
+  const p = w.project;
+  const ws2: Workspace = { id: `ws_${w.u}_2`, name: 'other', created_at: T0 };
+  await store.insertWorkspace(ws2);
+  const outsider: Account = { id: `acc_${w.u}_outsider`, name: 'Outsider', created_at: T0 };
+  await store.insertAccount(outsider, [w.ws.id]);
+  const other = newProject(w.u, w.ws, w.owner, 'other', T0 + 5);
+  await store.insertProject(other);
+  const item = newItem(w, p, `pinbox_${w.u}`);
+  await store.insertInboxItem(item);
+  const elsewhere = newItem(w, other, `pinbox_${w.u}_other`);
+  await store.insertInboxItem(elsewhere);
+  const cases: Array<[string, string, string, string]> = [
+    ['the owner (no membership row)', p.id, w.owner.id, item.id],
+    ['a deriver member', p.id, w.deriver.id, item.id],
+    ['an account with no role in the project', p.id, outsider.id, item.id],
+    ['a missing item', p.id, w.owner.id, `pinbox_${w.u}_missing`],
+    ['an item of another project', p.id, w.owner.id, elsewhere.id],
+  ];
+  await store.transaction(async (tx) => {
+    for (const [what, pid, acc, id] of cases) {
+      const got = await tx.lockInboxItemWithAccess!(w.ws.id, pid, acc, id);
+      assert(got !== undefined, `lockInboxItemWithAccess, ${what}: the project exists, so the answer must not be undefined`);
+      assertSame(got, { project: await tx.lockProject(w.ws.id, pid), membership: await tx.getMembership(pid, acc), item: await tx.getInboxItem(pid, id) },
+        `lockInboxItemWithAccess, ${what}`);
+    }
+    assert((await tx.lockInboxItemWithAccess!(ws2.id, p.id, w.owner.id, item.id)) === undefined, 'lockInboxItemWithAccess through another workspace must be undefined');
+    assert((await tx.lockInboxItemWithAccess!(w.ws.id, `proj_${w.u}_missing`, w.owner.id, item.id)) === undefined, 'lockInboxItemWithAccess of a missing project must be undefined');
+    const fresh = newItem(w, p, `pinbox_${w.u}_tx`);
+    await tx.insertInboxItem(fresh);
+    assertSame((await tx.lockInboxItemWithAccess!(w.ws.id, p.id, w.owner.id, fresh.id))?.item, fresh, 'lockInboxItemWithAccess inside a transaction sees its own item');
+  });
+}
