@@ -21,7 +21,7 @@ describe('the error table', () => {
   it('maps a domain error to its status, hides 5xx messages, and makes anything else a bare 500', () => {
     const missing = envelopeOf(new InboxKitError('project_not_found', 'Project not found', [{ path: 'params.id', message: 'x' }]), 'req_1');
     expect(missing).toEqual({
-      status: 404, unexpected: false,
+      status: 404, unexpected: false, headers: { 'x-should-retry': 'false' },
       body: { type: 'error', error: { type: 'not_found_error', code: 'project_not_found', message: 'Project not found', details: [{ path: 'params.id', message: 'x' }], request_id: 'req_1' } },
     });
     const ownership = envelopeOf(new InboxKitError('session_ownership_unavailable', 'SELECT secret FROM x'), 'req_2');

@@ -13,8 +13,10 @@ describe('Managed Agents wire mapping', () => {
     expect(rfc3339(T)).toBe('2026-11-30T14:37:57.123Z');
     expect(rfc3339Query.parse('2026-11-30T15:37:57.123+01:00')).toBe(T);
     expect(rfc3339Query.parse('2026-11-30T14:37:57.123000Z')).toBe(T);
+    // A date-time without an offset (a naive Python datetime) is read as UTC (platform.md "Time filters").
+    expect(rfc3339Query.parse('2026-11-30T14:37:57.123')).toBe(T);
     // Digits below the ms name no whole-ms instant: refused, never truncated.
-    for (const bad of ['2026-11-30', '1700000000000', '2026-13-01T00:00:00Z', 'now', '2026-11-30T14:37:57', '2026-11-30T14:37:57.123456Z', '2026-02-30T00:00:00Z', '2026-11-30T24:00:00Z']) {
+    for (const bad of ['2026-11-30', '1700000000000', '2026-13-01T00:00:00Z', 'now', '2026-11-30T14:37:57.123456Z', '2026-02-30T00:00:00Z', '2026-11-30T24:00:00Z']) {
       expect(rfc3339Query.safeParse(bad).success, bad).toBe(false);
     }
   });
