@@ -264,6 +264,11 @@ export function createBoard({ defaults }) {
 
   function render(items, f) {
     const list = $('items');
+    // A re-render replaces an item's node when the item changed, which drops focus if it was
+    // inside (e.g. a decision just made while a live event's reload overtook the decide's own):
+    // put it back on the same item's next control.
+    const active = document.activeElement;
+    const focusedId = active instanceof HTMLElement ? active.closest('#items > li')?.dataset.itemId : undefined;
     keepFocus(() => {
       const nodes = items.map((item) => {
         const existing = shown.get(item.id);
@@ -276,6 +281,10 @@ export function createBoard({ defaults }) {
       for (const id of [...shown.keys()]) if (!keep.has(id)) shown.delete(id);
       list.replaceChildren(...nodes);
     });
+    if (focusedId !== undefined && active instanceof HTMLElement && !active.isConnected) {
+      const node = shown.get(focusedId)?.node;
+      (node?.querySelector('button:not([disabled]), input') ?? $('items-summary')).focus();
+    }
     for (const [id, kind] of highlight) {
       const node = shown.get(id)?.node;
       if (!node) continue;

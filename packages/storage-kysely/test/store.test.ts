@@ -138,8 +138,10 @@ describe('migrations', () => {
     expect(await db.selectFrom('workspaces').selectAll().execute()).toEqual([{ id: 'ws_old', name: 'before 0002', created_at: T0 }]);
     const session = await db.selectFrom('sessions').select(['agent', 'environment_id', 'metadata', 'updated_at', 'archived_at', 'deleted_at']).executeTakeFirstOrThrow();
     const metadata: unknown = typeof session.metadata === 'string' ? JSON.parse(session.metadata) : session.metadata;
-    expect({ ...session, metadata, updated_at: Number(session.updated_at) }).toEqual({
-      agent: null, environment_id: null, metadata: {}, updated_at: T0 + 5, archived_at: null, deleted_at: null,
+    const agent: unknown = typeof session.agent === 'string' ? JSON.parse(session.agent) : session.agent;
+    // 0011: a Session without an agent takes the Runtime's snapshot and the environment `default`.
+    expect({ ...session, agent, metadata, updated_at: Number(session.updated_at) }).toEqual({
+      agent: expect.objectContaining({ type: 'agent', id: 'runtime', version: 1 }), environment_id: 'default', metadata: {}, updated_at: T0 + 5, archived_at: null, deleted_at: null,
     });
     await db.insertInto('idempotency_records').values({
       workspace_id: 'ws_old', account_id: 'acc_1', key: 'k', request_hash: 'h', resource_type: 'project_inbox_item', resource_id: 'pinbox_1', created_at: T0,
