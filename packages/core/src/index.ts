@@ -96,7 +96,7 @@ export {
   type OpenBridgeInput, type RunLedger, type RunLedgerCommit, type RunLedgerCommitExtras, type RunLedgerPark, type RunLedgerParkOutcome,
   type TranscriptMessage,
 } from './live-inbox/bridge.js';
-export { nativeExecutor, type RunAttempt, type RunExecutor, type RunOutcome } from './sessions/executor.js';
+export { nativeExecutor, type RunAttempt, type RunExecutor, type RunFinish, type RunHandle, type RunOutcome, type StartRunOptions } from './sessions/executor.js';
 export {
   type JsonSchemaObject, MAX_TOOL_DESCRIPTION_CHARS, MAX_TOOL_RESULT_BYTES, MAX_TOOL_SCHEMA_BYTES, type OpenRound, type OpenToolUse,
   type Tool, TOOL_NAME, type ToolContext, toolDefinitionProblems, type ToolOutput, type ToolPermission, type ToolResultBlock,
@@ -105,7 +105,7 @@ export {
 } from './live-inbox/tools.js';
 export { type SessionRuntimeDeps, SessionRuntimeService } from './sessions/service.js';
 export { type IdleStopReason, SESSION_EVENT_TYPES, type SessionEventPage } from './sessions/ledger.js';
-export { type RunFailure, type RunFinish, type RunHandle, type StartRunOptions } from './sessions/run-supervisor.js';
+export { type RunFailure } from './sessions/run-outcomes.js';
 export { type LiveInboxView } from './sessions/steering.js';
 export {
   type AttemptForwarder, type AttemptForwardRequest, type AttemptRoute, type AttemptRoutingErrorInfo,

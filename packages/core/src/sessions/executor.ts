@@ -9,6 +9,7 @@
 import { runNativeAttempt, type Model, type ModelStopReason } from '../live-inbox/agent-loop.js';
 import type { LiveInboxBridge, RunLedger, TranscriptMessage } from '../live-inbox/bridge.js';
 import type { OpenRound, Tool } from '../live-inbox/tools.js';
+import type { ContentBlock } from '../live-inbox/content.js';
 import type { Session } from '../records.js';
 import type { RunOptions } from './managed-agents.js';
 
@@ -83,4 +84,35 @@ export function nativeExecutor(model: Model): RunExecutor {
       return { status: result.status, ...(result.error !== undefined ? { error: result.error } : {}), ...(result.stop_reason ? { stop_reason: result.stop_reason } : {}) };
     },
   };
+}
+
+/**
+ * A Run an application executes in its own request handler ({@link RunSupervisor.startRun}): the
+ * {@link RunAttempt} (transcript, open bridge, signal, the Run's tools and options) plus
+ * {@link RunHandle.finish}. Spec: live-inbox.md "Run executors".
+ */
+export interface RunHandle extends RunAttempt {
+  /**
+   * Ends the Run with `outcome` (once; later calls answer the first result): closes the bridge
+   * (carry-over), commits the Run's end (`session.status_idle`), releases its lease, and starts the
+   * follow-up Run for durable input sent meanwhile (or input queued after the last drain) with the
+   * Run's executor — when there is one (`startRun`'s `executor`, else the Runtime's).
+   * @returns `ended` (false when the Run had already been ended, e.g. taken for a leftover) and the
+   *   follow-up Run's id, or null.
+   */
+  finish(outcome: RunOutcome): Promise<RunFinish>;
+}
+
+/** What {@link RunHandle.finish} did. */
+export interface RunFinish {
+  ended: boolean;
+  follow_up_run_id: string | null;
+}
+
+/** Options of {@link RunSupervisor.startRun}. */
+export interface StartRunOptions {
+  /** The Run's input, committed as a durable `user.message` of the Run in the start's transaction. Optional when the Session holds durable input no Run has run yet. */
+  content?: ContentBlock[];
+  /** Who executes the Run's follow-up Runs (durable input sent during this one); default the Runtime's executor. */
+  executor?: RunExecutor;
 }

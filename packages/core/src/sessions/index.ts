@@ -11,7 +11,7 @@ export {
   ManagedAgentsService, retrieveAgentQuery, updateAgentBody, type CreateAgentInput, type ListAgentsInput, type ListAgentVersionsInput, type ManagedAgent,
   type ManagedAgentPage, type ManagedAgentsDeps, type UpdateAgentInput,
 } from './agents.js';
-export type { RunFailure } from './run-supervisor.js';
+export type { RunFailure } from './run-outcomes.js';
 export type { LiveInboxView } from './steering.js';
 export {
   DEFAULT_ATTEMPT_LEASE_MS,

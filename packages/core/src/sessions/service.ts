@@ -31,11 +31,11 @@ import type { LiveInboxHost, LiveInboxHostStats } from '../live-inbox/registry.j
 import type { Feed } from '../ports/feed.js';
 import type { SessionEvent } from '../records.js';
 import { AttemptLeases } from './attempt-leases.js';
-import type { RunExecutor } from './executor.js';
+import type { RunExecutor, RunHandle, StartRunOptions } from './executor.js';
 import { SessionLedger, type SessionEventPage } from './ledger.js';
 import type { ListSessionEventsInput, ManagedAgentDefinition, RunOptions } from './managed-agents.js';
 import type { AttemptRoute, AttemptRoutingOptions, LiveInboxOperation } from './routing.js';
-import { RunSupervisor, type RunHandle, type StartRunOptions } from './run-supervisor.js';
+import { RunSupervisor } from './run-supervisor.js';
 import { RunTakeover } from './run-takeover.js';
 import type { LiveInboxContentInput, LiveInboxOrderInput, SendSessionEventsInput } from './schemas.js';
 import { LiveInboxSteering, type LiveInboxView } from './steering.js';
