@@ -1,0 +1,74 @@
+/**
+ * The Project Inbox sub-port of the storage port (`../store.ts`): inbox items, their pages and the
+ * conditional decision update (project-inbox.md "Resource: ProjectInboxItem", "Endpoints"). Conformance group `inbox`.
+ */
+import type { InboxItemStatus, Membership, Project, ProjectInboxItem } from '../../records.js';
+
+/** Filters and keyset position of one inbox page. Order is `created_at DESC, id DESC`. */
+export interface InboxItemQuery {
+  project_id: string;
+  status?: InboxItemStatus;
+  type?: string;
+  sender_account_id?: string;
+  source_session_id?: string;
+  /** Return only rows strictly after this position in the order (i.e. older, or same ms and smaller id). */
+  after?: { created_at: number; id: string };
+  /** Maximum rows to return (1–1000). */
+  limit: number;
+}
+
+/** What {@link InboxStore.getInboxItemWithAccess} reads in one go. */
+export interface InboxItemWithAccess {
+  /** The project (of the asked workspace). */
+  project: Project;
+  /** `account_id`'s membership row of the project, or `undefined` when it has none (an owner usually has none). */
+  membership: Membership | undefined;
+  /** The item, only if it belongs to the project; `undefined` when missing or of another project. */
+  item: ProjectInboxItem | undefined;
+}
+
+/** The decision columns a conditional update writes. */
+export interface InboxDecisionPatch {
+  status: InboxItemStatus;
+  decided_by_account_id: string;
+  decided_at: number;
+  updated_at: number;
+}
+
+/**
+ * Project Inbox items: insert, read, keyset pages and the conditional decision
+ * (project-inbox.md "Resource: ProjectInboxItem"). Conformance group `inbox`.
+ */
+export interface InboxStore {
+  insertInboxItem(item: ProjectInboxItem): Promise<void>;
+  /** The item only if it belongs to `project_id`. */
+  getInboxItem(project_id: string, item_id: string): Promise<ProjectInboxItem | undefined>;
+  /**
+   * OPTIONAL (a store without it still works: the Project Inbox then calls `getProject`,
+   * `getMembership` and `getInboxItem`). Everything a get needs in one read, one round trip on a
+   * networked database: the project `project_id` only if it is in `workspace_id` (else
+   * `undefined`, exactly as for a missing project — scoping rule), `account_id`'s membership of it,
+   * and the item `item_id` only if it belongs to that project. MUST return exactly what those three
+   * methods would return at one moment (one statement, or one snapshot), never a membership or an
+   * item of another project.
+   */
+  getInboxItemWithAccess?(workspace_id: string, project_id: string, account_id: string, item_id: string): Promise<InboxItemWithAccess | undefined>;
+  /**
+   * OPTIONAL (a store without it still works: a decision then calls `lockProject`, `getMembership`
+   * and `getInboxItem`). Inside a transaction, what a decision reads before it writes, in one
+   * statement (one round trip on a networked database): the project locked exactly as
+   * {@link ProjectStore.lockProject} locks it (only if it is in `workspace_id`, else `undefined`),
+   * `account_id`'s membership of it and the item `item_id` only if it belongs to that project — as
+   * {@link getInboxItemWithAccess} reads them, under the project's lock. project-inbox.md "Decide".
+   */
+  lockInboxItemWithAccess?(workspace_id: string, project_id: string, account_id: string, item_id: string): Promise<InboxItemWithAccess | undefined>;
+  /** One keyset page in `created_at DESC, id DESC` order; never skips or repeats rows that share a `created_at`. */
+  listInboxItems(query: InboxItemQuery): Promise<ProjectInboxItem[]>;
+  /**
+   * Conditional update: applies `patch` only if the item's status is still `seen_status`
+   * (`… WHERE id = ? AND status = ?`), and returns the updated item, or `undefined` when another
+   * writer changed it first. MUST NOT be check-then-write: of N concurrent calls with the same
+   * `seen_status`, exactly one returns an item.
+   */
+  decideInboxItem(project_id: string, item_id: string, seen_status: InboxItemStatus, patch: InboxDecisionPatch): Promise<ProjectInboxItem | undefined>;
+}
