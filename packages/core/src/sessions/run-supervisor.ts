@@ -32,7 +32,7 @@ import { parseSendSessionEvents, type SendSessionEventsInput } from './schemas.j
 import { applySessionInput, SENT_TYPES, type InputEffects, type InputRuns, type QueuedAtInterrupt, type RunStart } from './session-input.js';
 import { parseOrThrow } from '../validation.js';
 import { z } from 'zod';
-import type { SessionRuntimeDeps } from './service.js';
+import type { SessionRuntimeDeps } from './runtime-deps.js';
 
 /** What the Run supervisor needs (the Runtime's dependencies without `routing`). */
 export type RunSupervisorDeps = Omit<SessionRuntimeDeps, 'routing'>;
