@@ -37,7 +37,7 @@ async function take<T>(iterator: AsyncIterable<T>, n: number): Promise<T[]> {
   return out;
 }
 
-describe('SSE streams', () => {
+describe('SSE streams: frames and resync', () => {
   it('a session stream passes its resync frame to onResync and yields only events', async () => {
     const resync = { type: 'resync', reason: 'ahead_of_latest', requested_after: 40, latest: 12 };
     const body = sse([`id: 12\nevent: resync\ndata: ${JSON.stringify(resync)}\n\nid: 13\nevent: user.message\ndata: {"id":"sevt_13","seq":13,"type":"user.message"}\n\n`], { hang: true });
@@ -76,7 +76,9 @@ describe('SSE streams', () => {
     expect(req.headers.has('last-event-id')).toBe(false);
     await body.cancelled; // breaking out of the loop closed the connection
   });
+});
 
+describe('SSE streams: reconnects', () => {
   it('reconnects with Last-Event-ID after the stream ends, honouring the retry: hint', async () => {
     const first = sse([`retry: 5\n\n${frame(1, 'a', event(1))}${frame(2, 'a', event(2))}`]);
     const second = sse([frame(3, 'a', event(3))], { hang: true });
@@ -125,7 +127,9 @@ describe('SSE streams', () => {
     expect(events.map((e) => e.sequence)).toEqual([7, 8]);
     expect(requests[1]!.headers.get('last-event-id')).toBe('7');
   });
+});
 
+describe('SSE streams: abort, connect errors, the session stream', () => {
   it('abort stops the iterator cleanly and closes the connection', async () => {
     const body = sse([frame(1, 'a', event(1))], { hang: true });
     const { client, requests } = setup(body.response);

@@ -19,7 +19,7 @@ import type { LiveInboxBridge } from '../live-inbox/bridge.js';
 import { contentSchema, type ContentBlock } from '../live-inbox/content.js';
 import type { NewSessionEvent, StoreTx } from '../ports/store.js';
 import type { Run, Session, SessionEvent } from '../records.js';
-import { assertWrite, gateSessionWrite, runWriteRefusal, sessionState } from '../policy/write-gate.js';
+import { assertWrite, runWriteRefusal, sessionState } from '../policy/write-gate.js';
 import { loadSessionAccess } from './access.js';
 import type { AttemptLeases } from './attempt-leases.js';
 import { nativeExecutor, type RunAttempt, type RunExecutor, type RunFinish, type RunHandle, type RunOutcome, type StartRunOptions } from './executor.js';
@@ -29,7 +29,7 @@ import { RunRecovery } from './run-recovery.js';
 import { KeyedLock } from './session-locks.js';
 import { runFailureOf, UNANSWERED } from './run-outcomes.js';
 import { parseSendSessionEvents, type SendSessionEventsInput } from './schemas.js';
-import { applySessionInput, SENT_TYPES, type InputEffects, type InputRuns, type QueuedAtInterrupt, type RunStart } from './session-input.js';
+import { applySessionDelete, applySessionInput, SENT_TYPES, type InputEffects, type InputRuns, type QueuedAtInterrupt, type RunStart } from './session-input.js';
 import { parseOrThrow } from '../validation.js';
 import { z } from 'zod';
 import type { SessionRuntimeDeps } from './runtime-deps.js';
@@ -158,26 +158,7 @@ export class RunSupervisor {
   /** See `SessionRuntimeService.deleteSession`. */
   async deleteSession(ctx: RequestContext, session_id: string): Promise<void> {
     await this.#locks.run(session_id, async () => {
-      const { events, sid } = await this.#deps.store.transaction(async (tx) => {
-        // Locked (project, then Session): a Run starting concurrently (sendEvents holds the same
-        // locks) either commits first, and this sees it running, or waits and then finds no Session.
-        // The write gate (\`session.delete\`): the owner's, refused while a Run runs (409 session_running).
-        const access = await gateSessionWrite(tx, ctx.principal, session_id, 'session.delete');
-        const session = access.session;
-        const now = this.#deps.clock.now();
-        const pending: NewSessionEvent[] = [];
-        const awaiting = await tx.getAwaitingRun?.(session.id);
-        if (awaiting !== undefined) {
-          // Executed by nobody, waiting for answers that can no longer come: it ends with the Session.
-          const closing = await this.#ledger.closeRound(tx, session.id, awaiting.id, UNANSWERED.cancelled, now);
-          if (await tx.updateRunStatus!(awaiting.id, 'awaiting', { status: 'idle', outcome: 'cancelled', ended_at: now })) {
-            pending.push(...closing, this.#ledger.idle(session.id, awaiting.id, 'cancelled', now));
-          }
-        }
-        const events = pending.length > 0 ? await tx.appendSessionEvents(pending) : [];
-        if (!(await tx.deleteSession(session.workspace_id, session.id, now))) throw new InboxKitError('session_not_found', 'Session not found');
-        return { events, sid: session.id };
-      });
+      const { events, sid } = await this.#deps.store.transaction((tx) => applySessionDelete(tx, this.#ledger, ctx.principal, session_id, () => this.#deps.clock.now()));
       this.#deps.host.takeCarryOver(sid);
       this.#ledger.publish(events);
     });

@@ -4,8 +4,9 @@
  * each event in order — a `user.interrupt` (what the interrupted attempt still queued committed
  * first; a parked Run ended here), a `user.custom_tool_result` / `user.tool_confirmation` (the
  * answer recorded; a parked Run resumed once every pending tool use is answered), a `user.message`
- * (committed, starting a Run when none runs). The Run supervisor holds the Session's lock around
- * it, publishes after commit and launches what it started. Spec: live-inbox.md ("Model", "Tools
+ * (committed, starting a Run when none runs); and the delete of a Session, which ends a Run parked
+ * on tool answers with it. The Run supervisor holds the Session's lock around both, publishes
+ * after commit and launches what was started. Spec: live-inbox.md ("Model", "Tools
  * and boundaries", "Drain, commit, carry-over").
  */
 import type { Principal } from '../context.js';
@@ -167,10 +168,7 @@ class SessionInputTx {
     if (parked) {
       // A parked Run has no attempt to abort: it ends here, its round closed with error results.
       await this.flush();
-      const closing = await runs.ledger.closeRound(tx, session.id, target.id, UNANSWERED.cancelled, now);
-      if (await tx.updateRunStatus!(target.id, 'awaiting', { status: 'idle', outcome: 'cancelled', ended_at: now })) {
-        this.pending.push(...closing, runs.ledger.idle(session.id, target.id, 'cancelled', now));
-      }
+      this.pending.push(...(await cancelParkedRun(tx, runs.ledger, session.id, target.id, now)));
       this.awaiting = undefined;
       this.#round = null;
     } else if (target !== undefined) this.interruptRunId = target.id;
@@ -247,6 +245,39 @@ class SessionInputTx {
       this.start = { run, session, startSeq, release: this.effects.slot! };
     }
   }
+}
+
+/**
+ * Ends a Run parked on client tool answers (`awaiting`) `cancelled`: its open round closed with
+ * error results, then `session.status_idle`; nothing when another writer moved it first. Returns
+ * the events to append (after any already pending: call after flushing earlier ones).
+ */
+async function cancelParkedRun(tx: StoreTx, ledger: SessionLedger, session_id: string, run_id: string, now: number): Promise<NewSessionEvent[]> {
+  const closing = await ledger.closeRound(tx, session_id, run_id, UNANSWERED.cancelled, now);
+  if (!(await tx.updateRunStatus!(run_id, 'awaiting', { status: 'idle', outcome: 'cancelled', ended_at: now }))) return [];
+  return [...closing, ledger.idle(session_id, run_id, 'cancelled', now)];
+}
+
+/**
+ * Deletes `session_id` inside `tx` (see `SessionRuntimeService.deleteSession`); a Run parked on
+ * tool answers ends `cancelled` with it. Returns the events to publish and the Session's id.
+ * @throws InboxKitError `session_not_found`, `permission_denied`, `session_running` (the write gate).
+ */
+export async function applySessionDelete(
+  tx: StoreTx, ledger: SessionLedger, principal: Principal, session_id: string, now: () => number,
+): Promise<{ events: SessionEvent[]; sid: string }> {
+  // Locked (project, then Session): a Run starting concurrently (sendEvents holds the same
+  // locks) either commits first, and this sees it running, or waits and then finds no Session.
+  // The write gate (\`session.delete\`): the owner's, refused while a Run runs (409 session_running).
+  const access = await gateSessionWrite(tx, principal, session_id, 'session.delete');
+  const session = access.session;
+  const at = now();
+  const awaiting = await tx.getAwaitingRun?.(session.id);
+  // Executed by nobody, waiting for answers that can no longer come: it ends with the Session.
+  const pending = awaiting === undefined ? [] : await cancelParkedRun(tx, ledger, session.id, awaiting.id, at);
+  const events = pending.length > 0 ? await tx.appendSessionEvents(pending) : [];
+  if (!(await tx.deleteSession(session.workspace_id, session.id, at))) throw new InboxKitError('session_not_found', 'Session not found');
+  return { events, sid: session.id };
 }
 
 const toolUseNotFound = (id: string, path: string) =>
