@@ -1,0 +1,192 @@
+/**
+ * ProjectInboxService over the in-memory reference store, with a frozen clock and sequential ids
+ * (the world of `test-support.ts`): list (filters, keyset pages, visibility) and get (one read
+ * with getInboxItemWithAccess, three without). Spec: project-inbox.md.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { InboxKitError } from '../errors.js';
+import type { ProjectInboxItem } from '../records.js';
+import { ProjectInboxService } from './service.js';
+import { makeWorld, T0, rejects, itemInOf, type World } from './test-support.js';
+import type { InboxItemStatus } from '../records.js';
+
+let w: World;
+beforeEach(async () => {
+  w = await makeWorld();
+});
+const itemIn = (status: InboxItemStatus, sender?: string) => itemInOf(w, status, sender);
+
+describe('list', () => {
+  it('orders by created_at DESC, id DESC', async () => {
+    const made: ProjectInboxItem[] = [];
+    for (const dt of [0, 5, 5, -3, 5, 0]) {
+      w.clock.set(T0 + dt);
+      made.push(await w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' }));
+    }
+    const expected = [...made].sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1)).map((i) => i.id);
+    expect((await w.inbox.list(w.ctx('acc_owner'), 'proj_main')).items.map((i) => i.id)).toEqual(expected);
+  });
+
+  it('filters by status, exact type, sender and source session', async () => {
+    const a = await w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 'review', source_session_id: 'sess_001' });
+    const b = await w.inbox.create(w.ctx('acc_deriver2'), 'proj_main', { type: 'review.extra', source_session_id: 'sess_002' });
+    const c = await w.inbox.create(w.ctx('acc_owner'), 'proj_main', { type: 'review' });
+    await w.inbox.decide(w.ctx('acc_owner'), 'proj_main', b.id, { decision: 'reject' });
+    const ids = async (q: Record<string, string>) => (await w.inbox.list(w.ctx('acc_owner'), 'proj_main', q)).items.map((i) => i.id).sort();
+    expect(await ids({ status: 'pending' })).toEqual([a.id, c.id].sort());
+    expect(await ids({ status: 'rejected' })).toEqual([b.id]);
+    expect(await ids({ status: 'accepted' })).toEqual([]);
+    expect(await ids({ type: 'review' })).toEqual([a.id, c.id].sort());
+    expect(await ids({ type: 'revie' })).toEqual([]);
+    expect(await ids({ sender_account_id: 'acc_deriver2' })).toEqual([b.id]);
+    expect(await ids({ source_session_id: 'sess_001' })).toEqual([a.id]);
+    expect(await ids({ source_session_id: 'sess_002', status: 'rejected', type: 'review.extra', sender_account_id: 'acc_deriver2' })).toEqual([b.id]);
+  });
+
+  it('pages over 23 rows that share one created_at without skipping or repeating', async () => {
+    const made = new Set<string>();
+    for (let i = 0; i < 23; i++) made.add((await w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' })).id);
+    for (const limit of [1, 2, 4, 5, 22, 23]) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await w.inbox.list(w.ctx('acc_owner'), 'proj_main', { limit, ...(cursor ? { cursor } : {}) });
+        expect(page.items.length).toBeLessThanOrEqual(limit);
+        seen.push(...page.items.map((i) => i.id));
+        cursor = page.next_cursor ?? undefined;
+        pages++;
+      } while (cursor && pages < 100);
+      expect(seen).toHaveLength(23);
+      expect(new Set(seen)).toEqual(made);
+      expect(seen).toEqual([...made].sort().reverse());
+      expect(pages).toBe(Math.ceil(23 / limit));
+    }
+  });
+
+  it('pages over mixed timestamps and ties, for the deriver and with filters', async () => {
+    const mine: ProjectInboxItem[] = [];
+    for (let i = 0; i < 30; i++) {
+      w.clock.set(T0 + Math.floor(i / 7));
+      const who = i % 3 === 0 ? 'acc_deriver2' : 'acc_deriver';
+      const item = await w.inbox.create(w.ctx(who), 'proj_main', { type: i % 2 ? 'odd' : 'even' });
+      if (who === 'acc_deriver' && item.type === 'odd') mine.push(item);
+    }
+    const expected = mine.sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1)).map((i) => i.id);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await w.inbox.list(w.ctx('acc_deriver'), 'proj_main', { limit: 3, type: 'odd', ...(cursor ? { cursor } : {}) });
+      for (const i of page.items) expect(i.sender_account_id).toBe('acc_deriver');
+      seen.push(...page.items.map((i) => i.id));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+  });
+
+  it('rows added at the same ms after a page was served do not disturb the following pages', async () => {
+    const first: string[] = [];
+    for (let i = 0; i < 6; i++) first.push((await w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' })).id);
+    const p1 = await w.inbox.list(w.ctx('acc_owner'), 'proj_main', { limit: 3 });
+    for (let i = 0; i < 3; i++) await w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' });
+    const p2 = await w.inbox.list(w.ctx('acc_owner'), 'proj_main', { limit: 3, cursor: p1.next_cursor! });
+    expect([...p1.items, ...p2.items].map((i) => i.id)).toEqual([...first].reverse());
+    expect(p2.next_cursor).toBeNull();
+  });
+
+  it('next_cursor is null when no row follows (also when the last page is exactly full)', async () => {
+    expect(await w.inbox.list(w.ctx('acc_owner'), 'proj_main')).toEqual({ items: [], next_cursor: null });
+    for (let i = 0; i < 4; i++) await w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' });
+    expect((await w.inbox.list(w.ctx('acc_owner'), 'proj_main', { limit: 4 })).next_cursor).toBeNull();
+    const p1 = await w.inbox.list(w.ctx('acc_owner'), 'proj_main', { limit: 2 });
+    expect(p1.next_cursor).toEqual(expect.any(String));
+    expect((await w.inbox.list(w.ctx('acc_owner'), 'proj_main', { limit: 2, cursor: p1.next_cursor! })).next_cursor).toBeNull();
+  });
+
+  it('limit defaults to 50', async () => {
+    for (let i = 0; i < 51; i++) await w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 't' });
+    const page = await w.inbox.list(w.ctx('acc_owner'), 'proj_main');
+    expect(page.items).toHaveLength(50);
+    expect(page.next_cursor).not.toBeNull();
+  });
+
+  it('a cursor minted for another filter set or another project is invalid_cursor', async () => {
+    for (let i = 0; i < 3; i++) await w.inbox.create(w.ctx('acc_owner'), 'proj_main', { type: 't' });
+    for (let i = 0; i < 3; i++) await w.inbox.create(w.ctx('acc_owner'), 'proj_side', { type: 't' });
+    const owner = () => w.ctx('acc_owner');
+    const plain = (await w.inbox.list(owner(), 'proj_main', { limit: 1 })).next_cursor!;
+    const filtered = (await w.inbox.list(owner(), 'proj_main', { limit: 1, status: 'pending' })).next_cursor!;
+    const side = (await w.inbox.list(owner(), 'proj_side', { limit: 1 })).next_cursor!;
+    expect(plain && filtered && side).toBeTruthy();
+    await rejects(w.inbox.list(owner(), 'proj_main', { limit: 1, cursor: plain, status: 'pending' }), 'invalid_cursor');
+    await rejects(w.inbox.list(owner(), 'proj_main', { limit: 1, cursor: plain, type: 't' }), 'invalid_cursor');
+    await rejects(w.inbox.list(owner(), 'proj_main', { limit: 1, cursor: filtered }), 'invalid_cursor');
+    await rejects(w.inbox.list(owner(), 'proj_main', { limit: 1, cursor: filtered, status: 'accepted' }), 'invalid_cursor');
+    await rejects(w.inbox.list(owner(), 'proj_main', { limit: 1, cursor: side }), 'invalid_cursor');
+    await rejects(w.inbox.list(owner(), 'proj_side', { limit: 1, cursor: plain }), 'invalid_cursor');
+    // the limit may change between pages
+    expect((await w.inbox.list(owner(), 'proj_main', { limit: 5, cursor: plain })).items).toHaveLength(2);
+  });
+});
+
+describe('get: one read with getInboxItemWithAccess, three without', () => {
+  /** The same service over the same store, counting calls, with or without the optional method. */
+  const serviceOver = (withMethod: boolean) => {
+    const calls: string[] = [];
+    const store = new Proxy(w.store, {
+      get(target, prop, receiver) {
+        if (prop === 'getInboxItemWithAccess' && !withMethod) return undefined;
+        const real = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof real !== 'function') return real;
+        return (...args: unknown[]) => {
+          calls.push(String(prop));
+          return (real as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    return { calls, inbox: new ProjectInboxService({ store, bus: w.bus, clock: w.clock, ids: w.ids }) };
+  };
+
+  it('gives the same answer or error either way, for every role and miss', async () => {
+    const own = await itemIn('accepted');
+    const other = await itemIn('pending', 'acc_deriver2');
+    const side = await w.inbox.create(w.ctx('acc_owner'), 'proj_side', { type: 'side' });
+    const cases: Array<[string, string, string]> = [
+      ['acc_owner', 'proj_main', own.id],
+      ['acc_owner', 'proj_main', other.id],
+      ['acc_deriver', 'proj_main', own.id],
+      ['acc_deriver', 'proj_main', other.id], // not its own: 404 item
+      ['acc_observer', 'proj_main', own.id], // 403
+      ['acc_outsider', 'proj_main', own.id], // 404 project
+      ['acc_stranger', 'proj_main', own.id], // other workspace: 404 project
+      ['acc_owner', 'proj_missing', own.id],
+      ['acc_owner', 'proj_main', 'pinbox_missing'],
+      ['acc_owner', 'proj_main', side.id], // item of another project: 404 item
+      ['acc_owner', 'proj_side', side.id],
+    ];
+    const outcome = (p: Promise<ProjectInboxItem>) => p.then((item) => ({ item }), (error: unknown) => ({ error: (error as InboxKitError).code }));
+    const one = serviceOver(true);
+    const three = serviceOver(false);
+    const answers = [];
+    for (const [account, project, item] of cases) {
+      const a = await outcome(one.inbox.get(w.ctx(account), project, item));
+      const b = await outcome(three.inbox.get(w.ctx(account), project, item));
+      expect(a, `${account} ${project} ${item}`).toEqual(b);
+      answers.push('item' in a ? 'item' : a.error);
+    }
+    expect(answers).toEqual([
+      'item', 'item', 'item', 'project_inbox_item_not_found', 'project_inbox_read_denied', 'project_not_found', 'project_not_found',
+      'project_not_found', 'project_inbox_item_not_found', 'project_inbox_item_not_found', 'item',
+    ]);
+  });
+
+  it('reads once when the store has the method, and falls back to the three reads when not', async () => {
+    const item = await itemIn('pending');
+    const one = serviceOver(true);
+    expect(await one.inbox.get(w.ctx('acc_deriver'), 'proj_main', item.id)).toEqual(item);
+    expect(one.calls).toEqual(['getInboxItemWithAccess']);
+    const three = serviceOver(false);
+    expect(await three.inbox.get(w.ctx('acc_deriver'), 'proj_main', item.id)).toEqual(item);
+    expect(three.calls).toEqual(['getProject', 'getMembership', 'getInboxItem']);
+  });
+});
