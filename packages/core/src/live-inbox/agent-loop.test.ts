@@ -217,7 +217,9 @@ describe('runNativeAttempt', () => {
     });
     expect(result.committed.map((m) => m.id)).toEqual(['run_1-step-2', 'run_1-inbox-5', 'run_1-step-3']);
   });
+});
 
+describe('runNativeAttempt: abort, failure and carry-over', () => {
   it('on abort, leftovers carry over to the next native attempt, which consumes them before its first model call', async () => {
     const log: Log = [];
     const host = new LiveInboxHost();

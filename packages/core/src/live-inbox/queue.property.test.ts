@@ -254,7 +254,9 @@ describe('LiveInboxQueue against a model (property)', () => {
       { numRuns: RUNS },
     );
   });
+});
 
+describe('LiveInboxQueue: edits racing a drain (property)', () => {
   it('edits racing a drain have exactly one winner each (any interleaving)', async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -196,7 +196,9 @@ describe('tool rounds of the native loop', () => {
     expect(commits).toHaveLength(4);
     expect(model.seen).toHaveLength(2);
   });
+});
 
+describe('tool rounds of the native loop: drain policy, parking and resume', () => {
   it('drain: natural_end keeps steering queued through the tool rounds and drains it after a step without tool uses', async () => {
     const host = new LiveInboxHost();
     const tool = sleepTool('sleep', {

@@ -212,7 +212,9 @@ describe('Runs with tools', () => {
       'agent.message', 'session.status_idle',
     ]);
   });
+});
 
+describe('Runs with tools: steering, interrupts and recovery around tool rounds', () => {
   it('steering queued before the Run parked is carried over, never lost: committed right after the round\'s results when the Run resumes', async () => {
     let release!: () => void;
     const f = await fixture({ hold: new Promise<void>((r) => (release = r)) });
@@ -318,7 +320,9 @@ describe('Runs with tools', () => {
     expect(h.at(-2)).toMatchObject({ is_error: true, content: text('The Run ended before this call got a result: the process running it stopped.') });
     expect(h.at(-1)).toMatchObject({ outcome: 'failed' });
   });
+});
 
+describe('Runs with tools: the round limit and configured agents', () => {
   it('the round limit ends the Run with session.error tool_use_limit_reached_error and retries_exhausted', async () => {
     const f = await fixture({ maxToolRounds: 2 });
     const sid = await f.session('assistant');
