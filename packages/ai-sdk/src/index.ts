@@ -10,7 +10,8 @@
  * Spec: live-inbox.md "Framework adapters".
  */
 import * as ai from 'ai';
-import type { ContentBlock, LiveInboxBridge, RunLedger, RunLedgerParkOutcome, ToolResultBlock, ToolUseDisposition, TranscriptMessage } from '@inbox-kit/core';
+import type { ContentBlock, LiveInboxBridge, RunLedger, RunLedgerParkOutcome, ToolResultBlock, TranscriptMessage } from '@inbox-kit/core';
+import { dispositionsOf, recordStep, responseStep, withInserted, type AwaitingApproval } from './steps.js';
 
 /** A message of the AI SDK's prompt (`ModelMessage` of `ai` ≥ 5), as this adapter writes it. */
 export type AiSdkMessage =
@@ -203,53 +204,9 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
     stop.abort(error);
   };
 
-  /** How the tool uses of `messages` are recorded (see `AiSdkLiveInboxOptions.permission`). */
-  const dispositions = (messages: readonly TranscriptMessage[]): Record<string, ToolUseDisposition> => {
-    const out: Record<string, ToolUseDisposition> = {};
-    for (const m of messages) for (const b of m.content) if (b.type === 'tool_use') out[b.id] = { kind: 'host', permission: options.permission?.(b.name) ?? 'allow' };
-    return out;
-  };
-  const commit = (drained: readonly TranscriptMessage[], out: readonly TranscriptMessage[]) => bridge.commit(drained, { output: out, tool_uses: dispositions(out) });
+  const commit = (drained: readonly TranscriptMessage[], out: readonly TranscriptMessage[]) => bridge.commit(drained, { output: out, tool_uses: dispositionsOf(out, options.permission) });
   /** The final step's tool calls that wait for the user's approval, with the results ready. */
-  let awaiting: { step: TranscriptMessage; pending: string[]; ready: ToolResultBlock[] } | undefined;
-
-  const record = (step: AiSdkStepLike) => {
-    const errors = step.content.filter((p) => p.type === 'tool-error');
-    const approvals = new Set(step.content.filter((p) => p.type === 'tool-approval-request').map((p) => (p as { toolCall?: { toolCallId?: string } }).toolCall?.toolCallId ?? ''));
-    if (approvals.size > 0) {
-      // The loop stopped for approvals: the round stays open (no result for those calls).
-      const assistant = early ?? bridge.step({ text: step.text, tool_calls: step.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, input: c.input })) });
-      if (early === undefined) output.push(assistant);
-      early = undefined;
-      const pending = [...approvals].map((id) => bridge.toolUseIdOf(id) ?? id);
-      const results = bridge.results(assistant, [
-        ...step.toolResults.map((r) => ({ id: r.toolCallId, output: r.output })),
-        ...errors.map((e) => ({ id: e.toolCallId ?? '', output: e.error instanceof Error ? e.error.message : String(e.error), is_error: true })),
-      ]);
-      awaiting = { step: assistant, pending, ready: results.content.filter((b): b is ToolResultBlock => b.type === 'tool_result' && !pending.includes(b.tool_use_id)) };
-      return;
-    }
-    const assistant = early ?? bridge.step({ text: step.text, tool_calls: step.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, input: c.input })) });
-    const messages = [assistant];
-    if (early !== undefined) {
-      // Committed already (before the tools ran): only its results are output now.
-      output.push(bridge.results(assistant, [
-        ...step.toolResults.map((r) => ({ id: r.toolCallId, output: r.output })),
-        ...errors.map((e) => ({ id: e.toolCallId ?? '', output: e.error instanceof Error ? e.error.message : String(e.error), is_error: true })),
-      ]));
-      responses.push(...toAiSdkMessages([assistant, output[output.length - 1]!]));
-      early = undefined;
-      return;
-    }
-    if (step.toolCalls.length > 0) {
-      messages.push(bridge.results(assistant, [
-        ...step.toolResults.map((r) => ({ id: r.toolCallId, output: r.output })),
-        ...errors.map((e) => ({ id: e.toolCallId ?? '', output: e.error instanceof Error ? e.error.message : String(e.error), is_error: true })),
-      ]));
-    }
-    output.push(...messages);
-    responses.push(...toAiSdkMessages(messages));
-  };
+  let awaiting: AwaitingApproval | undefined;
 
   const commitWaiting = async () => {
     const drained = waiting;
@@ -272,10 +229,8 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
       // committed alone now (its text and tool uses; nothing drained: a result must follow its
       // tool use), as the native loop does — the tool use is in the ledger while the tool runs.
       try {
-        const calls = event.content.filter((p) => p.type === 'tool-call' && p.providerExecuted !== true);
-        if (calls.length === 0 || failure !== undefined) return;
-        const text = event.content.filter((p) => p.type === 'text').map((p) => p.text ?? '').join('');
-        const step = bridge.step({ text, tool_calls: calls.map((c) => ({ id: c.toolCallId ?? '', name: c.toolName ?? '', input: c.input })) });
+        const step = failure === undefined ? responseStep(bridge, event) : undefined;
+        if (step === undefined) return;
         const out = output;
         output = [];
         await commit([], [...out, step]);
@@ -287,7 +242,11 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
     onStepFinish: async (step) => {
       steps++;
       try {
-        record(step);
+        const recorded = recordStep(bridge, step, early);
+        early = undefined;
+        output.push(...recorded.output);
+        responses.push(...toAiSdkMessages(recorded.responses));
+        if (recorded.awaiting !== undefined) awaiting = recorded.awaiting;
         const drained = bridge.drain();
         waiting.push(...drained);
         // ai ≥ 7: steered, the loop continues for them even after a final answer.
@@ -311,20 +270,8 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
       }
       await commitWaiting();
       if (inserted.length === 0) return undefined;
-      // ai 5/6: `messages` is the call's input plus the response messages of every step; each
-      // drained message goes right after the response messages of the step it followed.
-      const base = history.length;
-      const rebuilt: unknown[] = messages.slice(0, base);
-      const rest = messages.slice(base);
-      let step = 0;
-      let i = 0;
-      for (const part of splitPerStep(rest)) {
-        rebuilt.push(...part);
-        step++;
-        while (i < inserted.length && inserted[i]!.after <= step) rebuilt.push(inserted[i++]!.message);
-      }
-      while (i < inserted.length) rebuilt.push(inserted[i++]!.message);
-      return { messages: rebuilt as any[] };
+      // ai 5/6: each drained message goes right after the response messages of the step it followed.
+      return { messages: withInserted(messages, history.length, inserted) as any[] };
     },
     abortSignal,
     ...(steering !== undefined ? { experimental_steering: steering } : {}),
@@ -378,15 +325,4 @@ export function aiSdkLiveInbox(run: SteerableRun, options: AiSdkLiveInboxOptions
     },
   };
   return Object.assign(Object.create(control) as AiSdkLiveInboxControl, inbox);
-}
-
-/** ai 5/6 response messages, grouped per step: an assistant message and the tool message that answers it. */
-function splitPerStep(messages: readonly unknown[]): unknown[][] {
-  const parts: unknown[][] = [];
-  for (const m of messages) {
-    const role = (m as { role?: string }).role;
-    if (role === 'tool' && parts.length > 0) parts[parts.length - 1]!.push(m);
-    else parts.push([m]);
-  }
-  return parts;
 }
