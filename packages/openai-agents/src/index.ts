@@ -8,7 +8,8 @@
  * the run resumes after a tool approval. {@link OpenAIAgentsLiveInbox.run} re-invokes the run when
  * input arrived during its final turn. Spec: live-inbox.md "Framework adapters".
  */
-import type { ContentBlock, LiveInboxBridge, RunLedger, RunLedgerParkOutcome, ToolResultBlock, ToolUseDisposition, TranscriptMessage } from '@inbox-kit/core';
+import type { ContentBlock, LiveInboxBridge, RunLedger, RunLedgerParkOutcome, ToolResultBlock, TranscriptMessage } from '@inbox-kit/core';
+import { dispositionsOf, parseArguments, StepReader, withInserted } from './steps.js';
 
 /** An item of the Agents SDK's input (`AgentInputItem`), as far as this adapter reads and writes it. */
 export type AgentsInputItem = { type?: string; role?: string; [field: string]: unknown };
@@ -92,9 +93,6 @@ export function toAgentsInput(transcript: readonly TranscriptMessage[]): AgentsI
   return out;
 }
 
-const textOf = (content: unknown): string =>
-  typeof content === 'string' ? content : Array.isArray(content) ? content.map((c: { text?: unknown }) => (typeof c.text === 'string' ? c.text : '')).join('') : '';
-const outputOf = (output: unknown): string => (typeof output === 'string' ? output : textOf([output]) || JSON.stringify(output ?? null));
 
 /**
  * The Live Inbox of one Run for the Agents SDK: pass `callModelInputFilter` (and `signal`) in the
@@ -146,100 +144,41 @@ export interface OpenAIAgentsLiveInbox {
 /** The Live Inbox of `run` for the OpenAI Agents SDK (see {@link OpenAIAgentsLiveInbox}). One run at a time. */
 export function openAIAgentsLiveInbox(run: SteerableRun, options: OpenAIAgentsLiveInboxOptions = {}): OpenAIAgentsLiveInbox {
   const { bridge } = run;
-  const commit = (drained: readonly TranscriptMessage[], output: readonly TranscriptMessage[] = []) => {
-    const tool_uses: Record<string, ToolUseDisposition> = {};
-    for (const m of output) for (const b of m.content) if (b.type === 'tool_use') tool_uses[b.id] = { kind: 'host', permission: options.permission?.(b.name) ?? 'allow' };
-    return bridge.commit(drained, { output, tool_uses });
-  };
+  const commit = (drained: readonly TranscriptMessage[], output: readonly TranscriptMessage[] = []) =>
+    bridge.commit(drained, { output, tool_uses: dispositionsOf(output, options.permission) });
   /** The calls a run stopped on for approval (the SDK's raw function calls), see `park`. */
   let approvals: Array<{ callId: string; name: string; arguments?: unknown }> = [];
   let base = toAgentsInput(run.transcript);
-  /** Items of the SDK's input already read (recorded as output, or input). */
-  let seen = base.length;
+  /** Reads the SDK's items into steps. */
+  const reader = new StepReader(bridge, base.length);
   /** Drained messages shown to the model, by the position in the SDK's items they follow. */
   let inserted: Array<{ at: number; item: AgentsInputItem }> = [];
-  /** The step being read (text and calls of one model response), with its results. */
-  let open: { text: string; calls: Array<{ id: string; name: string; input: unknown }>; results: Array<{ id: string; output: unknown }>; committed?: TranscriptMessage } | undefined;
-  /** Steps committed as their model returned them (see `model`), by the SDK's call id. */
-  const early = new Map<string, TranscriptMessage>();
-  const finished: TranscriptMessage[] = [];
   let waiting: TranscriptMessage[] = [];
   let calls = 0;
   /** A run stopped for a tool approval: its resumption's first call drains. */
   let resumed = false;
 
-  const parseArguments = (raw: unknown): unknown => {
-    try {
-      return JSON.parse(String(raw ?? '{}'));
-    } catch {
-      return {};
-    }
-  };
-  const close = () => {
-    if (open === undefined) return;
-    if (open.committed !== undefined) {
-      finished.push(bridge.results(open.committed, open.results));
-      open = undefined;
-      return;
-    }
-    const step = bridge.step({ text: open.text, tool_calls: open.calls });
-    finished.push(step);
-    if (open.calls.length > 0) finished.push(bridge.results(step, open.results));
-    open = undefined;
-  };
-  const read = (items: readonly AgentsInputItem[]) => {
-    for (const item of items.slice(seen)) {
-      const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
-      if (type === 'message' && item.role === 'assistant') {
-        if (open !== undefined && open.results.length > 0) close();
-        open ??= { text: '', calls: [], results: [] };
-        open.text += textOf(item.content);
-      } else if (type === 'function_call') {
-        if (open !== undefined && open.results.length > 0) close();
-        open ??= { text: '', calls: [], results: [] };
-        const committed = early.get(String(item.callId));
-        if (committed !== undefined) open.committed = committed;
-        open.calls.push({ id: String(item.callId), name: String(item.name), input: parseArguments(item.arguments) });
-      } else if (type === 'function_call_result') {
-        open?.results.push({ id: String(item.callId), output: outputOf(item.output) });
-      }
-    }
-    seen = items.length;
-  };
-  const withInserted = (items: readonly AgentsInputItem[]): AgentsInputItem[] => {
-    const out: AgentsInputItem[] = [];
-    let i = 0;
-    items.forEach((item, index) => {
-      while (i < inserted.length && inserted[i]!.at <= index) out.push(inserted[i++]!.item);
-      out.push(item);
-    });
-    while (i < inserted.length) out.push(inserted[i++]!.item);
-    return out;
-  };
-
   /** A model response with function calls: its step committed now, before the SDK runs the tools. */
   const commitResponse = async (output: readonly AgentsInputItem[]) => {
-    const calls = output.filter((i) => i.type === 'function_call');
-    if (calls.length === 0) return;
-    const text = output.filter((i) => (i.type ?? 'message') === 'message' && i.role === 'assistant').map((i) => textOf(i.content)).join('');
-    const step = bridge.step({ text, tool_calls: calls.map((c) => ({ id: String(c.callId), name: String(c.name), input: parseArguments(c.arguments) })) });
-    await commit([], [...finished.splice(0), step]);
-    for (const c of calls) early.set(String(c.callId), step);
+    const response = reader.responseStep(output);
+    if (response === undefined) return;
+    await commit([], [...reader.finished.splice(0), response.step]);
+    for (const id of response.call_ids) reader.early.set(id, response.step);
   };
 
   const inbox: OpenAIAgentsLiveInbox = {
     input: base,
     callModelInputFilter: async ({ modelData }) => {
       if (bridge.superseded && !bridge.pending) throw Object.assign(new Error('The Run was interrupted'), { name: 'AbortError' });
-      read(modelData.input);
-      close();
+      reader.read(modelData.input);
+      reader.close();
       // Not before a run's first model call: the attempt's start is its own boundary (drained
       // when the Runtime opened it); a resumed run's first call takes what was queued meanwhile.
       const drained = [...waiting, ...(calls++ === 0 && !resumed ? [] : bridge.drain())];
       waiting = [];
-      await commit(drained, finished.splice(0));
+      await commit(drained, reader.finished.splice(0));
       for (const m of drained) inserted.push({ at: modelData.input.length, item: toAgentsUserItem(m) });
-      return { ...modelData, input: withInserted(modelData.input) };
+      return { ...modelData, input: withInserted(modelData.input, inserted) };
     },
     ...(run.signal ? { signal: run.signal } : {}),
     model(model) {
@@ -258,7 +197,7 @@ export function openAIAgentsLiveInbox(run: SteerableRun, options: OpenAIAgentsLi
       return wrapped;
     },
     async finish(result) {
-      read(result.history);
+      reader.read(result.history);
       if ((result.interruptions ?? []).length > 0) {
         resumed = true;
         approvals = (result.interruptions ?? []).map((i) => {
@@ -267,8 +206,8 @@ export function openAIAgentsLiveInbox(run: SteerableRun, options: OpenAIAgentsLi
         });
         return { pending: false };
       }
-      close();
-      if (finished.length > 0) await commit([], finished.splice(0));
+      reader.close();
+      if (reader.finished.length > 0) await commit([], reader.finished.splice(0));
       waiting.push(...bridge.drain());
       return { pending: waiting.length > 0 };
     },
@@ -277,16 +216,16 @@ export function openAIAgentsLiveInbox(run: SteerableRun, options: OpenAIAgentsLi
       if (run.ledger?.park === undefined) throw new TypeError('park: this Run has no ledger that can park it (give the RunAttempt of an executor)');
       // The step (committed as its model returned it, or now: the run's history may lack the calls
       // awaiting approval), and the results of the calls that ran.
-      let step = open?.committed ?? early.get(approvals[0]!.callId);
+      let step = reader.open?.committed ?? reader.early.get(approvals[0]!.callId);
       if (step === undefined) {
-        const calls = [...(open?.calls ?? [])];
+        const calls = [...(reader.open?.calls ?? [])];
         for (const a of approvals) if (!calls.some((c) => c.id === a.callId)) calls.push({ id: a.callId, name: a.name, input: parseArguments(a.arguments) });
-        step = bridge.step({ text: open?.text ?? '', tool_calls: calls });
-        await commit([], [...finished.splice(0), step]);
+        step = bridge.step({ text: reader.open?.text ?? '', tool_calls: calls });
+        await commit([], [...reader.finished.splice(0), step]);
       }
       const pending = approvals.map((a) => bridge.toolUseIdOf(a.callId) ?? a.callId);
-      const ready = bridge.results(step, open?.results ?? []).content.filter((b): b is ToolResultBlock => b.type === 'tool_result' && !pending.includes(b.tool_use_id));
-      open = undefined;
+      const ready = bridge.results(step, reader.open?.results ?? []).content.filter((b): b is ToolResultBlock => b.type === 'tool_result' && !pending.includes(b.tool_use_id));
+      reader.open = undefined;
       approvals = [];
       const outcome = await run.ledger.park({ session_id: bridge.session_id, run_id: bridge.run_id, pending, results: { id: `${step.id}-results`, role: 'user', content: ready } });
       return { ...outcome, step, ready };
@@ -296,9 +235,9 @@ export function openAIAgentsLiveInbox(run: SteerableRun, options: OpenAIAgentsLi
       waiting = [];
       await commit(drained);
       // The next run starts from what the model saw: the history with the drained messages in place, the new input last.
-      base = [...withInserted(lastHistory), ...drained.map(toAgentsUserItem)];
+      base = [...withInserted(lastHistory, inserted), ...drained.map(toAgentsUserItem)];
       inserted = [];
-      seen = base.length;
+      reader.seen = base.length;
       (inbox as { input: AgentsInputItem[] }).input = base;
       return base;
     },
