@@ -6,7 +6,7 @@
  * Every behaviour — request ids, auth, budgets, body rules, errors, CORS, streams, OpenAPI — is
  * the pipeline's, the same as on every other adapter.
  */
-import { createHttpHandler, requestIdFor, routeNotFoundAnswer, streamToReadable, type HttpHandlerOptions, type PipelineAnswer } from '@inbox-kit/core/http';
+import { createHttpHandler, pipelineRequestOf, requestIdFor, responseOf, routeNotFoundAnswer, targetOf, type HttpHandlerOptions } from '@inbox-kit/core/http';
 import packageJson from '../package.json' with { type: 'json' };
 
 /**
@@ -47,44 +47,12 @@ export interface FetchHandler {
   close(): void;
 }
 
-/** Request headers as a plain object with lower-case names (a `Headers` joins repeats with `, `). */
-function headerRecord(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  headers.forEach((value, name) => {
-    out[name] = value;
-  });
-  return out;
-}
-
-/** The body as the async iterable the pipeline reads, cancelling the stream when it stops early. */
-function bodyOf(body: ReadableStream<Uint8Array> | null): AsyncIterable<Uint8Array> | null {
-  if (body === null) return null;
-  return {
-    [Symbol.asyncIterator]() {
-      const reader = body.getReader();
-      return {
-        next: () => reader.read() as Promise<IteratorResult<Uint8Array>>,
-        return: () => {
-          reader.cancel().catch(() => {});
-          return Promise.resolve({ done: true, value: undefined });
-        },
-      };
-    },
-  };
-}
-
 /** A request outside `basePath`: 404 `not_found` in the envelope (no route of the table is there). */
 function outside(request: Request, target: string): Response {
   const request_id = requestIdFor(request.headers.get('x-request-id') ?? undefined);
   const answer = routeNotFoundAnswer(request.method, target, request_id);
   const headers = { ...answer.headers, 'content-type': 'application/json; charset=utf-8', 'x-request-id': request_id, 'request-id': request_id };
   return new Response(request.method === 'HEAD' ? null : JSON.stringify(answer.body), { status: answer.status, headers });
-}
-
-/** The `Response` of an answer. */
-function responseOf(answer: PipelineAnswer): Response {
-  const body = answer.stream !== undefined ? streamToReadable(answer.stream) : answer.body ?? null;
-  return new Response(body as BodyInit | null, { status: answer.status, headers: answer.headers });
 }
 
 /**
@@ -96,23 +64,17 @@ export function createFetchHandler(options: FetchHandlerOptions): FetchHandler {
   const { basePath: base = '', clientAddress, ...rest } = options;
   const basePath = base.replace(/\/+$/, '');
   if (basePath !== '' && !basePath.startsWith('/')) throw new TypeError(`createFetchHandler: basePath must start with /, got ${JSON.stringify(base)}`);
-  const pipeline = createHttpHandler<Request>({ packageVersion: packageJson.version, ...rest });
+  const pipeline = createHttpHandler<Request>({ packageVersion: packageJson.version, adapterName: 'createFetchHandler', ...rest });
   const handler = (async (request: Request, context?: unknown): Promise<Response> => {
     const startedAt = performance.now();
-    const url = request.url;
-    // The target as sent: after the origin (`scheme://host`), up to a fragment.
-    const at = url.indexOf('/', url.indexOf('//') + 2);
-    let target = at < 0 ? '/' : url.slice(at);
+    let target = targetOf(request.url);
     if (basePath !== '') {
       if (target !== basePath && !target.startsWith(`${basePath}/`) && !target.startsWith(`${basePath}?`)) return outside(request, target);
       target = target.slice(basePath.length);
       if (target === '' || target.startsWith('?')) target = `/${target}`;
     }
-    const answer = await pipeline.handle({
-      method: request.method, url: target, headers: headerRecord(request.headers), body: bodyOf(request.body),
-      remoteAddress: clientAddress?.(request, context), signal: request.signal, host: request, mount: basePath, startedAt,
-    });
-    return responseOf(answer);
+    const remoteAddress = clientAddress?.(request, context);
+    return responseOf(await pipeline.handle(pipelineRequestOf(request, { host: request, url: target, mount: basePath, remoteAddress, startedAt })));
   }) as FetchHandler;
   handler.closeStreams = () => pipeline.closeStreams();
   handler.close = () => pipeline.close();

@@ -55,5 +55,5 @@ export {
 export {
   createHttpAttemptForwarder, createHttpHandler, DEFAULT_BODY_LIMIT, BodyTimeoutError, defaultResponseValidation, type HttpAttemptForwarderOptions, type HttpHandler,
   type HttpHandlerOptions, type PipelineAnswer, type PipelineRequest, type PipelineStream, type PipelineStreamSink, ResponseSchemaError, responseText,
-  type StreamTimingOptions, streamToReadable,
+  type StreamTimingOptions, streamToReadable, pipelineRequestOf, responseOf, targetOf,
 } from './pipeline/index.js';

@@ -56,7 +56,8 @@ function underMount(document: Record<string, unknown>, mount: string): Record<st
  * @throws TypeError when `forwarding.secret` is empty, `bodyTimeoutMs` / `bodyLimit` is not an
  *   integer ≥ 0, a CORS origin is not exact, or a budget is not a valid number.
  */
-export function pipelineContext<H>(options: HttpHandlerOptions<H>, name = 'createHttpHandler'): PipelineContext<H> {
+export function pipelineContext<H>(options: HttpHandlerOptions<H>): PipelineContext<H> {
+  const name = options.adapterName ?? 'createHttpHandler';
   const { services } = options;
   const secret = options.forwarding?.secret;
   if (secret === '') throw new TypeError(`${name}: forwarding.secret must not be empty`);

@@ -86,6 +86,8 @@ export interface HttpHandlerOptions<H = unknown> {
   openapi?: (OpenApiDocumentOptions & { documentPath?: string }) | false;
   /** Default `info.version` of the document (the adapter's package version). */
   packageVersion?: string;
+  /** The adapter's name, in the messages of the `TypeError`s invalid options throw (default `createHttpHandler`). */
+  adapterName?: string;
   /** Called with every unexpected error (answered 500 `internal_error`) and the request id; default `console.error`. */
   reportError?: (error: unknown, request_id: string) => void;
   /** The bad-credential throttle per remote address; `false`: off. */
