@@ -31,8 +31,8 @@ export {
 export { type ListPage } from './paging.js';
 export { CALLER_BUDGET_DEFAULTS, type CallerBudgetOptions, RunBudget, SessionCreateBudget } from './caller-budgets.js';
 export { MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH } from './validation.js';
-export { LAST_EVENT_ID_HEADER, lastEventIdOf, resumePosition, resumeStart, resyncFor, type ResyncSignal } from './stream-resume.js';
-export { idempotencyKeySchema, idempotencyRequestHash, parseIdempotencyKey } from './idempotency.js';
+export { LAST_EVENT_ID_HEADER, type ResyncSignal } from './stream-resume.js';
+export { idempotencyRequestHash, parseIdempotencyKey } from './idempotency.js';
 export { findInexactJsonNumber, type InexactJsonNumber, isExactJsonNumber } from './json-numbers.js';
 export {
   type Clock, createIdGenerator, createManualClock, createSequentialIdGenerator, type IdGenerator, type IdPrefix,
@@ -54,24 +54,18 @@ export {
   canSeeEvent, inboxPermissions, type InboxPermissions, type ProjectRole, roleOf, visibilityOfEventType,
 } from './project-inbox/permissions.js';
 export {
-  createInboxItemBody, type CreateInboxItemBody, type CreateInboxItemInput, decideInboxItemBody,
-  type DecideInboxItemBody, type DecideInboxItemInput, type ListInboxItemsInput, listInboxItemsQuery,
+  type CreateInboxItemBody, type CreateInboxItemInput, type DecideInboxItemBody, type DecideInboxItemInput, type ListInboxItemsInput,
   type ListInboxItemsQuery,
 } from './project-inbox/schemas.js';
 export {
   type CreateInboxItemOptions, type CreateInboxItemOutcome, type InboxItemPage, ProjectInboxService,
 } from './project-inbox/service.js';
 export { constantTimeEqual, generateApiKeySecret, hashApiKey } from './platform/keys.js';
-export { createStreamTokenBody, isStreamToken, MAX_STREAM_TOKEN_TTL_SECONDS, STREAM_TOKEN_PREFIX } from './platform/stream-tokens.js';
-export {
-  addMemberBody, addPageBody, commitTurnBody, createProjectBody, createProjectRequest, createSessionBody,
-  createSessionRequest, listFloorsQuery, listMembersQuery, listOperationLogsQuery, listPagesQuery, listProjectEventsQuery,
-  listProjectsQuery, listSessionsQuery, streamProjectEventsQuery,
-} from './platform/schemas.js';
+export { isStreamToken, MAX_STREAM_TOKEN_TTL_SECONDS, STREAM_TOKEN_PREFIX } from './platform/stream-tokens.js';
+export { createProjectRequest, createSessionRequest } from './platform/schemas.js';
 export { API_KEY_USE_RESOLUTION_MS, PlatformService, PROJECT_FEED_RECHECK_MS, READINESS_TIMEOUT_MS } from './platform/service.js';
 export {
-  AdminService, apiKeyView, type ApiKeyView, createAccountBody, createApiKeyBody, type IssuedApiKey, listAdminOperationLogsQuery,
-  listApiKeysQuery, MAX_ROTATION_GRACE_MS, rotateApiKeyBody, systemAdminContext,
+  AdminService, apiKeyView, type ApiKeyView, type IssuedApiKey, MAX_ROTATION_GRACE_MS, systemAdminContext,
 } from './platform/admin.js';
 export {
   type Base64ImageSource, type ContentBlock, contentBlockSchema, contentSchema, IMAGE_MEDIA_TYPES, type ImageBlock,
@@ -112,22 +106,21 @@ export {
   type AttemptRoutingOptions, DEFAULT_ATTEMPT_LEASE_MS, type ForwardedReply, type LiveInboxOperation,
 } from './sessions/routing.js';
 export {
-  liveInboxContentBody, type LiveInboxContentInput, liveInboxMessageParams, liveInboxOrderBody,
-  type LiveInboxOrderInput, MAX_DENY_MESSAGE_CHARS, MAX_EVENTS_PER_REQUEST, sendSessionEventsBody, type SendSessionEventsInput,
-  sessionEventInput, type SessionEventInput, sessionParams, UNSUPPORTED_EVENT_TYPES,
+  type LiveInboxContentInput, type LiveInboxOrderInput, MAX_DENY_MESSAGE_CHARS, MAX_EVENTS_PER_REQUEST, type SendSessionEventsInput,
+  sessionEventInput, type SessionEventInput, UNSUPPORTED_EVENT_TYPES,
 } from './sessions/schemas.js';
 export {
-  agentReference, agentSnapshot, createManagedSessionBody, type CreateManagedSessionInput, DEFAULT_ENVIRONMENT_ID, deletedSession,
-  DELTA_EVENT_TYPES, isRuntimeAgent, RUNTIME_AGENT_ID, runtimeAgentSnapshot, sessionAgentSchema, type ListManagedSessionsInput, listManagedSessionsQuery, type ListSessionEventsInput,
-  listSessionEventsQuery, type ManagedAgentDefinition, managedSession, type ManagedSession, managedSessionEvent,
+  agentReference, agentSnapshot, type CreateManagedSessionInput, DEFAULT_ENVIRONMENT_ID, deletedSession,
+  DELTA_EVENT_TYPES, isRuntimeAgent, RUNTIME_AGENT_ID, runtimeAgentSnapshot, sessionAgentSchema, type ListManagedSessionsInput,
+  type ListSessionEventsInput, type ManagedAgentDefinition, managedSession, type ManagedSession, managedSessionEvent,
   type ManagedSessionEvent, managedSessionEventSchema, managedSessionSchema, type ManagedSessionStatus, metadataSchema,
-  rfc3339, type RunOptions, streamSessionEventsQuery, updateManagedSessionBody, type UpdateManagedSessionInput,
+  rfc3339, type RunOptions, type UpdateManagedSessionInput,
 } from './sessions/managed-agents.js';
 export {
   type ManagedSessionPage, type ManagedSessionsDeps, ManagedSessionsService,
 } from './sessions/managed-sessions.js';
 export {
-  configuredAgent, createAgentBody, type CreateAgentInput, listAgentsQuery, type ListAgentsInput, listAgentVersionsQuery,
+  configuredAgent, type CreateAgentInput, type ListAgentsInput,
   type ListAgentVersionsInput, managedAgent, type ManagedAgent, type ManagedAgentPage, managedAgentSchema, type ManagedAgentsDeps,
-  ManagedAgentsService, MAX_AGENT_TOOLS, retrieveAgentQuery, updateAgentBody, type UpdateAgentInput,
+  ManagedAgentsService, MAX_AGENT_TOOLS, type UpdateAgentInput,
 } from './sessions/agents.js';

@@ -6,8 +6,8 @@
  * the per-caller stream cap, hijacking the reply, ending the stream when the client goes away, and
  * a `preClose` hook that ends every open stream so `app.close()` returns promptly.
  */
-import { isInboxKitError, resumePosition, type Feed } from '@inbox-kit/core';
-import { runEventStream, SSE_HEADERS } from '@inbox-kit/core/http';
+import { isInboxKitError, type Feed } from '@inbox-kit/core';
+import { resumePosition, runEventStream, SSE_HEADERS } from '@inbox-kit/core/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { claimStreamSlot, DEFAULT_MAX_STREAMS_PER_CALLER } from './stream-limits.js';
 

@@ -3,8 +3,9 @@
  * table (method, path, request and response schemas, which service call), the error → status →
  * `error.type` table and envelope, credentials and request ids, SSE framing and resume rules, and
  * the forwarding-header checks of attempt routing, CORS, the methods of a path (405 with `Allow`),
- * and the OpenAPI document of the table. Imports
- * zod and the core only.
+ * the OpenAPI document of the table, and the request schemas of the routes (bodies, queries,
+ * params: `createInboxItemBody`, `listSessionsQuery`, `sessionParams`, …; the root entry keeps the
+ * domain). Imports zod and the core only.
  *
  * The public names, listed one by one (`scripts/public-surface.json` holds them).
  */
@@ -25,6 +26,20 @@ export {
   retryFrame, runEventStream, SSE_DEFAULTS, SSE_HEADERS, type SseSink, type StreamSlots,
 } from './sse.js';
 export { lastEventIdOf, resumePosition, resumeStart, resyncFor, type ResyncSignal } from '../stream-resume.js';
+// The request schemas of the routes (bodies, queries, params): HTTP's, not the domain's (the services take the parsed inputs).
+export { idempotencyKeySchema } from '../idempotency.js';
+export { createInboxItemBody, decideInboxItemBody, listInboxItemsQuery } from '../project-inbox/schemas.js';
+export { createStreamTokenBody } from '../platform/stream-tokens.js';
+export {
+  addMemberBody, addPageBody, commitTurnBody, createProjectBody, createSessionBody, listFloorsQuery, listMembersQuery, listOperationLogsQuery,
+  listPagesQuery, listProjectEventsQuery, listProjectsQuery, listSessionsQuery, streamProjectEventsQuery,
+} from '../platform/schemas.js';
+export { createAccountBody, createApiKeyBody, listAdminOperationLogsQuery, listApiKeysQuery, rotateApiKeyBody } from '../platform/admin.js';
+export { liveInboxContentBody, liveInboxMessageParams, liveInboxOrderBody, sendSessionEventsBody, sessionParams } from '../sessions/schemas.js';
+export {
+  createManagedSessionBody, listManagedSessionsQuery, listSessionEventsQuery, streamSessionEventsQuery, updateManagedSessionBody,
+} from '../sessions/managed-agents.js';
+export { createAgentBody, listAgentsQuery, listAgentVersionsQuery, retrieveAgentQuery, updateAgentBody } from '../sessions/agents.js';
 export { DEFAULT_FORWARD_TIMEOUT_MS, FORWARD_HEADERS, forwardedPrincipal, forwardHeadersFor, forwardRequestOf } from './forwarding.js';
 export {
   adminAccountResponse, adminOperationLogPageResponse, deletedSessionResponse, healthResponse, HTTP_ROUTES, issuedApiKeyResponse, readyResponse, rotatedApiKeyResponse, type HttpCall, type HttpOutcome, type HttpRoute, httpRoutesFor, type HttpServices,
