@@ -24,12 +24,12 @@ export const PLATFORM_ROUTES: readonly RouteDeclaration[] = [
     description: 'For load balancers and orchestrators: `/health` says the process serves (liveness); this says it can answer requests that need storage. '
       + 'Not ready: 503 `storage_unavailable` with `Retry-After`, `details[0].code` `unreachable` (the database does not answer within 2 s) or `not_migrated` (run the migrations).',
     status: 200, response: readyResponse,
-    errors: ['storage_unavailable'],
+    errors: [],
   },
   // — identity —
   {
     operationId: 'getMe', method: 'GET', path: '/me', tags: ['identity'], summary: 'The calling account', status: 200, response: meResponse,
-    errors: ['account_not_found'],
+    errors: [],
   },
   {
     operationId: 'createStreamToken', method: 'POST', path: '/stream-tokens', tags: ['identity'],
@@ -38,7 +38,7 @@ export const PLATFORM_ROUTES: readonly RouteDeclaration[] = [
       + 'acting account, on the event stream routes only, until `expires_at` (at most 15 minutes; reconnections until then too); revoking the key ends it. '
       + 'An API key is never accepted in a URL.',
     body: createStreamTokenBody, status: 201, response: streamTokenResponse,
-    errors: ['unsupported_capability', 'invalid_credentials'],
+    errors: ['unsupported_capability'],
   },
   // — projects —
   {
@@ -60,14 +60,14 @@ export const PLATFORM_ROUTES: readonly RouteDeclaration[] = [
   {
     operationId: 'archiveProject', method: 'POST', path: '/projects/:id/archive', tags: ['projects'], summary: 'Archive a project (owner only)', params: idParams,
     status: 200, response: projectResponse('The archived project'),
-    errors: ['project_not_found', 'permission_denied', 'conflict'],
+    errors: ['project_not_found', 'conflict'],
   },
   // — members —
   {
     operationId: 'addMember', method: 'POST', path: '/projects/:id/members', tags: ['members'], summary: 'Add a member or change its role (owner only)',
     params: idParams, body: addMemberBody, status: 201, response: memberResponse,
     links: { removeMember: { operationId: 'removeMember', parameters: { id: '$request.path.id', account_id: '$response.body#/member/account_id' } } },
-    errors: ['project_not_found', 'permission_denied', 'project_archived', 'account_not_found', 'conflict'],
+    errors: ['project_not_found', 'project_archived', 'conflict'],
   },
   {
     operationId: 'listMembers', method: 'GET', path: '/projects/:id/members', tags: ['members'], summary: 'List members', params: idParams,
@@ -77,7 +77,7 @@ export const PLATFORM_ROUTES: readonly RouteDeclaration[] = [
   {
     operationId: 'removeMember', method: 'DELETE', path: '/projects/:id/members/:account_id', tags: ['members'], summary: 'Remove a member (owner only)',
     params: z.object({ id: idString, account_id: idString }), status: 204, response: noContent,
-    errors: ['project_not_found', 'permission_denied', 'project_archived', 'member_not_found', 'conflict'],
+    errors: ['project_not_found', 'project_archived', 'member_not_found', 'conflict'],
   },
   // — events and logs —
   {
@@ -94,14 +94,14 @@ export const PLATFORM_ROUTES: readonly RouteDeclaration[] = [
   {
     operationId: 'listOperationLogs', method: 'GET', path: '/projects/:id/operation-logs', tags: ['events'], summary: 'Operation Log, newest first (owner only)',
     params: idParams, query: listOperationLogsQuery, status: 200, response: operationLogPageResponse,
-    errors: ['project_not_found', 'permission_denied', 'invalid_cursor'],
+    errors: ['project_not_found', 'invalid_cursor'],
   },
   {
     operationId: 'listOperationLogsByProject', method: 'GET', path: '/operation-logs', tags: ['events'],
     summary: 'Operation Log of a project, newest first (owner only), as `{ data, meta }`',
     description: 'The same rows and pages as `GET /projects/{id}/operation-logs`, in the `{ data, meta: { next_cursor, has_more, limit } }` shape TavernHeadless clients read.',
     query: listOperationLogsByProjectQuery, status: 200, response: operationLogDataResponse,
-    errors: ['project_not_found', 'permission_denied', 'invalid_cursor'],
+    errors: ['project_not_found', 'invalid_cursor'],
   },
   {
     operationId: 'listProjectSessions', method: 'GET', path: '/projects/:id/sessions', tags: ['sessions'], summary: 'Sessions of a project, newest first (members)',
@@ -114,7 +114,7 @@ export const PLATFORM_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'createSession', method: 'POST', path: '/sessions', tags: ['sessions'], summary: 'Create a session (its id is generated)',
     body: createSessionRequest, status: 201, response: sessionResponse('The new session'),
     links: { getSession: { operationId: 'getSession', parameters: { id: '$response.body#/session/id' } }, listFloors: { operationId: 'listFloors', parameters: { id: '$response.body#/session/id' } } },
-    errors: ['project_not_found', 'permission_denied', 'project_archived', 'conflict', 'rate_limited'],
+    errors: ['project_not_found', 'project_archived', 'conflict'],
   },
   {
     operationId: 'listSessions', method: 'GET', path: '/sessions', tags: ['sessions'], summary: 'Sessions the caller may see', query: listSessionsQuery,
@@ -135,7 +135,7 @@ export const PLATFORM_ROUTES: readonly RouteDeclaration[] = [
     operationId: 'commitTurn', method: 'POST', path: '/sessions/:id/floors', tags: ['sessions'], summary: 'Commit a turn: a new Floor and its first Page',
     params: idParams, body: commitTurnBody, status: 201, response: committedTurn,
     links: { listPages: { operationId: 'listPages', parameters: { id: '$request.path.id', floor_id: '$response.body#/floor/id' } }, addPage: { operationId: 'addPage', parameters: { id: '$request.path.id', floor_id: '$response.body#/floor/id' } } },
-    errors: ['session_not_found', 'permission_denied', 'project_archived', 'session_archived', 'session_running', 'payload_too_large'],
+    errors: ['session_not_found', 'project_archived', 'session_archived', 'session_running', 'project_inbox_payload_invalid', 'project_inbox_payload_too_large'],
   },
   {
     operationId: 'listPages', method: 'GET', path: '/sessions/:id/floors/:floor_id/pages', tags: ['sessions'], summary: 'Pages (versions) of a floor',
@@ -145,6 +145,6 @@ export const PLATFORM_ROUTES: readonly RouteDeclaration[] = [
   {
     operationId: 'addPage', method: 'POST', path: '/sessions/:id/floors/:floor_id/pages', tags: ['sessions'], summary: 'Add a Page (regeneration) to a floor',
     params: floorParams, body: addPageBody, status: 201, response: pageResponse,
-    errors: ['session_not_found', 'floor_not_found', 'permission_denied', 'project_archived', 'session_archived', 'session_running', 'payload_too_large'],
+    errors: ['session_not_found', 'floor_not_found', 'project_archived', 'session_archived', 'session_running', 'project_inbox_payload_invalid', 'project_inbox_payload_too_large'],
   },
 ];
