@@ -68,57 +68,57 @@ export const ROUTE_BINDINGS: Readonly<Record<string, RouteHandler>> = {
     return json(200, { status: 'ready' });
   },
   // — identity —
-  getMe: async (s, c) => json(200, await s.platform.whoami(c.ctx())),
-  createStreamToken: async (s, c) => json(201, await s.platform.issueStreamToken(c.ctx(), c.body)),
+  getMe: async (s, c) => json(200, await s.platform.identity.whoami(c.ctx())),
+  createStreamToken: async (s, c) => json(201, await s.platform.identity.issueStreamToken(c.ctx(), c.body)),
   // — projects —
-  createProject: async (s, c) => json(201, { project: projectRecord(await s.platform.createProject(c.ctx(), c.body), 'owner') }),
+  createProject: async (s, c) => json(201, { project: projectRecord(await s.platform.projects.createProject(c.ctx(), c.body), 'owner') }),
   listProjects: async (s, c) => {
     const ctx = c.ctx();
-    const page = await s.platform.listProjects(ctx, c.query);
-    const items = await Promise.all(page.items.map(async (p) => projectRecord(p, p.account_id === ctx.principal.account_id ? 'owner' : (await s.platform.getProject(ctx, p.id)).role)));
+    const page = await s.platform.projects.listProjects(ctx, c.query);
+    const items = await Promise.all(page.items.map(async (p) => projectRecord(p, p.account_id === ctx.principal.account_id ? 'owner' : (await s.platform.projects.getProject(ctx, p.id)).role)));
     return json(200, { items, next_cursor: page.next_cursor });
   },
   getProject: async (s, c) => {
-    const { project, role } = await s.platform.getProject(c.ctx(), c.params.id);
+    const { project, role } = await s.platform.projects.getProject(c.ctx(), c.params.id);
     return json(200, { project: projectRecord(project, role), role });
   },
-  archiveProject: async (s, c) => json(200, { project: projectRecord(await s.platform.archiveProject(c.ctx(), c.params.id), 'owner') }),
+  archiveProject: async (s, c) => json(200, { project: projectRecord(await s.platform.projects.archiveProject(c.ctx(), c.params.id), 'owner') }),
   // — members —
   addMember: async (s, c) => {
     const ctx = c.ctx();
-    return json(201, { member: memberRecord(await s.platform.addMember(ctx, c.params.id, c.body), ctx.principal.workspace_id) });
+    return json(201, { member: memberRecord(await s.platform.projects.addMember(ctx, c.params.id, c.body), ctx.principal.workspace_id) });
   },
   listMembers: async (s, c) => {
     const ctx = c.ctx();
-    const page = await s.platform.listMembers(ctx, c.params.id, c.query);
+    const page = await s.platform.projects.listMembers(ctx, c.params.id, c.query);
     return json(200, { items: page.items.map((m) => memberRecord(m, ctx.principal.workspace_id)), next_cursor: page.next_cursor });
   },
   removeMember: async (s, c) => {
-    await s.platform.removeMember(c.ctx(), c.params.id, c.params.account_id);
+    await s.platform.projects.removeMember(c.ctx(), c.params.id, c.params.account_id);
     return empty;
   },
   // — events and logs —
-  listProjectEvents: async (s, c) => json(200, await s.platform.listProjectEvents(c.ctx(), c.params.id, c.query)),
+  listProjectEvents: async (s, c) => json(200, await s.platform.events.listProjectEvents(c.ctx(), c.params.id, c.query)),
   streamProjectEvents: async (s, c) => {
     // The position is read first: a malformed Last-Event-ID is 400 whatever the access.
     const after = resumePosition(c.query.after, c.lastEventId);
     const lastEventId = lastEventIdOf(c.lastEventId);
-    return { kind: 'stream', feed: await s.platform.projectEventFeed(c.ctx(), c.params.id, c.query), after, ...(lastEventId === undefined ? {} : { lastEventId }) };
+    return { kind: 'stream', feed: await s.platform.events.projectEventFeed(c.ctx(), c.params.id, c.query), after, ...(lastEventId === undefined ? {} : { lastEventId }) };
   },
-  listOperationLogs: async (s, c) => json(200, await s.platform.listOperationLogs(c.ctx(), c.params.id, c.query)),
+  listOperationLogs: async (s, c) => json(200, await s.platform.events.listOperationLogs(c.ctx(), c.params.id, c.query)),
   listOperationLogsByProject: async (s, c) => {
     const { project_id, ...page } = c.query as { project_id: string; limit: number; cursor?: string };
-    return json(200, operationLogData(await s.platform.listOperationLogs(c.ctx(), project_id, page), page.limit));
+    return json(200, operationLogData(await s.platform.events.listOperationLogs(c.ctx(), project_id, page), page.limit));
   },
-  listProjectSessions: async (s, c) => json(200, await s.platform.listSessions(c.ctx(), { ...c.query, project_id: c.params.id })),
+  listProjectSessions: async (s, c) => json(200, await s.platform.sessions.listSessions(c.ctx(), { ...c.query, project_id: c.params.id })),
   // — sessions, floors, pages —
-  createSession: async (s, c) => json(201, { session: await s.platform.createSession(c.ctx(), c.body) }),
-  listSessions: async (s, c) => json(200, await s.platform.listSessions(c.ctx(), c.query)),
-  getSession: async (s, c) => json(200, { session: await s.platform.getSession(c.ctx(), c.params.id) }),
-  listFloors: async (s, c) => json(200, await s.platform.listFloors(c.ctx(), c.params.id, c.query)),
-  commitTurn: async (s, c) => json(201, await s.platform.commitTurn(c.ctx(), c.params.id, c.body)),
-  listPages: async (s, c) => json(200, await s.platform.listPages(c.ctx(), c.params.id, c.params.floor_id, c.query)),
-  addPage: async (s, c) => json(201, { page: await s.platform.addPage(c.ctx(), c.params.id, c.params.floor_id, c.body) }),
+  createSession: async (s, c) => json(201, { session: await s.platform.sessions.createSession(c.ctx(), c.body) }),
+  listSessions: async (s, c) => json(200, await s.platform.sessions.listSessions(c.ctx(), c.query)),
+  getSession: async (s, c) => json(200, { session: await s.platform.sessions.getSession(c.ctx(), c.params.id) }),
+  listFloors: async (s, c) => json(200, await s.platform.sessions.listFloors(c.ctx(), c.params.id, c.query)),
+  commitTurn: async (s, c) => json(201, await s.platform.sessions.commitTurn(c.ctx(), c.params.id, c.body)),
+  listPages: async (s, c) => json(200, await s.platform.sessions.listPages(c.ctx(), c.params.id, c.params.floor_id, c.query)),
+  addPage: async (s, c) => json(201, { page: await s.platform.sessions.addPage(c.ctx(), c.params.id, c.params.floor_id, c.body) }),
   // — Project Inbox —
   createInboxItem: async (s, c) => {
     const key = c.headers['idempotency-key'] as string | undefined;
