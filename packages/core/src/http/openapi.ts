@@ -10,7 +10,8 @@
  *
  * Security schemes `bearerAuth` (`Authorization: Bearer <key>`) and `apiKeyHeader` (`x-api-key`);
  * public routes need neither. The one error envelope is the component
- * `#/components/schemas/ErrorEnvelope`, and every operation's 4xx/5xx answers reference it.
+ * `#/components/schemas/ErrorEnvelope`; every operation lists exactly the codes its route declares,
+ * one response per status in that envelope (`./openapi-errors.ts`).
  */
 import { z } from 'zod';
 import { INTEGER_PARAMETER } from '../validation.js';
