@@ -64,6 +64,11 @@ export { constantTimeEqual, generateApiKeySecret, hashApiKey } from './platform/
 export { isStreamToken, MAX_STREAM_TOKEN_TTL_SECONDS, STREAM_TOKEN_PREFIX } from './platform/stream-tokens.js';
 export { createProjectRequest, createSessionRequest } from './platform/schemas.js';
 export { API_KEY_USE_RESOLUTION_MS, PlatformService, PROJECT_FEED_RECHECK_MS, READINESS_TIMEOUT_MS } from './platform/service.js';
+export { IdentityService } from './platform/identity.js';
+export { ProjectService } from './platform/projects.js';
+export { SessionLedgerService } from './platform/ledger.js';
+export { ProjectEventService } from './platform/project-events.js';
+export { type CoreServices, createServices, type CreateServicesOptions } from './services.js';
 export {
   AdminService, apiKeyView, type ApiKeyView, type IssuedApiKey, MAX_ROTATION_GRACE_MS, systemAdminContext,
 } from './platform/admin.js';
