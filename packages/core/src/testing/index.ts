@@ -29,3 +29,6 @@ export {
   type GatedModel, type HttpConformanceCheck, httpConformanceChecks, HttpConformanceError, type HttpConformanceOptions,
   type HttpConformanceServer, type HttpConformanceSubject, KIT_ADAPTER_SETTINGS, withHttpSubject,
 } from './http-conformance-checks.js';
+export {
+  endTurn, type FakeModel, type FakeModelAnswer, type FakeModelOptions, type FakeModelStep, fakeModel, type HeldModelStep, toolUse,
+} from './fake-model.js';
