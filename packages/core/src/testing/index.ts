@@ -32,3 +32,6 @@ export {
 export {
   endTurn, type FakeModel, type FakeModelAnswer, type FakeModelOptions, type FakeModelStep, fakeModel, type HeldModelStep, toolUse,
 } from './fake-model.js';
+export {
+  gate, type RuntimeWorld, type RuntimeWorldOptions, type RuntimeWorldResponse, startRuntimeWorld, steerTwoMessages, textContent,
+} from './runtime-world.js';
