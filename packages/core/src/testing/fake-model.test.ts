@@ -47,6 +47,17 @@ describe('fakeModel', () => {
     expect(await model.step([user('b')], live())).toEqual({ content: [{ type: 'text', text: 'done' }], continue: false });
   });
 
+  it('answerHeld() answers the steps held now; a later step holds again', async () => {
+    const model = fakeModel({ then: 'hold' });
+    const first = model.step([user('a')], live());
+    model.answerHeld(endTurn('one'));
+    expect(await first).toEqual(endTurn('one'));
+    const second = model.step([user('b')], live());
+    expect((await model.next()).index).toBe(1);
+    model.answerHeld();
+    expect(await second).toEqual(endTurn('done'));
+  });
+
   it('a held step rejects with the abort reason when its Run is aborted, and is not handed out by next()', async () => {
     const model = fakeModel({ then: 'hold' });
     const abort = new AbortController();

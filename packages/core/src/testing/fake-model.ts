@@ -50,6 +50,8 @@ export interface FakeModel extends Model {
   waiting(): Promise<void>;
   /** Answers every held step with the `released` result, and from now on answers `'hold'` at once. */
   release(): void;
+  /** Answers the steps held now with `result` (default: the `released` result); later `'hold'` steps hold again. */
+  answerHeld(result?: ModelStepResult): void;
 }
 
 /** A final text answer: `{ content: [text], stop_reason: 'end_turn' }`. */
@@ -124,9 +126,11 @@ export function fakeModel(options: FakeModelOptions | FakeModelAnswer[] = {}): F
     },
     release() {
       released = true;
-      held.length = 0;
       for (const entry of [...pending]) entry.reply(releasedWith);
       takers = [];
+    },
+    answerHeld(result = releasedWith) {
+      for (const entry of [...pending]) entry.reply(result);
     },
   };
 }
