@@ -177,7 +177,8 @@ if (!pgUrl) {
     it('after its LISTEN connection is killed, the bus reconnects and delivers every event committed meanwhile, in order', async () => {
       const errors: unknown[] = [];
       const a = await newBus();
-      const b = await newBus({ errors, reconnectMinMs: 500 }); // slow first reconnect: the writes below happen while B is away
+      // A first reconnect slow enough (3 s) that the writes below happen while B is away, even on a busy machine.
+      const b = await newBus({ errors, reconnectMinMs: 3_000 });
       const { project_id } = await newProject();
       const onB: BusMessage[] = [];
       b.subscribe(`project:${project_id}`, (m) => onB.push(m));
@@ -200,7 +201,7 @@ if (!pgUrl) {
       for (let i = 0; i < 10; i++) publishEvent(a, await commitEvent(project_id));
       expect(b.isListening()).toBe(false);
       // Nothing is written after the reconnect: only the resync from storage can deliver 2–11.
-      await waitUntil(() => onB.length === 11, 'events 2–11 on B after the reconnect');
+      await waitUntil(() => onB.length === 11, 'events 2–11 on B after the reconnect', 15_000);
       expect(sequencesOf(onB)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
       expect(b.isListening()).toBe(true);
       expect(errors.length).toBeGreaterThan(0); // the lost connection was reported
@@ -208,7 +209,7 @@ if (!pgUrl) {
 
     it('a topic that had delivered nothing before the connection dropped gets its latest event after the reconnect', async () => {
       const a = await newBus();
-      const b = await newBus({ reconnectMinMs: 500 });
+      const b = await newBus({ reconnectMinMs: 3_000 });
       const { project_id } = await newProject();
       const onB: BusMessage[] = [];
       b.subscribe(`project:${project_id}`, (m) => onB.push(m));
@@ -224,7 +225,7 @@ if (!pgUrl) {
       expect(b.isListening()).toBe(false);
       // The resync finds no watermark for the topic, so it delivers the latest stored event; the
       // consumer reads the rest from storage (the SSE helper does).
-      await waitUntil(() => onB.length > 0, 'an event on B');
+      await waitUntil(() => onB.length > 0, 'an event on B', 15_000);
       expect(sequencesOf(onB)).toEqual([3]);
     });
 
