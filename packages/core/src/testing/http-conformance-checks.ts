@@ -23,6 +23,7 @@ import type { ErrorCode } from '../errors.js';
 import { createMemoryStore } from './memory-store.js';
 import type { CorsOptions } from '../http/cors.js';
 import { MAX_STREAM_TOKEN_TTL_SECONDS } from '../platform/stream-tokens.js';
+import type { HttpCheckLayer, HttpKitMode, HttpKitOptOut } from './http-kit.js';
 
 /** A check failed: `message` says which request and what differed. */
 export class HttpConformanceError extends Error {
@@ -33,6 +34,18 @@ export class HttpConformanceError extends Error {
 export interface HttpConformanceServer {
   url: string;
   close(): Promise<void>;
+  /**
+   * In-process: a fetch-style handler (`(request: Request) => Promise<Response>`) the kit calls
+   * instead of `fetch(url)` (then `url` is only the base the requests' URLs are built on, and no
+   * socket is opened). Absent: the kit sends over a socket to `url`.
+   */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
+/** `fetch`, sent to `server.fetch` (in-process) when the server has one, else over a socket. */
+export function serverFetch(server: Pick<HttpConformanceServer, 'fetch'>): (url: string, init?: RequestInit) => Promise<Response> {
+  const handler = server.fetch;
+  return handler ? (url, init) => handler(new Request(url, init)) : (url, init) => fetch(url, init);
 }
 
 /** What the kit's suites ask of an adapter beyond its services (pass each on to the adapter's own options). */
@@ -74,6 +87,10 @@ export const KIT_ADAPTER_SETTINGS: HttpAdapterSettings = { credentialThrottle: f
 
 /** Options of the kit. */
 export interface HttpConformanceOptions {
+  /** Which layers of checks run (see `http-kit.ts`); default `sockets`: all of them. Set by the kit's runners. */
+  mode?: HttpKitMode;
+  /** Checks or groups not run, each with the reason (registered as skipped, the reason in the title). */
+  optOut?: HttpKitOptOut;
   /** Starts the adapter on `services` with `settings` (absent: the adapter's defaults), listening on a real socket (e.g. 127.0.0.1, port 0). */
   start(services: HttpServices, settings?: HttpAdapterSettings): Promise<HttpConformanceServer>;
   /**
@@ -100,6 +117,8 @@ export interface GatedModel extends Model {
 /** The seeded world a check runs against. */
 export interface HttpConformanceSubject {
   url: string;
+  /** `fetch` to the adapter: in-process when the server gave a handler, else over its socket. */
+  fetch: (url: string, init?: RequestInit) => Promise<Response>;
   /** Secrets: `acc_owner`, `acc_deriver`, `acc_observer`, `acc_outsider` (ws_kit), `acc_stranger` (ws_other), `service` (ws_kit, acting as anyone there), `revoked`. */
   keys: Record<string, string>;
   /** `proj_kit`: owner acc_owner, deriver acc_deriver, observer acc_observer; session `sess_kit` in it. */
@@ -163,7 +182,7 @@ export async function withHttpSubject(options: HttpConformanceOptions, check: (s
     const managedSessions = new ManagedSessionsService({ ...deps, platform, runtime, agents: [{ id: 'kit_agent', name: 'Kit agent', model: 'gated', version: 1 }] });
     const server = await options.start({ platform, projectInbox: new ProjectInboxService(deps), runtime, managedSessions }, { ...KIT_ADAPTER_SETTINGS, ...settings });
     try {
-      await check({ url: server.url.replace(/\/+$/, ''), keys, project_id: 'proj_kit', session_id: 'sess_kit', agent_id: 'kit_agent', model });
+      await check({ url: server.url.replace(/\/+$/, ''), fetch: serverFetch(server), keys, project_id: 'proj_kit', session_id: 'sess_kit', agent_id: 'kit_agent', model });
     } finally {
       await server.close();
     }
@@ -197,7 +216,7 @@ async function send(subject: HttpConformanceSubject, method: string, path: strin
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] = 'application/json';
   Object.assign(headers, options.headers);
-  const res = await fetch(`${subject.url}${path}`, { method, headers, body: body as BodyInit | undefined });
+  const res = await subject.fetch(`${subject.url}${path}`, { method, headers, body: body as BodyInit | undefined });
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
@@ -255,7 +274,7 @@ const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
 /** Reads SSE frames until `count` event frames arrived; returns them and the response headers. */
 async function readFrames(subject: HttpConformanceSubject, path: string, key: string, count: number, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; frames: Array<{ id: number; event: string; data: any }>; preamble: string }> {
   const abort = new AbortController();
-  const res = await fetch(`${subject.url}${path}`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...headers }, signal: abort.signal });
+  const res = await subject.fetch(`${subject.url}${path}`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...headers }, signal: abort.signal });
   if (res.status !== 200 || res.body === null) {
     const body = await res.text();
     abort.abort();
@@ -289,6 +308,10 @@ async function readFrames(subject: HttpConformanceSubject, path: string, key: st
 /** One check: a name and its body. */
 export interface HttpConformanceCheck {
   name: string;
+  /** The group it belongs to (a run may opt a whole group out). */
+  group: string;
+  /** `behaviour` (default: runs in-process too), `wire` or `both` (see `http-kit.ts`). */
+  layer?: HttpCheckLayer;
   /** Adapter settings of this check on top of {@link KIT_ADAPTER_SETTINGS} (the CORS check's origins). */
   settings?: HttpAdapterSettings;
   run(subject: HttpConformanceSubject): Promise<void>;
@@ -300,6 +323,8 @@ const LI = (s: HttpConformanceSubject) => `/v1/awaken/sessions/${s.session_id}/l
 /** Every check of the kit, in order. */
 export const httpConformanceChecks: HttpConformanceCheck[] = [
   {
+    group: 'contract: routes',
+    layer: 'both',
     name: 'every route answers its documented status with a body its response schema accepts',
     async run(s) {
       const covered = new Set<string>();
@@ -388,6 +413,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: authentication',
     name: 'authentication: Bearer or x-api-key; missing, unknown and revoked keys get 401; a service key acts as another account',
     async run(s) {
       const k = s.keys as Record<string, string>;
@@ -404,6 +430,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: roles',
     name: 'roles: owners decide, derivers file, observers see the project but not the inbox, outsiders and other tenants see nothing',
     async run(s) {
       const k = s.keys as Record<string, string>;
@@ -428,6 +455,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: hostile input',
     name: 'hostile input is refused with 400 in the envelope and nothing is written',
     async run(s) {
       const owner = s.keys.acc_owner!;
@@ -450,6 +478,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: request ids',
     name: "request ids: a safe caller id is echoed, anything else is replaced; errors carry the same id",
     async run(s) {
       const mine = await send(s, 'GET', '/me', { key: s.keys.acc_owner, headers: { 'x-request-id': 'trace-42.a:b' } });
@@ -462,6 +491,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: idempotency',
     name: 'idempotency: a repeat with the same key answers the first item with Idempotent-Replayed; another body gets 409',
     async run(s) {
       const key = s.keys.acc_deriver!;
@@ -477,6 +507,8 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: event streams',
+    layer: 'both',
     name: 'SSE: retry hint, frames with id/event/data, resume after the later of ?after= and Last-Event-ID, resync past the newest, HEAD, only what the caller may see',
     async run(s) {
       const k = s.keys as Record<string, string>;
@@ -527,6 +559,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: Live Inbox',
     name: 'the Live Inbox refuses edits without an active native attempt (410) and from non-owners (403)',
     async run(s) {
       const k = s.keys as Record<string, string>;
@@ -541,6 +574,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: Session resource',
     name: 'the Session resource (/v1/sessions): create, retrieve, list pages, update, archive, delete, and its errors in the envelope',
     async run(s) {
       const k = s.keys as Record<string, string>;
@@ -607,6 +641,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: time filters',
     name: 'time filters (created_at[gt|gte|lt|lte]) are exact: sub-ms digits compared at full precision, offsets honoured, no offset read as UTC, impossible dates 400',
     async run(s) {
       const owner = s.keys.acc_owner!;
@@ -651,6 +686,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: clients',
     name: 'clients unchanged (the Python SDK): beta=true accepted on every /v1 route, an unknown Session 404 session_not_found on every /v1 route, every Session has an agent snapshot and an environment_id',
     async run(s) {
       const owner = s.keys.acc_owner!;
@@ -695,6 +731,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: retries',
     name: 'retries: x-should-retry false on answers a retry cannot fix (4xx: 400, 401, 403, 404, 409 session_running), absent on success',
     async run(s) {
       const owner = s.keys.acc_owner!;
@@ -715,6 +752,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: stream tokens',
     name: 'stream tokens: POST /stream-tokens (at most 15 minutes) opens the caller\'s streams as ?access_token= only; never on other routes, never an API key in a URL; revoking the key ends them',
     async run(s) {
       const owner = s.keys.acc_owner!;
@@ -728,10 +766,10 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
       expectError('no key', await send(s, 'POST', '/stream-tokens'), 401, 'authentication_required');
       const token = encodeURIComponent(issued.body.token as string);
       // The project stream (the seeded project's events) and the Session stream open with it, no header.
-      const res = await fetch(`${s.url}${P(s)}/events/stream?access_token=${token}`, { headers: { accept: 'text/event-stream' } });
+      const res = await s.fetch(`${s.url}${P(s)}/events/stream?access_token=${token}`, { headers: { accept: 'text/event-stream' } });
       if (res.status !== 200) fail('the project stream with access_token', { status: res.status, headers: res.headers, text: await res.text(), body: undefined }, 'expected 200');
       await res.body?.cancel();
-      const session = await fetch(`${s.url}/v1/sessions/${s.session_id}/events/stream?access_token=${token}`, { headers: { accept: 'text/event-stream' } });
+      const session = await s.fetch(`${s.url}/v1/sessions/${s.session_id}/events/stream?access_token=${token}`, { headers: { accept: 'text/event-stream' } });
       if (session.status !== 200) fail('the Session stream with access_token', undefined, `expected 200, got ${session.status}`);
       await session.body?.cancel();
       // Never on another route, and never an API key in a URL.
@@ -757,6 +795,8 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: CORS',
+    layer: 'both',
     name: 'CORS off by default: no Access-Control-* header for any Origin, an OPTIONS preflight is 405 with Allow',
     async run(s) {
       const res = await send(s, 'GET', '/me', { key: s.keys.acc_owner, headers: { origin: 'http://app.example' } });
@@ -767,6 +807,8 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: CORS',
+    layer: 'both',
     name: 'CORS with exact origins: an allowed Origin gets its own origin back and the exposed headers; its preflight 204 on every path; other origins nothing',
     settings: { cors: { origins: ['http://app.example', 'http://localhost:5173'] } },
     async run(s) {
@@ -792,6 +834,7 @@ export const httpConformanceChecks: HttpConformanceCheck[] = [
     },
   },
   {
+    group: 'contract: readers',
     name: 'a TavernHeadless-style reader (@tavern/sdk rules: projects with role and kind, members with id/workspace_id/status, GET /projects/:id/sessions, GET /operation-logs { data, meta }) gets every record',
     async run(s) {
       // What @tavern/sdk's project calls accept, re-stated from issue 31 (its reader drops a record that fails them).

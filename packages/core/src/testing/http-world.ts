@@ -29,7 +29,7 @@ import { SessionRuntimeService } from '../sessions/service.js';
 import { ManagedSessionsService } from '../sessions/managed-sessions.js';
 import type { CallerBudgetOptions } from '../caller-budgets.js';
 import { errorKind } from '../http/errors.js';
-import { KIT_ADAPTER_SETTINGS, type HttpAdapterSettings, type HttpConformanceOptions, type HttpConformanceServer } from './http-conformance-checks.js';
+import { KIT_ADAPTER_SETTINGS, serverFetch, type HttpAdapterSettings, type HttpConformanceOptions, type HttpConformanceServer } from './http-conformance-checks.js';
 import { createMemoryStore } from './memory-store.js';
 
 /** A response as the suites see it: status, headers, parsed JSON (or the text), the text. */
@@ -57,7 +57,10 @@ export interface WorldRequestOptions {
 
 /** A running world. */
 export interface HttpWorld {
+  /** The adapter's base URL (in-process: only the base requests are built on; no socket listens there). */
   url: string;
+  /** `fetch` to the adapter: in-process when it was started as a handler, else over its socket. */
+  fetch: (url: string, init?: RequestInit) => Promise<Response>;
   keys: Record<string, string>;
   /** The id of each key of `keys` (and `probe`: a key of `acc_probe` that nothing authenticates with). */
   keyIds: Record<string, string>;
@@ -231,6 +234,7 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
 
     server = await kit.start({ platform, projectInbox: new ProjectInboxService(deps), ...(runtime ? { runtime } : {}), ...(managedSessions ? { managedSessions } : {}) }, { ...KIT_ADAPTER_SETTINGS, ...options.settings });
     const url = server.url.replace(/\/+$/, '');
+    const send = serverFetch(server);
 
     const request = async <T>(method: string, path: string, opts: WorldRequestOptions = {}): Promise<WorldResponse<T>> => {
       const headers: Record<string, string> = { ...opts.headers };
@@ -245,7 +249,7 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
         body = JSON.stringify(opts.body);
         headers['content-type'] ??= 'application/json';
       }
-      const res = await fetch(url + path, { method, headers, body: body as BodyInit | undefined, signal: AbortSignal.timeout(20_000) });
+      const res = await send(url + path, { method, headers, body: body as BodyInit | undefined, signal: AbortSignal.timeout(20_000) });
       const text = await res.text();
       let parsed: unknown = text;
       if ((res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
@@ -328,7 +332,7 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
       return Object.fromEntries(Object.entries(dump).map(([table, rows]) => [table, rows.map((r) => r.replace(/"last_used_at":("?)\d+\1/g, '"last_used_at":null')).sort()]));
     };
     return {
-      url, keys, keyIds, store, published, clock, failure, request, newProject, inboxRows, worldState, rowCounts, dumpRows, subscriberCount: () => bus.subscriberCount(),
+      url, fetch: send, keys, keyIds, store, published, clock, failure, request, newProject, inboxRows, worldState, rowCounts, dumpRows, subscriberCount: () => bus.subscriberCount(),
       ...(runtime ? { runtime } : {}),
       floors: { A: A.floor, B: B.floor, C: C.floor, S: S.floor, L: L.floor, F: F.floor },
       pages: { A1: A.page, A2, B1: B.page, C1: C.page, S1: S.page, L1: L.page, F1: F.page },

@@ -22,10 +22,11 @@ export {
   hostileInputSuite, type HttpAdapterSettings, httpSuites, type HttpWorld, type HttpWorldOptions, idempotencySuite,
   inputRulesSuite, LEAKS, liveInboxLimitsSuite, liveInboxSuite, openStream, type OpenStreamOptions, pagingSuite, parseRawResponse,
   projectEventsSuite, projectInboxSuite, rawRequest, type RawRequest, rawSocket, type RouteInfo, routeInventory,
-  runHttpConformance, securitySuite, slowBodiesSuite, type SseStream, startHttpWorld, streamsPerCallerSuite,
+  runHttpConformance, runHttpBehaviour, runHttpWire, type HttpBehaviourOptions, type HttpConformanceRunOptions, type HttpKitHandler, IN_PROCESS_URL,
+  kitIt, layerRuns, optedOut, type HttpCheckLayer, type HttpKitMode, type HttpKitOptOut, type HttpKitRun, type KitIt, securitySuite, slowBodiesSuite, type SseStream, startHttpWorld, streamsPerCallerSuite,
   type WorldEnvelope, type WorldRequestOptions, type WorldResponse, type WorldState, writeGateSuite,
 } from './http-conformance.js';
 export {
   type GatedModel, type HttpConformanceCheck, httpConformanceChecks, HttpConformanceError, type HttpConformanceOptions,
-  type HttpConformanceServer, type HttpConformanceSubject, KIT_ADAPTER_SETTINGS, withHttpSubject,
+  type HttpConformanceServer, type HttpConformanceSubject, KIT_ADAPTER_SETTINGS, serverFetch, withHttpSubject,
 } from './http-conformance-checks.js';
