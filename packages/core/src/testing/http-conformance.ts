@@ -23,7 +23,7 @@ import { layerRuns, optedOut } from './http-kit.js';
 import { httpSuites } from './http-suites.js';
 
 export * from './http-conformance-checks.js';
-export { kitIt, layerRuns, optedOut, type HttpCheckLayer, type HttpKitMode, type HttpKitOptOut, type HttpKitRun, type KitIt } from './http-kit.js';
+export { describeFor, groupRuns, kitIt, layerRuns, optedOut, type HttpCheckLayer, type HttpKitMode, type HttpKitOptOut, type HttpKitRun, type KitIt } from './http-kit.js';
 export { startHttpWorld, expectError, heldModel, type HttpWorld, type HttpWorldOptions, type HeldModel, type WorldResponse, type WorldRequestOptions, type WorldEnvelope, type WorldState } from './http-world.js';
 export { httpSuites, authenticationSuite, errorsSuite, projectInboxSuite, idempotencySuite, inputRulesSuite, liveInboxSuite, liveInboxLimitsSuite, streamsPerCallerSuite, slowBodiesSuite, hostileInputSuite, securitySuite, projectEventsSuite, writeGateSuite, budgetsSuite, pagingSuite, connectionsSuite } from './http-suites.js';
 export { openStream, type Frame, type OpenStreamOptions, type SseStream } from './http-suites-events.js';

@@ -1,10 +1,15 @@
 /**
- * @inbox-kit/core/testing — for tests and adapter authors: the storage conformance kit (a vitest
- * suite; `vitest` is an optional peer of this package) and, re-exported for convenience, the
- * in-memory reference store. Code that only embeds the in-memory store imports it from
+ * @inbox-kit/core/testing — for tests and adapter authors: the one seeded test world
+ * (`seedTestWorld`, `heldModel`, `recordingBus`, `testClock`, record builders, the raw reader
+ * interface), the storage conformance kit and the HTTP kit (vitest suites; `vitest` is an optional
+ * peer of this package) and, re-exported for convenience, the in-memory reference store. Code that only embeds the in-memory store imports it from
  * `@inbox-kit/core/memory`, which loads no test runner.
  */
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
+export {
+  newEvent, newItem, newLog, newProject, newSessionEvent, recordingBus, type SeededWorld, seedStoreWorld, seedTestWorld, type StoreWorld, type TestClock, testClock,
+  WORLD_ACCOUNTS, type WorldRawReader,
+} from './world.js';
 export {
   type PlannedStoreCheck, planStoreConformance, runStoreConformance, STORE_PORT_GROUPS, STORE_PORT_METHODS,
   type StoreConformanceOptions, type StorePortGroup, type UnsupportedStorePorts,
@@ -23,7 +28,7 @@ export {
   inputRulesSuite, LEAKS, liveInboxLimitsSuite, liveInboxSuite, openStream, type OpenStreamOptions, pagingSuite, parseRawResponse,
   projectEventsSuite, projectInboxSuite, rawRequest, type RawRequest, rawSocket, type RouteInfo, routeInventory,
   runHttpConformance, runHttpBehaviour, runHttpWire, type HttpBehaviourOptions, type HttpConformanceRunOptions, type HttpKitHandler, IN_PROCESS_URL,
-  kitIt, layerRuns, optedOut, type HttpCheckLayer, type HttpKitMode, type HttpKitOptOut, type HttpKitRun, type KitIt, securitySuite, slowBodiesSuite, type SseStream, startHttpWorld, streamsPerCallerSuite,
+  describeFor, groupRuns, kitIt, layerRuns, optedOut, type HttpCheckLayer, type HttpKitMode, type HttpKitOptOut, type HttpKitRun, type KitIt, securitySuite, slowBodiesSuite, type SseStream, startHttpWorld, streamsPerCallerSuite,
   type WorldEnvelope, type WorldRequestOptions, type WorldResponse, type WorldState, writeGateSuite,
 } from './http-conformance.js';
 export {
