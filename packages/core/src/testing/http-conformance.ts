@@ -16,14 +16,17 @@
  * small world, calls `start(services)`, drives the server with `fetch`, and calls `close()`.
  * vitest is an optional peer dependency, needed only by this module.
  */
-import { describe, it } from 'vitest';
+import { beforeAll, describe, it } from 'vitest';
 import type { HttpServices } from '../http/routes.js';
 import { httpConformanceChecks, withHttpSubject, type HttpAdapterSettings, type HttpConformanceOptions, type HttpConformanceServer } from './http-conformance-checks.js';
-import { layerRuns, optedOut } from './http-kit.js';
+import { assertKnownOptOuts, planHttpChecks } from './http-kit.js';
 import { httpSuites } from './http-suites.js';
 
 export * from './http-conformance-checks.js';
-export { describeFor, groupRuns, kitIt, layerRuns, optedOut, type HttpCheckLayer, type HttpKitMode, type HttpKitOptOut, type HttpKitRun, type KitIt } from './http-kit.js';
+export {
+  assertKnownOptOuts, describeFor, groupRuns, kitIt, layerRuns, optedOut, planHttpChecks, type HttpCheckLayer, type HttpKitMode, type HttpKitOptOut, type HttpKitRun, type KitIt,
+  type PlannedHttpCheck, type TestRegistrar,
+} from './http-kit.js';
 export { startHttpWorld, expectError, heldModel, type HttpWorld, type HttpWorldOptions, type HeldModel, type WorldResponse, type WorldRequestOptions, type WorldEnvelope, type WorldState } from './http-world.js';
 export { httpSuites, authenticationSuite, errorsSuite, projectInboxSuite, idempotencySuite, inputRulesSuite, liveInboxSuite, liveInboxLimitsSuite, streamsPerCallerSuite, slowBodiesSuite, hostileInputSuite, securitySuite, projectEventsSuite, writeGateSuite, budgetsSuite, pagingSuite, connectionsSuite } from './http-suites.js';
 export { openStream, type Frame, type OpenStreamOptions, type SseStream } from './http-suites-events.js';
@@ -34,11 +37,8 @@ export type HttpConformanceRunOptions = Omit<HttpConformanceOptions, 'mode'> & {
 
 /** Registers the checks of {@link httpConformanceChecks} that `options.mode` takes (opted-out ones as skipped, with the reason). */
 function registerChecks(options: HttpConformanceOptions & { timeout?: number }): void {
-  const mode = options.mode ?? 'sockets';
-  for (const check of httpConformanceChecks) {
-    if (!layerRuns(mode, check.layer ?? 'behaviour')) continue;
-    const reason = optedOut(options, check.group, check.name);
-    if (reason !== undefined) it.skip(`${check.name} — opted out: ${reason}`, () => {});
+  for (const { check, skip } of planHttpChecks(httpConformanceChecks, options)) {
+    if (skip !== undefined) it.skip(`${check.name} — opted out: ${skip}`, () => {});
     else it(check.name, () => withHttpSubject(options, check.run, check.settings), options.timeout ?? 30_000);
   }
 }
@@ -58,6 +58,8 @@ export function runHttpConformance(name: string, options: HttpConformanceRunOpti
     const kit = { ...options, mode: 'sockets' as const };
     registerChecks(kit);
     httpSuites(kit);
+    // Every check registers in this mode (once collected): an opt-out that names none of them is a typo.
+    beforeAll(() => assertKnownOptOuts(kit));
   });
 }
 

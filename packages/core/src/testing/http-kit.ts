@@ -55,29 +55,77 @@ export interface KitIt extends Register {
   behaviour: Register & { each: RegisterEach };
 }
 
+/** The part of vitest's `it` the kit registers with (a test may pass a recorder instead). */
+export interface TestRegistrar {
+  (name: string, fn: () => unknown, timeout?: number): void;
+  each(table: readonly any[]): (name: string, fn: (...args: any[]) => unknown, timeout?: number) => void;
+  skip: { (name: string, fn: () => unknown): void; each(table: readonly any[]): (name: string, fn: (...args: any[]) => unknown) => void };
+}
+
 /** The reason `kit` opts the check `name` of `group` out, if it does. */
 export function optedOut(kit: HttpKitRun, group: string, name: string): string | undefined {
   return kit.optOut?.[name] ?? kit.optOut?.[group];
 }
 
+/** The check and group names a run has met (to refuse an opt-out that names nothing). */
+const metNames = new WeakMap<object, Set<string>>();
+
+/** Records that a run met the check `name` of `group` (whatever its layer). */
+export function meetCheck(kit: HttpKitRun, group: string, name?: string): void {
+  let names = metNames.get(kit);
+  if (names === undefined) metNames.set(kit, (names = new Set()));
+  names.add(group);
+  if (name !== undefined) names.add(name);
+}
+
+/**
+ * Refuses opt-outs that name no check nor group the run met (a typo must not silently run
+ * everything). Called by `runHttpConformance` once every check is registered.
+ * @throws TypeError naming the unknown keys.
+ */
+export function assertKnownOptOuts(kit: HttpKitRun): void {
+  const names = metNames.get(kit) ?? new Set<string>();
+  const unknown = Object.keys(kit.optOut ?? {}).filter((key) => !names.has(key));
+  if (unknown.length > 0) {
+    throw new TypeError(`@inbox-kit/core/testing: optOut names no check or group of the HTTP kit: ${unknown.map((k) => JSON.stringify(k)).join(', ')} (a check is named by its title as registered, \`%s\` placeholders included)`);
+  }
+}
+
+/** One check as a run treats it: `skip` is the opt-out's reason, if it is opted out. */
+export interface PlannedHttpCheck<C> {
+  check: C;
+  skip: string | undefined;
+}
+
+/** The checks of `checks` a run in `kit.mode` registers, each with its opt-out reason (if any). */
+export function planHttpChecks<C extends { name: string; group: string; layer?: HttpCheckLayer }>(checks: readonly C[], kit: HttpKitRun): PlannedHttpCheck<C>[] {
+  const mode = kit.mode ?? 'sockets';
+  for (const check of checks) meetCheck(kit, check.group, check.name);
+  return checks.filter((check) => layerRuns(mode, check.layer ?? 'behaviour')).map((check) => ({ check, skip: optedOut(kit, check.group, check.name) }));
+}
+
 /**
  * The `it` of one group of the kit: registers a check only when the run's mode takes its layer,
  * as `it.skip('<name> — opted out: <reason>')` when the run opts it (or its group) out.
+ * @param register what to register with (default vitest's `it`).
  */
-export function kitIt(kit: HttpConformanceOptions & HttpKitRun, group: string, layer: HttpCheckLayer = 'behaviour'): KitIt {
+export function kitIt(kit: HttpConformanceOptions & HttpKitRun, group: string, layer: HttpCheckLayer = 'behaviour', register: TestRegistrar = vitestIt as unknown as TestRegistrar): KitIt {
   const mode = kit.mode ?? 'sockets';
+  meetCheck(kit, group);
   const forLayer = (l: HttpCheckLayer): Register & { each: RegisterEach } => {
     const one: Register = (name, fn, timeout) => {
+      meetCheck(kit, group, name);
       if (!layerRuns(mode, l)) return;
       const reason = optedOut(kit, group, name);
-      if (reason !== undefined) vitestIt.skip(`${name} — opted out: ${reason}`, () => {});
-      else vitestIt(name, fn as () => Promise<void>, timeout);
+      if (reason !== undefined) register.skip(`${name} — opted out: ${reason}`, () => {});
+      else register(name, fn as () => Promise<void>, timeout);
     };
     const each: RegisterEach = (table) => (name, fn, timeout) => {
+      meetCheck(kit, group, name);
       if (!layerRuns(mode, l)) return;
       const reason = optedOut(kit, group, name);
-      if (reason !== undefined) vitestIt.skip.each(table as any[])(`${name} — opted out: ${reason}`, () => {});
-      else vitestIt.each(table as any[])(name, fn as any, timeout);
+      if (reason !== undefined) register.skip.each(table)(`${name} — opted out: ${reason}`, () => {});
+      else register.each(table)(name, fn as (...args: any[]) => unknown, timeout);
     };
     return Object.assign(one, { each });
   };

@@ -28,7 +28,7 @@ export {
   inputRulesSuite, LEAKS, liveInboxLimitsSuite, liveInboxSuite, openStream, type OpenStreamOptions, pagingSuite, parseRawResponse,
   projectEventsSuite, projectInboxSuite, rawRequest, type RawRequest, rawSocket, type RouteInfo, routeInventory,
   runHttpConformance, runHttpBehaviour, runHttpWire, type HttpBehaviourOptions, type HttpConformanceRunOptions, type HttpKitHandler, IN_PROCESS_URL,
-  describeFor, groupRuns, kitIt, layerRuns, optedOut, type HttpCheckLayer, type HttpKitMode, type HttpKitOptOut, type HttpKitRun, type KitIt, securitySuite, slowBodiesSuite, type SseStream, startHttpWorld, streamsPerCallerSuite,
+  assertKnownOptOuts, describeFor, groupRuns, kitIt, layerRuns, optedOut, planHttpChecks, type PlannedHttpCheck, type TestRegistrar, type HttpCheckLayer, type HttpKitMode, type HttpKitOptOut, type HttpKitRun, type KitIt, securitySuite, slowBodiesSuite, type SseStream, startHttpWorld, streamsPerCallerSuite,
   type WorldEnvelope, type WorldRequestOptions, type WorldResponse, type WorldState, writeGateSuite,
 } from './http-conformance.js';
 export {
