@@ -54,7 +54,7 @@ import { checkSurface } from './public-surface.mjs';
 import { PACKAGE_READMES, runReadmeExamples, tsBlocks } from './check-readme-examples.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic', 'ai-sdk', 'langgraph', 'openai-agents'];
+const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'http-fetch', 'sdk', 'model-anthropic', 'ai-sdk', 'langgraph', 'openai-agents'];
 const keep = process.argv.includes('--keep');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
@@ -78,6 +78,7 @@ const postgres = await import('@inbox-kit/storage-kysely/postgres');
 const http = await import('@inbox-kit/http-fastify');
 const preset = await import('@inbox-kit/http-fastify/server');
 const hono = await import('@inbox-kit/http-hono');
+const fetchAdapter = await import('@inbox-kit/http-fetch');
 const sdk = await import('@inbox-kit/sdk');
 const anthropic = await import('@inbox-kit/model-anthropic');
 const anthropicTesting = await import('@inbox-kit/model-anthropic/testing');
@@ -85,7 +86,7 @@ for (const [name, fn] of [['core.PlatformService', core.PlatformService], ['memo
   ['testing.runStoreConformance', testing.runStoreConformance], ['testing.createMemoryStore', testing.createMemoryStore],
   ['storage.openStore', storage.openStore], ['sqlite.openSqlite', sqlite.openSqlite], ['postgres.openPostgres', postgres.openPostgres],
   ['postgres.createPostgresEventBus', postgres.createPostgresEventBus], ['preset.createServer', preset.createServer],
-  ['http.inboxKit', http.inboxKit], ['hono.serveInboxKit', hono.serveInboxKit], ['testing.runHttpConformance', testing.runHttpConformance],
+  ['http.inboxKit', http.inboxKit], ['hono.serveInboxKit', hono.serveInboxKit], ['fetchAdapter.createFetchHandler', fetchAdapter.createFetchHandler], ['testing.runHttpConformance', testing.runHttpConformance],
   ['contract.envelopeOf', contract.envelopeOf], ['sdk.createClient', sdk.createClient],
   ['anthropic.createAnthropicModel', anthropic.createAnthropicModel], ['anthropicTesting.startMessagesStub', anthropicTesting.startMessagesStub]]) assert.equal(typeof fn, 'function', name);
 
@@ -129,7 +130,15 @@ try {
   } finally {
     await honoServer.close();
   }
-  console.log('smoke: ok (' + Object.keys(doc.paths).length + ' documented paths; http-hono answers the SDK)');
+  const handler = fetchAdapter.createFetchHandler({ services: { platform, projectInbox: new core.ProjectInboxService(deps) } });
+  try {
+    const viaFetch = await handler(new Request('http://localhost/projects/' + project.id, { headers: { authorization: 'Bearer ' + secret } }));
+    assert.equal(viaFetch.status, 200);
+    assert.equal((await viaFetch.json()).project.id, project.id);
+  } finally {
+    handler.close();
+  }
+  console.log('smoke: ok (' + Object.keys(doc.paths).length + ' documented paths; http-hono answers the SDK; http-fetch answers in-process)');
 } finally {
   await app.close();
   await opened.close();

@@ -45,7 +45,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic', 'ai-sdk', 'langgraph', 'openai-agents'];
+const PACKAGES = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'http-fetch', 'sdk', 'model-anthropic', 'ai-sdk', 'langgraph', 'openai-agents'];
 /** The READMEs of the published packages: their examples run from the installed tarballs (check-packages.mjs). */
 export const PACKAGE_READMES = PACKAGES.map((name) => `packages/${name}/README.md`);
 /** The READMEs whose examples run against the workspace (this script): the repository's and the demo's. */

@@ -22,7 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SNAPSHOT = join(root, 'scripts', 'public-surface.json');
-export const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'sdk', 'model-anthropic', 'ai-sdk', 'langgraph', 'openai-agents'];
+export const PUBLISHED = ['core', 'storage-kysely', 'http-fastify', 'http-hono', 'http-fetch', 'sdk', 'model-anthropic', 'ai-sdk', 'langgraph', 'openai-agents'];
 const ts = createRequire(join(root, 'package.json'))('typescript');
 
 const byName = (a, b) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,41 +1,25 @@
 /**
- * The demo's composition root: storage (SQLite file under DATA_DIR, or PostgreSQL from
- * DATABASE_URL), the event bus, the services, the Live Inbox runtime host with the model (DEMO_MODEL:
- * scripted or anthropic), the Fastify server, and first-start seed data. On PostgreSQL with INBOX_KIT_ADVERTISE_URL
- * and INBOX_KIT_FORWARD_SECRET, Live Inbox requests are routed between processes (see `routingOf`).
+ * The demo's Fastify server entry: the composed demo (`compose.ts`: storage, bus, services,
+ * runtime, seed — no adapter) served by `@inbox-kit/http-fastify`'s `createServer` preset, with the
+ * web page and `/docs`. `main.ts` serves the same composition on Hono instead with HTTP_ADAPTER=hono.
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  LiveInboxHost, ManagedSessionsService, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, observeEventBus, observeStore, systemClock,
-  type AttemptRoutingOptions, type Clock, type EventBus, type ManagedAgentDefinition, type Model, type RunOptions, type ServiceDeps, type Store,
-  type Tool,
-} from '@inbox-kit/core';
-import type { HttpObserver } from '@inbox-kit/core/http';
-import { createHttpAttemptForwarder, type InboxKitServices } from '@inbox-kit/http-fastify';
+import type { Clock, EventBus, Model, RunOptions, SessionRuntimeService, Store, Tool } from '@inbox-kit/core';
 import { createServer } from '@inbox-kit/http-fastify/server';
-import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
+import type { OpenedStore } from '@inbox-kit/storage-kysely';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { nanoid } from 'nanoid';
 import pretty from 'pino-pretty';
+import { composeDemo, type DemoHttp } from './compose.js';
 import type { DemoConfig } from './config.js';
-import { createDemoModel } from './model.js';
-import { startUp, type Credentials, type StartUp } from './seed.js';
-import { createDemoExecutor } from './runtimes.js';
-import { waitTool } from './tools.js';
+import type { Credentials, StartUp } from './seed.js';
 import { demoWeb } from './web.js';
-import { createObservability, type Observability } from './observability.js';
+import type { Observability } from './observability.js';
+
+export { composeDemo, DEMO_AGENT, demoAgent, StartUpError, type ComposedDemo, type DemoHttp, type DemoLog } from './compose.js';
 
 export interface Demo {
   app: FastifyInstance;
   /** What any HTTP adapter needs to serve the same API (HTTP_ADAPTER=hono serves it with these). */
-  http: {
-    services: InboxKitServices; forwarding?: { secret: string };
-    connections: DemoConfig['connections']; credentialThrottle: DemoConfig['credentialThrottle'];
-    maxBodiesPerKey: number; maxBodyBytesPerKey: number; bodyBytesPerSecondPerKey: number;
-    observer?: HttpObserver;
-  };
+  http: DemoHttp;
   /** Metrics (METRICS_PORT) and tracing (an OTLP endpoint), or undefined with neither; `observability.listen` serves `/metrics`. */
   observability: Observability | undefined;
   store: Store;
@@ -59,226 +43,32 @@ export interface Demo {
   close(): Promise<void>;
 }
 
-/** A start-up refusal a user can fix (main.ts prints the message alone and exits 1). */
-export class StartUpError extends Error {
-  override readonly name = 'StartUpError';
-}
-
-/** How often expired idempotency records are swept (ms): 10 minutes. */
-const IDEMPOTENCY_SWEEP_MS = 600_000;
-
 /**
- * The demo's one configured agent: `POST /v1/sessions` with `agent: 'assistant'` (or `{ type:
- * 'agent', id: 'assistant', version: 1 }`) runs on the demo's model, with the host tool `wait`.
- */
-export const DEMO_AGENT: ManagedAgentDefinition = {
-  id: 'assistant',
-  name: 'Assistant',
-  description: 'The inbox-kit demo agent: answers on the demo model, drains the Live Inbox between steps and can wait (the host tool `wait`).',
-  model: 'inbox-kit-demo-scripted',
-  version: 1,
-  tools: [waitTool('always_allow')],
-};
-
-/** {@link DEMO_AGENT} with its `wait` tool's permission set by DEMO_TOOL_POLICY. */
-export function demoAgent(config: Pick<DemoConfig, 'toolPolicy'>): ManagedAgentDefinition {
-  return { ...DEMO_AGENT, tools: [waitTool(config.toolPolicy)] };
-}
-
-/**
- * Builds the demo server (not listening yet). `overrides.model` replaces the model of config
- * `model` (DEMO_MODEL: the scripted model by default, or the Messages API model);
- * `overrides.tools` are more tools of the `assistant` agent (after `wait`), `overrides.run` its
- * Run options (e.g. `maxToolRounds`) — for tests and embedders.
+ * Builds the demo's Fastify server (not listening yet) on {@link composeDemo}`(config, overrides)`
+ * (`overrides`: the model, more tools and Run options of the `assistant` agent, a clock).
  */
 export async function buildDemo(config: DemoConfig, overrides: { clock?: Clock; model?: Model; tools?: readonly Tool[]; run?: RunOptions } = {}): Promise<Demo> {
-  // Owner-only when created here: it holds the database and credentials.json.
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const opened = await openStore({
-    databaseUrl: config.databaseUrl,
-    sqliteFile: join(config.dataDir, 'inbox-kit.sqlite'),
-    postgres: { preparedStatements: config.preparedStatements },
-    migrate: config.migrate,
-    sqlite: { busyTimeoutMs: config.sqliteBusyTimeoutMs },
-  });
-  if (opened.migrations.pending.length > 0) {
-    // DATABASE_MIGRATE=false on a database that lacks this release's migrations: nothing would work.
-    await opened.close();
-    throw new StartUpError(`the database lacks ${opened.migrations.pending.length} migration(s) of this release (${opened.migrations.pending.join(', ')}) and DATABASE_MIGRATE=false: `
-      + 'run `npm run admin -- migrate` with the same DATABASE_URL / DATA_DIR first (or unset DATABASE_MIGRATE)');
-  }
-  let app: FastifyInstance | undefined;
-  let bus: EventBus & { close?(): Promise<void> };
+  const demo = await composeDemo(config, overrides);
+  let app: FastifyInstance;
   try {
-    bus = await openEventBus(opened, config, (error) => app?.log.error({ err: error }, 'event bus error'));
-  } catch (error) {
-    await opened.close();
-    throw error;
-  }
-  const clock = overrides.clock ?? offsetClock(config.clockOffsetMs);
-  // Metrics and spans, when configured: every storage call and bus delivery reported to them.
-  const observability = createObservability({ metrics: config.metricsPort !== undefined, tracing: config.tracing });
-  const store = observability ? observeStore(opened.store, observability.store) : opened.store;
-  if (observability) bus = observeEventBus(bus, observability.bus, clock);
-  const deps: ServiceDeps = {
-    store,
-    bus,
-    clock,
-    ids: createIdGenerator(() => nanoid(21)),
-    onPublishError: (error) => app?.log.error({ err: error }, 'event publish failed after commit'),
-    // Synchronous SHA-256: the same digest as the core's Web Crypto default, without an async hop per request.
-    hashApiKey: (secret) => createHash('sha256').update(secret, 'utf8').digest('hex'),
-    budgets: config.budgets,
-    idempotencyTtlMs: config.idempotencyTtlMs,
-  };
-  const platform = new PlatformService(deps);
-  const projectInbox = new ProjectInboxService(deps);
-  const routing = routingOf(opened, config, (error, info) => app?.log.warn({ err: error, ...info }, 'attempt routing failed; answered locally'));
-  const base = demoAgent(config);
-  const agent: ManagedAgentDefinition = {
-    ...base, tools: [...(base.tools ?? []), ...(overrides.tools ?? [])], ...(overrides.run ? { run: overrides.run } : {}),
-  };
-  const model = overrides.model ?? await createDemoModel(config, {
-    onRetry: ({ retry, delayMs, error }) => app?.log.warn({ retry, delay_ms: delayMs, error_type: error.type, status: error.status }, `model request failed, retrying: ${error.message}`),
-  });
-  // DEMO_RUNTIME: the native loop on `model`, or a framework's loop through its adapter.
-  const executor = await createDemoExecutor(config.runtime, config, model);
-  const runtime = new SessionRuntimeService({
-    ...deps,
-    host: new LiveInboxHost({
-      limits: config.liveInbox,
-      onCarryOverDropped: (info) => app?.log.warn(info, 'Live Inbox carry-over over the limits: newest messages dropped'),
-    }),
-    model,
-    ...(executor ? { executor } : {}),
-    onRunError: (error, run) => app?.log.error({ err: error, ...run }, 'run failed'),
-    ...(observability ? { onRunEnded: observability.onRunEnded } : {}),
-    // The `assistant` agent and its host tool `wait`; Sessions of /sessions (no agent) get it too.
-    agents: [agent],
-    tools: agent.tools,
-    ...(agent.run ? { runDefaults: agent.run } : {}),
-    recoverStaleRuns: config.recoverStaleRuns,
-    ...(routing ? { routing } : {}),
-  });
-  // The Managed Agents surface (`/v1/sessions`, `/v1/agents`): the configured agent `assistant`
-  // (the Runtime's), backed by the model, and the agents callers create.
-  const managedSessions = new ManagedSessionsService({ ...deps, platform, runtime });
-  observability?.attachRuntime(runtime);
-  try {
-    const started = await startUp(store, platform, config.dataDir, { demoSeed: config.demoSeed, workspaceName: config.workspaceName });
-    const { credentials, created } = started;
-    const services: InboxKitServices = { platform, projectInbox, runtime, managedSessions };
-    const forwarding = routing && config.forwardSecret ? { secret: config.forwardSecret } : undefined;
+    const { http } = demo;
     app = await createServer({
-      services,
-      bodyLimit: config.bodyLimit,
-      bodyTimeoutMs: config.bodyTimeoutMs,
-      streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller },
-      logger: loggerOf(config),
-      rateLimit: config.rateLimit ?? false,
-      connections: config.connections,
-      credentialThrottle: config.credentialThrottle,
-      maxBodiesPerKey: config.maxBodiesPerKey,
-      maxBodyBytesPerKey: config.maxBodyBytesPerKey,
-      bodyBytesPerSecondPerKey: config.bodyBytesPerSecondPerKey,
-      ...(config.corsOrigins.length > 0 ? { cors: { origins: config.corsOrigins } } : {}),
-      ...(routing && config.forwardSecret ? { forwarding: { secret: config.forwardSecret } } : {}),
-      ...(observability ? { observer: observability.http } : {}),
+      ...http, logger: loggerOf(config), rateLimit: config.rateLimit ?? false,
     });
+    demo.setLog(app.log);
     // The web page: review board + steering panel (public static files, /assets/sdk.js, /demo/accounts).
-    await app.register(demoWeb, { credentials, store: opened.store });
-    // Runs a killed process left `running` end now (not when input next reaches their Session), so
-    // history and `GET …/live-inbox` are right from the first request. A no-op when turned off.
-    const recovered = await runtime.recoverStaleRuns();
-    const server = app;
-    // Retention (platform.md "Retention"): expired idempotency records go now and every 10 minutes.
-    const sweep = () => {
-      projectInbox.sweepExpiredIdempotencyKeys().then((n) => {
-        if (n > 0) server.log.info({ deleted: n }, 'expired idempotency records swept');
-      }, (error: unknown) => server.log.error({ err: error }, 'sweeping expired idempotency records failed; retrying at the next sweep'));
-    };
-    sweep();
-    const sweeper = setInterval(sweep, IDEMPOTENCY_SWEEP_MS);
-    sweeper.unref();
-    return {
-      app: server,
-      http: {
-        services, ...(forwarding ? { forwarding } : {}),
-        connections: config.connections, credentialThrottle: config.credentialThrottle, maxBodiesPerKey: config.maxBodiesPerKey,
-        maxBodyBytesPerKey: config.maxBodyBytesPerKey, bodyBytesPerSecondPerKey: config.bodyBytesPerSecondPerKey,
-        ...(config.corsOrigins.length > 0 ? { cors: { origins: config.corsOrigins } } : {}),
-        ...(observability ? { observer: observability.http } : {}),
-      },
-      observability,
-      store, bus, runtime, credentials, seeded: created, startUp: started,
-      migrations: opened.migrations, recovered, dialect: opened.dialect,
-      close: async () => {
-        clearInterval(sweeper);
-        // Runs first (each ends `cancelled` in storage), then the HTTP server, the event bus, storage.
-        await runtime.close();
-        await server.close();
-        await observability?.close();
-        await bus.close?.();
-        await opened.close();
-      },
-    };
+    await app.register(demoWeb, { credentials: demo.credentials, store: demo.rawStore });
   } catch (error) {
-    await runtime.close();
-    await bus.close?.();
-    await opened.close();
+    await demo.close();
     throw error;
   }
-}
-
-/**
- * Attempt routing (live-inbox.md "Scale"), only on PostgreSQL with both INBOX_KIT_ADVERTISE_URL and
- * INBOX_KIT_FORWARD_SECRET: this process records the attempts it hosts under a random host id and
- * its advertised URL, and forwards Live Inbox requests for attempts of other processes to them
- * (2 s timeout). Otherwise undefined: the Live Inbox stays process-local.
- */
-function routingOf(opened: OpenedStore, config: DemoConfig, onRoutingError: AttemptRoutingOptions['onRoutingError']): AttemptRoutingOptions | undefined {
-  if (opened.dialect !== 'postgres' || !config.advertiseUrl || !config.forwardSecret) return undefined;
+  const { http, observability, store, bus, runtime, credentials, seeded, startUp, migrations, recovered, dialect } = demo;
   return {
-    host_id: `host_${nanoid(16)}`,
-    host_url: config.advertiseUrl,
-    forwarder: createHttpAttemptForwarder({ secret: config.forwardSecret, timeoutMs: 2_000 }),
-    lease_ms: config.lease.leaseMs,
-    takeover_check_ms: config.lease.takeoverCheckMs,
-    onRoutingError,
+    app, http, observability, store, bus, runtime, credentials, seeded, startUp, migrations, recovered, dialect,
+    close: () => demo.close(app),
   };
 }
 
-/** The wall clock, or (INBOX_KIT_TEST_CLOCK_OFFSET_MS, tests only) the wall clock moved by `offsetMs`. */
-function offsetClock(offsetMs: number): Clock {
-  return offsetMs === 0 ? systemClock : { now: () => Date.now() + offsetMs };
-}
-
-/**
- * The event bus (platform.md "Project Events"): in-process on SQLite (one server process); on
- * PostgreSQL, LISTEN/NOTIFY on the same database so events committed by any demo process reach the
- * streams of every other one, the listener on DATABASE_LISTEN_URL with its health check
- * (platform.md "Many processes"). The PostgreSQL bus is listening when this returns.
- * @throws the connection error when PostgreSQL cannot be reached for LISTEN; `EventBusListenError`
- *   when the listen connection receives no notifications (a transaction-mode pooler).
- */
-async function openEventBus(opened: OpenedStore, config: DemoConfig, onError: (error: unknown) => void): Promise<EventBus & { close?(): Promise<void> }> {
-  if (opened.dialect !== 'postgres' || !config.databaseUrl) return createLocalEventBus();
-  // Loaded only here: a SQLite demo does not carry the PostgreSQL bus.
-  const { createPostgresEventBus } = await import('@inbox-kit/storage-kysely/postgres');
-  // The listener has its own connection (DATABASE_LISTEN_URL): writes may go through a
-  // transaction-mode pooler, LISTEN may not; start() refuses a listener that receives nothing.
-  const bus = createPostgresEventBus({
-    url: config.databaseUrl, listenUrl: config.databaseListenUrl ?? config.databaseUrl, db: opened.db, onError,
-    healthCheckIntervalMs: config.listenCheck.intervalMs, healthCheckTimeoutMs: config.listenCheck.timeoutMs,
-  });
-  try {
-    await bus.start();
-  } catch (error) {
-    await bus.close().catch(() => undefined);
-    throw error;
-  }
-  return bus;
-}
 
 /**
  * The Fastify logger option: off for `silent`; one JSON object per line (`json`); or, for `pretty`,

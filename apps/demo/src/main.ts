@@ -7,7 +7,8 @@
  * is one line naming `PORT`, exit status 1.
  */
 import type { InboxKitHonoServer } from '@inbox-kit/http-hono';
-import { buildDemo, StartUpError, type Demo } from './app.js';
+import type { FastifyInstance } from 'fastify';
+import { composeDemo, StartUpError, type ComposedDemo, type DemoLog } from './compose.js';
 import { loadConfig, type DemoConfig } from './config.js';
 import { describeModel } from './model.js';
 import { keyLines } from './startup-output.js';
@@ -28,24 +29,47 @@ function fail(error: unknown): never {
   process.exit(1);
 }
 
+/** The log of the Hono server entry: one line per entry on stderr (warnings and errors) or stdout, unless LOG_LEVEL=silent. */
+function consoleLog(config: DemoConfig): DemoLog {
+  const line = (level: string, object: object, message: string) => {
+    if (config.logLevel === 'silent') return;
+    const { err, ...rest } = object as { err?: unknown };
+    const fields = { level, msg: message, ...rest, ...(err !== undefined ? { err: err instanceof Error ? { type: err.name, message: err.message, stack: err.stack } : err } : {}) };
+    (level === 'info' ? console.log : console.error)(JSON.stringify(fields));
+  };
+  return { info: (o, m) => line('info', o, m), warn: (o, m) => line('warn', o, m), error: (o, m) => line('error', o, m) };
+}
+
 let config: DemoConfig;
-let demo: Demo;
+let demo: ComposedDemo & { close(): Promise<void> };
+// HTTP_ADAPTER picks the adapter (the composition names none): Fastify (default: the API, the web
+// page and /docs, through app.ts) or Hono (`@inbox-kit/http-hono`: the API only; Fastify is never built).
+let app: FastifyInstance | undefined;
+let hono: InboxKitHonoServer | undefined;
 try {
   config = loadConfig();
-  demo = await buildDemo(config);
+  if (config.httpAdapter === 'hono') {
+    const composed = await composeDemo(config);
+    composed.setLog(consoleLog(config));
+    demo = { ...composed, close: () => composed.close(hono) };
+  } else {
+    // Loaded only with HTTP_ADAPTER=fastify: the Hono demo does not carry Fastify.
+    const { buildDemo } = await import('./app.js');
+    const built = await buildDemo(config);
+    app = built.app;
+    demo = { ...built, rawStore: built.store, setLog: () => {} };
+  }
 } catch (error) {
   fail(error);
 }
-// HTTP_ADAPTER=hono: the same API on @inbox-kit/http-hono (the Fastify instance is built but never listens).
-let hono: InboxKitHonoServer | undefined;
 let metricsUrl: string | undefined;
 // Installed before listening: a signal that arrives while the start-up lines are being printed
 // shuts down gracefully too (without a handler, Node would die of it at once).
 let stopping = false;
 /** Waits (at most 1 s) until the request log has written what it holds; pino's default destination writes asynchronously. */
 function flushLog(): Promise<void> {
-  const log = demo.app.log as { flush?: (cb: (error?: Error | null) => void) => void };
-  if (typeof log.flush !== 'function') return Promise.resolve();
+  const log = app?.log as { flush?: (cb: (error?: Error | null) => void) => void };
+  if (typeof log?.flush !== 'function') return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, 1000);
     try {
@@ -63,7 +87,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    (hono ? hono.close() : Promise.resolve()).then(() => demo.close()).then(() => flushLog()).then(() => {
+    demo.close().then(() => flushLog()).then(() => {
       // Last: the JSON log writes asynchronously, so it is flushed first (else a log line could follow this one).
       console.log('inbox-kit demo stopped');
       process.exit(0);
@@ -77,12 +101,9 @@ try {
   if (config.httpAdapter === 'hono') {
     // Loaded only with HTTP_ADAPTER=hono: the Fastify demo does not carry Hono.
     const { serveInboxKit } = await import('@inbox-kit/http-hono');
-    hono = await serveInboxKit({
-      ...demo.http, hostname: config.host, port: config.port, bodyLimit: config.bodyLimit, bodyTimeoutMs: config.bodyTimeoutMs,
-      streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller },
-    });
+    hono = await serveInboxKit({ ...demo.http, hostname: config.host, port: config.port });
   } else {
-    await demo.app.listen({ port: config.port, host: config.host });
+    await app!.listen({ port: config.port, host: config.host });
   }
   // METRICS_PORT: the Prometheus metrics on their own port, bound like HOST.
   metricsUrl = config.metricsPort === undefined ? undefined : await demo.observability?.listen(config.host, config.metricsPort).catch((error: NodeJS.ErrnoException) => {
@@ -90,11 +111,10 @@ try {
     throw new StartUpError(`METRICS_PORT ${config.metricsPort} is taken: pick another port for the metrics (or unset METRICS_PORT)`);
   });
 } catch (error) {
-  await hono?.close().catch(() => {});
   await demo.close().catch(() => {});
   fail(error);
 }
-const address = demo.app.server.address();
+const address = app?.server.address();
 const port = hono ? hono.port : typeof address === 'object' && address ? address.port : config.port;
 const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 // Printed before the listening line, so whoever waits for that line has read it already.

@@ -10,49 +10,18 @@
  * authenticated as any other. A request accepted as forwarded is answered where it lands (never
  * forwarded again).
  */
-import type { AttemptForwarder, ForwardedReply, Principal } from '@inbox-kit/core';
-import { DEFAULT_FORWARD_TIMEOUT_MS, forwardHeadersFor, forwardRequestOf, forwardedPrincipal as principalFromHeaders } from '@inbox-kit/core/http';
+import type { ForwardedReply, Principal } from '@inbox-kit/core';
+import { forwardedPrincipal as principalFromHeaders } from '@inbox-kit/core/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export { DEFAULT_FORWARD_TIMEOUT_MS, FORWARD_HEADERS } from '@inbox-kit/core/http';
 
-/** Options of {@link createHttpAttemptForwarder}. */
-export interface HttpAttemptForwarderOptions {
-  /** The secret shared by every process of the deployment (the owner's `forwarding.secret`). */
-  secret: string;
-  /** Deadline for the owner's whole answer, in ms (default 2,000); past it the forward fails. */
-  timeoutMs?: number;
-  /** The `fetch` to use (default: Node's global `fetch`). */
-  fetch?: typeof fetch;
-}
-
 /**
- * An {@link AttemptForwarder} over HTTP: sends the operation to `owner.host_url` with the same
- * method, path and JSON body as the route it came in on, the request id, and the internal
- * credential; resolves with the owner's status, `Content-Type` and body, whatever the status.
- * Rejects on a network error or when the answer does not arrive within `timeoutMs`.
+ * `createHttpAttemptForwarder` lives in the core (`@inbox-kit/core/http`: it needs `fetch` only,
+ * and every adapter's `forwarding.secret` accepts what it sends); re-exported here for existing
+ * imports.
  */
-export function createHttpAttemptForwarder(options: HttpAttemptForwarderOptions): AttemptForwarder {
-  if (options.secret === '') throw new TypeError('createHttpAttemptForwarder: secret must not be empty');
-  const timeoutMs = options.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS;
-  const doFetch = options.fetch ?? globalThis.fetch;
-  return {
-    async forward({ owner, session_id, operation, principal, request_id }): Promise<ForwardedReply> {
-      const { method, path, body } = forwardRequestOf(session_id, operation);
-      const headers: Record<string, string> = {
-        ...forwardHeadersFor(options.secret, principal),
-        'x-request-id': request_id,
-        accept: 'application/json',
-      };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const signal = AbortSignal.timeout(timeoutMs);
-      const res = await doFetch(`${owner.host_url.replace(/\/+$/, '')}${path}`, {
-        method, headers, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual', signal,
-      });
-      return { status: res.status, content_type: res.headers.get('content-type'), body: await res.text() };
-    },
-  };
-}
+export { createHttpAttemptForwarder, type HttpAttemptForwarderOptions } from '@inbox-kit/core/http';
 
 /**
  * The principal a forwarded request carries, or `undefined` when the request does not carry the

@@ -5,4 +5,4 @@
  */
 export { DEFAULT_BODY_TIMEOUT_MS, inboxKitHono, type InboxKitHonoApp, type InboxKitHonoOptions } from './app.js';
 export { serveInboxKit, type InboxKitHonoServer, type ServeInboxKitOptions } from './server.js';
-export type { StreamOptions } from './sse.js';
+export type { StreamOptions } from './app.js';

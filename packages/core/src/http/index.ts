@@ -52,3 +52,8 @@ export { authenticateWithHost, type HostAuthenticate, HostPrincipalError, samePr
 export {
   type HttpObserver, type ObservedRequest, type ObservedRequestEnd, type ObservedRequestStart, observeRequest, type RequestObservation,
 } from './observe.js';
+export {
+  createHttpAttemptForwarder, createHttpHandler, DEFAULT_BODY_LIMIT, BodyTimeoutError, defaultResponseValidation, type HttpAttemptForwarderOptions, type HttpHandler,
+  type HttpHandlerOptions, type PipelineAnswer, type PipelineRequest, type PipelineStream, type PipelineStreamSink, ResponseSchemaError, responseText,
+  type StreamTimingOptions, streamToReadable, pipelineRequestOf, responseOf, targetOf,
+} from './pipeline/index.js';
