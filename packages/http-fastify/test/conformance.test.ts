@@ -3,7 +3,7 @@
  * adapter's server preset (`createServer`) over real sockets, on a SQLite file: what only the wire
  * shows (raw malformed requests, slow and refused bodies, connection caps, SSE over a socket,
  * HEAD, CORS, the router's 404/405 bytes) and a few happy paths per area. The kit's behaviour
- * checks run in-process once per store (`packages/http-hono/test/kit-behaviour.*.test.ts`); on
+ * checks run in-process once per store (`packages/http-fetch/test/kit-behaviour.*.test.ts`); on
  * SQL the kit reads "nothing written" with raw queries (`@inbox-kit/storage-kysely/testing`).
  */
 import type { HttpServices } from '@inbox-kit/core/http';
