@@ -106,7 +106,9 @@ const platform = new core.PlatformService(deps);
 await platform.createWorkspace({ id: 'ws_smoke', name: 'Smoke' });
 await platform.createAccount({ id: 'acc_owner', name: 'Owner', workspace_ids: ['ws_smoke'] });
 const { secret } = await platform.issueApiKey({ workspace_id: 'ws_smoke', account_id: 'acc_owner' });
-const app = await preset.createServer({ services: { platform, projectInbox: new core.ProjectInboxService(deps) } });
+// The load shedder stays on (its plugin loads from the tarball) with a bound a busy test machine does
+// not reach: this check runs beside the vitest run (npm test), and a starved smoke must not answer 503.
+const app = await preset.createServer({ services: { platform, projectInbox: new core.ProjectInboxService(deps) }, underPressure: { maxEventLoopDelay: 60_000 } });
 try {
   await app.listen({ host: '127.0.0.1', port: 0 });
   const base = 'http://127.0.0.1:' + app.server.address().port;
@@ -123,7 +125,7 @@ try {
   const ui = await fetch(base + '/docs/static/swagger-ui-bundle.js');
   assert.equal(ui.status, 200);
   assert.ok((await ui.text()).length > 100000);
-  const honoServer = await hono.serveInboxKit({ services: { platform, projectInbox: new core.ProjectInboxService(deps) } });
+  const honoServer = await hono.serveInboxKit({ services: { platform, projectInbox: new core.ProjectInboxService(deps) }, loadShedding: { maxEventLoopDelay: 60_000 } });
   try {
     const viaHono = await sdk.createClient({ baseUrl: honoServer.url, apiKey: secret }).projects.get(project.id);
     assert.equal(viaHono.project.id, project.id);

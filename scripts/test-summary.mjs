@@ -21,3 +21,19 @@ export function summarize(json, status) {
 /** The closing line: `N passed, N failed, N skipped`. */
 export const summaryLine = ({ passed, failed, skipped }) => `${passed} passed, ${failed} failed, ${skipped} skipped`;
 
+
+/**
+ * Adds the turbo checks (scripts/check-task.mjs) to the counts, one check as one test: a check
+ * whose verdict says `passed` passes, `failed` fails; a check that was asked for but left no verdict
+ * (turbo or the check crashed before writing it) fails; a check that was not asked for (a filtered
+ * run) did not run and counts as skipped. `verdicts` maps each check's name to its verdict or null.
+ */
+export function addChecks(counts, verdicts, selected) {
+  const out = { ...counts };
+  for (const [name, v] of Object.entries(verdicts)) {
+    if (!selected.includes(name)) out.skipped++;
+    else if (v?.status === 'passed') out.passed++;
+    else out.failed++;
+  }
+  return out;
+}

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 // @ts-expect-error a plain .mjs script without types
-import { summarize, summaryLine } from '../test-summary.mjs';
+import { addChecks, summarize, summaryLine } from '../test-summary.mjs';
+// @ts-expect-error a plain .mjs script without types
+import { verdict } from '../check-task.mjs';
 
 const fixture = fileURLToPath(new URL('./fixtures/counting', import.meta.url));
 const vitest = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url));
@@ -36,4 +38,29 @@ it('always prints the skipped count, and a run without a report or with a failin
   // A file that failed to load (no test of its own failed) counts once.
   expect(summarize({ numPassedTests: 2, numFailedTests: 0, testResults: [{ status: 'failed', assertionResults: [] }] }, 1))
     .toEqual({ passed: 2, failed: 1, skipped: 0 });
+});
+
+it('counts each turbo check as one test: passed, failed, asked for without a verdict (failed), left out by a filter (skipped)', () => {
+  const base = { passed: 5, failed: 0, skipped: 1 };
+  const passed = { status: 'passed' };
+  const failed = { status: 'failed' };
+  expect(addChecks(base, { packages: passed, readme: passed }, ['packages', 'readme'])).toEqual({ passed: 7, failed: 0, skipped: 1 });
+  expect(addChecks(base, { packages: failed, readme: passed }, ['packages', 'readme'])).toEqual({ passed: 6, failed: 1, skipped: 1 });
+  expect(addChecks(base, { packages: null, readme: passed }, ['packages', 'readme'])).toEqual({ passed: 6, failed: 1, skipped: 1 });
+  expect(addChecks(base, { packages: null, readme: null }, [])).toEqual({ passed: 5, failed: 0, skipped: 3 });
+  expect(addChecks(base, { packages: null, readme: passed }, ['readme'])).toEqual({ passed: 6, failed: 0, skipped: 2 });
+});
+
+it('a check fails when its script fails, when its output lacks its closing lines, or when an example was skipped with PostgreSQL there', () => {
+  const readmeOk = '3 examples in 2 READMEs type-check\n3 examples ran, 0 skipped\n';
+  expect(verdict('readme', 0, readmeOk, {})).toMatchObject({ status: 'passed', ran: 3, skipped: 0 });
+  expect(verdict('readme', 1, readmeOk, {})).toMatchObject({ status: 'failed' });
+  expect(verdict('readme', 0, '3 examples ran, 0 skipped\n', {})).toMatchObject({ status: 'failed' });
+  const readmeSkipped = '3 examples in 2 READMEs type-check\n2 examples ran, 1 skipped\n';
+  expect(verdict('readme', 0, readmeSkipped, {})).toMatchObject({ status: 'passed', skipped: 1 });
+  expect(verdict('readme', 0, readmeSkipped, { INBOX_KIT_TEST_PG_URL: 'postgres://x' })).toMatchObject({ status: 'failed' });
+  const packagesOk = 'README examples of the installed packages: 9 ran, 0 skipped\nevery published package passed\n';
+  expect(verdict('packages', 0, packagesOk, {})).toMatchObject({ status: 'passed', ran: 9 });
+  expect(verdict('packages', 0, packagesOk.replace('every published package passed', ''), {})).toMatchObject({ status: 'failed' });
+  expect(verdict('packages', 0, packagesOk.replace('9 ran', '3 ran'), {})).toMatchObject({ status: 'failed' });
 });

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { Model, ModelStepResult } from '@inbox-kit/core';
+import { fakeModel } from '@inbox-kit/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
 import { PG_ADMIN_URL, freshPostgresDatabase } from './demo-process.js';
@@ -50,24 +50,7 @@ const skipReason = 'reason' in prepared ? prepared.reason : undefined;
 if (skipReason !== undefined) console.warn(`[demo] the Python SDK contract test is SKIPPED: ${skipReason}`);
 
 /** A model whose steps the Python script releases one at a time. */
-function gatedModel(): Model & { next(): Promise<(text: string, more: boolean) => void> } {
-  const waiting: Array<(text: string, more: boolean) => void> = [];
-  let wake: (() => void) | undefined;
-  return {
-    step(_transcript, signal) {
-      return new Promise<ModelStepResult>((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason);
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-        waiting.push((text, more) => resolve({ content: [{ type: 'text', text }], continue: more }));
-        wake?.();
-      });
-    },
-    async next() {
-      while (waiting.length === 0) await new Promise<void>((r) => (wake = r));
-      return waiting.shift()!;
-    },
-  };
-}
+const gatedModel = () => fakeModel({ then: 'hold' });
 
 /** Runs the script against `base`; resolves with its exit code and output. */
 function runScript(python: string, base: string, keys: Record<string, string>, model: ReturnType<typeof gatedModel>): Promise<{ code: number | null; out: string; err: string }> {
@@ -87,7 +70,7 @@ function runScript(python: string, base: string, keys: Record<string, string>, m
       if (!line.startsWith('@@release ')) return;
       const { text, more } = JSON.parse(line.slice('@@release '.length)) as { text: string; more: boolean };
       queue = queue.then(async () => {
-        (await model.next())(text, more);
+        (await model.next()).reply(text, more);
         child.stdin.write('ok\n');
       });
     });

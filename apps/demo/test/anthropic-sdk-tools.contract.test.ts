@@ -21,7 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { betaTool } from '@anthropic-ai/sdk/helpers/beta/json-schema';
-import type { Model, ModelStepResult, TranscriptBlock } from '@inbox-kit/core';
+import type { ModelStepResult, TranscriptBlock } from '@inbox-kit/core';
+import { fakeModel } from '@inbox-kit/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
 import { PG_ADMIN_URL, freshPostgresDatabase, waitUntil } from './demo-process.js';
@@ -37,12 +38,9 @@ const textOf = (blocks: readonly TranscriptBlock[]): string =>
  * `wait`: `{ ms }`) when the step offers it; after a tool round it answers `Result: <results>`;
  * otherwise it says it is done.
  */
-function toolModel(): Model & { offered: string[][] } {
-  const offered: string[][] = [];
-  return {
-    offered,
-    async step(transcript, _signal, context): Promise<ModelStepResult> {
-      offered.push((context?.tools ?? []).map((t) => t.name));
+function toolModel() {
+  return fakeModel({
+    then: ({ transcript, context }): ModelStepResult => {
       const last = transcript.at(-1);
       if (last?.role === 'user' && last.content.some((b) => b.type === 'tool_result')) return { content: text(`Result: ${textOf(last.content)}`), stop_reason: 'end_turn' };
       const ask = /use (\w+) (\S+)/.exec(last ? textOf(last.content) : '');
@@ -52,7 +50,7 @@ function toolModel(): Model & { offered: string[][] } {
       }
       return { content: text('Done.'), stop_reason: 'end_turn' };
     },
-  };
+  });
 }
 
 const backends: { name: string; env: () => Promise<{ env: Record<string, string>; drop(): Promise<void> }> }[] = [

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { serveInboxKit, type InboxKitHonoServer } from '@inbox-kit/http-hono';
-import type { Model, ModelStepResult, TranscriptMessage } from '@inbox-kit/core';
+import { fakeModel } from '@inbox-kit/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
 import { PG_ADMIN_URL, freshPostgresDatabase } from './demo-process.js';
@@ -26,30 +26,8 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const text = (t: string) => [{ type: 'text' as const, text: t }];
 const textOf = (content: unknown): string => (Array.isArray(content) ? content.map((b: { text?: string }) => b.text ?? '').join('') : '');
 
-interface PendingStep {
-  transcript: readonly TranscriptMessage[];
-  reply(t: string, more: boolean): void;
-}
-
-/** A model whose steps the test releases one at a time. */
-function gatedModel(): Model & { next(): Promise<PendingStep> } {
-  const waiting: PendingStep[] = [];
-  let wake: (() => void) | undefined;
-  return {
-    step(transcript, signal) {
-      return new Promise<ModelStepResult>((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason);
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-        waiting.push({ transcript, reply: (t, more) => resolve({ content: text(t), continue: more }) });
-        wake?.();
-      });
-    },
-    async next() {
-      while (waiting.length === 0) await new Promise<void>((r) => (wake = r));
-      return waiting.shift()!;
-    },
-  };
-}
+/** A model whose steps the test releases one at a time (`next()` hands out the held step; `reply(text, more)` answers it). */
+const gatedModel = () => fakeModel({ then: 'hold' });
 
 const backends: { name: string; adapter?: 'hono'; env: () => Promise<{ env: Record<string, string>; drop(): Promise<void> }> }[] = [
   { name: 'SQLite', env: async () => ({ env: {}, drop: async () => {} }) },

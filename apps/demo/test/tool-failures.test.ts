@@ -11,7 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
-import type { Model, ModelStepResult, Tool, TranscriptBlock, TranscriptMessage } from '@inbox-kit/core';
+import type { ModelStepResult, Tool, TranscriptBlock } from '@inbox-kit/core';
+import { fakeModel } from '@inbox-kit/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
 import { PG_ADMIN_URL, freshPostgresDatabase, waitUntil } from './demo-process.js';
@@ -23,12 +24,9 @@ const textOf = (blocks: readonly TranscriptBlock[]): string =>
   blocks.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? `${b.is_error ? '!' : ''}${textOf(b.content)}` : '')).join(' ');
 
 /** On "use <tool> <json>" it calls the tool; on "loop" it calls wait every step; after a round it reports the results. */
-function model(): Model & { transcripts: TranscriptMessage[][] } {
-  const transcripts: TranscriptMessage[][] = [];
-  return {
-    transcripts,
-    async step(transcript): Promise<ModelStepResult> {
-      transcripts.push([...transcript]);
+function model() {
+  return fakeModel({
+    then: ({ transcript }): ModelStepResult => {
       const task = [...transcript].reverse().find((m) => m.role === 'user' && !m.content.some((b) => b.type === 'tool_result'));
       const last = transcript.at(-1)!;
       const said = textOf(task?.content ?? []);
@@ -38,7 +36,7 @@ function model(): Model & { transcripts: TranscriptMessage[][] } {
       if (use) return { content: [{ type: 'tool_use', id: 't', name: use[1]!, input: JSON.parse(use[2]!) as Record<string, unknown> }], stop_reason: 'tool_use' };
       return { content: text('Nothing to do.'), stop_reason: 'end_turn' };
     },
-  };
+  });
 }
 
 const explode: Tool = { name: 'explode', description: 'Throws', input_schema: { type: 'object' }, execute: () => { throw new Error('boom: disk full'); } };
@@ -142,7 +140,7 @@ describe.each(backends)('tool failures over HTTP on $name', (backend) => {
     expect(events.at(-1)).toMatchObject({ outcome: 'cancelled' });
     await client.beta.sessions.events.send(sid, { events: [{ type: 'user.message', content: text('hello again') }] });
     await waitUntil(async () => (await history(sid)).filter((e) => e.type === 'session.status_idle').length === 2 && !demo.runtime.isRunning(sid), 'the next Run ends');
-    const seen = m.transcripts.at(-1)!.map((x) => `${x.role}:${textOf(x.content)}`);
+    const seen = m.steps.at(-1)!.transcript.map((x) => `${x.role}:${textOf(x.content)}`);
     expect(seen).toEqual(['user:use wait {"ms":10000}', 'assistant:', 'user:!The Run was interrupted before this call got a result.', 'user:hello again']);
   });
 

@@ -6,9 +6,9 @@
  */
 import {
   LiveInboxHost, PlatformService, ProjectInboxService, SessionRuntimeService, createLocalEventBus, createSequentialIdGenerator,
-  systemClock, type AttemptRoutingErrorInfo, type AttemptRoutingOptions, type ContentBlock, type Model, type ModelStepResult,
+  systemClock, type AttemptRoutingErrorInfo, type AttemptRoutingOptions, type ContentBlock,
 } from '@inbox-kit/core';
-import { createMemoryStore, type MemoryStore } from '@inbox-kit/core/testing';
+import { createMemoryStore, type FakeModel, fakeModel, type MemoryStore } from '@inbox-kit/core/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from './wait.js';
@@ -18,30 +18,13 @@ import { createServer } from '../src/entry-server.js';
 const SECRET = 'test-forward-secret';
 const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
 
-/** A model whose steps wait until released, or until the Run is aborted. */
-function heldModel(): Model & { release(): void } {
-  const waiting: Array<() => void> = [];
-  return {
-    release: () => {
-      for (const w of waiting.splice(0)) w();
-    },
-    step(_t, signal) {
-      return new Promise<ModelStepResult>((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason);
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-        waiting.push(() => resolve({ content: text('done'), continue: false }));
-      });
-    },
-  };
-}
-
 interface Proc {
   name: string;
   url: string;
   app: FastifyInstance;
   runtime: SessionRuntimeService;
   host: LiveInboxHost;
-  model: ReturnType<typeof heldModel>;
+  model: FakeModel;
   routingErrors: AttemptRoutingErrorInfo[];
 }
 
@@ -70,7 +53,8 @@ async function world() {
 
   const start = async (name: string): Promise<Proc> => {
     const host = new LiveInboxHost({ hostId: name });
-    const model = heldModel();
+    // Every step holds until the Run is aborted: the attempt stays active on its process.
+    const model = fakeModel({ then: 'hold' });
     const routingErrors: AttemptRoutingErrorInfo[] = [];
     const routing: AttemptRoutingOptions = {
       host_id: `host_${name}`, host_url: '', forwarder: createHttpAttemptForwarder({ secret: SECRET, timeoutMs: 1_000 }),

@@ -4,18 +4,14 @@
  */
 import {
   LiveInboxHost, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, systemClock,
-  type Model, type ServiceDeps,
+  type ServiceDeps,
 } from '@inbox-kit/core';
-import { createMemoryStore } from '@inbox-kit/core/testing';
+import { createMemoryStore, fakeModel } from '@inbox-kit/core/testing';
 import type { FastifyInstance } from 'fastify';
 import { createServer } from '../src/entry-server.js';
 
 /** A model that answers every step at once and ends the Run. */
-const quietModel: Model = {
-  async step() {
-    return { content: [{ type: 'text', text: 'ok' }], continue: false };
-  },
-};
+const quietModel = fakeModel({ then: { content: [{ type: 'text', text: 'ok' }], continue: false } });
 
 export interface OpenApiServer {
   app: FastifyInstance;

@@ -10,6 +10,7 @@ import {
   LiveInboxHost, runNativeAttempt, toolUseId, type ContentBlock, type Model, type ModelStepResult, type RunLedger, type RunLedgerParkOutcome,
   type Tool, type ToolResultBlock, type TranscriptBlock, type TranscriptMessage,
 } from './index.js';
+import { fakeModel } from '../testing/fake-model.js';
 
 const SESSION = 'sess_t';
 const RUN = 'run_t';
@@ -42,23 +43,13 @@ function ledger(parkWith?: (pending: readonly string[]) => RunLedgerParkOutcome)
   return { l, commits, extras, parks };
 }
 
-/** A model playing `script` in order; records the transcript of every step. */
-function scripted(script: Array<(t: readonly TranscriptMessage[]) => ModelStepResult>): Model & { seen: TranscriptMessage[][]; tools: string[][] } {
-  const seen: TranscriptMessage[][] = [];
-  const tools: string[][] = [];
-  let i = 0;
-  return {
-    seen, tools,
-    async step(transcript, _signal, context) {
-      seen.push([...transcript]);
-      tools.push((context?.tools ?? []).map((t) => t.name));
-      const fn = script[i++];
-      if (fn === undefined) throw new Error('no more steps');
-      await Promise.resolve();
-      return fn(transcript);
-    },
-  };
-}
+/** A model playing `script` in order (every step recorded in `steps`: transcript, offered tools); a step past it throws. */
+const scripted = (script: Array<(t: readonly TranscriptMessage[]) => ModelStepResult>) => fakeModel({
+  script: script.map((answer) => ({ transcript }) => answer(transcript)),
+  then: () => {
+    throw new Error('no more steps');
+  },
+});
 
 const use = (name: string, input: Record<string, unknown>, id = 'toolu_x'): ModelStepResult => ({
   content: [{ type: 'text', text: `calling ${name}` }, { type: 'tool_use', id, name, input }], stop_reason: 'tool_use',
@@ -104,12 +95,12 @@ describe('tool rounds of the native loop', () => {
     ]);
     expect(extras[0]).toMatchObject({ tool_uses: { [id]: { kind: 'host', permission: 'allow' } } });
     // The next model request: the tool use, directly its result, then the steering, in one user turn.
-    expect(shape(model.seen[1]!).slice(1)).toEqual([
+    expect(shape(model.steps[1]!.transcript).slice(1)).toEqual([
       `assistant:${RUN}-step-0:calling sleep|use:sleep:{"ms":1}`,
       `user:${RUN}-step-0-results:result:slept`,
       `user:${RUN}-inbox-0:stop searching, use this file`,
     ]);
-    expect(model.tools[0]).toEqual(['sleep']);
+    expect(model.steps[0]!.tools).toEqual(['sleep']);
   });
 
   it('invalid input and unknown tools are error results, never executed; a throwing tool is is_error with its message', async () => {
@@ -194,7 +185,7 @@ describe('tool rounds of the native loop', () => {
     expect(result.status).toBe('failed');
     expect(result.error).toMatchObject({ name: 'ToolUseLimitError', type: 'tool_use_limit_reached_error', rounds: 2 });
     expect(commits).toHaveLength(4);
-    expect(model.seen).toHaveLength(2);
+    expect(model.steps).toHaveLength(2);
   });
 
   it('drain: natural_end keeps steering queued through the tool rounds and drains it after a step without tool uses', async () => {
@@ -312,6 +303,6 @@ describe('tool rounds of the native loop', () => {
     const result = await run({ host, ledger: l, model, tools: [{ name: 'bad name', description: '', input_schema: { type: 'object' } }] });
     expect(result).toMatchObject({ status: 'failed' });
     expect(String((result.error as Error).message)).toMatch(/name must be 1–128 characters/);
-    expect(model.seen).toHaveLength(0);
+    expect(model.steps).toHaveLength(0);
   });
 });

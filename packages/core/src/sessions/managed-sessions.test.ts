@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LiveInboxHost, type Model } from '../live-inbox/index.js';
+import { LiveInboxHost } from '../live-inbox/index.js';
 import { PlatformService } from '../platform/service.js';
 import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
 import { createLocalEventBus } from '../ports/event-bus.js';
+import { fakeModel } from '../testing/fake-model.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { ctxOf, rejection, text } from '../test-support.js';
 import { ManagedSessionsService } from './managed-sessions.js';
@@ -14,9 +15,7 @@ const outsider = ctxOf('ws_a', 'acc_outsider');
 const stranger = ctxOf('ws_b', 'acc_stranger');
 
 /** A model whose step never ends until the Run is aborted. */
-const holdingModel: Model = {
-  step: (_t, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
-};
+const holdingModel = fakeModel({ then: 'hold' });
 
 const open: SessionRuntimeService[] = [];
 afterEach(async () => {

@@ -4,11 +4,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestContext } from '../context.js';
 import { isInboxKitError } from '../errors.js';
-import { LiveInboxHost, type Model, type ModelStepResult } from '../live-inbox/index.js';
+import { LiveInboxHost } from '../live-inbox/index.js';
 import { PlatformService } from '../platform/service.js';
 import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
 import { createLocalEventBus } from '../ports/event-bus.js';
 import type { Store } from '../ports/store.js';
+import { fakeModel } from '../testing/fake-model.js';
 import { createMemoryStore, type MemoryStore } from '../testing/memory-store.js';
 import type { AttemptForwardRequest, AttemptForwarder, AttemptRoutingErrorInfo, ForwardedReply, LiveInboxOperation } from './routing.js';
 import { SessionRuntimeService } from './service.js';
@@ -18,25 +19,8 @@ const owner = ctxOf('ws_a', 'acc_owner');
 const deriver = ctxOf('ws_a', 'acc_deriver');
 const stranger = ctxOf('ws_b', 'acc_stranger');
 
-/** A model whose steps wait until the test releases them (`release()`), or the Run is aborted. */
-function heldModel(): Model & { release(): void; steps: number } {
-  const waiting: Array<() => void> = [];
-  const model = {
-    steps: 0,
-    release: () => {
-      for (const w of waiting.splice(0)) w();
-    },
-    step(_t: unknown, signal: AbortSignal): Promise<ModelStepResult> {
-      model.steps++;
-      return new Promise((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason);
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-        waiting.push(() => resolve({ content: text('done'), continue: false }));
-      });
-    },
-  };
-  return model;
-}
+/** A model whose steps hold until the test answers them (`answerHeld()`: the steps held now), or the Run is aborted. */
+const heldModel = () => fakeModel({ then: 'hold' });
 
 /** What an HTTP route does with an operation on the receiving instance, as a reply. */
 async function answer(runtime: SessionRuntimeService, ctx: RequestContext, session_id: string, op: LiveInboxOperation, forwarded: boolean): Promise<ForwardedReply> {
@@ -202,12 +186,12 @@ describe('many processes — takeover and skewed clocks (platform.md "Many proce
         expect(await w.b.runtime.routeLiveInbox(owner, 'sess_p', { type: 'snapshot' })).toMatchObject({ route: 'forwarded' });
       }
       expect(w.a.routingErrors).toEqual([]);
-      w.a.model.release();
+      w.a.model.answerHeld();
       // The input sent to B runs in A's follow-up Run, one Run at a time.
       await waitFor(async () => (await w.store.getRunningRun('sess_p'))?.id !== run.id, 'the follow-up');
       expect(w.store.raw().runs.get(run.id)).toMatchObject({ outcome: 'completed' });
       expect(runningRuns(w)).toBe(1);
-      w.a.model.release();
+      w.a.model.answerHeld();
       await w.a.runtime.whenIdle('sess_p');
       expect(runningRuns(w)).toBe(0);
     }
@@ -222,7 +206,7 @@ describe('attempt routing — ownership leases', () => {
     expect(await w.store.findAttemptOwner('sess_p', w.clock.now())).toEqual({
       session_id: 'sess_p', run_id: run!.id, host_id: 'host_a', host_url: 'http://a.test', lease_expires_at: w.clock.now() + 10_000,
     });
-    w.a.model.release();
+    w.a.model.answerHeld();
     await w.a.runtime.whenIdle('sess_p');
     expect(w.store.raw().attemptOwners.has('sess_p')).toBe(false);
     expect(w.a.routingErrors).toEqual([]);
@@ -234,7 +218,7 @@ describe('attempt routing — ownership leases', () => {
     w.clock.advance(60_000);
     expect(await w.store.findAttemptOwner('sess_p', w.clock.now())).toBeUndefined();
     await waitFor(async () => (await w.store.findAttemptOwner('sess_p', w.clock.now())) !== undefined, 'a renewal');
-    w.a.model.release();
+    w.a.model.answerHeld();
     await w.a.runtime.whenIdle('sess_p');
     expect(w.store.raw().attemptOwners.has('sess_p')).toBe(false);
   });
@@ -385,9 +369,9 @@ describe('attempt routing — routeLiveInbox', () => {
     const w = await world();
     await w.startOnA();
     expect(bodyOf(await answer(w.b.runtime, owner, 'sess_p', { type: 'queue', body: { content: text('steer') } }, false))).toEqual({ id: 1 });
-    w.a.model.release();
-    await waitFor(() => w.a.model.steps >= 2, 'the step after the drain');
-    w.a.model.release();
+    w.a.model.answerHeld();
+    await waitFor(() => w.a.model.steps.length >= 2, 'the step after the drain');
+    w.a.model.answerHeld();
     await w.a.runtime.whenIdle('sess_p');
     const events = await w.store.listSessionEvents({ session_id: 'sess_p', after: 0, limit: 100 });
     const run = events.find((e) => e.type === 'session.status_running')!.run_id;

@@ -8,11 +8,12 @@
  * mid-tool; the round limit; what the Live Inbox answers while a Run awaits.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { LiveInboxHost, type Model, type ModelStepResult, type Tool, type TranscriptBlock, type TranscriptMessage } from '../live-inbox/index.js';
+import { LiveInboxHost, type ModelStepResult, type Tool, type TranscriptBlock } from '../live-inbox/index.js';
 import { PlatformService } from '../platform/service.js';
 import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
 import { createLocalEventBus } from '../ports/event-bus.js';
 import type { SessionEvent } from '../records.js';
+import { fakeModel } from '../testing/fake-model.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { ctxOf, rejection, text, waitFor } from '../test-support.js';
 import { managedSessionEvent, type ManagedAgentDefinition } from './managed-agents.js';
@@ -21,30 +22,8 @@ import { SessionRuntimeService } from './service.js';
 
 const owner = ctxOf('ws_a', 'acc_owner');
 
-interface Step {
-  transcript: readonly TranscriptMessage[];
-  reply(result: ModelStepResult): void;
-}
-
-/** A model whose steps the test answers one by one. */
-function gated(): Model & { next(): Promise<Step> } {
-  const waiting: Step[] = [];
-  let wake: (() => void) | undefined;
-  return {
-    step(transcript, signal) {
-      return new Promise<ModelStepResult>((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason);
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-        waiting.push({ transcript, reply: resolve });
-        wake?.();
-      });
-    },
-    async next() {
-      while (waiting.length === 0) await new Promise<void>((r) => (wake = r));
-      return waiting.shift()!;
-    },
-  };
-}
+/** A model whose steps the test answers one by one (`next()` → `reply(result)`). */
+const gated = () => fakeModel({ then: 'hold' });
 
 const calls = (...uses: Array<[string, Record<string, unknown>]>): ModelStepResult => ({
   content: [{ type: 'text', text: 'working' }, ...uses.map(([name, input], i) => ({ type: 'tool_use' as const, id: `m${i}`, name, input }))],

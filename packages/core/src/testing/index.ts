@@ -35,3 +35,9 @@ export {
   type GatedModel, type HttpConformanceCheck, httpConformanceChecks, HttpConformanceError, type HttpConformanceOptions,
   type HttpConformanceServer, type HttpConformanceSubject, KIT_ADAPTER_SETTINGS, serverFetch, withHttpSubject,
 } from './http-conformance-checks.js';
+export {
+  endTurn, type FakeModel, type FakeModelAnswer, type FakeModelOptions, type FakeModelStep, fakeModel, type HeldModelStep, toolUse,
+} from './fake-model.js';
+export {
+  gate, type RuntimeWorld, type RuntimeWorldOptions, type RuntimeWorldResponse, startRuntimeWorld, steerTwoMessages, textContent,
+} from './runtime-world.js';
