@@ -20,6 +20,7 @@ const alias = {
   '@inbox-kit/core': src('./packages/core/src/index.ts'),
   '@inbox-kit/storage-kysely/sqlite': src('./packages/storage-kysely/src/entry-sqlite.ts'),
   '@inbox-kit/storage-kysely/postgres': src('./packages/storage-kysely/src/entry-postgres.ts'),
+  '@inbox-kit/storage-kysely/testing': src('./packages/storage-kysely/src/testing.ts'),
   '@inbox-kit/storage-kysely': src('./packages/storage-kysely/src/index.ts'),
   '@inbox-kit/http-fastify/server': src('./packages/http-fastify/src/entry-server.ts'),
   '@inbox-kit/http-fastify': src('./packages/http-fastify/src/index.ts'),

@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', sqlite: 'src/entry-sqlite.ts', postgres: 'src/entry-postgres.ts' },
+  entry: { index: 'src/index.ts', sqlite: 'src/entry-sqlite.ts', postgres: 'src/entry-postgres.ts', testing: 'src/testing.ts' },
   format: ['esm'],
   dts: true,
   sourcemap: true,

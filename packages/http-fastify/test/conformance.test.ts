@@ -1,22 +1,17 @@
 /**
- * The HTTP conformance kit of `@inbox-kit/core/testing` against this adapter (`createServer`),
- * over real sockets: on the in-memory store, and on a SQLite file (and PostgreSQL when configured).
- * The kit's suites used to be this package's `auth.test.ts`, `inbox.test.ts`, `idempotency.test.ts`,
- * `errors.test.ts`, `live-inbox.test.ts`, `live-inbox-limits.test.ts`, `input-rules.test.ts`,
- * `stream-limits.test.ts`, `hostile-input.test.ts` (but its router check) and the black-box parts
- * of `slow-bodies.test.ts`, `security-auth.test.ts` and `events-stream.test.ts`; on SQL, the kit
- * reads "nothing written" with raw queries too (`rowCounts`, `dumpRows`); they now run on every adapter (see `@inbox-kit/core/testing`).
+ * The thin wire suite of the HTTP kit (`runHttpWire` of `@inbox-kit/core/testing`) against this
+ * adapter's server preset (`createServer`) over real sockets, on a SQLite file: what only the wire
+ * shows (raw malformed requests, slow and refused bodies, connection caps, SSE over a socket,
+ * HEAD, CORS, the router's 404/405 bytes) and a few happy paths per area. The kit's behaviour
+ * checks run in-process once per store (`packages/http-fetch/test/kit-behaviour.*.test.ts`); on
+ * SQL the kit reads "nothing written" with raw queries (`@inbox-kit/storage-kysely/testing`).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { HttpServices } from '@inbox-kit/core/http';
-import { runHttpConformance, type HttpAdapterSettings } from '@inbox-kit/core/testing';
+import { runHttpWire, type HttpAdapterSettings } from '@inbox-kit/core/testing';
+import { openSqliteTestStore } from '@inbox-kit/storage-kysely/testing';
 import { describe, expect, it } from 'vitest';
-import { openStore } from '@inbox-kit/storage-kysely';
 import { createServer } from '../src/entry-server.js';
 import { DEFAULT_MAX_STREAMS_PER_CALLER } from '../src/index.js';
-import { createPgDatabase, engines, sqlDumpRows, sqlRowCounts } from './harness.js';
 
 async function start(services: HttpServices, settings: HttpAdapterSettings = {}) {
   const app = await createServer({
@@ -41,28 +36,7 @@ async function start(services: HttpServices, settings: HttpAdapterSettings = {})
   };
 }
 
-runHttpConformance('http-fastify on the in-memory store', { start });
-
-for (const engine of engines) {
-  runHttpConformance(`http-fastify on ${engine}`, {
-    start,
-    async openStore() {
-      const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-kit-'));
-      const pgDb = engine === 'postgres' ? await createPgDatabase() : undefined;
-      const opened = await openStore(pgDb ? { databaseUrl: pgDb.url } : { sqliteFile: join(dir, 'kit.sqlite') });
-      return {
-        store: opened.store,
-        rowCounts: sqlRowCounts(opened.db),
-        dumpRows: sqlDumpRows(opened.db),
-        close: async () => {
-          await opened.close();
-          await pgDb?.drop();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  });
-}
+runHttpWire('http-fastify wire suite on sqlite', { start, openStore: openSqliteTestStore });
 
 describe('stream defaults', () => {
   it('DEFAULT_MAX_STREAMS_PER_CALLER is 16', () => {

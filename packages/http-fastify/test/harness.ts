@@ -2,8 +2,9 @@
  * Integration-test harness: a real inbox-kit server (`createServer`) listening on a real port,
  * over a real database opened by `@inbox-kit/storage-kysely` — a SQLite temp file, and
  * PostgreSQL when `INBOX_KIT_TEST_PG_URL` names an admin URL (a fresh database per harness,
- * dropped on close). Seeds the same world as the demo through `PlatformService`, plus a few
- * extra actors and sources the tests need.
+ * dropped on close). Thin glue over the one seeded world of `@inbox-kit/core/testing`
+ * (`seedTestWorld`, `recordingBus`, `testClock`) and the raw row reader of
+ * `@inbox-kit/storage-kysely/testing`; what is Fastify's own here is the server and raw SQL reads.
  *
  * World (ws_demo): acc_owner, acc_deriver, acc_deriver2, acc_observer, acc_outsider.
  *   proj_main (owner acc_owner; acc_deriver + acc_deriver2 derivers, acc_observer observer):
@@ -16,10 +17,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  LiveInboxHost, PlatformService, type LiveInboxLimits, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, type EventBus,
-  type Floor, type Model, type Page, type ProjectEvent, type RequestContext, type ServiceDeps, type Store, type StoreTx,
+  LiveInboxHost, PlatformService, type LiveInboxLimits, ProjectInboxService, SessionRuntimeService, createIdGenerator,
+  type Floor, type Model, type Page, type ProjectEvent, type ServiceDeps, type Store, type StoreTx,
 } from '@inbox-kit/core';
+import { recordingBus, seedTestWorld, testClock, type TestClock } from '@inbox-kit/core/testing';
 import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
+import { kyselyRowReader } from '@inbox-kit/storage-kysely/testing';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -34,12 +37,8 @@ export const PG_ADMIN_URL = process.env.INBOX_KIT_TEST_PG_URL || undefined;
 /** The engines every suite runs on. */
 export const engines: Engine[] = PG_ADMIN_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 
-/** A clock tests may freeze: `Date.now()` unless frozen. */
-export interface TestClock {
-  now(): number;
-  freeze(ms: number): void;
-  unfreeze(): void;
-}
+/** A clock tests may freeze: `Date.now()` unless frozen (the world's, `@inbox-kit/core/testing`). */
+export type { TestClock } from '@inbox-kit/core/testing';
 
 /** Makes one store method misbehave inside transactions (see {@link failingStore}); `null`: none. */
 export interface FailureSwitch {
@@ -123,23 +122,14 @@ export interface Harness {
  * the raw reader the HTTP conformance kit's hostile-input suite checks "nothing written" with.
  */
 export function sqlRowCounts(db: OpenedStore['db']): () => Promise<Record<string, number>> {
-  let tables: string[] | undefined;
-  return async () => {
-    tables ??= (await db.introspection.getTables()).map((t) => t.name).filter((n) => !n.startsWith('kysely_')).sort();
-    const rows = (await sql.raw<{ t: string; n: number | string }>(tables.map((t) => `SELECT '${t}' AS t, COUNT(*) AS n FROM ${t}`).join(' UNION ALL ')).execute(db)).rows;
-    return Object.fromEntries(rows.map((r) => [r.t, Number(r.n)]));
-  };
+  const reader = kyselyRowReader(db);
+  return () => reader.rowCounts();
 }
 
 /** Every row of every application table of `db`, each as JSON, sorted per table: the kit's `dumpRows` reader. */
 export function sqlDumpRows(db: OpenedStore['db']): () => Promise<Record<string, string[]>> {
-  let tables: string[] | undefined;
-  return async () => {
-    tables ??= (await db.introspection.getTables()).map((t) => t.name).filter((n) => !n.startsWith('kysely_')).sort();
-    const out: Record<string, string[]> = {};
-    for (const t of tables) out[t] = (await sql.raw<Record<string, unknown>>(`SELECT * FROM ${t}`).execute(db)).rows.map((r) => JSON.stringify(r)).sort();
-    return out;
-  };
+  const reader = kyselyRowReader(db);
+  return () => reader.dumpRows();
 }
 
 /** Quotes a string literal for raw SQL in tests (ids we made ourselves). */
@@ -204,63 +194,19 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
   const opened = await openStore(pgDb ? { databaseUrl: pgDb.url } : { sqliteFile: join(dir, 'test.sqlite') });
   if (opened.dialect !== engine) throw new Error(`harness: asked for ${engine}, got ${opened.dialect}`);
 
-  let frozen: number | undefined;
-  const clock: TestClock = { now: () => frozen ?? Date.now(), freeze: (ms) => { frozen = ms; }, unfreeze: () => { frozen = undefined; } };
+  const clock: TestClock = testClock();
   const failure: FailureSwitch = { method: null };
   const store = failingStore(opened.store, failure, async (call) => {
     await call();
     return call(); // the same row again: the database refuses it (primary key)
   });
-  const local = createLocalEventBus();
-  const published: ProjectEvent[] = [];
-  const bus: EventBus = {
-    publish: (m) => {
-      if (m.kind === 'project_event') published.push(m.event);
-      local.publish(m);
-    },
-    subscribe: (topic, listener) => local.subscribe(topic, listener),
-    subscriberCount: () => local.subscriberCount(),
-  };
+  const { bus, published } = recordingBus();
   const deps: ServiceDeps = { store, bus, clock, ids: createIdGenerator() };
   const platform = new PlatformService(deps);
   const projectInbox = new ProjectInboxService(deps);
 
-  // — seed, like apps/demo/src/seed.ts —
-  await platform.createWorkspace({ id: 'ws_demo', name: 'Demo workspace' });
-  await platform.createWorkspace({ id: 'ws_other', name: 'Another tenant' });
-  const keys: Record<string, string> = {};
-  for (const id of ['acc_owner', 'acc_deriver', 'acc_deriver2', 'acc_observer', 'acc_outsider']) {
-    await platform.createAccount({ id, name: id, workspace_ids: ['ws_demo'] });
-    keys[id] = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: id })).secret;
-  }
-  await platform.createAccount({ id: 'acc_stranger', name: 'Sam Stranger', workspace_ids: ['ws_other'] });
-  keys.acc_stranger = (await platform.issueApiKey({ workspace_id: 'ws_other', account_id: 'acc_stranger' })).secret;
-  keys.service = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: 'acc_owner', kind: 'service' })).secret;
-  const revoked = await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: 'acc_owner' });
-  await platform.revokeApiKey(revoked.key.id);
-  keys.revoked = revoked.secret;
-
-  const ctx = async (secret: string): Promise<RequestContext> => ({ principal: await platform.authenticate(secret), request_id: 'req_seed' });
-  const owner = await ctx(keys.acc_owner!);
-  const stranger = await ctx(keys.acc_stranger!);
-  await platform.createProject(owner, { id: 'proj_main', name: 'Main project' });
-  await platform.addMember(owner, 'proj_main', { account_id: 'acc_deriver', role: 'deriver' });
-  await platform.addMember(owner, 'proj_main', { account_id: 'acc_deriver2', role: 'deriver' });
-  await platform.addMember(owner, 'proj_main', { account_id: 'acc_observer', role: 'observer' });
-  await platform.createSession(owner, { id: 'sess_001', project_id: 'proj_main', title: 'First session' });
-  await platform.createSession(owner, { id: 'sess_002', project_id: 'proj_main', title: 'Second session' });
-  const A = await platform.commitTurn(owner, 'sess_001', { content: { text: 'turn A' } });
-  const A2 = await platform.addPage(owner, 'sess_001', A.floor.id, { content: { text: 'turn A again' } });
-  const B = await platform.commitTurn(owner, 'sess_001', { content: { text: 'turn B' } });
-  const C = await platform.commitTurn(owner, 'sess_002', { content: { text: 'turn C' } });
-  await platform.createProject(owner, { id: 'proj_side', name: 'Side project' });
-  await platform.createSession(owner, { id: 'sess_side', project_id: 'proj_side', title: null });
-  const S = await platform.commitTurn(owner, 'sess_side', { content: 'side' });
-  await platform.createSession(owner, { id: 'sess_loose', project_id: null, title: null });
-  const L = await platform.commitTurn(owner, 'sess_loose', { content: 'loose' });
-  await platform.createProject(stranger, { id: 'proj_foreign', name: 'Foreign project' });
-  await platform.createSession(stranger, { id: 'sess_foreign', project_id: 'proj_foreign', title: null });
-  const F = await platform.commitTurn(stranger, 'sess_foreign', { content: 'foreign' });
+  // — the one seeded world of @inbox-kit/core/testing (`seedTestWorld`) —
+  const { keys, floors, pages } = await seedTestWorld(platform);
   published.length = 0;
 
   const served: ServiceDeps = options.wrapStore ? { ...deps, store: options.wrapStore(store) } : deps;
@@ -321,8 +267,7 @@ export async function startHarness(engine: Engine, options: HarnessOptions = {})
   let closed = false;
   return {
     engine, url, app, keys, store, opened, clock, failure, published, ...(runtime ? { runtime } : {}),
-    floors: { A: A.floor, B: B.floor, C: C.floor, S: S.floor, L: L.floor, F: F.floor },
-    pages: { A1: A.page, A2, B1: B.page, C1: C.page, S1: S.page, L1: L.page, F1: F.page },
+    floors, pages,
     raw,
     count,
     inboxRows: async () => ({

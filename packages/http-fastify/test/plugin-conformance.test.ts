@@ -1,16 +1,18 @@
 /**
- * The HTTP conformance kit against the bare `inboxKit` plugin registered in a host's own, plain
+ * The thin wire suite of the HTTP kit (`runHttpWire`, on a SQLite file) against the bare `inboxKit` plugin registered in a host's own, plain
  * Fastify app (not `createServer`), built with `inboxKitServerOptions()`: the host has its own
  * route, and the plugin its body deadline. What a plugin cannot do (path params over 100
  * characters, undecodable percent-encoding, requests Node's parser refuses) the recommended
  * server options do; everything else the plugin does within its own scope.
  */
 import { connectionPolicy, guardConnections, requestIdFor } from '@inbox-kit/core/http';
-import { runHttpConformance } from '@inbox-kit/core/testing';
+import { runHttpWire } from '@inbox-kit/core/testing';
+import { openSqliteTestStore } from '@inbox-kit/storage-kysely/testing';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { inboxKit, inboxKitNotFoundAnswer, inboxKitServerOptions } from '../src/index.js';
 
-runHttpConformance('inboxKit plugin in a plain Fastify app with inboxKitServerOptions()', {
+runHttpWire('inboxKit plugin in a plain Fastify app with inboxKitServerOptions(), wire suite on sqlite', {
+  openStore: openSqliteTestStore,
   async start(services, settings = {}) {
     const app = Fastify({ logger: false, ...inboxKitServerOptions() });
     app.get('/mine', async () => ({ mine: true }));

@@ -6,7 +6,8 @@
  * writes nothing. Counts and states only (no timing).
  */
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect} from 'vitest';
+import { kitIt, layerRuns } from './http-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { rawRequest } from './http-raw.js';
 import { expectError, heldModel, startHttpWorld, type HeldModel, type HttpWorld, type WorldResponse } from './http-world.js';
@@ -55,6 +56,8 @@ function heldBody(base: string, path: string, key: string, body: string): Promis
 
 /** The per-caller budgets. */
 export function budgetsSuite(kit: HttpConformanceOptions): void {
+  if (!layerRuns(kit.mode ?? 'sockets', 'wire')) return;
+  const it = kitIt(kit, 'per-caller budgets over HTTP', 'wire');
   describe('per-caller budgets over HTTP', () => {
     describe('the bad-credential throttle (the adapter\'s defaults)', () => {
       let h: HttpWorld;

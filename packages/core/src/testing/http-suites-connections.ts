@@ -6,7 +6,8 @@
  * only: each check waits for the server to do what it must (polling), never for a fixed time.
  */
 import net from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect} from 'vitest';
+import { kitIt, layerRuns } from './http-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { parseRawResponse, rawRequest } from './http-raw.js';
 import { startHttpWorld, type HttpWorld } from './http-world.js';
@@ -57,6 +58,8 @@ async function ask(probe: Probe, path: string, host: string): Promise<number> {
 
 /** The connection policy of the adapter's server. */
 export function connectionsSuite(kit: HttpConformanceOptions): void {
+  if (!layerRuns(kit.mode ?? 'sockets', 'wire')) return;
+  const it = kitIt(kit, 'the connection policy over raw sockets', 'wire');
   describe('the connection policy over raw sockets', () => {
     const within = async (settings: NonNullable<Parameters<typeof startHttpWorld>[1]>['settings'], run: (h: HttpWorld) => Promise<void>) => {
       const h = await startHttpWorld(kit, { settings });

@@ -5,7 +5,8 @@
  * `@inbox-kit/http-fastify`'s `errors.test.ts` so every adapter runs it; registered by
  * `runHttpConformance`. "Nothing written" is read through the Store port.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect} from 'vitest';
+import { groupRuns, kitIt } from './http-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { expectError, startHttpWorld, type HttpWorld, type WorldEnvelope } from './http-world.js';
 
@@ -18,6 +19,8 @@ const SEED_BODY = {
 
 /** Registers the error-table, malformed-request and failing-write suites for the adapter `kit` starts. */
 export function errorsSuite(kit: HttpConformanceOptions): void {
+  if (!groupRuns(kit, 'behaviour')) return;
+  const it = kitIt(kit, 'error table over HTTP');
   describe('error table over HTTP', () => {
     let h: HttpWorld;
     beforeAll(async () => {

@@ -9,7 +9,8 @@
  * sharing a PostgreSQL event bus. The SSE client is a raw `node:http` one (`openStream`).
  */
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect} from 'vitest';
+import { describeFor, kitIt } from './http-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { startHttpWorld, type HttpWorld } from './http-world.js';
 
@@ -185,6 +186,7 @@ async function createItem(server: EventsServer, key: string, project_id: string,
  * `retry:` hint and the per-caller stream cap lifted to 1,000 (`settings.streamTiming`).
  */
 export function projectEventsSuite(kit: HttpConformanceOptions): void {
+  const it = kitIt(kit, 'Project Events over HTTP', 'wire');
   describe('Project Events over HTTP', () => {
     let h: HttpWorld;
     let server: EventsServer;
@@ -237,7 +239,7 @@ export function projectEventsSuite(kit: HttpConformanceOptions): void {
       }
     };
 
-    describe('stream format', () => {
+    describeFor(kit, 'wire')('stream format', () => {
       it('answers text/event-stream with no-cache/no-transform, no buffering, no compression (even when gzip is accepted), a retry hint and heartbeats', async () => {
         const { project_id } = await world.newProject();
         const s = await server.stream(streamPath(project_id), { key: world.keys.acc_owner, headers: { 'accept-encoding': 'gzip, deflate, br' } });
@@ -379,8 +381,8 @@ export function projectEventsSuite(kit: HttpConformanceOptions): void {
       });
     });
 
-    describe('history page', () => {
-      it('GET /events pages ascending by sequence, with types and session_id filters', async () => {
+    describeFor(kit, 'behaviour')('history page', () => {
+      it.behaviour('GET /events pages ascending by sequence, with types and session_id filters', async () => {
         const { project_id, session_a, session_b } = await world.newProject();
         const a = await createItem(server, world.keys.acc_owner, project_id, { source_session_id: session_a });
         const b = await createItem(server, world.keys.acc_owner, project_id, { source_session_id: session_b });
@@ -411,7 +413,7 @@ export function projectEventsSuite(kit: HttpConformanceOptions): void {
       });
     });
 
-    describe('resume', () => {
+    describeFor(kit, 'wire')('resume', () => {
       it('Last-Event-ID after a disconnect delivers exactly the missed events, then live ones', async () => {
         const { project_id } = await world.newProject();
         const first = await server.stream(streamPath(project_id), { key: world.keys.acc_owner });
@@ -587,7 +589,7 @@ export function projectEventsSuite(kit: HttpConformanceOptions): void {
       });
     });
 
-    describe('filters', () => {
+    describeFor(kit, 'wire')('filters', () => {
       it('types and session_id filter the stream, replayed and live', async () => {
         const { project_id, session_a, session_b } = await world.newProject();
         const pre = await createItem(server, world.keys.acc_owner, project_id, { source_session_id: session_a });
@@ -622,7 +624,7 @@ export function projectEventsSuite(kit: HttpConformanceOptions): void {
       });
     });
 
-    describe('visibility', () => {
+    describeFor(kit, 'wire')('visibility', () => {
       it('inbox events reach the owner and the item sender only — never observers or other derivers — live and replayed', async () => {
         const { project_id } = await world.newProject();
         const k = world.keys;
@@ -713,8 +715,8 @@ export function projectEventsSuite(kit: HttpConformanceOptions): void {
       });
     });
 
-    describe('publishing after commit', () => {
-      it('a rolled-back write publishes nothing; the next write takes the released sequence', async () => {
+    describeFor(kit, 'wire')('publishing after commit', () => {
+      it.wire('a rolled-back write publishes nothing; the next write takes the released sequence', async () => {
         const { project_id } = await world.newProject();
         const s = await server.stream(streamPath(project_id), { key: world.keys.acc_owner });
         try {
@@ -738,8 +740,8 @@ export function projectEventsSuite(kit: HttpConformanceOptions): void {
       });
     });
 
-    describe('operation log', () => {
-      it('the owner pages GET /operation-logs newest first; members get 403, outsiders 404', async () => {
+    describeFor(kit, 'behaviour')('operation log', () => {
+      it.behaviour('the owner pages GET /operation-logs newest first; members get 403, outsiders 404', async () => {
         const { project_id } = await world.newProject();
         for (let i = 0; i < 3; i++) await createItem(server, world.keys.acc_deriver, project_id);
         const seen: any[] = [];

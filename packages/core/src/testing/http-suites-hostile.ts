@@ -17,7 +17,8 @@
  * `hostile-input.test.ts`; Node only (`node:http`, `node:net`, `node:zlib`).
  */
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect} from 'vitest';
+import { kitIt, layerRuns } from './http-kit.js';
 import { encodeCursor, filterFingerprint } from '../cursor.js';
 import { malformedPathError, parseJsonBody } from '../http/parse.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
@@ -42,6 +43,8 @@ type BodyTable = Record<string, unknown>;
  * Live Inbox window.
  */
 export function hostileInputSuite(kit: HttpConformanceOptions): void {
+  if (!layerRuns(kit.mode ?? 'sockets', 'wire')) return;
+  const it = kitIt(kit, 'hostile input on every route', 'wire');
   describe('hostile input on every route', () => {
     let h: HttpWorld;
     let model: HeldModel;

@@ -5,7 +5,8 @@
  * project-inbox.md. Moved from `@inbox-kit/http-fastify`'s `inbox.test.ts` so every adapter runs
  * it; registered by `runHttpConformance`. Stored rows are read through the Store port.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect} from 'vitest';
+import { describeFor, kitIt } from './http-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { expectError, startHttpWorld, type HttpWorld } from './http-world.js';
 
@@ -27,6 +28,7 @@ interface Item {
 
 /** Registers the Project Inbox suite for the adapter `kit` starts. */
 export function projectInboxSuite(kit: HttpConformanceOptions): void {
+  const it = kitIt(kit, 'Project Inbox over HTTP');
   describe('Project Inbox over HTTP', () => {
     let h: HttpWorld;
     beforeAll(async () => {
@@ -65,7 +67,7 @@ export function projectInboxSuite(kit: HttpConformanceOptions): void {
     const itemsOf = async (project_id?: string) => (await Promise.all((project_id ? [project_id] : await projectIds()).map((id) => h.store.listInboxItems({ project_id: id, limit: 1000 })))).flat();
     const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
 
-    it('runs the seed page flow: the deriver files, the owner accepts, the session is untouched', async () => {
+    it.both('runs the seed page flow: the deriver files, the owner accepts, the session is untouched', async () => {
       const sessionsBefore = await sessionRows();
       const created = await create('acc_deriver', SEED_BODY);
       expect(created.status).toBe(201);
@@ -199,7 +201,7 @@ export function projectInboxSuite(kit: HttpConformanceOptions): void {
       expect((await itemsOf()).filter((i) => JSON.stringify(i.payload).includes(marker))).toHaveLength(1);
     });
 
-    describe('role table', () => {
+    describeFor(kit, 'behaviour')('role table', () => {
       it('owner: reads all, creates, decides', async () => {
         const { project_id } = await h.newProject();
         const a = await itemIn('pending', project_id, 'acc_deriver');
@@ -254,7 +256,7 @@ export function projectInboxSuite(kit: HttpConformanceOptions): void {
       });
     });
 
-    describe('transition table', () => {
+    describeFor(kit, 'behaviour')('transition table', () => {
       const OUTCOME: Record<string, string> = {
         'pending/accept': 'accepted', 'pending/reject': 'rejected', 'pending/archive': 'archived',
         'accepted/accept': '409', 'accepted/reject': '409', 'accepted/archive': 'archived',
@@ -287,7 +289,7 @@ export function projectInboxSuite(kit: HttpConformanceOptions): void {
       });
     });
 
-    describe('cursor paging', () => {
+    describeFor(kit, 'behaviour')('cursor paging', () => {
       it('never skips or repeats rows that share one created_at', async () => {
         const { project_id } = await h.newProject();
         const T = 1_800_000_000_000;
@@ -383,7 +385,7 @@ export function projectInboxSuite(kit: HttpConformanceOptions): void {
       });
     });
 
-    describe('payload limit (262,144 bytes of compact UTF-8 JSON)', () => {
+    describeFor(kit, 'behaviour')('payload limit (262,144 bytes of compact UTF-8 JSON)', () => {
       // [name, payload of exactly 262,144 bytes, payload of 262,145 bytes]
       const cases: [string, unknown, unknown][] = [
         ['an ASCII string', 'a'.repeat(262_142), 'a'.repeat(262_143)],
@@ -424,7 +426,7 @@ export function projectInboxSuite(kit: HttpConformanceOptions): void {
       });
     });
 
-    describe('Project Events page', () => {
+    describeFor(kit, 'behaviour')('Project Events page', () => {
       it('shows the created and decided events with gap-free sequences, only the visible ones per role', async () => {
         const { project_id } = await h.newProject();
         const mine = await itemIn('pending', project_id, 'acc_deriver');
@@ -493,7 +495,7 @@ export function projectInboxSuite(kit: HttpConformanceOptions): void {
       });
     });
 
-    describe('concurrency', () => {
+    describeFor(kit, 'behaviour')('concurrency', () => {
       it('concurrent accept/reject on one item: exactly one wins, the others see the new status (409)', async () => {
         for (let round = 0; round < 3; round++) {
           const item = await itemIn('pending');

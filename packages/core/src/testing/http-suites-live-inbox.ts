@@ -5,7 +5,8 @@
  * releases by hand (no timers: every wait is on a condition). Moved from `@inbox-kit/http-fastify`'s
  * `live-inbox.test.ts` so every adapter runs it; registered by `runHttpConformance`.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect} from 'vitest';
+import { kitIt } from './http-kit.js';
 import type { ContentBlock } from '../live-inbox/content.js';
 import { LiveInboxHost } from '../live-inbox/registry.js';
 import type { Model, ModelStepResult, TranscriptMessage } from '../live-inbox/agent-loop.js';
@@ -15,7 +16,7 @@ import type { Store } from '../ports/store.js';
 import { PlatformService } from '../platform/service.js';
 import { ProjectInboxService } from '../project-inbox/service.js';
 import { SessionRuntimeService } from '../sessions/service.js';
-import type { HttpConformanceOptions } from './http-conformance-checks.js';
+import { serverFetch, type HttpConformanceOptions } from './http-conformance-checks.js';
 import { createMemoryStore } from './memory-store.js';
 
 const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
@@ -49,6 +50,8 @@ function gatedModel(): Model & { next(): Promise<PendingStep> } {
 
 interface Harness {
   base: string;
+  /** `fetch` to the adapter (in-process or over its socket). */
+  fetch: (url: string, init?: RequestInit) => Promise<Response>;
   store: Store;
   model: ReturnType<typeof gatedModel>;
   runtime: SessionRuntimeService;
@@ -98,10 +101,11 @@ async function startLiveInboxWorld(kit: HttpConformanceOptions, options: { wrapS
   const runtime = new SessionRuntimeService({ ...deps, store: options.wrapStore ? options.wrapStore(store) : store, host, model });
   const server = await kit.start({ platform, projectInbox: new ProjectInboxService(deps), runtime }, { streamTiming: { heartbeatMs: 60_000 } });
   const base = server.url.replace(/\/+$/, '');
+  const send = serverFetch(server);
   return {
-    base, store, model, runtime, host, keys,
+    base, fetch: send, store, model, runtime, host, keys,
     async call(key, method, path, body, headers = {}) {
-      const res = await fetch(base + path, {
+      const res = await send(base + path, {
         method,
         headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
@@ -148,6 +152,7 @@ async function history(h: Harness, session = 'sess_001'): Promise<any[]> {
 
 /** Registers the Live Inbox and Session event suites for the adapter `kit` starts. */
 export function liveInboxSuite(kit: HttpConformanceOptions): void {
+  const it = kitIt(kit, 'Live Inbox and Session events over HTTP');
   describe('Live Inbox and Session events over HTTP', () => {
   const harnesses: Harness[] = [];
   const harness = async (options: { wrapStore?: (store: Store) => Store } = {}) => {
@@ -171,7 +176,7 @@ export function liveInboxSuite(kit: HttpConformanceOptions): void {
       }
     });
 
-    it('steers a running Run: queue, reorder, replace, withdraw, 404, 409; the drained message commits before the next model output', async () => {
+    it.both('steers a running Run: queue, reorder, replace, withdraw, 404, 409; the drained message commits before the next model output', async () => {
       const h = await harness();
       const { sent, step, run } = await startRun(h);
       expect(sent.body.data).toEqual([{
@@ -365,13 +370,13 @@ export function liveInboxSuite(kit: HttpConformanceOptions): void {
       expect(p2.body.data.map((e: { seq: number }) => e.seq)).toEqual([3]);
     });
 
-    it('streams stored events first, then live ones, and resumes from Last-Event-ID', async () => {
+    it.wire('streams stored events first, then live ones, and resumes from Last-Event-ID', async () => {
       const h = await harness();
       const owner = h.keys.acc_owner!;
       await h.call(owner, 'POST', EV(), { events: [{ type: 'user.interrupt' }] });
 
       const controller = new AbortController();
-      const res = await fetch(`${h.base}${EV()}/stream`, { headers: { authorization: `Bearer ${h.keys.acc_observer}` }, signal: controller.signal });
+      const res = await h.fetch(`${h.base}${EV()}/stream`, { headers: { authorization: `Bearer ${h.keys.acc_observer}` }, signal: controller.signal });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toContain('text/event-stream');
       const frames: { id: number; event: string; data: any }[] = [];
@@ -408,7 +413,7 @@ export function liveInboxSuite(kit: HttpConformanceOptions): void {
 
       // Resume: only what follows the Last-Event-ID.
       const resumed = new AbortController();
-      const again = await fetch(`${h.base}${EV()}/stream`, { headers: { authorization: `Bearer ${owner}`, 'last-event-id': '3' }, signal: resumed.signal });
+      const again = await h.fetch(`${h.base}${EV()}/stream`, { headers: { authorization: `Bearer ${owner}`, 'last-event-id': '3' }, signal: resumed.signal });
       let got = '';
       try {
         for await (const chunk of again.body as unknown as AsyncIterable<Uint8Array>) {

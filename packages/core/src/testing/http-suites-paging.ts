@@ -5,7 +5,8 @@
  * the list's order, ends with `next_cursor: null`, refuses a `limit` outside 1–200 and a forged
  * cursor or one minted for another list or filter (400 `invalid_cursor`).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect} from 'vitest';
+import { groupRuns, kitIt } from './http-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { expectError, heldModel, startHttpWorld, type HttpWorld, type WorldResponse } from './http-world.js';
 
@@ -16,6 +17,8 @@ interface OpenApiOperation {
 
 /** Every paged list of the API. */
 export function pagingSuite(kit: HttpConformanceOptions): void {
+  if (!groupRuns(kit, 'behaviour')) return;
+  const it = kitIt(kit, 'paging on every list route');
   describe('paging on every list route', () => {
     let h: HttpWorld;
     let project_id: string;

@@ -17,7 +17,8 @@
  *   failures, `failure.everything`) and on real database errors (`failure.method`), on every route.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect} from 'vitest';
+import { kitIt, layerRuns } from './http-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { expectNoLeak, fill, isAdminRoute, keyOf, rawRequest, routeInventory, validBody, type ParamValues, type RouteInfo } from './http-raw.js';
 import { expectError, heldModel, startHttpWorld, type HeldModel, type HttpWorld, type WorldEnvelope, type WorldResponse } from './http-world.js';
@@ -56,6 +57,8 @@ const MISSING: ParamValues = {
 
 /** Authentication and tenancy on every route, and no internals in any error (see the file comment). */
 export function securitySuite(kit: HttpConformanceOptions): void {
+  if (!layerRuns(kit.mode ?? 'sockets', 'wire')) return;
+  const it = kitIt(kit, 'security review of auth and tenancy', 'wire');
   describe('security review of auth and tenancy', () => {
     let h: HttpWorld;
     let model: HeldModel;

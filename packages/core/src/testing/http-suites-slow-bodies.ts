@@ -7,7 +7,8 @@
  * by a request cut short. Moved here from `@inbox-kit/http-fastify`'s `slow-bodies.test.ts`.
  */
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect} from 'vitest';
+import { kitIt, layerRuns } from './http-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { startHttpWorld, type HttpWorld } from './http-world.js';
 
@@ -56,6 +57,8 @@ async function waitFor(check: () => boolean): Promise<void> {
 
 /** Slow and refused request bodies (the body deadline, and early answers closing the socket). */
 export function slowBodiesSuite(kit: HttpConformanceOptions): void {
+  if (!layerRuns(kit.mode ?? 'sockets', 'wire')) return;
+  const it = kitIt(kit, 'slow and refused request bodies', 'wire');
   describe('slow and refused request bodies', () => {
     let h: HttpWorld;
     beforeAll(async () => {

@@ -5,7 +5,8 @@
  * write nothing (on the in-memory store) — and, on every store, the Live Inbox of an archived
  * project or Session answers 409 and nothing queued before the archive is committed after it.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect} from 'vitest';
+import { groupRuns, kitIt } from './http-kit.js';
 import { STATUS_BY_CODE } from '../http/errors.js';
 import { decideWrite, type WriteAction, type WriteRole, type WriteState } from '../policy/write-policy.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
@@ -93,6 +94,8 @@ const onTheMemoryStore = (kit: HttpConformanceOptions) => (kit.openStore === und
 
 /** The write gate through the HTTP API: every action × role × state, and the Live Inbox after an archive. */
 export function writeGateSuite(kit: HttpConformanceOptions): void {
+  if (!groupRuns(kit, 'behaviour')) return;
+  const it = kitIt(kit, 'the write gate over HTTP');
   describe('the write gate over HTTP', () => {
     // The exhaustive pass runs on the in-memory store (every adapter runs the kit there): the answers
     // do not depend on the store, and that each is decided atomically with the write under its lock

@@ -11,7 +11,8 @@
  * authentication and tenancy on every route (`http-suites-security.ts`), and Project Events over
  * raw `node:http` (`http-suites-events.ts`).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect} from 'vitest';
+import { groupRuns, kitIt, layerRuns } from './http-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { expectError, heldModel, startHttpWorld, type HeldModel, type HttpWorld } from './http-world.js';
 import { errorsSuite } from './http-suites-errors.js';
@@ -32,6 +33,7 @@ const text = (t: string) => [{ type: 'text', text: t }];
 
 /** Authentication, request ids, public and unknown routes over real HTTP. */
 export function authenticationSuite(kit: HttpConformanceOptions): void {
+  const it = kitIt(kit, 'authentication over HTTP');
   describe('authentication over HTTP', () => {
     let h: HttpWorld;
     beforeAll(async () => {
@@ -156,7 +158,7 @@ export function authenticationSuite(kit: HttpConformanceOptions): void {
       }
     });
 
-    it('unknown routes answer 404 in the envelope, with or without a key; x-should-retry: false', async () => {
+    it.both('unknown routes answer 404 in the envelope, with or without a key; x-should-retry: false', async () => {
       for (const [method, path] of [['GET', '/nope'], ['GET', '/projects/proj_main/inbox/x/y'], ['POST', '/v2/projects'], ['OPTIONS', '/nope']]) {
         for (const res of [await h.request(method!, path!), await h.request(method!, path!, { as: 'acc_owner' })]) {
           expectError(res, 404, 'not_found');
@@ -165,7 +167,7 @@ export function authenticationSuite(kit: HttpConformanceOptions): void {
       }
     });
 
-    it('a known path under an undeclared method answers 405 method_not_allowed with Allow, with or without a key; nothing written', async () => {
+    it.both('a known path under an undeclared method answers 405 method_not_allowed with Allow, with or without a key; nothing written', async () => {
       const cases: Array<[string, string, string]> = [
         ['DELETE', '/projects/proj_main/inbox', 'GET, HEAD, POST'], ['PUT', '/projects/proj_main/inbox/pinbox_1', 'GET, HEAD, PATCH'],
         ['PATCH', '/projects', 'GET, HEAD, POST'], ['OPTIONS', '/projects/proj_main', 'GET, HEAD'], ['POST', '/health', 'GET, HEAD'],
@@ -180,7 +182,7 @@ export function authenticationSuite(kit: HttpConformanceOptions): void {
       }
     });
 
-    it('every response carries x-request-id; a safe caller id is used, an unsafe one replaced', async () => {
+    it.both('every response carries x-request-id; a safe caller id is used, an unsafe one replaced', async () => {
       const ok = await h.request('GET', '/projects/proj_main/inbox', { as: 'acc_owner' });
       expect(ok.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9_-]{21}$/);
       expect(ok.headers.get('request-id')).toBe(ok.headers.get('x-request-id'));
@@ -203,6 +205,8 @@ export function authenticationSuite(kit: HttpConformanceOptions): void {
  * a withdraw gives the room back; the OpenAPI document lists the answer.
  */
 export function liveInboxLimitsSuite(kit: HttpConformanceOptions): void {
+  if (!groupRuns(kit, 'behaviour')) return;
+  const it = kitIt(kit, 'Live Inbox limits over HTTP');
   describe('Live Inbox limits over HTTP', () => {
     let h: HttpWorld;
     let model: HeldModel;
@@ -264,7 +268,7 @@ interface HeldStream {
 
 async function holdStream(h: HttpWorld, path: string, key: string): Promise<HeldStream> {
   const abort = new AbortController();
-  const res = await fetch(h.url + path, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, signal: abort.signal });
+  const res = await h.fetch(h.url + path, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, signal: abort.signal });
   const headers: Record<string, string> = {};
   res.headers.forEach((value, name) => {
     headers[name] = value;
@@ -279,6 +283,8 @@ async function holdStream(h: HttpWorld, path: string, key: string): Promise<Held
  * closing a stream gives its slot back.
  */
 export function streamsPerCallerSuite(kit: HttpConformanceOptions): void {
+  if (!layerRuns(kit.mode ?? 'sockets', 'wire')) return;
+  const it = kitIt(kit, 'event streams per caller', 'wire');
   describe('event streams per caller', () => {
     let h: HttpWorld;
     beforeAll(async () => {
@@ -328,6 +334,7 @@ export function streamsPerCallerSuite(kit: HttpConformanceOptions): void {
  * and one Project Event.
  */
 export function idempotencySuite(kit: HttpConformanceOptions): void {
+  const it = kitIt(kit, 'Idempotency-Key on POST /projects/:id/inbox');
   describe('Idempotency-Key on POST /projects/:id/inbox', () => {
     let h: HttpWorld;
     beforeAll(async () => {
@@ -364,7 +371,7 @@ export function idempotencySuite(kit: HttpConformanceOptions): void {
     /** Every stored Project Event sequence of a project, ascending (read through the Store port). */
     const sequences = async (project_id: string) => (await h.store.listProjectEvents({ project_id, after: 0, limit: 1000 })).map((e) => e.sequence);
 
-    it('the same key and body → 201 with the same item and Idempotent-Replayed: true; nothing written or published again', async () => {
+    it.both('the same key and body → 201 with the same item and Idempotent-Replayed: true; nothing written or published again', async () => {
       const { project_id } = await h.newProject();
       const body = { type: 'derived_output.review', title: '候选摘要待确认', payload: { derived_output_id: 'dout_001', n: [1, 2] } };
       const first = await create('idem-same-1', body, { project: project_id });
@@ -558,6 +565,8 @@ const POISON: [string, unknown[], string][] = [
  * `unsupported_media_type` in the one envelope (platform.md "Errors").
  */
 export function inputRulesSuite(kit: HttpConformanceOptions): void {
+  if (!groupRuns(kit, 'behaviour')) return;
+  const it = kitIt(kit, 'input rules over HTTP');
   describe('input rules over HTTP', () => {
     let h: HttpWorld;
     let model: HeldModel;

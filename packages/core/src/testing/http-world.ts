@@ -5,22 +5,13 @@
  * Reads that check "nothing was written" go through the `Store` port, never through the adapter
  * under test. Needs vitest (an optional peer of `@inbox-kit/core`): `expectError` uses `expect`.
  *
- * World (ws_demo): acc_owner, acc_deriver, acc_deriver2, acc_observer, acc_outsider.
- *   proj_main (owner acc_owner; acc_deriver + acc_deriver2 derivers, acc_observer observer):
- *   sess_001 (floor A with pages A1, A2; floor B with page B1), sess_002 (floor C, page C1).
- *   proj_side (owner acc_owner): sess_side (floor S, page S1). sess_loose (no project).
- * World (ws_other): acc_stranger; proj_foreign with sess_foreign (floor F, page F1).
- * Keys: one per account, `service` (ws_demo, may act as any ws_demo account), `revoked`, and the
- * `admin` keys `admin` (acc_owner's, ws_demo) and `admin_other` (acc_stranger's, ws_other); their
- * ids in `keyIds`. A probe account of the administration routes, `acc_probe` (ws_demo), with a
- * key whose id is `keyIds.probe`.
+ * The world is the one of `world.ts` (`seedTestWorld`): see there for who and what it holds.
  */
 import { expect } from 'vitest';
 import { LiveInboxHost } from '../live-inbox/registry.js';
 import type { LiveInboxLimits } from '../live-inbox/queue.js';
 import type { Model } from '../live-inbox/agent-loop.js';
-import { createIdGenerator, systemClock } from '../ports/clock.js';
-import { createLocalEventBus, type EventBus } from '../ports/event-bus.js';
+import { createIdGenerator } from '../ports/clock.js';
 import type { Store, StoreTx } from '../ports/store.js';
 import type { Floor, Page, ProjectEvent } from '../records.js';
 import { PlatformService } from '../platform/service.js';
@@ -29,8 +20,11 @@ import { SessionRuntimeService } from '../sessions/service.js';
 import { ManagedSessionsService } from '../sessions/managed-sessions.js';
 import type { CallerBudgetOptions } from '../caller-budgets.js';
 import { errorKind } from '../http/errors.js';
-import { KIT_ADAPTER_SETTINGS, type HttpAdapterSettings, type HttpConformanceOptions, type HttpConformanceServer } from './http-conformance-checks.js';
+import { KIT_ADAPTER_SETTINGS, serverFetch, type HttpAdapterSettings, type HttpConformanceOptions, type HttpConformanceServer } from './http-conformance-checks.js';
 import { createMemoryStore } from './memory-store.js';
+import { recordingBus, seedTestWorld, testClock } from './world.js';
+
+export { heldModel, type HeldModel } from './world.js';
 
 /** A response as the suites see it: status, headers, parsed JSON (or the text), the text. */
 export interface WorldResponse<T = any> {
@@ -57,7 +51,10 @@ export interface WorldRequestOptions {
 
 /** A running world. */
 export interface HttpWorld {
+  /** The adapter's base URL (in-process: only the base requests are built on; no socket listens there). */
   url: string;
+  /** `fetch` to the adapter: in-process when it was started as a handler, else over its socket. */
+  fetch: (url: string, init?: RequestInit) => Promise<Response>;
   keys: Record<string, string>;
   /** The id of each key of `keys` (and `probe`: a key of `acc_probe` that nothing authenticates with). */
   keyIds: Record<string, string>;
@@ -124,59 +121,15 @@ export interface HttpWorldOptions {
   managedSessions?: boolean;
 }
 
-/** A model whose steps wait until `release()` (then every step answers at once); `waiting()` resolves once a step is pending. */
-export interface HeldModel extends Model {
-  release(): void;
-  waiting(): Promise<void>;
-}
-
-/** A {@link HeldModel}: a Run stays in its first step, so the Live Inbox is active, until released. */
-export function heldModel(): HeldModel {
-  let released = false;
-  let wake: (() => void)[] = [];
-  let onStep: (() => void)[] = [];
-  let stepping = 0;
-  return {
-    step(_transcript, signal) {
-      if (released) return Promise.resolve({ content: [{ type: 'text', text: 'done' }], continue: false });
-      stepping++;
-      for (const f of onStep.splice(0)) f();
-      return new Promise((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason);
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-        wake.push(() => resolve({ content: [{ type: 'text', text: 'done' }], continue: false }));
-      });
-    },
-    release() {
-      released = true;
-      for (const f of wake.splice(0)) f();
-      wake = [];
-    },
-    waiting() {
-      return stepping > 0 ? Promise.resolve() : new Promise<void>((ok) => onStep.push(ok));
-    },
-  };
-}
-
 /** Seeds the world on a fresh store and starts the adapter. Call `close()` when done. */
 export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpWorldOptions = {}): Promise<HttpWorld> {
   const memory = kit.openStore ? undefined : createMemoryStore();
   const opened: Awaited<ReturnType<NonNullable<HttpConformanceOptions['openStore']>>> = kit.openStore
     ? await kit.openStore()
     : { store: memory as Store, close: async () => {}, dumpRows: async () => memoryRows(memory!) };
-  const local = createLocalEventBus();
-  const published: ProjectEvent[] = [];
-  const bus: EventBus = {
-    publish: (m) => {
-      if (m.kind === 'project_event') published.push(m.event);
-      local.publish(m);
-    },
-    subscribe: (topic, listener) => local.subscribe(topic, listener),
-    subscriberCount: () => local.subscriberCount(),
-  };
+  const { bus, published } = recordingBus();
   const failure: HttpWorld['failure'] = { method: null };
-  let frozen: number | undefined;
-  const clock: HttpWorld['clock'] = { now: () => frozen ?? systemClock.now(), freeze: (ms) => { frozen = ms; }, unfreeze: () => { frozen = undefined; } };
+  const clock: HttpWorld['clock'] = testClock();
   const deps = { store: failingStore(opened.store, failure), bus, clock, ids: createIdGenerator(), ...(options.budgets ? { budgets: options.budgets } : {}) };
   const platform = new PlatformService(deps);
   const runtime = options.model ? new SessionRuntimeService({ ...deps, host: new LiveInboxHost({ limits: options.liveInboxLimits }), model: options.model }) : undefined;
@@ -185,52 +138,12 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
     : undefined;
   let server: HttpConformanceServer | undefined;
   try {
-    await platform.createWorkspace({ id: 'ws_demo', name: 'Demo workspace' });
-    await platform.createWorkspace({ id: 'ws_other', name: 'Another tenant' });
-    const keys: Record<string, string> = {};
-    const keyIds: Record<string, string> = {};
-    const issue = async (name: string, workspace_id: string, account_id: string, kind: 'standard' | 'service' | 'admin' = 'standard') => {
-      const { key, secret } = await platform.issueApiKey({ workspace_id, account_id, kind });
-      keys[name] = secret;
-      keyIds[name] = key.id;
-      return key;
-    };
-    for (const id of ['acc_owner', 'acc_deriver', 'acc_deriver2', 'acc_observer', 'acc_outsider']) {
-      await platform.createAccount({ id, name: id, workspace_ids: ['ws_demo'] });
-      await issue(id, 'ws_demo', id);
-    }
-    await platform.createAccount({ id: 'acc_stranger', name: 'Sam Stranger', workspace_ids: ['ws_other'] });
-    await issue('acc_stranger', 'ws_other', 'acc_stranger');
-    await issue('service', 'ws_demo', 'acc_owner', 'service');
-    await platform.revokeApiKey((await issue('revoked', 'ws_demo', 'acc_owner')).id);
-    await issue('admin', 'ws_demo', 'acc_owner', 'admin');
-    await issue('admin_other', 'ws_other', 'acc_stranger', 'admin');
-    await platform.createAccount({ id: 'acc_probe', name: 'Probe', workspace_ids: ['ws_demo'] });
-    keyIds.probe = (await platform.issueApiKey({ workspace_id: 'ws_demo', account_id: 'acc_probe' })).key.id;
-    const owner = { principal: await platform.authenticate(keys.acc_owner!), request_id: 'req_seed' };
-    const stranger = { principal: await platform.authenticate(keys.acc_stranger), request_id: 'req_seed' };
-    await platform.createProject(owner, { id: 'proj_main', name: 'Main project' });
-    for (const [account_id, role] of [['acc_deriver', 'deriver'], ['acc_deriver2', 'deriver'], ['acc_observer', 'observer']] as const) {
-      await platform.addMember(owner, 'proj_main', { account_id, role });
-    }
-    await platform.createSession(owner, { id: 'sess_001', project_id: 'proj_main', title: 'First session' });
-    await platform.createSession(owner, { id: 'sess_002', project_id: 'proj_main', title: 'Second session' });
-    const A = await platform.commitTurn(owner, 'sess_001', { content: { text: 'turn A' } });
-    const A2 = await platform.addPage(owner, 'sess_001', A.floor.id, { content: { text: 'turn A again' } });
-    const B = await platform.commitTurn(owner, 'sess_001', { content: { text: 'turn B' } });
-    const C = await platform.commitTurn(owner, 'sess_002', { content: { text: 'turn C' } });
-    await platform.createProject(owner, { id: 'proj_side', name: 'Side project' });
-    await platform.createSession(owner, { id: 'sess_side', project_id: 'proj_side', title: null });
-    const S = await platform.commitTurn(owner, 'sess_side', { content: 'side' });
-    await platform.createSession(owner, { id: 'sess_loose', project_id: null, title: null });
-    const L = await platform.commitTurn(owner, 'sess_loose', { content: 'loose' });
-    await platform.createProject(stranger, { id: 'proj_foreign', name: 'Foreign project' });
-    await platform.createSession(stranger, { id: 'sess_foreign', project_id: 'proj_foreign', title: null });
-    const F = await platform.commitTurn(stranger, 'sess_foreign', { content: 'foreign' });
+    const { keys, keyIds, floors, pages } = await seedTestWorld(platform);
     published.length = 0;
 
     server = await kit.start({ platform, projectInbox: new ProjectInboxService(deps), ...(runtime ? { runtime } : {}), ...(managedSessions ? { managedSessions } : {}) }, { ...KIT_ADAPTER_SETTINGS, ...options.settings });
     const url = server.url.replace(/\/+$/, '');
+    const send = serverFetch(server);
 
     const request = async <T>(method: string, path: string, opts: WorldRequestOptions = {}): Promise<WorldResponse<T>> => {
       const headers: Record<string, string> = { ...opts.headers };
@@ -245,7 +158,7 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
         body = JSON.stringify(opts.body);
         headers['content-type'] ??= 'application/json';
       }
-      const res = await fetch(url + path, { method, headers, body: body as BodyInit | undefined, signal: AbortSignal.timeout(20_000) });
+      const res = await send(url + path, { method, headers, body: body as BodyInit | undefined, signal: AbortSignal.timeout(20_000) });
       const text = await res.text();
       let parsed: unknown = text;
       if ((res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
@@ -328,10 +241,9 @@ export async function startHttpWorld(kit: HttpConformanceOptions, options: HttpW
       return Object.fromEntries(Object.entries(dump).map(([table, rows]) => [table, rows.map((r) => r.replace(/"last_used_at":("?)\d+\1/g, '"last_used_at":null')).sort()]));
     };
     return {
-      url, keys, keyIds, store, published, clock, failure, request, newProject, inboxRows, worldState, rowCounts, dumpRows, subscriberCount: () => bus.subscriberCount(),
+      url, fetch: send, keys, keyIds, store, published, clock, failure, request, newProject, inboxRows, worldState, rowCounts, dumpRows, subscriberCount: () => bus.subscriberCount(),
       ...(runtime ? { runtime } : {}),
-      floors: { A: A.floor, B: B.floor, C: C.floor, S: S.floor, L: L.floor, F: F.floor },
-      pages: { A1: A.page, A2, B1: B.page, C1: C.page, S1: S.page, L1: L.page, F1: F.page },
+      floors, pages,
       close: async () => {
         await runtime?.close();
         await running.close();
