@@ -27,13 +27,9 @@ export const MAX_FUNCTION_LINES = 150;
  * list when the parts are merged. `test` gets a path relative to the repository root, `/`-separated.
  */
 export const TEMPORARY_EXEMPTIONS = [
-  { owner: 'P1 (pipeline)', area: 'packages/core/src/http/* except routes*', test: (p) => p.startsWith('packages/core/src/http/') && !/^packages\/core\/src\/http\/routes/.test(p) },
-  { owner: 'P1 (pipeline)', area: 'packages/http-hono/src', test: (p) => p.startsWith('packages/http-hono/src/') },
-  { owner: 'P1 (pipeline)', area: 'packages/http-fastify/src', test: (p) => p.startsWith('packages/http-fastify/src/') },
-  { owner: 'P1 (pipeline)', area: 'packages/http-fetch/src', test: (p) => p.startsWith('packages/http-fetch/src/') },
-  { owner: 'P2 (routes)', area: 'packages/core/src/http/routes*', test: (p) => /^packages\/core\/src\/http\/routes/.test(p) },
-  { owner: 'P2 (routes)', area: 'packages/core/src/platform/*', test: (p) => p.startsWith('packages/core/src/platform/') },
-  { owner: 'T1 (kit)', area: 'packages/core/src/testing/*', test: (p) => p.startsWith('packages/core/src/testing/') },
+  // Issue 29 left the HTTP kit's suites as describe closures over the limits (their checks are named
+  // and grouped, not yet data); the one area still exempt, until they are split.
+  { owner: 'HTTP kit suites (issue 29, unfinished)', area: 'packages/core/src/testing/http-suites*.ts', test: (p) => /^packages\/core\/src\/testing\/http-suites/.test(p) },
 ];
 
 const FUNCTION_KINDS = new Set([

@@ -47,7 +47,7 @@ beforeEach(async () => {
   admin = { principal: await platform.authenticate(adminSecret), request_id: 'req_admin' };
 });
 
-describe('workspace administration', () => {
+describe('workspace administration: accounts and keys', () => {
   it('creates an account and a key that authenticates it; lists keys without secrets or hashes', async () => {
     const account = await platform.admin.createAccount(admin, { name: '  Ada  ' });
     expect(account).toMatchObject({ name: 'Ada', workspace_id: 'ws_a', disabled_at: null });
@@ -153,6 +153,9 @@ describe('workspace administration', () => {
     expect(await codeOf(platform.admin.rotateKey(admin, graced.key.id, { grace_ms: 8 * 24 * 3600_000 }))).toBe('validation_error');
   });
 
+});
+
+describe('workspace administration: disabling, the audit trail, key use and readiness', () => {
   it('disables an account: its keys are refused, a service key cannot act as it, no key is issued to it', async () => {
     const account = await platform.admin.createAccount(admin, { name: 'Di' });
     const { secret } = await platform.admin.createKey(admin, account.id);
