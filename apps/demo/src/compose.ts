@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  LiveInboxHost, ManagedSessionsService, PlatformService, ProjectInboxService, SessionRuntimeService, createIdGenerator, createLocalEventBus, observeEventBus, observeStore, systemClock,
+  LiveInboxHost, ManagedSessionsService, SessionRuntimeService, createIdGenerator, createLocalEventBus, createServices, observeEventBus, observeStore, systemClock,
   type AttemptRoutingOptions, type Clock, type EventBus, type ManagedAgentDefinition, type Model, type RunOptions, type ServiceDeps, type Store,
   type Tool,
 } from '@inbox-kit/core';
@@ -146,8 +146,7 @@ export async function composeDemo(config: DemoConfig, overrides: { clock?: Clock
     budgets: config.budgets,
     idempotencyTtlMs: config.idempotencyTtlMs,
   };
-  const platform = new PlatformService(deps);
-  const projectInbox = new ProjectInboxService(deps);
+  const { platform, projectInbox } = createServices(deps);
   const routing = routingOf(opened, config, (error, info) => log?.warn({ err: error, ...info }, 'attempt routing failed; answered locally'));
   const base = demoAgent(config);
   const agent: ManagedAgentDefinition = {

@@ -69,6 +69,11 @@ export {
   listProjectsQuery, listSessionsQuery, streamProjectEventsQuery,
 } from './platform/schemas.js';
 export { API_KEY_USE_RESOLUTION_MS, PlatformService, PROJECT_FEED_RECHECK_MS, READINESS_TIMEOUT_MS } from './platform/service.js';
+export { IdentityService } from './platform/identity.js';
+export { ProjectService } from './platform/projects.js';
+export { SessionLedgerService } from './platform/ledger.js';
+export { ProjectEventService } from './platform/project-events.js';
+export { type CoreServices, createServices, type CreateServicesOptions } from './services.js';
 export {
   AdminService, apiKeyView, type ApiKeyView, createAccountBody, createApiKeyBody, type IssuedApiKey, listAdminOperationLogsQuery,
   listApiKeysQuery, MAX_ROTATION_GRACE_MS, rotateApiKeyBody, systemAdminContext,

@@ -32,7 +32,8 @@ describe('GET /openapi.json on hono', () => {
       const doc = await (await app.request('/openapi.json')).json();
       expect(doc.info).toMatchObject({ title: 'Mine', version: '9.9.9' });
       expect(doc.servers).toEqual([{ url: 'https://api.example' }]);
-      expect(doc.paths['/v1/awaken/sessions/{session_id}/live-inbox'].post.responses['410']).toEqual({ $ref: '#/components/responses/LiveInboxInactive' });
+      expect(doc.paths['/v1/awaken/sessions/{session_id}/live-inbox'].post.responses['410'].content['application/json'].schema.allOf[1])
+        .toEqual({ type: 'object', properties: { error: { type: 'object', properties: { code: { enum: ['live_inbox_inactive'] } } } } });
     } finally {
       await runtime.close();
     }

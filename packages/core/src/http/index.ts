@@ -1,6 +1,7 @@
 /**
  * @inbox-kit/core/http — the framework-neutral HTTP contract every adapter implements: the route
- * table (method, path, request and response schemas, which service call), the error → status →
+ * table (declarations: method, path, request and response schemas, the error codes each route may
+ * answer; and their bindings to the service calls), the error → status →
  * `error.type` table and envelope, credentials and request ids, SSE framing and resume rules, and
  * the forwarding-header checks of attempt routing, CORS, the methods of a path (405 with `Allow`),
  * and the OpenAPI document of the table. Imports
@@ -30,7 +31,14 @@ export {
   adminAccountResponse, adminOperationLogPageResponse, deletedSessionResponse, healthResponse, HTTP_ROUTES, issuedApiKeyResponse, readyResponse, rotatedApiKeyResponse, type HttpCall, type HttpOutcome, type HttpRoute, httpRoutesFor, type HttpServices,
   inboxItemPageResponse, liveInboxSnapshotResponse, managedSessionPageResponse, meResponse, operationLogPageResponse,
   projectEventPageResponse, projectWithRoleResponse, sessionEventPageResponse, sessionEventsSentResponse, streamTokenResponse,
+  bindRoute, ROUTE_DECLARATIONS,
 } from './routes.js';
+export { ROUTE_BINDINGS } from './route-bindings.js';
+export {
+  AUTHENTICATED_ERROR_CODES, BODY_ERROR_CODES, declaredErrorCodes, type ErrorDeclaration, FORWARDING_ERROR_CODES, GENERIC_ERROR_CODES, OPTIONAL_ROUTE_ERROR_CODES,
+  readsBody, type RouteDeclaration, type RouteHandler, STREAM_ERROR_CODES,
+} from './route-types.js';
+export { documentedErrorCodes, errorResponsesFor } from './openapi-errors.js';
 export {
   listOperationLogsByProjectQuery, membershipId, type MemberRecord, memberRecord, memberRecordSchema, operationLogData, operationLogDataResponse, PROJECT_KIND,
   type ProjectRecord, projectRecord, projectRecordSchema,

@@ -10,11 +10,13 @@
  *
  * Security schemes `bearerAuth` (`Authorization: Bearer <key>`) and `apiKeyHeader` (`x-api-key`);
  * public routes need neither. The one error envelope is the component
- * `#/components/schemas/ErrorEnvelope`, and every operation's 4xx/5xx answers reference it.
+ * `#/components/schemas/ErrorEnvelope`; every operation lists exactly the codes its route declares,
+ * one response per status in that envelope (`./openapi-errors.ts`).
  */
 import { z } from 'zod';
 import { INTEGER_PARAMETER } from '../validation.js';
 import { errorEnvelopeSchema } from './errors.js';
+import { documentedErrorCodes, errorResponsesFor } from './openapi-errors.js';
 import { HTTP_ROUTES, type HttpRoute, type HttpServices } from './routes.js';
 
 type Json = Record<string, unknown>;
@@ -43,23 +45,6 @@ export function openApiOptionsFor(services: HttpServices): Pick<OpenApiDocumentO
 }
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-const errorRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
-
-/** Error responses by status: the component name and when an operation gets it. */
-const ERROR_RESPONSES: Array<{ status: string; name: string; description: string; when: (op: { auth: boolean; body: boolean; method: string; path: string }) => boolean }> = [
-  { status: '400', name: 'BadRequest', description: 'Invalid request: `validation_error` (with one detail per problem), `invalid_cursor`, `project_inbox_payload_invalid`, `unsupported_capability` (`/v1/sessions`: a capability this runtime does not host — agent overrides, MCP, resources, vaults, budgets), `actions_pending` (a `user.message` while tool uses await results or confirmations; the details name them)', when: (o) => o.auth || o.body },
-  { status: '401', name: 'Unauthorized', description: 'No API key (`authentication_required`) or an unknown or revoked one (`invalid_credentials`)', when: (o) => o.auth },
-  { status: '403', name: 'Forbidden', description: 'The caller\'s role does not allow this (`permission_denied`, `project_inbox_*_denied`)', when: (o) => o.auth },
-  { status: '404', name: 'NotFound', description: 'Not found, or not visible to the caller (indistinguishable): `*_not_found` (`agent_not_found`: no such agent or version; `tool_use_not_found`: a result or confirmation names no tool use of the Session\'s Run; `api_key_not_found`: an `/admin/keys` route names no key of the workspace)', when: (o) => o.auth },
-  { status: '413', name: 'PayloadTooLarge', description: 'The body is over the server\'s limit (`payload_too_large`) or the payload over 256 KiB (`project_inbox_payload_too_large`)', when: (o) => o.body },
-  { status: '415', name: 'UnsupportedMediaType', description: 'The body is not `application/json` (`unsupported_media_type`)', when: (o) => o.body },
-  { status: '409', name: 'LiveInboxOrderConflict', description: 'The order is not an exact permutation of the current ids (`live_inbox_order_conflict`); nothing changed: read a fresh snapshot and retry once', when: (o) => o.method === 'put' && o.path.endsWith('/live-inbox/order') },
-  { status: '409', name: 'LiveInboxFull', description: 'The Live Inbox holds its limit of messages (`live_inbox_full`, detail code `max_messages`) or the content would take it past its byte limit (`max_bytes`); nothing changed: wait for the next boundary or withdraw a message', when: (o) => (o.method === 'post' || o.method === 'put') && /\/live-inbox(\/\{[^}]+\})?$/.test(o.path) && !o.path.endsWith('/order') },
-  { status: '410', name: 'LiveInboxInactive', description: 'No native attempt accepts live input (`live_inbox_inactive`): send the content as a durable Session event instead', when: (o) => o.method !== 'get' && o.path.includes('/live-inbox') },
-  { status: '4XX', name: 'ClientError', description: 'Any other client error in the envelope: 409 (`conflict`, `project_archived`, `session_archived`, `session_running`, `project_inbox_invalid_transition`, `project_inbox_source_scope_mismatch`, `live_inbox_order_conflict`, `live_inbox_full`, `idempotency_key_reused`, `tool_use_already_resolved`, `agent_archived`), 410 (`live_inbox_inactive`), 429 (`rate_limited`, `too_many_streams`)', when: () => true },
-  { status: '5XX', name: 'ServerError', description: 'Server error in the envelope: 500 (`internal_error`, `session_ownership_unavailable`), 503 (`overloaded`, `storage_busy`, `storage_unavailable` with `Retry-After`: the database cannot be reached now); never a stack or SQL', when: () => true },
-];
-
 /** The document's head: OpenAPI version, `info`, `servers`, security schemes, default security and tags (no paths). */
 export function openApiHead(options: OpenApiDocumentOptions = {}): Json {
   return {
@@ -190,13 +175,6 @@ export function decorateOpenApiDocument<T extends Json>(doc: T, options: Pick<Op
     'x-request-id': { $ref: '#/components/headers/RequestId' }, 'request-id': { $ref: '#/components/headers/RequestId' },
     'x-should-retry': { $ref: '#/components/headers/ShouldRetry' },
   };
-  for (const { name, description } of ERROR_RESPONSES) {
-    responses[name] = {
-      description,
-      headers: { ...errorHeaders, ...(name === 'ClientError' || name === 'ServerError' ? { 'retry-after': { $ref: '#/components/headers/RetryAfter' } } : {}) },
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-    };
-  }
   // Not referenced by an operation (each path answers it for the methods it does not declare).
   responses['MethodNotAllowed'] = {
     description: 'The path exists but does not answer this method (`method_not_allowed`); `Allow` lists the methods it answers. A path no route has is 404 `not_found`.',
@@ -221,8 +199,9 @@ export function decorateOpenApiDocument<T extends Json>(doc: T, options: Pick<Op
           };
         }
       }
-      for (const e of ERROR_RESPONSES) {
-        if (e.when({ auth, body, method, path }) && opResponses[e.status] === undefined) opResponses[e.status] = errorRef(e.name);
+      const declared = routes.get(op['operationId'] as string) ?? (op['operationId'] === openApiRoute.operationId ? openApiRoute : undefined);
+      for (const [status, response] of Object.entries(errorResponsesFor(documentedErrorCodes(declared, { auth, body, method }), errorHeaders))) {
+        opResponses[status] ??= response;
       }
       const parameters = (op.parameters ??= []);
       if (auth) parameters.push({ $ref: '#/components/parameters/AccountId' });
@@ -265,7 +244,7 @@ function documentAgents(op: Json, agents: readonly string[]): void {
 export const openApiRoute = {
   // An explicit id: the same under any prefix the document is served below.
   method: 'GET', path: OPENAPI_DOCUMENT_PATH, operationId: 'getOpenapiJson', tags: ['meta'], summary: 'This OpenAPI 3.1 document', status: 200, public: true,
-  response: z.record(z.string(), z.unknown()).describe('The OpenAPI 3.1 document of this server'),
+  response: z.record(z.string(), z.unknown()).describe('The OpenAPI 3.1 document of this server'), errors: [],
 } as const;
 
 /** The parameters of one part (`path`, `query`, `header`) from an object schema's properties. */

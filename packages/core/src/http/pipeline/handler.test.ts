@@ -94,8 +94,9 @@ describe('createHttpHandler', () => {
   it('a response its schema would change is a 500 showing nothing, reported with the request id; HEAD has no body', async () => {
     const reported: Array<[unknown, string]> = [];
     const { handler, secret, platform } = await world({ responseValidation: true, reportError: (error, id) => reported.push([error, id]) });
-    const whoami = platform.whoami.bind(platform);
-    platform.whoami = async (...args: Parameters<typeof whoami>) => ({ ...(await whoami(...args)), secret_field: 'leak' }) as Awaited<ReturnType<typeof whoami>>;
+    // The route calls the identity aggregate (`platform.identity`).
+    const whoami = platform.identity.whoami.bind(platform.identity);
+    platform.identity.whoami = async (...args: Parameters<typeof whoami>) => ({ ...(await whoami(...args)), secret_field: 'leak' }) as Awaited<ReturnType<typeof whoami>>;
     const answer = await handler.handle(request('GET', '/me', { authorization: `Bearer ${secret}`, 'x-request-id': 'r1' }));
     expect(answer.status).toBe(500);
     expect(String(answer.body)).not.toContain('leak');
