@@ -1,33 +1,26 @@
 /**
- * Request decorations: the request id every response carries as `x-request-id`, and the
- * authenticated caller. Spec: platform.md "Identity and credentials", "Errors".
+ * Request decorations: the request id every response carries as `x-request-id`, and the caller
+ * the pipeline authenticated (read by the `createServer` preset's rate limiter). Spec: platform.md
+ * "Identity and credentials", "Errors", "HTTP adapters".
  */
-import type { Principal, RequestContext } from '@inbox-kit/core';
-import { InboxKitError } from '@inbox-kit/core';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '@inbox-kit/core';
+import { newRequestId, requestIdFor, SHOULD_RETRY_HEADER, shouldRetry } from '@inbox-kit/core/http';
+import type { FastifyReply } from 'fastify';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** `req_…`, or the caller's own `x-request-id` when it is 1–128 safe characters. */
     requestId: string;
-    /** The authenticated caller; null on public routes. */
+    /** The authenticated caller; null on public routes (and before the plugin's `onRequest` hook). */
     principal: Principal | null;
     /** True when another process forwarded this request to us (attempt routing); it is never forwarded again. */
     forwarded: boolean;
-    /** The request's observation (the `observer` option), or null when nobody observes. */
-    observation: import('@inbox-kit/core/http').ObservedRequest | null;
   }
   interface FastifyContextConfig {
-    /** Event stream routes: the only ones a stream token (`?access_token=`) opens. */
-    stream?: boolean;
-    /** Public routes skip authentication (health, OpenAPI). */
-    public?: boolean;
-    /** Routes another process may forward to this one (attempt routing: Live Inbox, Session events). */
-    forwardable?: boolean;
+    /** The routes the plugin hands to the pipeline. */
+    inboxKit?: boolean;
   }
 }
-
-import { newRequestId, requestIdFor, SHOULD_RETRY_HEADER, shouldRetry } from '@inbox-kit/core/http';
 
 export { newRequestId, requestIdFor };
 
@@ -46,35 +39,13 @@ export function requestIdOf(header: string | string[] | undefined, generated: st
   return OWN_REQUEST_ID.test(generated) ? generated : newRequestId();
 }
 
-/**
- * Sets the request id headers of an answer: `x-request-id` and `request-id` (the one
- * `@anthropic-ai/sdk` reads into `err.requestID`), the same value. Every place that answers uses
- * it; a hijacked reply (an SSE stream) writes both in its own head (`sse.ts`). Without an id
- * (`undefined` or empty) it sets nothing.
- */
-export function setRequestIdHeaders(reply: FastifyReply, request_id: string | undefined): FastifyReply {
-  // Never an undefined header (Node throws ERR_HTTP_INVALID_HEADER_VALUE): no id, no headers.
-  if (!request_id) return reply;
+/** Sets both request-id headers on `reply` (`x-request-id` and `request-id`, the same value). */
+export function setRequestIdHeaders(reply: FastifyReply, request_id: string): FastifyReply {
   return reply.header('x-request-id', request_id).header('request-id', request_id);
 }
 
-/**
- * The use-case context of an authenticated request.
- * @throws InboxKitError authentication_required when the route was not authenticated.
- */
-export function ctxOf(request: FastifyRequest): RequestContext {
-  if (!request.principal) throw new InboxKitError('authentication_required', 'An API key is required');
-  return { principal: request.principal, request_id: request.requestId };
-}
-
-/**
- * Sets `x-should-retry` on an error answer that has none (platform.md "Errors" → "Retries"):
- * `true` on 408, 429 and 503, `false` on every other 4xx, nothing on other statuses. Every answer
- * of the adapter passes through it (an `onSend` hook), whoever made it (the routes, the rate
- * limiter, load shedding, the body deadline, a 404 or 405).
- */
+/** Sets `x-should-retry` on an error answer that has none yet (the preset's own 429 / 503). */
 export function setShouldRetryHeader(reply: FastifyReply): void {
-  if (reply.getHeader(SHOULD_RETRY_HEADER) !== undefined) return;
   const retry = shouldRetry(reply.statusCode);
-  if (retry !== undefined) void reply.header(SHOULD_RETRY_HEADER, String(retry));
+  if (retry !== undefined && reply.getHeader(SHOULD_RETRY_HEADER) === undefined) void reply.header(SHOULD_RETRY_HEADER, String(retry));
 }

@@ -1,167 +1,78 @@
 /**
- * The routes plugin: every route of the contract's table with request ids, authentication, the
- * error envelope, the zod validator and the UTF-8 JSON parser — all inside its own encapsulated
- * scope. It is not wrapped in `fastify-plugin`, so `prefix` works and the host's other routes,
- * parsers, 404 and error handlers stay exactly as they were. `createServer` is the one-call preset.
+ * The `inboxKit` plugin: the core's request pipeline (`createHttpHandler` of `@inbox-kit/core/http`:
+ * request ids, auth, budgets, body rules, the route's service, errors, CORS, the response policy,
+ * event streams, OpenAPI) on Fastify. It registers the contract's routes (so a host's own
+ * `@fastify/swagger` and 404 see them), converts each Fastify request to the pipeline's (the raw
+ * body stream, headers, remote address, a signal for the client leaving, the `FastifyRequest` for
+ * `authenticate`) and writes the answer back. Not wrapped in `fastify-plugin`: `prefix` works and
+ * the host's other routes, parsers, 404 and error handlers stay exactly as they were.
  */
-import { InboxKitError } from '@inbox-kit/core';
-import fastifyCors from '@fastify/cors';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { validatorCompiler } from 'fastify-type-provider-zod';
 import {
-  authenticateRequest as authenticateCredentials, authenticateWithHost, corsPolicy, createEdgeBudgets, httpRoutesFor, methodIndex, methodNotAllowedAnswer, observeRequest,
-  OPENAPI_DOCUMENT_PATH, openApiOptionsFor, parseJsonBody, routeNotFoundAnswer, samePrincipal, type CorsOptions, type CredentialThrottleOptions, type ErrorAnswer,
-  type HostAuthenticate, type HttpObserver, type HttpServices, type MethodIndex,
+  createHttpHandler, httpRoutesFor, methodIndex, methodNotAllowedAnswer, OPENAPI_DOCUMENT_PATH, routeNotFoundAnswer,
+  type ErrorAnswer, type HostAuthenticate, type HttpHandler, type HttpHandlerOptions, type MethodIndex, type PipelineAnswer, type PipelineRequest,
 } from '@inbox-kit/core/http';
-import { requestIdOf, setShouldRetryHeader } from './context.js';
-import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
-import { defaultResponseValidation, stringifySerializerCompiler, validatingSerializerCompiler } from './serializer.js';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import packageJson from '../package.json' with { type: 'json' };
+import { requestIdOf } from './context.js';
+import { registerDocs, type DocsOptions } from './docs.js';
 import { errorHandler } from './errors.js';
-import { forwardedPrincipal } from './forwarding.js';
-import { registerStreamShutdown, type StreamTiming } from './sse.js';
-import { hideFromHostDocuments, inboxKitOpenApi, type InboxKitOpenApiOptions } from './openapi.js';
-import { registerRoutes } from './routes.js';
-import { setRequestIdHeaders } from './context.js';
+import { hideFromHostDocuments, routeSchema } from './host-document.js';
+
+/** The OpenAPI option of {@link InboxKitPluginOptions}: the document's `info`, `servers`, `agents`, `documentPath`, and `docsPrefix`. */
+export type InboxKitOpenApiOptions = NonNullable<Exclude<HttpHandlerOptions['openapi'], false>> & DocsOptions;
+
+/** The services the routes call: `{ platform, projectInbox, runtime?, managedSessions? }` (the contract's `HttpServices`). */
+export type InboxKitServices = HttpHandlerOptions['services'];
 
 /**
- * The services the routes call: `{ platform, projectInbox, runtime?, managedSessions? }`, the
- * contract's `HttpServices` (`@inbox-kit/core/http`). With `runtime`, the durable Session event
- * routes (`/v1/sessions/:id/events`) and the Live Inbox routes (`/v1/awaken/sessions/:id/live-inbox`)
- * are registered; with `runtime` and `managedSessions`, the Session resource (`/v1/sessions`).
+ * Options of {@link inboxKit}: the pipeline's (`HttpHandlerOptions` of `@inbox-kit/core/http`, the
+ * same names and meaning on every adapter; platform.md "HTTP adapters") — `services`, `bodyLimit`
+ * (default: the Fastify instance's `bodyLimit`, 1 MiB), `bodyTimeoutMs` (default 30,000 → 408),
+ * `streamTiming`, `forwarding`, `openapi` (plus `docsPrefix`: Swagger UI, default `/docs` when
+ * `@fastify/swagger-ui` is installed), `reportError` (default: the request's Fastify logger),
+ * `credentialThrottle` (per `request.ip`: set `trustProxy` behind a proxy), the per-key body
+ * budgets, `loadShedding` (default off here: the host sheds; `createServer` does), `cors`,
+ * `observer`, `responseValidation` — plus the Fastify ones below.
  */
-export type InboxKitServices = HttpServices;
-
-export interface InboxKitPluginOptions {
-  services: InboxKitServices;
-  /** SSE heartbeat and retry hint (defaults: 15,000 ms and 2,000 ms). */
-  streamTiming?: StreamTiming;
-  /** The OpenAPI document (`/openapi.json`) and API reference (`/docs`); `false` serves neither. */
+export interface InboxKitPluginOptions extends Omit<HttpHandlerOptions<FastifyRequest>, 'packageVersion' | 'adapterName' | 'authenticate' | 'openapi'> {
+  /** The OpenAPI document at `GET /openapi.json` and the API reference (`docsPrefix`, default `/docs`; `false`: none); `false` serves neither. */
   openapi?: InboxKitOpenApiOptions | false;
   /**
-   * Attempt routing (live-inbox.md "Scale"): accept requests other processes forward to this one
-   * (header `x-inbox-kit-forward: <secret>` plus the original principal, see `forwarding.ts`) on
-   * the Live Inbox and Session event routes. Without it (default), forward headers are ignored.
-   * The Runtime's `routing` option decides what this process forwards.
-   */
-  forwarding?: { secret: string };
-  /**
-   * ms a request body has to arrive, counted from the request's start (default 30,000; 0: no
-   * deadline). Past it: 408 `request_timeout` in the envelope and the socket closed; any answer
-   * sent before its request's body arrived closes the socket too (`body-deadline.ts`). Applies to
-   * the plugin's routes; under `createServer`, its `bodyTimeoutMs` applies instead.
-   * @throws TypeError (at registration) when not an integer ≥ 0.
-   */
-  bodyTimeoutMs?: number;
-  /**
-   * The bad-credential throttle (platform.md "Per-caller bounds"): requests with an unknown or
-   * revoked API key are counted per remote address (`request.ip`: set Fastify's `trustProxy`
-   * behind a proxy); past `maxFailures` (default 100) in `windowMs` (default 60,000) the address
-   * gets 429 `authentication_throttled` with `Retry-After` before any key is looked up. `false`: off.
-   */
-  credentialThrottle?: CredentialThrottleOptions | false;
-  /**
-   * Request bodies one API key may have in flight on this server (default 64); past it 429
-   * `too_many_bodies` with `Retry-After`, before the body is read.
-   */
-  maxBodiesPerKey?: number;
-  /**
-   * Bytes of request bodies one API key may have in flight (default 2 MiB, as announced by
-   * `Content-Length`; a body is always let through when the key has none in flight); past it 429
-   * `too_many_bodies`, before the body is read.
-   */
-  maxBodyBytesPerKey?: number;
-  /**
-   * Bytes of request bodies one API key may send per second (default 8 MiB/s, bursts of one
-   * second's worth; 0: no limit); past it 429 `too_many_bodies`, before the body is read.
-   */
-  bodyBytesPerSecondPerKey?: number;
-  /**
-   * Check every response against its route's zod schema (see `serializer.ts`): a response the
-   * schema would reject or change becomes a 500. Default: on unless `NODE_ENV` is `production`.
-   * Off, responses are `JSON.stringify` of what the services return, with no per-response cost.
-   */
-  responseValidation?: boolean;
-  /**
-   * CORS (platform.md "Browsers" → "CORS"; `corsPolicy` of `@inbox-kit/core/http`, applied with
-   * `@fastify/cors`): off by default (no CORS header; an `OPTIONS` is 405 with `Allow`). With
-   * exact `origins`, a request from one of them gets `Access-Control-Allow-Origin` (that origin,
-   * never `*`) and `Access-Control-Expose-Headers` (`request-id`, `x-request-id`, `retry-after`,
-   * `x-should-retry`, `idempotent-replayed`, `allow`); its preflight (`OPTIONS` with
-   * `Access-Control-Request-Method`) is answered 204 on every path with the methods, the requested
-   * headers and `Access-Control-Max-Age`. `credentials` (default false) adds
-   * `Access-Control-Allow-Credentials: true`. Other origins get no CORS header.
-   * @throws TypeError (at registration) when an origin is not exact (`scheme://host[:port]`).
-   */
-  cors?: CorsOptions;
-  /**
-   * The host's own authentication (platform.md "Embedding: the host's own authentication"),
-   * instead of inbox-kit's API keys: called with the request of every non-public route (in the
-   * plugin's `onRequest` hook, so after the host's own root `onRequest` hooks — what they set on
-   * the request is there), it answers the caller as a `Principal` (`{ workspace_id, account_id,
-   * key_id, key_kind }`) or `null` → 401 `authentication_required` in the envelope. An
-   * `InboxKitError` it throws answers as itself; anything else is a 500 `internal_error` (never
-   * a stack). Event streams call it again before every delivery (a `null` or another account
-   * ends the stream). The credential throttle does not apply (no key is looked up); everything
-   * else does: the account's project roles and the write gate, the per-key budgets (counted by
-   * `key_id`), attempt routing's forwarded principal.
+   * The host's own authentication instead of API keys (platform.md "Embedding: the host's own
+   * authentication"): called with the `FastifyRequest` of every non-public route in the plugin's
+   * `onRequest` hook (after the host's root hooks), it answers a `Principal` or `null` → 401.
+   * Event streams call it again before every delivery. The credential throttle does not apply.
    */
   authenticate?: HostAuthenticate<FastifyRequest>;
-  /**
-   * Whether a host's own `@fastify/swagger` document lists inbox-kit's routes (default `false`:
-   * they are hidden from every document but inbox-kit's own `/openapi.json`); `true` lists them
-   * there with the same JSON Schemas as inbox-kit's own document (never zod internals).
-   */
+  /** Whether a host's own `@fastify/swagger` document lists the routes (default `false`: hidden there); `true`: with clean JSON Schemas. */
   inHostDocument?: boolean;
-  /**
-   * Told of every request the plugin's routes answer (platform.md "Observing"): its method and
-   * route template (with the prefix; never the raw path), when an event stream opens, and its
-   * end (status, duration); `within` wraps the route's service call. The demo feeds its
-   * `/metrics` and tracing spans from it. Under `createServer`, give it there: it then sees the
-   * preset's own answers too (rate limits, load shedding, 404s).
-   */
-  observer?: HttpObserver;
 }
 
-/** True when the request announces a body (`Transfer-Encoding`, or a `Content-Length` other than 0). */
-function announcesBody(raw: FastifyRequest['raw']): boolean {
-  const length = raw.headers['content-length'];
-  return raw.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+/** One registration of the plugin on a server: its prefix, its paths' methods (405s), and how it answers. */
+interface Registration {
+  prefix: string;
+  index: MethodIndex;
+  serve(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  openStreams(): number;
 }
 
-/** The route's body limit in bytes (Fastify's, default 1 MiB). */
-function bodyLimitOf(request: FastifyRequest): number {
-  return request.routeOptions.bodyLimit ?? 1_048_576;
-}
+const registrations = new WeakMap<object, Registration[]>();
+const pending = new WeakMap<FastifyRequest, PipelineRequest<FastifyRequest>>();
+const served = new WeakSet<FastifyRequest>();
 
-/** A request body's announced `Content-Length` in bytes, or undefined (chunked). */
-function announcedLength(request: FastifyRequest): number | undefined {
-  const length = request.raw.headers['content-length'];
-  const n = Number(length);
-  return length !== undefined && Number.isFinite(n) && n >= 0 ? n : undefined;
-}
-
-/** The route tables registered on a server (by prefix), for the 405 of a known path under another method. */
-const methodIndexes = new WeakMap<object, Array<{ prefix: string; index: MethodIndex }>>();
-
-/**
- * 405 `method_not_allowed` with `Allow` when the path is one of the routes' under another method
- * (platform.md "Errors" → "Methods"), else 404 `not_found`, in the envelope, with
- * `x-should-retry: false` (`request.requestId` must be set).
- */
-export async function notFound(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const answer = inboxKitNotFoundAnswer(request, request.requestId);
-  await reply.code(answer.status).headers(answer.headers ?? {}).send(answer.body);
+/** True once the pipeline has answered `request` (it observed it; the preset observes only the others). */
+export function servedByPipeline(request: FastifyRequest): boolean {
+  return served.has(request);
 }
 
 /**
  * What a request no route took is answered with, for a host's own not-found handler (a host that
- * registers `inboxKit` without a prefix keeps its 404s): 405 `method_not_allowed` with `Allow`
- * (and `x-should-retry: false`) when the path is one of a registered inboxKit's routes under another
- * method, else 404 `not_found`. Send `status`, `headers` and `body` as they are.
+ * registers `inboxKit` without a prefix keeps its 404s): 405 `method_not_allowed` with `Allow` when
+ * the path is one of a registered inboxKit's routes under another method, else 404 `not_found`.
  */
 export function inboxKitNotFoundAnswer(request: FastifyRequest, request_id: string): ErrorAnswer {
   const path = request.url.split('?')[0]!;
-  for (const { prefix, index } of methodIndexes.get(request.server.server) ?? []) {
+  for (const { prefix, index } of registrations.get(request.server.server) ?? []) {
     if (prefix !== '' && path !== prefix && !path.startsWith(`${prefix}/`)) continue;
     const refused = methodNotAllowedAnswer(index, request.method, path.slice(prefix.length) || '/', request_id);
     if (refused !== undefined) return refused;
@@ -169,149 +80,116 @@ export function inboxKitNotFoundAnswer(request: FastifyRequest, request_id: stri
   return routeNotFoundAnswer(request.method, request.url, request_id);
 }
 
-/**
- * The inbox-kit routes plugin. Options: {@link InboxKitPluginOptions}. Register it on any Fastify 5
- * instance, optionally under a `prefix` (`app.register(inboxKit, { prefix: '/inbox', services })`).
- * Everything it sets (hooks, parsers, compilers, error handler) applies to its own routes only;
- * under a prefix it also answers unknown paths below the prefix with 404 `not_found` in the
- * envelope, while the host keeps its own 404 everywhere else.
- * @throws TypeError when `forwarding.secret` is empty.
- */
-export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
-  const { services } = opts;
-  // First: a child scope (Swagger UI's routes) copies the request decorations when it is created.
-  decorateRequests(app);
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(opts.responseValidation ?? defaultResponseValidation() ? validatingSerializerCompiler : stringifySerializerCompiler);
-  // Before every route: @fastify/swagger documents only the routes added after it.
-  if (opts.openapi !== false) await app.register(inboxKitOpenApi, { ...openApiOptionsFor(services), ...opts.openapi, inHostDocument: opts.inHostDocument ?? false });
-  // No document of inbox-kit's: a host's own document still lists the routes only when asked.
-  else hideFromHostDocuments(app, opts.inHostDocument ?? false);
-  // The 405s of this table's paths (under its prefix), answered by `notFound` wherever it runs.
-  const index = methodIndex([...httpRoutesFor(services), ...(opts.openapi !== false ? [{ method: 'GET', path: opts.openapi?.documentPath ?? OPENAPI_DOCUMENT_PATH }] : [])], { options: opts.cors !== undefined });
-  const indexes = methodIndexes.get(app.server) ?? [];
-  indexes.push({ prefix: app.prefix, index });
-  methodIndexes.set(app.server, indexes);
-  // CORS first: a preflight is answered by its hook, before authentication.
-  if (opts.cors !== undefined) {
-    const policy = corsPolicy(opts.cors);
-    await app.register(fastifyCors, {
-      origin: (origin, callback) => callback(null, policy.allows(origin)),
-      methods: policy.methods,
-      exposedHeaders: policy.exposedHeaders,
-      credentials: policy.credentials,
-      maxAge: policy.maxAgeSeconds,
-      strictPreflight: true,
-      hideOptionsRoute: true,
-    });
-  }
-  // The contract's per-caller budgets (one set per registration): the bad-credential throttle, bodies in flight.
-  const budgets = createEdgeBudgets({
-    ...(opts.credentialThrottle !== undefined ? { credentialThrottle: opts.credentialThrottle } : {}),
-    ...(opts.maxBodiesPerKey !== undefined ? { maxBodiesPerKey: opts.maxBodiesPerKey } : {}),
-    ...(opts.maxBodyBytesPerKey !== undefined ? { maxBodyBytesPerKey: opts.maxBodyBytesPerKey } : {}),
-    ...(opts.bodyBytesPerSecondPerKey !== undefined ? { bodyBytesPerSecondPerKey: opts.bodyBytesPerSecondPerKey } : {}),
-  });
-  // The contract's body rules (`parseJsonBody` of `@inbox-kit/core/http`, as every adapter's):
-  // only `application/json` in UTF-8 (Fastify's own `text/plain` parser goes too, so any other
-  // content type is 415 `unsupported_media_type`), valid UTF-8 and JSON, no `__proto__` /
-  // `constructor.prototype` key, numbers a double holds exactly; else 400 `validation_error`.
-  app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    try {
-      // A chunked body is charged to its key's bytes-per-second budget once its size is known.
-      if (request.headers['content-length'] === undefined) budgets.chargeBody(request.principal, (body as Buffer).byteLength);
-      done(null, parseJsonBody(body as Buffer, request.headers['content-type']));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
-  registerBodyDeadline(app, opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
-  const forwardSecret = opts.forwarding?.secret;
-  const hostAuthenticate = opts.authenticate;
-  // The host's authentication, or the API key in a header — on a stream route a stream token
-  // (`?access_token=`) instead — through the bad-credential throttle.
-  const authenticateRequest = (request: FastifyRequest) => hostAuthenticate
-    ? authenticateWithHost(hostAuthenticate, request)
-    : budgets.authenticate(request.ip, () => authenticateCredentials(services.platform, { headers: request.headers, url: request.url, stream: request.routeOptions.config?.stream === true }));
-  if (forwardSecret === '') throw new TypeError('inboxKit: forwarding.secret must not be empty');
-
-  app.addHook('onRequest', async (request, reply) => {
-    startObservation(request, reply, opts.observer);
-    // Under `createServer` the root's hook has already set the id and its headers.
-    if (!request.requestId) {
-      request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
-      setRequestIdHeaders(reply, request.requestId);
-    }
-    if (request.routeOptions.config?.public) return;
-    if (request.method === 'OPTIONS') return; // a preflight @fastify/cors did not answer: 405 below
-    if (request.is404) {
-      // Answered before the body is read when it has not all arrived (the socket then closes).
-      if (!request.raw.complete) return notFound(request, reply);
-      return;
-    }
-    if (forwardSecret !== undefined && request.routeOptions.config?.forwardable) {
-      const principal = forwardedPrincipal(request, forwardSecret);
-      if (principal !== undefined) {
-        request.principal = principal;
-        request.forwarded = true;
-        return;
-      }
-    }
-    request.principal = await authenticateRequest(request);
-    // A body still to read takes one of its key's slots until the request is answered (or its
-    // socket closes); one announced over the body limit is refused 413 unread, and takes none.
-    if (announcesBody(request.raw)) {
-      const bytes = announcedLength(request);
-      if (bytes === undefined || bytes <= bodyLimitOf(request)) reply.raw.once('close', budgets.claimBody(request.principal, bytes));
-    }
-  });
-
-  // Answers made before the hook above ran (the rate limiter's 429) still get both headers, and
-  // every error answer its `x-should-retry`.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    const id = reply.getHeader('x-request-id');
-    if (typeof id === 'string' && reply.getHeader('request-id') === undefined) setRequestIdHeaders(reply, id);
-    setShouldRetryHeader(reply);
-    done(null, payload);
-  });
-
-  // Long-lived streams re-authenticate their request's credential before every delivery, exactly
-  // as the hook above would for a fresh request (platform.md "Project Events": authorised as of now).
-  const reauthenticate = async (request: FastifyRequest): Promise<void> => {
-    if (request.forwarded) return;
-    // A stream token is checked for revocation, not expiry: a stream opened in time stays open.
-    const principal = hostAuthenticate ? await authenticateWithHost(hostAuthenticate, request)
-      : await authenticateCredentials(services.platform, { headers: request.headers, url: request.url, stream: true, expiry: false });
-    if (!samePrincipal(request.principal, principal)) throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
-  };
-
-  app.setErrorHandler(errorHandler);
-  // Under a prefix, unknown paths below it are ours to answer (404, or 405 on a known path); without
-  // one, 404s stay the host's (`createServer` answers them with `notFound`, 405s included).
-  if (app.prefix !== '') app.setNotFoundHandler(notFound);
-
-  registerStreamShutdown(app);
-  registerRoutes(app, services, opts.streamTiming, reauthenticate);
-};
-
-/**
- * Starts observing `request` with `observer` (once: under `createServer` the root's hook already
- * did); the observation ends when the response closes (sent, or the connection gone first).
- */
-export function startObservation(request: FastifyRequest, reply: FastifyReply, observer: HttpObserver | undefined): void {
-  if (observer === undefined || request.observation) return;
-  const observation = observeRequest(observer, { method: request.method, route: request.is404 ? null : request.routeOptions.url ?? null });
-  request.observation = observation;
-  reply.raw.once('close', () => observation.end({ status: reply.raw.statusCode, aborted: !reply.raw.writableFinished }));
+/** The event streams open now on `app`'s server, over every registration of the plugin there. */
+export function openStreamCount(app: FastifyInstance): number {
+  return (registrations.get(app.server) ?? []).reduce((sum, r) => sum + r.openStreams(), 0);
 }
 
-/** The request decorations (`requestId`, `principal`, `forwarded`, `observation`), unless the host or `createServer` already added them. */
+/** The pipeline's answer to a request of the plugin registered at the root of `request`'s server (the `createServer` preset's 404s). */
+export function serveAtRoot(request: FastifyRequest, reply: FastifyReply): Promise<unknown> | undefined {
+  return registrations.get(request.server.server)?.find((r) => r.prefix === '')?.serve(request, reply);
+}
+
+/** The pipeline's request for a Fastify request (the path within the plugin's prefix). */
+function pipelineRequestOf(request: FastifyRequest, reply: FastifyReply, prefix: string): PipelineRequest<FastifyRequest> {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  let url = request.url.slice(prefix.length);
+  if (url === '' || url.startsWith('?')) url = `/${url}`;
+  return {
+    method: request.method, url, headers: request.headers as Record<string, string | undefined>, body: request.raw, remoteAddress: request.ip,
+    signal: controller.signal, host: request, mount: prefix, startedAt: performance.now(),
+    requestId: requestIdOf(request.headers['x-request-id'], String(request.id)),
+  };
+}
+
+/** Writes the answer: status, headers and body through Fastify, or the event stream piped to the socket. */
+async function send(reply: FastifyReply, answer: PipelineAnswer): Promise<unknown> {
+  if (answer.stream === undefined) return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  const raw = reply.raw;
+  reply.hijack();
+  raw.writeHead(answer.status, { ...(reply.getHeaders() as Record<string, string>), ...answer.headers });
+  await answer.stream.pipe({
+    write: (chunk) => void raw.write(chunk),
+    buffered: () => raw.writableLength,
+    drained: () => raw.writableLength === 0 || raw.destroyed ? Promise.resolve() : new Promise<void>((resolve) => {
+      const done = () => {
+        raw.off('drain', done).off('close', done);
+        resolve();
+      };
+      raw.on('drain', done).on('close', done);
+    }),
+    close: () => raw.end(),
+  });
+  return undefined;
+}
+
+/**
+ * The inbox-kit plugin. Options: {@link InboxKitPluginOptions}. Register it on any Fastify 5
+ * instance, optionally under a `prefix` (`app.register(inboxKit, { prefix: '/inbox', services })`);
+ * under a prefix it answers every unknown path below it too (404 / 405 in the envelope).
+ * @throws TypeError when `forwarding.secret` is empty, `bodyTimeoutMs` is not an integer ≥ 0 or a CORS origin is not exact.
+ */
+export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
+  const { services, inHostDocument = false, openapi, ...rest } = opts;
+  const { docsPrefix, ...document } = openapi === false ? { docsPrefix: false as const } : openapi ?? {};
+  const handler: HttpHandler<FastifyRequest> = createHttpHandler<FastifyRequest>({
+    bodyLimit: app.initialConfig.bodyLimit, loadShedding: false, reportError: (error) => app.log.error({ err: error }, 'inbox-kit: unexpected error'),
+    ...rest, services, openapi: openapi === false ? false : document, packageVersion: packageJson.version, adapterName: 'inboxKit',
+  });
+  decorateRequests(app);
+  const prefix = app.prefix;
+  // The pipeline reads the body itself, from the socket, by its own limit and deadline.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  // A content type Fastify cannot even parse is the pipeline's to refuse (415, as on every adapter); anything else in the envelope.
+  app.setErrorHandler((error: { code?: string }, request, reply) => (error.code?.startsWith('FST_ERR_CTP_') ? serve(request, reply) : errorHandler.call(app, error, request, reply)));
+  hideFromHostDocuments(app, inHostDocument);
+  app.addHook('preClose', async () => handler.closeStreams());
+  app.addHook('onClose', async () => handler.close());
+
+  // The caller first (the preset's rate limiter keys on it): once, passed on to `handle`; a refusal is answered here.
+  app.addHook('onRequest', async (request, reply) => {
+    const pipelineRequest = pipelineRequestOf(request, reply, prefix);
+    pending.set(request, pipelineRequest);
+    request.requestId = pipelineRequest.requestId!;
+    void reply.header('x-request-id', request.requestId).header('request-id', request.requestId);
+    if (request.routeOptions.config?.inboxKit !== true) return;
+    pipelineRequest.caller = handler.authenticate(pipelineRequest);
+    const caller = await pipelineRequest.caller.catch(() => undefined);
+    if (caller === undefined) return serve(request, reply);
+    request.principal = caller.principal;
+    request.forwarded = caller.forwarded;
+  });
+  const serve = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    served.add(request);
+    return send(reply, await handler.handle(pending.get(request) ?? pipelineRequestOf(request, reply, prefix)));
+  };
+
+  const routes = httpRoutesFor(services);
+  const documentPath = openapi === false ? undefined : openapi?.documentPath ?? OPENAPI_DOCUMENT_PATH;
+  const paths = new Set<string>();
+  for (const route of [...routes, ...(documentPath !== undefined ? [{ method: 'GET', path: documentPath }] : [])]) {
+    paths.add(route.path);
+    app.route({ method: route.method as 'GET', url: route.path, config: { inboxKit: true }, schema: routeSchema(route), handler: serve });
+  }
+  // CORS preflights of the routes' paths (elsewhere under a prefix, the not-found handler's).
+  if (opts.cors !== undefined) for (const url of paths) app.options(url, { config: { inboxKit: true }, schema: { hide: true } }, serve);
+  const index = methodIndex([...routes, ...(documentPath !== undefined ? [{ method: 'GET', path: documentPath }] : [])], { options: opts.cors !== undefined });
+  const list = registrations.get(app.server) ?? [];
+  list.push({ prefix, index, serve, openStreams: () => handler.openStreams() });
+  registrations.set(app.server, list);
+  // Under a prefix, unknown paths below it are the pipeline's (404, or 405 on a known path).
+  if (prefix !== '') app.setNotFoundHandler(serve);
+  const text = handler.document(prefix);
+  if (docsPrefix !== false && text !== undefined) await registerDocs(app, { docsPrefix, document: text });
+};
+
+/** The request decorations (`requestId`, `principal`, `forwarded`), unless the host or `createServer` already added them. */
 export function decorateRequests(app: FastifyInstance): void {
-  if (!app.hasRequestDecorator('observation')) app.decorateRequest('observation', null);
   if (!app.hasRequestDecorator('requestId')) app.decorateRequest('requestId', '');
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null);
   if (!app.hasRequestDecorator('forwarded')) app.decorateRequest('forwarded', false);
 }
-
-export type { FastifyInstance };

@@ -7,16 +7,15 @@
  * nothing of the host).
  */
 import { readFileSync } from 'node:fs';
-import { connectionPolicy, fdLimitFromProcLimits, guardConnections, type ConnectionPolicyOptions, type CredentialThrottleOptions, type HttpObserver } from '@inbox-kit/core/http';
+import {
+  connectionPolicy, fdLimitFromProcLimits, guardConnections, observeRequest, type ConnectionPolicyOptions, type CorsOptions, type CredentialThrottleOptions, type HttpObserver,
+} from '@inbox-kit/core/http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { requestIdFor, requestIdOf, setRequestIdHeaders, setShouldRetryHeader } from './context.js';
-import type { CorsOptions } from '@inbox-kit/core/http';
 import { inboxKitServerOptions } from './server-options.js';
-import { DEFAULT_BODY_TIMEOUT_MS, registerBodyDeadline } from './body-deadline.js';
 import { errorHandler } from './errors.js';
-import { decorateRequests, inboxKit, notFound, startObservation, type InboxKitPluginOptions, type InboxKitServices } from './plugin.js';
+import { decorateRequests, inboxKit, servedByPipeline, serveAtRoot, type InboxKitPluginOptions, type InboxKitServices } from './plugin.js';
 import { registerProtection, type RateLimitOptions, type UnderPressureOptions } from './protection.js';
-import type { StreamTiming } from './sse.js';
 
 export interface CreateServerOptions {
   services: InboxKitServices;
@@ -36,7 +35,7 @@ export interface CreateServerOptions {
    */
   logger?: FastifyServerOptions['logger'];
   /** SSE heartbeat and retry hint. */
-  streamTiming?: StreamTiming;
+  streamTiming?: InboxKitPluginOptions['streamTiming'];
   /**
    * Load shedding: 503 `overloaded` with `Retry-After` while the process is over a threshold
    * (default: mean event-loop delay over 1,000 ms; `Retry-After: 10`). `false` turns it off.
@@ -99,14 +98,20 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     // While closing, requests on open connections get 503 in the envelope (./protection.ts).
     return503OnClosing: false,
   });
-  // The preset owns the whole server: request ids, 404 and errors in the envelope at the root too.
+  // The preset owns the whole server: request ids, 404s (the pipeline's) and errors in the envelope at the root too.
   decorateRequests(app);
   app.addHook('onRequest', async (request, reply) => {
-    startObservation(request, reply, options.observer);
     request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
     setRequestIdHeaders(reply, request.requestId);
-    // An unknown route is answered before its body is read when it has not all arrived (the socket then closes).
-    if (request.is404 && !request.raw.complete) return notFound(request, reply);
+    // The answers the pipeline does not make (rate limits, load shedding, closing) are observed here.
+    if (options.observer !== undefined) {
+      const route = request.is404 ? null : request.routeOptions.url ?? null;
+      reply.raw.once('close', () => {
+        if (!servedByPipeline(request)) observeRequest(options.observer, { method: request.method, route }).end({ status: reply.raw.statusCode, aborted: !reply.raw.writableFinished });
+      });
+    }
+    // An unknown path is the pipeline's, answered before Fastify parses its body.
+    if (request.is404) return serveAtRoot(request, reply);
   });
   // Every error answer carries `x-should-retry`, whoever made it (rate limiter, load shedding, …).
   app.addHook('onSend', (_request, reply, payload, done) => {
@@ -114,8 +119,7 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     done(null, payload);
   });
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFound);
-  registerBodyDeadline(app, options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
+  app.setNotFoundHandler(async (request, reply) => serveAtRoot(request, reply));
   if (options.logger) {
     app.addHook('onResponse', (request, reply, done) => {
       request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
@@ -131,16 +135,8 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     done();
   });
   await registerProtection(app, { underPressure: options.underPressure, rateLimit: options.rateLimit });
-  await app.register(inboxKit, {
-    services: options.services, streamTiming: options.streamTiming, forwarding: options.forwarding, responseValidation: options.responseValidation,
-    ...(options.cors !== undefined ? { cors: options.cors } : {}),
-    ...(options.credentialThrottle !== undefined ? { credentialThrottle: options.credentialThrottle } : {}),
-    ...(options.maxBodiesPerKey !== undefined ? { maxBodiesPerKey: options.maxBodiesPerKey } : {}),
-    ...(options.maxBodyBytesPerKey !== undefined ? { maxBodyBytesPerKey: options.maxBodyBytesPerKey } : {}),
-    ...(options.bodyBytesPerSecondPerKey !== undefined ? { bodyBytesPerSecondPerKey: options.bodyBytesPerSecondPerKey } : {}),
-    ...(options.observer !== undefined ? { observer: options.observer } : {}),
-    ...(options.authenticate !== undefined ? { authenticate: options.authenticate } : {}),
-  });
+  const { logger: _logger, underPressure: _underPressure, rateLimit: _rateLimit, connections: _connections, ...plugin } = options;
+  await app.register(inboxKit, { ...plugin, bodyLimit: options.bodyLimit ?? 1_048_576 });
   return app;
 }
 

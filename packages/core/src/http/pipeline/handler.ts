@@ -57,6 +57,7 @@ export function createHttpHandler<H = unknown>(options: HttpHandlerOptions<H>): 
   };
   return {
     handle: (request) => handle(context, request),
+    authenticate: (request) => authenticateFirst(context, request),
     closeStreams,
     close() {
       closeStreams();
@@ -64,7 +65,17 @@ export function createHttpHandler<H = unknown>(options: HttpHandlerOptions<H>): 
       context.body.close();
     },
     openStreams: () => context.streams.size,
+    document: (mount = '') => (context.documentPath === undefined ? undefined : context.documentText(mount.replace(/\/+$/, ''))),
   };
+}
+
+/** `HttpHandler.authenticate`: the caller of the route `request` is for (none when `handle` will not reach authentication). */
+async function authenticateFirst<H>(context: PipelineContext<H>, request: PipelineRequest<H>): Promise<Caller> {
+  const at = request.url.indexOf('?');
+  const path = at < 0 ? request.url : request.url.slice(0, at);
+  const match = isWellFormedPath(path) ? context.router.match(request.method, path) : undefined;
+  if (match === undefined || context.shedder?.refusal() !== undefined) return { principal: null, forwarded: false };
+  return authenticate(context, request, match.route);
 }
 
 /** Answers one request (never rejects). */
@@ -78,7 +89,7 @@ async function handle<H>(context: PipelineContext<H>, request: PipelineRequest<H
   const isDocument = context.documentPath !== undefined && path === context.documentPath && (request.method === 'GET' || request.method === 'HEAD');
   const template = match !== undefined ? `${mount}${match.route.path}` : isDocument ? `${mount}${context.documentPath}` : null;
   const exchange: Exchange<H> = {
-    request, id: requestIdFor(headers['x-request-id']), path, query: at < 0 ? '' : url.slice(at + 1), mount,
+    request, id: request.requestId ?? requestIdFor(headers['x-request-id']), path, query: at < 0 ? '' : url.slice(at + 1), mount,
     startedAt: request.startedAt ?? performance.now(), announced: announcesBody(headers), bodyRead: false,
     observation: observeRequest(context.options.observer, { method: request.method, route: template }),
   };
@@ -157,9 +168,8 @@ function documentAnswer<H>(context: PipelineContext<H>, exchange: Exchange<H>): 
  * routing, right secret, forwardable route); the host's `authenticate`; else the API key (or
  * stream token) through the credential throttle.
  */
-async function authenticate<H>(context: PipelineContext<H>, exchange: Exchange<H>, route: HttpRoute): Promise<Caller> {
+async function authenticate<H>(context: PipelineContext<H>, request: PipelineRequest<H>, route: HttpRoute): Promise<Caller> {
   if (route.public) return { principal: null, forwarded: false };
-  const { request } = exchange;
   const headers = request.headers as Record<string, HeaderValue>;
   if (context.secret !== undefined && route.forwardable) {
     const principal = forwardedPrincipal(headers, context.secret);
@@ -190,7 +200,7 @@ function reauthenticator<H>(context: PipelineContext<H>, exchange: Exchange<H>, 
 
 /** Authenticates, holds the key's body slot while the route runs, and answers. */
 async function routeAnswer<H>(context: PipelineContext<H>, exchange: Exchange<H>, route: HttpRoute, params: Record<string, string>): Promise<PipelineAnswer> {
-  const caller = await authenticate(context, exchange, route);
+  const caller = await (exchange.request.caller ?? authenticate(context, exchange.request, route));
   // A body still to read takes one of its key's slots until the route has answered; one
   // announced over the body limit is refused 413 unread, and takes none.
   const bytes = announcedLength(exchange.request.headers);

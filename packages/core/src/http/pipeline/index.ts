@@ -10,5 +10,5 @@ export { streamToReadable } from './stream.js';
 export { pipelineRequestOf, responseOf, targetOf } from './fetch.js';
 export { createHttpAttemptForwarder, type HttpAttemptForwarderOptions } from './forwarder.js';
 export type {
-  HttpHandler, HttpHandlerOptions, PipelineAnswer, PipelineRequest, PipelineStream, PipelineStreamSink, StreamTimingOptions,
+  Caller, HttpHandler, HttpHandlerOptions, PipelineAnswer, PipelineRequest, PipelineStream, PipelineStreamSink, StreamTimingOptions,
 } from './types.js';

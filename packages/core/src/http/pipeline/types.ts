@@ -39,6 +39,17 @@ export interface PipelineRequest<H = unknown> {
   mount?: string;
   /** When the request started, `performance.now()` ms (default: when `handle` is called); the body deadline counts from it. */
   startedAt?: number;
+  /**
+   * The request's id when the adapter already chose one by the same rule (the caller's safe
+   * `x-request-id`, else `req_…`; e.g. the id of the host's log lines). Default: that rule, here.
+   */
+  requestId?: string;
+  /**
+   * The caller as {@link HttpHandler.authenticate} resolved it for this very request, for an
+   * adapter that needs the principal before `handle` (a rate limiter keyed on the API key):
+   * `handle` then does not authenticate again, and answers a rejection as its own refusal.
+   */
+  caller?: Promise<Caller>;
 }
 
 /** Where an event stream's bytes go: the adapter's socket or web stream. */
@@ -122,12 +133,23 @@ export interface StreamTimingOptions {
 export interface HttpHandler<H = unknown> {
   /** Answers one request. Never rejects: every failure is an answer in the envelope. */
   handle(request: PipelineRequest<H>): Promise<PipelineAnswer>;
+  /**
+   * The authentication step of `handle` alone, for an adapter that needs the caller first (pass
+   * the promise on as `request.caller`, so the credential is checked, and throttled, once). A
+   * public route, a path no route takes, a malformed path or a request load shedding refuses
+   * resolves `{ principal: null, forwarded: false }` (`handle` answers those as usual).
+   * @throws InboxKitError (rejects) as `handle` would answer: 401 `authentication_required` /
+   *   `invalid_credentials`, 429 `authentication_throttled`, the host `authenticate`'s own error.
+   */
+  authenticate(request: PipelineRequest<H>): Promise<Caller>;
   /** Ends every open event stream (clients resume with `Last-Event-ID`). */
   closeStreams(): void;
   /** Ends every open event stream and stops the handler's timers (load shedding, body deadlines). */
   close(): void;
   /** The number of event streams open now. */
   openStreams(): number;
+  /** The OpenAPI document's text with its paths under `mount` (default none), as `GET /openapi.json` serves it; undefined when `openapi` is false. */
+  document(mount?: string): string | undefined;
 }
 
 /** The caller of a request, once authenticated (null on public routes). */
