@@ -10,9 +10,9 @@ import { serveInboxKit } from '../src/index.js';
 type Services = Parameters<typeof serveInboxKit>[0]['services'];
 const principal = { workspace_id: 'ws_1', account_id: 'acc_1', key_id: 'key_1', key_kind: 'standard' };
 const me = { account: { id: 'acc_1', name: 'Ann', created_at: 1 }, workspace_id: 'ws_1', key_kind: 'standard' };
-/** Services whose `whoami` (`GET /me`) answers `body`. */
+/** Services whose `identity.whoami` (`GET /me`) answers `body`. */
 const services = (body: unknown) => ({
-  platform: { authenticate: async () => ({ ...principal }), whoami: async () => body }, projectInbox: {},
+  platform: { authenticate: async () => ({ ...principal }), identity: { whoami: async () => body } }, projectInbox: {},
 }) as unknown as Services;
 
 async function getMe(body: unknown, responseValidation?: boolean): Promise<{ status: number; text: string }> {
