@@ -3,43 +3,20 @@
  * runtime, seed — no adapter) served by `@inbox-kit/http-fastify`'s `createServer` preset, with the
  * web page and `/docs`. `main.ts` serves the same composition on Hono instead with HTTP_ADAPTER=hono.
  */
-import type { Clock, EventBus, Model, RunOptions, SessionRuntimeService, Store, Tool } from '@inbox-kit/core';
+import type { Clock, Model, RunOptions, Tool } from '@inbox-kit/core';
 import { createServer } from '@inbox-kit/http-fastify/server';
-import type { OpenedStore } from '@inbox-kit/storage-kysely';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import pretty from 'pino-pretty';
-import { composeDemo, type DemoHttp } from './compose.js';
+import { composeDemo, type ComposedDemo } from './compose.js';
 import type { DemoConfig } from './config.js';
-import type { Credentials, StartUp } from './seed.js';
 import { demoWeb } from './web.js';
-import type { Observability } from './observability.js';
 
 export { composeDemo, DEMO_AGENT, demoAgent, StartUpError, type ComposedDemo, type DemoHttp, type DemoLog } from './compose.js';
 
-export interface Demo {
+/** The composed demo (`compose.ts`, its fields documented there) served by the Fastify preset. */
+export interface Demo extends Omit<ComposedDemo, 'rawStore' | 'setLog' | 'close'> {
   app: FastifyInstance;
-  /** What any HTTP adapter needs to serve the same API (HTTP_ADAPTER=hono serves it with these). */
-  http: DemoHttp;
-  /** Metrics (METRICS_PORT) and tracing (an OTLP endpoint), or undefined with neither; `observability.listen` serves `/metrics`. */
-  observability: Observability | undefined;
-  store: Store;
-  bus: EventBus;
-  /** The Session Runtime (durable Session events, Runs, Live Inbox). */
-  runtime: SessionRuntimeService;
-  /** The keys the web page may offer: those issued now (first start), else those of `credentials.json` that authenticate. */
-  credentials: Credentials;
-  /** True when this start found an empty database and wrote its first data (the demo seed, or with `DEMO_SEED=false` one workspace and its admin key). */
-  seeded: boolean;
-  /** What the start found and did about data and keys (for the start-up lines). */
-  startUp: StartUp;
-  /** The migrations: applied by this start, still pending (none unless `DATABASE_MIGRATE=false`), or of a newer release (served as they are). */
-  migrations: OpenedStore['migrations'];
-  /**
-   * How many Runs left `running` by a dead process this start ended (`failed`, with
-   * `session.status_idle`), before listening; 0 when config `recoverStaleRuns` is off.
-   */
-  recovered: number;
-  dialect: 'sqlite' | 'postgres';
+  /** Ends the Runs, then the server, observability, the event bus and storage. */
   close(): Promise<void>;
 }
 

@@ -50,19 +50,25 @@ export interface DemoHttp {
 
 /** The composed demo: services and storage, no server. */
 export interface ComposedDemo {
+  /** What any HTTP adapter needs to serve the same API (the Fastify entry and HTTP_ADAPTER=hono serve it with these). */
   http: DemoHttp;
-  /** Metrics (METRICS_PORT) and tracing (an OTLP endpoint), or undefined with neither. */
+  /** Metrics (METRICS_PORT) and tracing (an OTLP endpoint), or undefined with neither; `observability.listen` serves `/metrics`. */
   observability: Observability | undefined;
   store: Store;
   /** The store without the observability wrapper (the web page reads it). */
   rawStore: Store;
   bus: EventBus;
+  /** The Session Runtime (durable Session events, Runs, Live Inbox). */
   runtime: SessionRuntimeService;
+  /** The keys the web page may offer: those issued now (first start), else those of `credentials.json` that authenticate. */
   credentials: Credentials;
+  /** True when this start found an empty database and wrote its first data (the demo seed, or with `DEMO_SEED=false` one workspace and its admin key). */
   seeded: boolean;
+  /** What the start found and did about data and keys (for the start-up lines). */
   startUp: StartUp;
+  /** The migrations: applied by this start, still pending (none unless `DATABASE_MIGRATE=false`), or of a newer release (served as they are). */
   migrations: OpenedStore['migrations'];
-  /** Runs left `running` by a dead process that this start ended (before serving). */
+  /** How many Runs left `running` by a dead process this start ended (`failed`, with `session.status_idle`), before serving; 0 when config `recoverStaleRuns` is off. */
   recovered: number;
   dialect: 'sqlite' | 'postgres';
   /** Sends the composition's log lines (bus, routing, runs, retries, sweeps) to `log`. */
