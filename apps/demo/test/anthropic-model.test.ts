@@ -118,11 +118,12 @@ describe.each(engines)('the demo on the Messages API adapter (%s)', (engine) => 
 
   it('a tool round on the real adapter: the model calls wait, steering queued while it runs is committed right after the result and is in the next request', async () => {
     const { stub, api, history, idleCount } = await demoOnStub(engine, [
-      { tool_use: [{ name: 'wait', input: { ms: 1500 } }], text: 'Waiting first.' },
+      { tool_use: [{ name: 'wait', input: { ms: 3000 } }], text: 'Waiting first.' },
       { text: 'Done waiting; keeping it short.' },
     ]);
-    expect((await api('POST', '/v1/sessions/sess_001/events', { events: [{ type: 'user.message', content: text('Wait 1500 ms, then answer.') }] })).status).toBe(200);
-    // The step that called the tool is committed before the tool runs: queue steering as soon as it is there.
+    expect((await api('POST', '/v1/sessions/sess_001/events', { events: [{ type: 'user.message', content: text('Wait 3000 ms, then answer.') }] })).status).toBe(200);
+    // The step that called the tool is committed before the tool runs: queue steering as soon as it
+    // is there (the tool's 3 s leave room for a loaded machine).
     await waitUntil(async () => (await history()).some((e) => e.type === 'agent.tool_use'), 'the tool use is committed');
     const queued = await api('POST', '/v1/awaken/sessions/sess_001/live-inbox', { content: text('Keep it short.') });
     expect(queued.status).toBe(200);
@@ -136,16 +137,16 @@ describe.each(engines)('the demo on the Messages API adapter (%s)', (engine) => 
       'user.message', 'session.status_running', 'agent.message', 'agent.tool_use', 'agent.tool_result', 'user.message', 'agent.message', 'session.status_idle',
     ]);
     const use = events[3];
-    expect(use).toMatchObject({ name: 'wait', input: { ms: 1500 }, evaluated_permission: 'allow' });
-    expect(events[4]).toMatchObject({ tool_use_id: use.id, is_error: false, content: text('waited 1500 ms') });
+    expect(use).toMatchObject({ name: 'wait', input: { ms: 3000 }, evaluated_permission: 'allow' });
+    expect(events[4]).toMatchObject({ tool_use_id: use.id, is_error: false, content: text('waited 3000 ms') });
     // The tool's result and the steering are one commit (adjacent), the result first.
     expect(events[5]).toMatchObject({ message_id: `${use.run_id}-inbox-0`, content: text('Keep it short.') });
     expect(events[5].seq).toBe(events[4].seq + 1);
     // The next request: the tool use, then ONE user turn with the result first and the steering after it.
     expect(stub.requests[1]!.body.messages).toEqual([
-      { role: 'user', content: text('Wait 1500 ms, then answer.') },
-      { role: 'assistant', content: [{ type: 'text', text: 'Waiting first.' }, { type: 'tool_use', id: use.id, name: 'wait', input: { ms: 1500 } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: text('waited 1500 ms') }, { type: 'text', text: 'Keep it short.' }] },
+      { role: 'user', content: text('Wait 3000 ms, then answer.') },
+      { role: 'assistant', content: [{ type: 'text', text: 'Waiting first.' }, { type: 'tool_use', id: use.id, name: 'wait', input: { ms: 3000 } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: text('waited 3000 ms') }, { type: 'text', text: 'Keep it short.' }] },
     ]);
     expect(events.at(-1)).toMatchObject({ outcome: 'completed', stop_reason: { type: 'end_turn' } });
   });

@@ -2,7 +2,9 @@
  * Load shedding at the HTTP edge, written once for every adapter: while the process is over a
  * threshold — the mean event-loop delay of the last sample, event-loop utilisation, heap, RSS — or
  * an external health check fails, new requests get 503 `overloaded` with `Retry-After` before any
- * work is done for them; the shedding ends once three samples in a row are below every threshold. The sampler never throws: a metric that cannot be read (`EMFILE` while
+ * work is done for them. Shedding starts once two of the last three samples are over a threshold (one long
+ * block — a server's start, a GC pause, one heavy request — is not an overload: the loop answers
+ * again right after it) and ends once three samples in a row are below every threshold. The sampler never throws: a metric that cannot be read (`EMFILE` while
  * the process is out of file descriptors makes `process.memoryUsage()` throw) keeps its last
  * value and is reported, and the sampler goes on.
  *
@@ -68,8 +70,19 @@ function runtimeUtilization(): Utilization | undefined {
 const PROBE_MS = 20;
 /** Calm samples in a row that end a period of shedding. */
 const HOLD_SAMPLES = 3;
+/** Samples over a threshold, of the last {@link ENTER_WINDOW}, that start a period of shedding. */
+const ENTER_SAMPLES = 2;
+/** The samples looked at to start a period of shedding. */
+const ENTER_WINDOW = 3;
 /** The same kind of sampler error is reported at most once per this many ms. */
 const REPORT_EVERY_MS = 60_000;
+
+/** How many bits of `bits` are set. */
+function overCount(bits: number): number {
+  let n = 0;
+  for (let b = bits; b !== 0; b &= b - 1) n++;
+  return n;
+}
 
 /**
  * Starts a load shedder.
@@ -109,6 +122,10 @@ export function createLoadShedder(options: LoadSheddingOptions = {}, report: (er
   let closed = false;
   /** Samples in a row below every threshold (the start counts as calm). */
   let calmSamples = HOLD_SAMPLES;
+  /** The last ENTER_WINDOW samples, a bit each (1: over a threshold), the newest lowest. */
+  let recent = 0;
+  /** Shedding: from ENTER_SAMPLES over of the last ENTER_WINDOW until HOLD_SAMPLES calm in a row. */
+  let shedding = false;
   const timers: ReturnType<typeof setTimeout>[] = [];
   const unref = <T>(t: T): T => {
     (t as { unref?: () => void }).unref?.();
@@ -126,17 +143,20 @@ export function createLoadShedder(options: LoadSheddingOptions = {}, report: (er
   };
   const sample = () => {
     try {
-      state.eventLoopDelay = delayCount === 0 ? Math.max(0, Date.now() - expected) : delaySum / delayCount;
+      const now = Date.now();
+      state.eventLoopDelay = delayCount === 0 ? Math.max(0, now - expected) : delaySum / delayCount;
       // The probe has not fired for longer than a sample: the loop is blocked right now.
-      if (Date.now() - expected > interval) state.eventLoopDelay = Math.max(state.eventLoopDelay, Date.now() - expected);
+      if (now - expected > interval) state.eventLoopDelay = Math.max(state.eventLoopDelay, now - expected);
+      // The probe's lateness so far is in this sample; the next sample counts only what follows.
+      if (now > expected) expected = now;
       delaySum = 0;
       delayCount = 0;
       if (utilization !== undefined && lastElu !== undefined) {
-        const now = utilization();
-        const idle = now.idle - lastElu.idle;
-        const active = now.active - lastElu.active;
+        const elu = utilization();
+        const idle = elu.idle - lastElu.idle;
+        const active = elu.active - lastElu.active;
         state.eventLoopUtilization = idle + active > 0 ? active / (idle + active) : 0;
-        lastElu = now;
+        lastElu = elu;
       }
     } catch (error) {
       tell(error, 'load sample');
@@ -154,11 +174,14 @@ export function createLoadShedder(options: LoadSheddingOptions = {}, report: (er
     const over = (maxDelay > 0 && state.eventLoopDelay > maxDelay) || (maxElu > 0 && state.eventLoopUtilization > maxElu)
       || (maxHeap > 0 && state.heapUsed > maxHeap) || (maxRss > 0 && state.rss > maxRss);
     calmSamples = over ? 0 : calmSamples + 1;
+    recent = ((recent << 1) | (over ? 1 : 0)) & ((1 << ENTER_WINDOW) - 1);
+    if (overCount(recent) >= ENTER_SAMPLES) shedding = true;
+    else if (calmSamples >= HOLD_SAMPLES) shedding = false;
     if (!closed) timers[1] = unref(setTimeout(sample, interval));
   };
-  // Over a threshold until HOLD_SAMPLES samples in a row are calm again: one late sample does not
-  // end the shedding of an overload that is still there.
-  const loadOver = () => calmSamples < HOLD_SAMPLES;
+  // Over a threshold from ENTER_SAMPLES late samples of the last ENTER_WINDOW until HOLD_SAMPLES samples in a row
+  // are calm again: one late sample neither starts shedding nor ends an overload still there.
+  const loadOver = () => shedding;
   timers[0] = unref(setTimeout(probe, PROBE_MS));
   timers[1] = unref(setTimeout(sample, interval));
 
