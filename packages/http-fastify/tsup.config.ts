@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', server: 'src/entry-server.ts' },
+  entry: { index: 'src/index.ts', server: 'src/entry-server.ts', docs: 'src/docs.ts' },
   format: ['esm'],
   dts: true,
   sourcemap: true,

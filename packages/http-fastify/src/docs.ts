@@ -1,16 +1,17 @@
 /**
- * The interactive API reference (Swagger UI, `@fastify/swagger-ui`, served from the package's own
- * files: no CDN, works offline) of the pipeline's OpenAPI document, at `docsPrefix` (default
- * `/docs`; its `/json` is the document). `@fastify/swagger-ui` is an optional peer: without it the
- * default serves no reference and logs a warning; an explicit `docsPrefix` fails the registration.
+ * @inbox-kit/http-fastify/docs — `swaggerUi`, the interactive API reference (Swagger UI,
+ * `@fastify/swagger-ui`, served from the package's own files: no CDN, works offline) of the
+ * pipeline's OpenAPI document, for the `inboxKit` plugin's `openapi.docs` option; `createServer`
+ * always passes it. At `docsPrefix` (default `/docs`; its `/json` is the document).
+ * `@fastify/swagger-ui` is an optional peer: without it the default `docsPrefix` serves no reference
+ * and logs a warning; an explicit `docsPrefix` fails the registration.
+ *
+ * ```ts
+ * await app.register(inboxKit, { prefix: '/inbox', services, openapi: { docs: swaggerUi, docsPrefix: '/api-docs' } });
+ * ```
  */
 import fastifySwagger from '@fastify/swagger';
-import type { FastifyInstance } from 'fastify';
-
-/** Where the API reference is served (default `/docs` when `@fastify/swagger-ui` is installed); `false`: none. */
-export interface DocsOptions {
-  docsPrefix?: string | false;
-}
+import type { InboxKitDocs } from './plugin.js';
 
 /**
  * `@fastify/swagger-ui`, imported on demand; `undefined` when it is not installed and not `required`.
@@ -28,16 +29,16 @@ async function loadSwaggerUi(required: boolean): Promise<typeof import('@fastify
   }
 }
 
-/** Serves the reference of `document` (the document's text) at `docsPrefix` in a child scope of `app`. */
-export async function registerDocs(app: FastifyInstance, options: { docsPrefix: string | undefined; document: string }): Promise<void> {
-  const swaggerUi = await loadSwaggerUi(options.docsPrefix !== undefined);
-  if (swaggerUi === undefined) {
+/** Serves the reference of `document` (the document's text) at `docsPrefix` (undefined: `/docs`) in a child scope of `app`. */
+export const swaggerUi: InboxKitDocs = async (app, { docsPrefix, document }) => {
+  const swaggerUiPlugin = await loadSwaggerUi(docsPrefix !== undefined);
+  if (swaggerUiPlugin === undefined) {
     app.log.warn('inbox-kit: /docs is not served: install @fastify/swagger-ui (an optional peer) for the API reference');
     return;
   }
   await app.register(async (scope) => {
-    await scope.register(fastifySwagger, { mode: 'static', specification: { document: JSON.parse(options.document) } });
+    await scope.register(fastifySwagger, { mode: 'static', specification: { document: JSON.parse(document) } });
     // The online validator badge stays off (its default here), so the page needs no network beyond this server.
-    await scope.register(swaggerUi, { routePrefix: options.docsPrefix ?? '/docs', uiConfig: { deepLinking: true, tryItOutEnabled: false, persistAuthorization: false } });
+    await scope.register(swaggerUiPlugin, { routePrefix: docsPrefix ?? '/docs', uiConfig: { deepLinking: true, tryItOutEnabled: false, persistAuthorization: false } });
   });
-}
+};

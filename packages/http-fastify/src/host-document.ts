@@ -4,7 +4,7 @@
  * `zodToJsonSchema`), never zod internals. inbox-kit's own document is the pipeline's.
  */
 import type { SwaggerTransform } from '@fastify/swagger';
-import { openApiRoute, zodToJsonSchema, type HttpRoute } from '@inbox-kit/core/http';
+import { zodToJsonSchema, type RouteDeclaration } from '@inbox-kit/core/http';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { z } from 'zod';
 
@@ -12,11 +12,8 @@ type Json = Record<string, unknown>;
 
 const isZod = (value: unknown): value is z.ZodType => value instanceof z.ZodType;
 
-/** The Fastify schema of a route of the table (zod schemas, never compiled: the pipeline validates) or of the document's route. */
-export function routeSchema(route: HttpRoute | { method: string; path: string }): FastifySchema {
-  if (!('operationId' in route)) {
-    return { operationId: openApiRoute.operationId, tags: [...openApiRoute.tags], summary: openApiRoute.summary, security: [], response: { 200: openApiRoute.response } } as FastifySchema;
-  }
+/** The Fastify schema of a route the plugin serves (zod schemas, never compiled: the pipeline validates and serialises). */
+export function routeSchema(route: RouteDeclaration): FastifySchema {
   return {
     operationId: route.operationId, tags: route.tags, summary: route.summary,
     ...(route.description !== undefined ? { description: route.description } : {}),

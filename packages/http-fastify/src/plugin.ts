@@ -1,41 +1,53 @@
 /**
- * The `inboxKit` plugin: the core's request pipeline (`createHttpHandler` of `@inbox-kit/core/http`:
- * request ids, auth, budgets, body rules, the route's service, errors, CORS, the response policy,
- * event streams, OpenAPI) on Fastify. It registers the contract's routes (so a host's own
- * `@fastify/swagger` and 404 see them), converts each Fastify request to the pipeline's (the raw
- * body stream, headers, remote address, a signal for the client leaving, the `FastifyRequest` for
- * `authenticate`) and writes the answer back. Not wrapped in `fastify-plugin`: `prefix` works and
- * the host's other routes, parsers, 404 and error handlers stay exactly as they were.
+ * The `inboxKit` plugin: the core's request pipeline (`createHttpHandler` of `@inbox-kit/core/http`)
+ * on Fastify. It registers the contract's routes (so a host's own `@fastify/swagger` and 404 see
+ * them), converts each Fastify request to the pipeline's (the raw body stream, headers, `request.ip`,
+ * a signal for the client leaving, the `FastifyRequest` for `authenticate`) and writes the answer
+ * back. Not wrapped in `fastify-plugin`: `prefix` works and the host's other routes, parsers, 404
+ * and error handlers stay exactly as they were. Spec: platform.md "HTTP adapters".
  */
+import type { Principal } from '@inbox-kit/core';
 import {
-  createHttpHandler, httpRoutesFor, methodIndex, methodNotAllowedAnswer, OPENAPI_DOCUMENT_PATH, routeNotFoundAnswer,
-  type ErrorAnswer, type HostAuthenticate, type HttpHandler, type HttpHandlerOptions, type MethodIndex, type PipelineAnswer, type PipelineRequest,
+  clientLeftSignal, createHttpHandler, methodIndex, requestIdHeaders, requestIdReusing, servedRoutes, targetWithin, unroutedAnswer, writeEventStream,
+  type ErrorAnswer, type HostAuthenticate, type HttpHandlerOptions, type MountedRoutes, type PipelineAnswer, type PipelineRequest,
 } from '@inbox-kit/core/http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
-import { requestIdOf } from './context.js';
-import { registerDocs, type DocsOptions } from './docs.js';
 import { errorHandler } from './errors.js';
 import { hideFromHostDocuments, routeSchema } from './host-document.js';
 
-/** The OpenAPI option of {@link InboxKitPluginOptions}: the document's `info`, `servers`, `agents`, `documentPath`, and `docsPrefix`. */
-export type InboxKitOpenApiOptions = NonNullable<Exclude<HttpHandlerOptions['openapi'], false>> & DocsOptions;
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** `req_…`, or the caller's own `x-request-id` when it is 1–128 safe characters; sent as `x-request-id` and `request-id`. */
+    requestId: string;
+    /** The authenticated caller; null on public routes (and before the plugin's `onRequest` hook). */
+    principal: Principal | null;
+    /** True when another process forwarded this request to us (attempt routing); it is never forwarded again. */
+    forwarded: boolean;
+  }
+  interface FastifyContextConfig {
+    /** The routes the plugin hands to the pipeline. */
+    inboxKit?: boolean;
+  }
+}
+
+/** Serves the API reference of the OpenAPI document (its `document` text) at `docsPrefix` (undefined: the default) in `app`: `swaggerUi` of `@inbox-kit/http-fastify/docs`. */
+export type InboxKitDocs = (app: FastifyInstance, options: { docsPrefix: string | undefined; document: string }) => Promise<void>;
+
+/** The `openapi` option: the pipeline's (`info`, `servers`, `agents`, `documentPath`), plus the reference page `docs` at `docsPrefix` (default `/docs`). */
+export type InboxKitOpenApiOptions = NonNullable<Exclude<HttpHandlerOptions['openapi'], false>> & { docs?: InboxKitDocs; docsPrefix?: string | false };
 
 /** The services the routes call: `{ platform, projectInbox, runtime?, managedSessions? }` (the contract's `HttpServices`). */
 export type InboxKitServices = HttpHandlerOptions['services'];
 
 /**
  * Options of {@link inboxKit}: the pipeline's (`HttpHandlerOptions` of `@inbox-kit/core/http`, the
- * same names and meaning on every adapter; platform.md "HTTP adapters") — `services`, `bodyLimit`
- * (default: the Fastify instance's `bodyLimit`, 1 MiB), `bodyTimeoutMs` (default 30,000 → 408),
- * `streamTiming`, `forwarding`, `openapi` (plus `docsPrefix`: Swagger UI, default `/docs` when
- * `@fastify/swagger-ui` is installed), `reportError` (default: the request's Fastify logger),
- * `credentialThrottle` (per `request.ip`: set `trustProxy` behind a proxy), the per-key body
- * budgets, `loadShedding` (default off here: the host sheds; `createServer` does), `cors`,
- * `observer`, `responseValidation` — plus the Fastify ones below.
+ * same names and meaning on every adapter), with `bodyLimit` defaulting to the Fastify instance's,
+ * `reportError` to its logger and `loadShedding` off (the host sheds; `createServer` does); the
+ * credential throttle counts per `request.ip` (set `trustProxy` behind a proxy). Plus these:
  */
 export interface InboxKitPluginOptions extends Omit<HttpHandlerOptions<FastifyRequest>, 'packageVersion' | 'adapterName' | 'authenticate' | 'openapi'> {
-  /** The OpenAPI document at `GET /openapi.json` and the API reference (`docsPrefix`, default `/docs`; `false`: none); `false` serves neither. */
+  /** The OpenAPI document at `GET /openapi.json` and, with `docs`, the API reference at `docsPrefix`; `false` serves neither. */
   openapi?: InboxKitOpenApiOptions | false;
   /**
    * The host's own authentication instead of API keys (platform.md "Embedding: the host's own
@@ -48,10 +60,8 @@ export interface InboxKitPluginOptions extends Omit<HttpHandlerOptions<FastifyRe
   inHostDocument?: boolean;
 }
 
-/** One registration of the plugin on a server: its prefix, its paths' methods (405s), and how it answers. */
-interface Registration {
-  prefix: string;
-  index: MethodIndex;
+/** One registration of the plugin on a server: its prefix (`mount`), its paths' methods (405s), and how it answers. */
+interface Registration extends MountedRoutes {
   serve(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
   openStreams(): number;
 }
@@ -71,13 +81,7 @@ export function servedByPipeline(request: FastifyRequest): boolean {
  * the path is one of a registered inboxKit's routes under another method, else 404 `not_found`.
  */
 export function inboxKitNotFoundAnswer(request: FastifyRequest, request_id: string): ErrorAnswer {
-  const path = request.url.split('?')[0]!;
-  for (const { prefix, index } of registrations.get(request.server.server) ?? []) {
-    if (prefix !== '' && path !== prefix && !path.startsWith(`${prefix}/`)) continue;
-    const refused = methodNotAllowedAnswer(index, request.method, path.slice(prefix.length) || '/', request_id);
-    if (refused !== undefined) return refused;
-  }
-  return routeNotFoundAnswer(request.method, request.url, request_id);
+  return unroutedAnswer(registrations.get(request.server.server) ?? [], request.method, request.url, request_id);
 }
 
 /** The event streams open now on `app`'s server, over every registration of the plugin there. */
@@ -87,42 +91,24 @@ export function openStreamCount(app: FastifyInstance): number {
 
 /** The pipeline's answer to a request of the plugin registered at the root of `request`'s server (the `createServer` preset's 404s). */
 export function serveAtRoot(request: FastifyRequest, reply: FastifyReply): Promise<unknown> | undefined {
-  return registrations.get(request.server.server)?.find((r) => r.prefix === '')?.serve(request, reply);
+  return registrations.get(request.server.server)?.find((r) => r.mount === '')?.serve(request, reply);
 }
 
-/** The pipeline's request for a Fastify request (the path within the plugin's prefix). */
+/** The pipeline's request for a Fastify request (the path within the plugin's prefix; the id of Fastify's log lines when it is one of ours). */
 function pipelineRequestOf(request: FastifyRequest, reply: FastifyReply, prefix: string): PipelineRequest<FastifyRequest> {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  let url = request.url.slice(prefix.length);
-  if (url === '' || url.startsWith('?')) url = `/${url}`;
   return {
-    method: request.method, url, headers: request.headers as Record<string, string | undefined>, body: request.raw, remoteAddress: request.ip,
-    signal: controller.signal, host: request, mount: prefix, startedAt: performance.now(),
-    requestId: requestIdOf(request.headers['x-request-id'], String(request.id)),
+    method: request.method, url: targetWithin(request.url, prefix), headers: request.headers as Record<string, string | undefined>, body: request.raw,
+    remoteAddress: request.ip, signal: clientLeftSignal(reply.raw), host: request, mount: prefix, startedAt: performance.now(),
+    requestId: requestIdReusing(request.headers['x-request-id'], String(request.id)),
   };
 }
 
-/** Writes the answer: status, headers and body through Fastify, or the event stream piped to the socket. */
+/** Writes the answer: status, headers and body through Fastify, or the event stream to the socket (after the headers set on `reply`). */
 async function send(reply: FastifyReply, answer: PipelineAnswer): Promise<unknown> {
-  if (answer.stream === undefined) return reply.code(answer.status).headers(answer.headers).send(answer.body);
-  const raw = reply.raw;
+  const { stream } = answer;
+  if (stream === undefined) return reply.code(answer.status).headers(answer.headers).send(answer.body);
   reply.hijack();
-  raw.writeHead(answer.status, { ...(reply.getHeaders() as Record<string, string>), ...answer.headers });
-  await answer.stream.pipe({
-    write: (chunk) => void raw.write(chunk),
-    buffered: () => raw.writableLength,
-    drained: () => raw.writableLength === 0 || raw.destroyed ? Promise.resolve() : new Promise<void>((resolve) => {
-      const done = () => {
-        raw.off('drain', done).off('close', done);
-        resolve();
-      };
-      raw.on('drain', done).on('close', done);
-    }),
-    close: () => raw.end(),
-  });
+  await writeEventStream(reply.raw, { ...answer, stream }, reply.getHeaders());
   return undefined;
 }
 
@@ -130,12 +116,16 @@ async function send(reply: FastifyReply, answer: PipelineAnswer): Promise<unknow
  * The inbox-kit plugin. Options: {@link InboxKitPluginOptions}. Register it on any Fastify 5
  * instance, optionally under a `prefix` (`app.register(inboxKit, { prefix: '/inbox', services })`);
  * under a prefix it answers every unknown path below it too (404 / 405 in the envelope).
- * @throws TypeError when `forwarding.secret` is empty, `bodyTimeoutMs` is not an integer ≥ 0 or a CORS origin is not exact.
+ * @throws TypeError when `forwarding.secret` is empty, `bodyTimeoutMs` is not an integer ≥ 0, a CORS
+ *   origin is not exact, or `openapi.docsPrefix` is a path without `openapi.docs`.
  */
 export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
   const { services, inHostDocument = false, openapi, ...rest } = opts;
-  const { docsPrefix, ...document } = openapi === false ? { docsPrefix: false as const } : openapi ?? {};
-  const handler: HttpHandler<FastifyRequest> = createHttpHandler<FastifyRequest>({
+  const { docsPrefix, docs, ...document }: InboxKitOpenApiOptions = openapi || {};
+  if (typeof docsPrefix === 'string' && docs === undefined) {
+    throw new TypeError("inboxKit: openapi.docsPrefix needs openapi.docs, the reference page: import { swaggerUi } from '@inbox-kit/http-fastify/docs'");
+  }
+  const handler = createHttpHandler<FastifyRequest>({
     bodyLimit: app.initialConfig.bodyLimit, loadShedding: false, reportError: (error) => app.log.error({ err: error }, 'inbox-kit: unexpected error'),
     ...rest, services, openapi: openapi === false ? false : document, packageVersion: packageJson.version, adapterName: 'inboxKit',
   });
@@ -145,7 +135,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
   // A content type Fastify cannot even parse is the pipeline's to refuse (415, as on every adapter); anything else in the envelope.
-  app.setErrorHandler((error: { code?: string }, request, reply) => (error.code?.startsWith('FST_ERR_CTP_') ? serve(request, reply) : errorHandler.call(app, error, request, reply)));
+  app.setErrorHandler((error: { code?: string }, request, reply) => (error.code?.startsWith('FST_ERR_CTP_') ? serve(request, reply) : errorHandler(error, request, reply)));
   hideFromHostDocuments(app, inHostDocument);
   app.addHook('preClose', async () => handler.closeStreams());
   app.addHook('onClose', async () => handler.close());
@@ -155,7 +145,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
     const pipelineRequest = pipelineRequestOf(request, reply, prefix);
     pending.set(request, pipelineRequest);
     request.requestId = pipelineRequest.requestId!;
-    void reply.header('x-request-id', request.requestId).header('request-id', request.requestId);
+    void reply.headers(requestIdHeaders(request.requestId));
     if (request.routeOptions.config?.inboxKit !== true) return;
     pipelineRequest.caller = handler.authenticate(pipelineRequest);
     const caller = await pipelineRequest.caller.catch(() => undefined);
@@ -168,23 +158,17 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
     return send(reply, await handler.handle(pending.get(request) ?? pipelineRequestOf(request, reply, prefix)));
   };
 
-  const routes = httpRoutesFor(services);
-  const documentPath = openapi === false ? undefined : openapi?.documentPath ?? OPENAPI_DOCUMENT_PATH;
-  const paths = new Set<string>();
-  for (const route of [...routes, ...(documentPath !== undefined ? [{ method: 'GET', path: documentPath }] : [])]) {
-    paths.add(route.path);
-    app.route({ method: route.method as 'GET', url: route.path, config: { inboxKit: true }, schema: routeSchema(route), handler: serve });
-  }
+  const routes = servedRoutes(services, openapi);
+  for (const route of routes) app.route({ method: route.method, url: route.path, config: { inboxKit: true }, schema: routeSchema(route), handler: serve });
   // CORS preflights of the routes' paths (elsewhere under a prefix, the not-found handler's).
-  if (opts.cors !== undefined) for (const url of paths) app.options(url, { config: { inboxKit: true }, schema: { hide: true } }, serve);
-  const index = methodIndex([...routes, ...(documentPath !== undefined ? [{ method: 'GET', path: documentPath }] : [])], { options: opts.cors !== undefined });
+  if (opts.cors !== undefined) for (const url of new Set(routes.map((r) => r.path))) app.options(url, { config: { inboxKit: true }, schema: { hide: true } }, serve);
   const list = registrations.get(app.server) ?? [];
-  list.push({ prefix, index, serve, openStreams: () => handler.openStreams() });
+  list.push({ mount: prefix, index: methodIndex(routes, { options: opts.cors !== undefined }), serve, openStreams: () => handler.openStreams() });
   registrations.set(app.server, list);
   // Under a prefix, unknown paths below it are the pipeline's (404, or 405 on a known path).
   if (prefix !== '') app.setNotFoundHandler(serve);
   const text = handler.document(prefix);
-  if (docsPrefix !== false && text !== undefined) await registerDocs(app, { docsPrefix, document: text });
+  if (docs !== undefined && docsPrefix !== false && text !== undefined) await docs(app, { docsPrefix, document: text });
 };
 
 /** The request decorations (`requestId`, `principal`, `forwarded`), unless the host or `createServer` already added them. */

@@ -18,10 +18,8 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import { InboxKitError } from '@inbox-kit/core';
-import { createLoadShedder, LOAD_SHEDDING_DEFAULTS, type LoadSheddingOptions } from '@inbox-kit/core/http';
+import { createLoadShedder, envelope, LOAD_SHEDDING_DEFAULTS, requestIdFor, requestIdHeaders, type LoadSheddingOptions } from '@inbox-kit/core/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requestIdFor, setRequestIdHeaders } from './context.js';
-import { envelope } from './errors.js';
 
 /** Thresholds of the load shedding (the contract's `LoadSheddingOptions`); a threshold of 0 is not checked. */
 export type UnderPressureOptions = LoadSheddingOptions;
@@ -46,7 +44,7 @@ const CLOSING_RETRY_AFTER = 1;
  */
 async function refuse(request: FastifyRequest, reply: FastifyReply, retryAfter: number, message: string, close: boolean): Promise<void> {
   request.requestId = requestIdFor(request.headers['x-request-id']);
-  void setRequestIdHeaders(reply, request.requestId).code(503).header('retry-after', String(retryAfter))
+  void reply.headers(requestIdHeaders(request.requestId)).code(503).header('retry-after', String(retryAfter))
     .type('application/json; charset=utf-8');
   if (close) void reply.header('connection', 'close');
   void reply.send(envelope(503, 'overloaded', message, [], request.requestId));

@@ -9,11 +9,9 @@
  * await app.register(inboxKit, { prefix: '/inbox', services });
  * ```
  */
-import type { Socket } from 'node:net';
+import { answerClientError, requestIdHeaders, requestIdReusing } from '@inbox-kit/core/http';
 import type { FastifyReply, FastifyServerOptions } from 'fastify';
-import { clientErrorResponse } from '@inbox-kit/core/http';
-import { newRequestId, requestIdOf, setRequestIdHeaders } from './context.js';
-import { toEnvelope } from './errors.js';
+import { errorAnswerOf } from './errors.js';
 
 /** The options {@link inboxKitServerOptions} returns; spread them into `Fastify({ … })`. */
 export type InboxKitServerOptions = Pick<FastifyServerOptions, 'routerOptions' | 'frameworkErrors' | 'clientErrorHandler'>;
@@ -27,24 +25,17 @@ export type InboxKitServerOptions = Pick<FastifyServerOptions, 'routerOptions' |
  *   not decode: 400 `validation_error`, …) leave in the envelope with request ids.
  * - `clientErrorHandler` — requests Node's HTTP parser refuses before Fastify sees them (request
  *   line or headers over the size limit: 431; garbage or smuggling: 400; a timeout: 408) are
- *   answered in the envelope, then the socket closes.
+ *   answered in the envelope, then the socket closes (`answerClientError` of `@inbox-kit/core/http`).
  */
 export function inboxKitServerOptions(): InboxKitServerOptions {
   return {
     routerOptions: { maxParamLength: 1024 },
     frameworkErrors: (error, request, reply) => {
       // The id of the request's log lines, as on every other answer.
-      const request_id = requestIdOf(request.headers['x-request-id'], String(request.id));
-      const { status, body } = toEnvelope(error, request_id);
-      void setRequestIdHeaders(reply as FastifyReply, request_id).code(status).type('application/json; charset=utf-8').send(body);
+      const request_id = requestIdReusing(request.headers['x-request-id'], String(request.id));
+      const { status, body } = errorAnswerOf(error, request_id);
+      void (reply as FastifyReply).headers(requestIdHeaders(request_id)).code(status).type('application/json; charset=utf-8').send(body);
     },
     clientErrorHandler: answerClientError,
   };
-}
-
-/** Node's `clientError`: 431 (headers too large), 408 (timeout) or 400 (unparseable), in the envelope; then the socket closes. */
-function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  if (socket.writable) socket.write(clientErrorResponse(error.code, newRequestId()));
-  socket.destroy();
 }

@@ -8,14 +8,15 @@
  */
 import { readFileSync } from 'node:fs';
 import {
-  connectionPolicy, fdLimitFromProcLimits, guardConnections, observeRequest, type ConnectionPolicyOptions, type CorsOptions, type CredentialThrottleOptions, type HttpObserver,
+  connectionPolicy, fdLimitFromProcLimits, guardConnections, observeRequest, requestIdFor, requestIdHeaders, requestIdReusing, type ConnectionPolicyOptions, type CorsOptions,
+  type CredentialThrottleOptions, type HttpObserver,
 } from '@inbox-kit/core/http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { requestIdFor, requestIdOf, setRequestIdHeaders, setShouldRetryHeader } from './context.js';
-import { inboxKitServerOptions } from './server-options.js';
-import { errorHandler } from './errors.js';
+import { swaggerUi } from './docs.js';
 import { decorateRequests, inboxKit, servedByPipeline, serveAtRoot, type InboxKitPluginOptions, type InboxKitServices } from './plugin.js';
 import { registerProtection, type RateLimitOptions, type UnderPressureOptions } from './protection.js';
+import { inboxKitServerOptions } from './server-options.js';
+import { rootErrorHandler, setShouldRetryHeader } from './server-errors.js';
 
 export interface CreateServerOptions {
   services: InboxKitServices;
@@ -101,8 +102,8 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
   // The preset owns the whole server: request ids, 404s (the pipeline's) and errors in the envelope at the root too.
   decorateRequests(app);
   app.addHook('onRequest', async (request, reply) => {
-    request.requestId = requestIdOf(request.headers['x-request-id'], request.id);
-    setRequestIdHeaders(reply, request.requestId);
+    request.requestId = requestIdReusing(request.headers['x-request-id'], request.id);
+    void reply.headers(requestIdHeaders(request.requestId));
     // The answers the pipeline does not make (rate limits, load shedding, closing) are observed here.
     if (options.observer !== undefined) {
       const route = request.is404 ? null : request.routeOptions.url ?? null;
@@ -118,7 +119,7 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     setShouldRetryHeader(reply);
     done(null, payload);
   });
-  app.setErrorHandler(errorHandler);
+  app.setErrorHandler(rootErrorHandler);
   app.setNotFoundHandler(async (request, reply) => serveAtRoot(request, reply));
   if (options.logger) {
     app.addHook('onResponse', (request, reply, done) => {
@@ -136,7 +137,8 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
   });
   await registerProtection(app, { underPressure: options.underPressure, rateLimit: options.rateLimit });
   const { logger: _logger, underPressure: _underPressure, rateLimit: _rateLimit, connections: _connections, ...plugin } = options;
-  await app.register(inboxKit, { ...plugin, bodyLimit: options.bodyLimit ?? 1_048_576 });
+  // The API reference at /docs (Swagger UI, when @fastify/swagger-ui is installed: ./docs.ts).
+  await app.register(inboxKit, { ...plugin, bodyLimit: options.bodyLimit ?? 1_048_576, openapi: { docs: swaggerUi } });
   return app;
 }
 

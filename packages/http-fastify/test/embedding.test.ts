@@ -12,6 +12,7 @@ import { createMemoryStore } from '@inbox-kit/core/memory';
 import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { swaggerUi } from '../src/docs.js';
 import { inboxKit } from '../src/index.js';
 import { createPgDatabase, engines } from './harness.js';
 
@@ -133,7 +134,7 @@ describe.each([
   ['/inbox', undefined],
   [undefined, '/api-docs'],
   ['/inbox', '/api-docs'],
-])('the API reference embedded (prefix %s, docsPrefix %s)', (prefix, docsPrefix) => {
+])('the API reference embedded with `openapi.docs: swaggerUi` (prefix %s, docsPrefix %s)', (prefix, docsPrefix) => {
   const p = prefix ?? '';
   const docs = `${p}${docsPrefix ?? '/docs'}`;
   let app: FastifyInstance;
@@ -148,7 +149,7 @@ describe.each([
     await app.register(inboxKit, {
       services: { platform: new PlatformService(deps), projectInbox: new ProjectInboxService(deps) },
       ...(prefix !== undefined ? { prefix } : {}),
-      openapi: docsPrefix !== undefined ? { docsPrefix } : {},
+      openapi: docsPrefix !== undefined ? { docs: swaggerUi, docsPrefix } : { docs: swaggerUi },
     });
     await app.ready();
   });
@@ -173,5 +174,28 @@ describe.each([
     expect(res.statusCode).toBe(404);
     expect(res.headers['x-request-id']).toMatch(/^req_/);
     expect(hostErrors).toEqual([]);
+  });
+});
+
+describe('the API reference is opt-in on the plugin', () => {
+  const services = () => {
+    const deps: ServiceDeps = { store: createMemoryStore(), bus: createLocalEventBus(), clock: systemClock, ids: createIdGenerator() };
+    return { platform: new PlatformService(deps), projectInbox: new ProjectInboxService(deps) };
+  };
+
+  it('without `openapi.docs` the plugin serves the document but no /docs, though @fastify/swagger-ui is installed', async () => {
+    const app = Fastify();
+    await app.register(inboxKit, { services: services(), prefix: '/inbox' });
+    expect((await app.inject({ url: '/inbox/openapi.json' })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/inbox/docs/' })).statusCode).toBe(404);
+    expect((await app.inject({ url: '/inbox/docs/json' })).statusCode).toBe(404);
+    await app.close();
+  });
+
+  it('a `docsPrefix` without `openapi.docs` fails the registration, naming the entry to import', async () => {
+    const app = Fastify();
+    await expect(app.register(inboxKit, { services: services(), openapi: { docsPrefix: '/api-docs' } }).ready())
+      .rejects.toThrow("openapi.docsPrefix needs openapi.docs, the reference page: import { swaggerUi } from '@inbox-kit/http-fastify/docs'");
+    await app.close();
   });
 });

@@ -16,8 +16,12 @@ export {
 } from './errors.js';
 export {
   authenticateRequest, type AuthenticateRequestInput, DEFAULT_BODY_TIMEOUT_MS, type HeaderValue, newRequestId, readCredentials, type RequestAuthenticator,
-  type RequestCredentials, requestIdFor,
+  type RequestCredentials, requestIdFor, requestIdReusing,
 } from './request.js';
+export {
+  answerClientError, clientLeftSignal, type MountedRoutes, requestIdHeaders, servedRoutes, type ServerResponseLike, targetWithin, thrownAnswer, unroutedAnswer,
+  writeEventStream,
+} from './adapter.js';
 export {
   CORS_EXPOSED_HEADERS, CORS_METHODS, corsApplies, type CorsOptions, type CorsPolicy, corsPolicy, DEFAULT_CORS_MAX_AGE_SECONDS, parseCorsOrigins,
 } from './cors.js';

@@ -43,6 +43,19 @@ export function requestIdFor(header: HeaderValue): string {
   return typeof header === 'string' && SAFE_REQUEST_ID.test(header) ? header : newRequestId();
 }
 
+const OWN_REQUEST_ID = /^req_[A-Za-z0-9_-]{21}$/;
+
+/**
+ * {@link requestIdFor}, reusing `generated` (the id a host framework already gave the request, e.g.
+ * Fastify's `request.id` from a `genReqId` calling {@link newRequestId}) when there is no safe
+ * header and it is one of ours (`req_` + 21 characters), so the host's log lines carry the id of the
+ * answer's `x-request-id`; else a new id.
+ */
+export function requestIdReusing(header: HeaderValue, generated: string): string {
+  if (typeof header === 'string' && SAFE_REQUEST_ID.test(header)) return header;
+  return OWN_REQUEST_ID.test(generated) ? generated : newRequestId();
+}
+
 /** The credential a request presents: the API key secret (or undefined) and, for a service key, the account it acts as. */
 export interface RequestCredentials {
   /** `Authorization: Bearer <key>` (preferred) or `x-api-key: <key>`; undefined when neither is given. */
