@@ -5,10 +5,17 @@
 // function). Files are parsed with the TypeScript compiler API; a function's lines run from the
 // line of its first token (its doc comment not counted) to the line of its last, both included.
 //
+// And each HTTP adapter's root entry (ADAPTERS: `@inbox-kit/http-hono`, `@inbox-kit/http-fastify`
+// without its `/server` preset and `/docs` reference, `@inbox-kit/http-fetch`) at most 250 lines:
+// every line, comments and blank lines included, of every file `src/index.ts` imports, followed
+// through relative imports and re-exports (type-only ones too), as a newcomer counts with `wc -l`.
+//
 // Usage: node scripts/source-limits.mjs — prints each file and function over its limit (those in a
-// temporarily exempt area flagged as such) and exits 1 when any outside the exempt areas is found.
-// scripts/test/source-limits.test.ts runs the same check inside the `scripts` vitest project.
-import { readdirSync, readFileSync } from 'node:fs';
+// temporarily exempt area flagged as such) and each adapter's root-entry size, and exits 1 when any
+// outside the exempt areas is found or an adapter is over its limit.
+// scripts/test/source-limits.test.ts and scripts/test/adapter-size.test.ts run the same checks inside
+// the `scripts` vitest project.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -134,10 +141,65 @@ export function formatViolation(v) {
   return v.exempt ? `${what} [temporarily exempt: ${v.exempt}]` : what;
 }
 
+/** Most lines of an HTTP adapter's root entry: every file `src/index.ts` pulls in (issue 29, "Done when"). */
+export const MAX_ADAPTER_LINES = 250;
+
+/** The HTTP adapters held to {@link MAX_ADAPTER_LINES}: `packages/<name>`, whose root entry is `src/index.ts`. */
+export const ADAPTERS = ['http-hono', 'http-fastify', 'http-fetch'];
+
+/** The source file a relative specifier names (`./plugin.js` → `plugin.ts`, `./dir` → `dir/index.ts`), or undefined (JSON, assets). */
+function resolveSource(fromFile, specifier) {
+  const target = resolve(dirname(fromFile), specifier);
+  const stem = target.replace(/\.(m|c)?js$/, '');
+  for (const candidate of [`${stem}.ts`, `${stem}.tsx`, join(target, 'index.ts')]) if (existsSync(candidate)) return candidate;
+  return undefined;
+}
+
+/**
+ * The source files `entry` imports, itself first, then in the order they are reached: every relative
+ * `import`, `export … from`, `import type`, dynamic `import()` and `import('…')` type, transitively.
+ * Package imports (`@inbox-kit/core/http`, `fastify`) and JSON are not followed.
+ */
+export function entryFiles(entry) {
+  const seen = [];
+  const visit = (file) => {
+    if (seen.includes(file)) return;
+    seen.push(file);
+    for (const { fileName } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
+      if (!fileName.startsWith('.')) continue;
+      const next = resolveSource(file, fileName);
+      if (next !== undefined) visit(next);
+    }
+  };
+  visit(entry);
+  return seen;
+}
+
+/** Each adapter's root entry: `{ adapter, lines, files: [{ path, lines }] }` (paths relative to the repository, `/`-separated). */
+export function adapterSizes(base = root, adapters = ADAPTERS) {
+  return adapters.map((adapter) => {
+    const files = entryFiles(join(base, 'packages', adapter, 'src', 'index.ts')).map((file) => ({
+      path: relative(base, file).split(sep).join('/'),
+      lines: lineCount(readFileSync(file, 'utf8')),
+    }));
+    return { adapter, lines: files.reduce((sum, f) => sum + f.lines, 0), files };
+  });
+}
+
+/** One line per adapter: `http-fastify root entry: 249 lines (limit 250) — src/index.ts 12, src/plugin.ts 165, …`. */
+export function formatAdapterSize({ adapter, lines, files }) {
+  const parts = files.map((f) => `${f.path.replace(`packages/${adapter}/`, '')} ${f.lines}`).join(', ');
+  return `${adapter} root entry: ${lines} lines (limit ${MAX_ADAPTER_LINES})${lines > MAX_ADAPTER_LINES ? ' OVER' : ''} — ${parts}`;
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const all = findViolations();
   for (const v of all) console.log(formatViolation(v));
   const failing = all.filter((v) => !v.exempt);
   console.log(`source-limits: ${failing.length} violation(s), ${all.length - failing.length} in temporarily exempt areas`);
-  process.exit(failing.length ? 1 : 0);
+  const sizes = adapterSizes();
+  for (const size of sizes) console.log(formatAdapterSize(size));
+  const over = sizes.filter((s) => s.lines > MAX_ADAPTER_LINES);
+  console.log(`source-limits: ${over.length} adapter root entr${over.length === 1 ? 'y' : 'ies'} over ${MAX_ADAPTER_LINES} lines`);
+  process.exit(failing.length || over.length ? 1 : 0);
 }

@@ -111,7 +111,7 @@ export const demoWeb: FastifyPluginAsync<DemoWebOptions> = async (app, opts) => 
 
   // Every route of this scope (ours and @fastify/static's) is public: the page holds no secret.
   app.addHook('onRoute', (route) => {
-    route.config = { ...(route.config ?? {}), public: true };
+    route.config = { ...(route.config ?? {}), public: true } as typeof route.config;
   });
 
   await app.register(fastifyStatic, {

@@ -1,54 +1,41 @@
 /**
- * The plugin's routes in a host's own `@fastify/swagger` document: hidden there by default, or
- * (`inHostDocument: true`) listed with the JSON Schemas of inbox-kit's own document (the contract's
- * `zodToJsonSchema`), never zod internals. inbox-kit's own document is the pipeline's.
+ * The plugin's routes in a host's own `@fastify/swagger` document: hidden by default, or
+ * (`inHostDocument: true`) listed with the JSON Schemas of inbox-kit's own document, never zod
+ * internals. Fastify never sees the routes' zod schemas: the pipeline validates and serialises.
  */
 import type { SwaggerTransform } from '@fastify/swagger';
 import { zodToJsonSchema, type RouteDeclaration } from '@inbox-kit/core/http';
-import type { FastifyInstance, FastifySchema } from 'fastify';
-import { z } from 'zod';
+import type { FastifyInstance } from 'fastify';
 
-type Json = Record<string, unknown>;
-
-const isZod = (value: unknown): value is z.ZodType => value instanceof z.ZodType;
-
-/** The Fastify schema of a route the plugin serves (zod schemas, never compiled: the pipeline validates and serialises). */
-export function routeSchema(route: RouteDeclaration): FastifySchema {
+/** A route as an operation of a host's document: its request parts as input JSON Schemas, its success response as output. */
+function operationOf(route: RouteDeclaration): Record<string, unknown> {
+  const input = (part: NonNullable<RouteDeclaration['body']>) => zodToJsonSchema(part, 'input');
   return {
     operationId: route.operationId, tags: route.tags, summary: route.summary,
     ...(route.description !== undefined ? { description: route.description } : {}),
-    ...(route.params ? { params: route.params } : {}),
-    ...(route.query ? { querystring: route.query } : {}),
-    ...(route.headers ? { headers: route.headers } : {}),
-    ...(route.body ? { body: route.body } : {}),
+    ...(route.params ? { params: input(route.params) } : {}),
+    ...(route.query ? { querystring: input(route.query) } : {}),
+    ...(route.headers ? { headers: input(route.headers) } : {}),
+    ...(route.body ? { body: input(route.body) } : {}),
     ...(route.stream ? { produces: ['text/event-stream'] } : {}),
     ...(route.public ? { security: [] } : {}),
-    response: { [route.status]: route.response },
-  } as FastifySchema;
+    response: { [route.status]: zodToJsonSchema(route.response, 'output') },
+  };
 }
 
-/** A route's zod schemas as their JSON Schemas (request parts as input, responses as output). */
-const transform: SwaggerTransform = ({ schema, url }) => {
-  const out: Json = {};
-  for (const [key, value] of Object.entries((schema ?? {}) as Json)) {
-    if (key === 'response' && value && typeof value === 'object') {
-      out['response'] = Object.fromEntries(Object.entries(value as Json).map(([status, s]) => [status, isZod(s) ? zodToJsonSchema(s, 'output') : s]));
-    } else out[key] = ['body', 'querystring', 'params', 'headers'].includes(key) && isZod(value) ? zodToJsonSchema(value, 'input') : value;
-  }
-  return { schema: out, url };
-};
-
 /**
- * Keeps the routes of `app`'s scope (those added after this call) out of every `@fastify/swagger`
- * document, or with `include` lists them there, transformed: each route gets a
- * `config.swaggerTransform`, which `@fastify/swagger` prefers to a document's own `transform`.
- * Their zod schemas are never compiled (the pipeline validates and serialises).
+ * The `config.swaggerTransform` of a plugin's route (`@fastify/swagger` prefers it to a document's own `transform`):
+ * hidden, or (`include`) the operation of `route`; a route outside the table (a preflight, a reference page) as it is.
  */
+export function hostDocumentTransform(include: boolean, route?: RouteDeclaration): SwaggerTransform {
+  return ({ schema, url }) => ({ schema: (!include ? { hide: true } : route ? operationOf(route) : schema ?? {}) as never, url });
+}
+
+/** Gives the routes `app`'s scope adds after this call without a `swaggerTransform` of their own the one of a route outside the table. */
 export function hideFromHostDocuments(app: FastifyInstance, include: boolean): void {
-  const swaggerTransform: SwaggerTransform = (input) => (include ? transform(input) : { schema: { hide: true } as never, url: input.url });
-  app.setValidatorCompiler(() => () => true);
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  const swaggerTransform = hostDocumentTransform(include);
   app.addHook('onRoute', (route) => {
-    route.config = { ...(route.config as object | undefined), swaggerTransform } as typeof route.config;
+    const config = route.config as { swaggerTransform?: SwaggerTransform } | undefined;
+    route.config = { ...config, swaggerTransform: config?.swaggerTransform ?? swaggerTransform } as typeof route.config;
   });
 }

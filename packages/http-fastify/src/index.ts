@@ -1,9 +1,7 @@
 /**
- * @inbox-kit/http-fastify — the `inboxKit` Fastify plugin: the core's request pipeline
- * (`createHttpHandler` of `@inbox-kit/core/http`) on Fastify, under any prefix of a host's app, and
- * the server options a host builds its instance with. The `createServer` preset (a standalone
- * server: connection policy, load shedding, rate limits, `/docs`) is `@inbox-kit/http-fastify/server`
- * and the Swagger UI reference `@inbox-kit/http-fastify/docs`: this entry loads neither, nor their optional peers.
+ * @inbox-kit/http-fastify — the `inboxKit` plugin (the core's request pipeline on Fastify, under any
+ * prefix of a host's app) and the server options a host builds its instance with. It loads neither
+ * the `createServer` preset (`/server`) nor the Swagger UI reference (`/docs`), nor their optional peers.
  */
 export {
   inboxKit, inboxKitNotFoundAnswer, openStreamCount, type InboxKitDocs, type InboxKitOpenApiOptions, type InboxKitPluginOptions, type InboxKitServices,

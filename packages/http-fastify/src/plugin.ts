@@ -1,28 +1,25 @@
 /**
  * The `inboxKit` plugin: the core's request pipeline (`createHttpHandler` of `@inbox-kit/core/http`)
- * on Fastify. It registers the contract's routes (so a host's own `@fastify/swagger` and 404 see
- * them), converts each Fastify request to the pipeline's (the raw body stream, headers, `request.ip`,
- * a signal for the client leaving, the `FastifyRequest` for `authenticate`) and writes the answer
- * back. Not wrapped in `fastify-plugin`: `prefix` works and the host's other routes, parsers, 404
- * and error handlers stay exactly as they were. Spec: platform.md "HTTP adapters".
+ * on Fastify (platform.md "HTTP adapters"). It registers the contract's routes (a host's own
+ * `@fastify/swagger` and 404 see them), hands each request to the pipeline and writes the answer back.
+ * Not wrapped in `fastify-plugin`: `prefix` works; the host's routes, parsers and handlers stay as they were.
  */
 import type { Principal } from '@inbox-kit/core';
 import {
-  clientLeftSignal, createHttpHandler, methodIndex, requestIdHeaders, requestIdReusing, servedRoutes, targetWithin, unroutedAnswer, writeEventStream,
-  type ErrorAnswer, type HostAuthenticate, type HttpHandlerOptions, type MountedRoutes, type PipelineAnswer, type PipelineRequest,
+  clientLeftSignal, createHttpHandler, methodIndex, requestIdHeaders, requestIdReusing, servedRoutes, targetWithin, thrownAnswer, unroutedAnswer,
+  writeEventStream, type ErrorAnswer, type HostAuthenticate, type HttpHandlerOptions, type MountedRoutes, type PipelineAnswer, type PipelineRequest,
 } from '@inbox-kit/core/http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
-import { errorHandler } from './errors.js';
-import { hideFromHostDocuments, routeSchema } from './host-document.js';
+import { hideFromHostDocuments, hostDocumentTransform } from './host-document.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** `req_…`, or the caller's own `x-request-id` when it is 1–128 safe characters; sent as `x-request-id` and `request-id`. */
+    /** `req_…`, or the caller's own `x-request-id` when it is 1–128 safe characters. */
     requestId: string;
     /** The authenticated caller; null on public routes (and before the plugin's `onRequest` hook). */
     principal: Principal | null;
-    /** True when another process forwarded this request to us (attempt routing); it is never forwarded again. */
+    /** True when another process forwarded this request here (attempt routing); it is never forwarded again. */
     forwarded: boolean;
   }
   interface FastifyContextConfig {
@@ -31,7 +28,7 @@ declare module 'fastify' {
   }
 }
 
-/** Serves the API reference of the OpenAPI document (its `document` text) at `docsPrefix` (undefined: the default) in `app`: `swaggerUi` of `@inbox-kit/http-fastify/docs`. */
+/** Serves the API reference of the OpenAPI `document` (its text) at `docsPrefix` (undefined: its default) in `app`, e.g. `swaggerUi` of `@inbox-kit/http-fastify/docs`. */
 export type InboxKitDocs = (app: FastifyInstance, options: { docsPrefix: string | undefined; document: string }) => Promise<void>;
 
 /** The `openapi` option: the pipeline's (`info`, `servers`, `agents`, `documentPath`), plus the reference page `docs` at `docsPrefix` (default `/docs`). */
@@ -41,26 +38,19 @@ export type InboxKitOpenApiOptions = NonNullable<Exclude<HttpHandlerOptions['ope
 export type InboxKitServices = HttpHandlerOptions['services'];
 
 /**
- * Options of {@link inboxKit}: the pipeline's (`HttpHandlerOptions` of `@inbox-kit/core/http`, the
- * same names and meaning on every adapter), with `bodyLimit` defaulting to the Fastify instance's,
- * `reportError` to its logger and `loadShedding` off (the host sheds; `createServer` does); the
- * credential throttle counts per `request.ip` (set `trustProxy` behind a proxy). Plus these:
+ * Options of {@link inboxKit}: the pipeline's (`HttpHandlerOptions`, the same on every adapter; `bodyLimit` defaults to the
+ * instance's, `reportError` to its logger, `loadShedding` off; the credential throttle counts per `request.ip`), plus these.
  */
 export interface InboxKitPluginOptions extends Omit<HttpHandlerOptions<FastifyRequest>, 'packageVersion' | 'adapterName' | 'authenticate' | 'openapi'> {
   /** The OpenAPI document at `GET /openapi.json` and, with `docs`, the API reference at `docsPrefix`; `false` serves neither. */
   openapi?: InboxKitOpenApiOptions | false;
-  /**
-   * The host's own authentication instead of API keys (platform.md "Embedding: the host's own
-   * authentication"): called with the `FastifyRequest` of every non-public route in the plugin's
-   * `onRequest` hook (after the host's root hooks), it answers a `Principal` or `null` → 401.
-   * Event streams call it again before every delivery. The credential throttle does not apply.
-   */
+  /** The host's own authentication instead of API keys (platform.md "Embedding: the host's own authentication"), called with the `FastifyRequest` in the plugin's `onRequest` hook, after the host's root hooks. */
   authenticate?: HostAuthenticate<FastifyRequest>;
   /** Whether a host's own `@fastify/swagger` document lists the routes (default `false`: hidden there); `true`: with clean JSON Schemas. */
   inHostDocument?: boolean;
 }
 
-/** One registration of the plugin on a server: its prefix (`mount`), its paths' methods (405s), and how it answers. */
+/** One registration of the plugin on a server: its prefix (`mount`), its paths' methods, how it answers. */
 interface Registration extends MountedRoutes {
   serve(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
   openStreams(): number;
@@ -75,11 +65,7 @@ export function servedByPipeline(request: FastifyRequest): boolean {
   return served.has(request);
 }
 
-/**
- * What a request no route took is answered with, for a host's own not-found handler (a host that
- * registers `inboxKit` without a prefix keeps its 404s): 405 `method_not_allowed` with `Allow` when
- * the path is one of a registered inboxKit's routes under another method, else 404 `not_found`.
- */
+/** For a host's own not-found handler (without a prefix the host keeps its 404s): 405 with `Allow` on a path of a registered inboxKit's routes, else 404. */
 export function inboxKitNotFoundAnswer(request: FastifyRequest, request_id: string): ErrorAnswer {
   return unroutedAnswer(registrations.get(request.server.server) ?? [], request.method, request.url, request_id);
 }
@@ -94,7 +80,7 @@ export function serveAtRoot(request: FastifyRequest, reply: FastifyReply): Promi
   return registrations.get(request.server.server)?.find((r) => r.mount === '')?.serve(request, reply);
 }
 
-/** The pipeline's request for a Fastify request (the path within the plugin's prefix; the id of Fastify's log lines when it is one of ours). */
+/** The pipeline's request for a Fastify request: the target within the prefix, the id of Fastify's log lines when it is one of ours. */
 function pipelineRequestOf(request: FastifyRequest, reply: FastifyReply, prefix: string): PipelineRequest<FastifyRequest> {
   return {
     method: request.method, url: targetWithin(request.url, prefix), headers: request.headers as Record<string, string | undefined>, body: request.raw,
@@ -103,28 +89,29 @@ function pipelineRequestOf(request: FastifyRequest, reply: FastifyReply, prefix:
   };
 }
 
+/** The error handler: what Fastify or a host's hook throws, `answer` (default: the contract's table) in the envelope; unexpected errors logged, never shown. */
+export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply, answer = thrownAnswer(error, request.requestId)): void {
+  if (answer.unexpected) request.log.error({ err: error }, 'unexpected error');
+  if (answer.headers !== undefined) void reply.headers(answer.headers);
+  void reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
+}
+
 /** Writes the answer: status, headers and body through Fastify, or the event stream to the socket (after the headers set on `reply`). */
 async function send(reply: FastifyReply, answer: PipelineAnswer): Promise<unknown> {
-  const { stream } = answer;
-  if (stream === undefined) return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  if (answer.stream === undefined) return reply.code(answer.status).headers(answer.headers).send(answer.body);
   reply.hijack();
-  await writeEventStream(reply.raw, { ...answer, stream }, reply.getHeaders());
-  return undefined;
+  return writeEventStream(reply.raw, answer, reply.getHeaders());
 }
 
 /**
- * The inbox-kit plugin. Options: {@link InboxKitPluginOptions}. Register it on any Fastify 5
- * instance, optionally under a `prefix` (`app.register(inboxKit, { prefix: '/inbox', services })`);
- * under a prefix it answers every unknown path below it too (404 / 405 in the envelope).
- * @throws TypeError when `forwarding.secret` is empty, `bodyTimeoutMs` is not an integer ≥ 0, a CORS
- *   origin is not exact, or `openapi.docsPrefix` is a path without `openapi.docs`.
+ * The plugin ({@link InboxKitPluginOptions}), on any Fastify 5 instance, optionally under a `prefix`
+ * (`app.register(inboxKit, { prefix: '/inbox', services })`), below which it answers every unknown path too.
+ * @throws TypeError for an empty `forwarding.secret`, a `bodyTimeoutMs` not an integer ≥ 0, an inexact CORS origin, an `openapi.docsPrefix` without `openapi.docs`.
  */
 export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, opts) => {
   const { services, inHostDocument = false, openapi, ...rest } = opts;
   const { docsPrefix, docs, ...document }: InboxKitOpenApiOptions = openapi || {};
-  if (typeof docsPrefix === 'string' && docs === undefined) {
-    throw new TypeError("inboxKit: openapi.docsPrefix needs openapi.docs, the reference page: import { swaggerUi } from '@inbox-kit/http-fastify/docs'");
-  }
+  if (typeof docsPrefix === 'string' && docs === undefined) throw new TypeError("inboxKit: openapi.docsPrefix needs openapi.docs: import { swaggerUi } from '@inbox-kit/http-fastify/docs'");
   const handler = createHttpHandler<FastifyRequest>({
     bodyLimit: app.initialConfig.bodyLimit, loadShedding: false, reportError: (error) => app.log.error({ err: error }, 'inbox-kit: unexpected error'),
     ...rest, services, openapi: openapi === false ? false : document, packageVersion: packageJson.version, adapterName: 'inboxKit',
@@ -159,12 +146,11 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   };
 
   const routes = servedRoutes(services, openapi);
-  for (const route of routes) app.route({ method: route.method, url: route.path, config: { inboxKit: true }, schema: routeSchema(route), handler: serve });
+  for (const route of routes) app.route({ method: route.method, url: route.path, config: { inboxKit: true, swaggerTransform: hostDocumentTransform(inHostDocument, route) }, handler: serve });
   // CORS preflights of the routes' paths (elsewhere under a prefix, the not-found handler's).
   if (opts.cors !== undefined) for (const url of new Set(routes.map((r) => r.path))) app.options(url, { config: { inboxKit: true }, schema: { hide: true } }, serve);
-  const list = registrations.get(app.server) ?? [];
-  list.push({ mount: prefix, index: methodIndex(routes, { options: opts.cors !== undefined }), serve, openStreams: () => handler.openStreams() });
-  registrations.set(app.server, list);
+  const registration = { mount: prefix, index: methodIndex(routes, { options: opts.cors !== undefined }), serve, openStreams: () => handler.openStreams() };
+  registrations.set(app.server, [...(registrations.get(app.server) ?? []), registration]);
   // Under a prefix, unknown paths below it are the pipeline's (404, or 405 on a known path).
   if (prefix !== '') app.setNotFoundHandler(serve);
   const text = handler.document(prefix);

@@ -1,12 +1,12 @@
 /**
  * The preset's envelope at the root of its server (`createServer` owns the root error handler):
- * what the plugin's handler answers (`errorAnswerOf`), plus Fastify's schema validation failures
+ * what the plugin's handler answers (`thrownAnswer`), plus Fastify's schema validation failures
  * of routes a host adds to the preset's instance (400 `validation_error`, one detail per failure),
  * and `x-should-retry` on every error answer, whoever made it (platform.md "Errors").
  */
-import { envelope, SHOULD_RETRY_HEADER, shouldRetry, type ErrorAnswer } from '@inbox-kit/core/http';
+import { envelope, SHOULD_RETRY_HEADER, shouldRetry, thrownAnswer, type ErrorAnswer } from '@inbox-kit/core/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errorAnswerOf, errorHandler } from './errors.js';
+import { errorHandler } from './plugin.js';
 
 /** One failure of Fastify's (Ajv's) validation, as Fastify puts it on the error's `validation`. */
 interface ValidationIssue {
@@ -15,10 +15,10 @@ interface ValidationIssue {
   keyword?: string;
 }
 
-/** {@link errorAnswerOf}, with a Fastify validation error as 400 `validation_error` (details `querystring.limit`, …). */
+/** `thrownAnswer`, with a Fastify validation error as 400 `validation_error` (details `querystring.limit`, …). */
 function rootAnswerOf(error: unknown, request_id: string): ErrorAnswer {
   const fe = error as { validation?: ValidationIssue[]; validationContext?: string } | null;
-  if (!Array.isArray(fe?.validation)) return errorAnswerOf(error, request_id);
+  if (!Array.isArray(fe?.validation)) return thrownAnswer(error, request_id);
   const where = fe.validationContext ?? 'request';
   const details = fe.validation.map((v) => ({
     path: [where, ...(v.instancePath ?? '').split('/').filter(Boolean)].join('.'),

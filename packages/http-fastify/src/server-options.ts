@@ -1,31 +1,21 @@
 /**
- * `inboxKitServerOptions()`: the Fastify server options inbox-kit recommends for a host that
- * registers the `inboxKit` plugin on its own Fastify instance. A plugin cannot set them (Fastify
- * takes them when the instance is built), and without them three kinds of hostile request leave
- * outside the error envelope (platform.md "Errors"). `createServer` uses exactly these.
- *
- * ```ts
- * const app = Fastify({ logger: true, ...inboxKitServerOptions() });
- * await app.register(inboxKit, { prefix: '/inbox', services });
- * ```
+ * `inboxKitServerOptions()`: the Fastify server options for a host that registers `inboxKit` on its
+ * own instance (`Fastify({ ...inboxKitServerOptions(), logger: true })`). A plugin cannot set them,
+ * and without them three kinds of hostile request leave outside the error envelope (platform.md
+ * "Errors"; README "What `createServer` adds that the plugin cannot"). `createServer` uses these.
  */
-import { answerClientError, requestIdHeaders, requestIdReusing } from '@inbox-kit/core/http';
+import { answerClientError, envelopeOf, malformedPathError, requestIdHeaders, requestIdReusing, thrownAnswer } from '@inbox-kit/core/http';
 import type { FastifyReply, FastifyServerOptions } from 'fastify';
-import { errorAnswerOf } from './errors.js';
 
 /** The options {@link inboxKitServerOptions} returns; spread them into `Fastify({ … })`. */
 export type InboxKitServerOptions = Pick<FastifyServerOptions, 'routerOptions' | 'frameworkErrors' | 'clientErrorHandler'>;
 
 /**
- * The recommended Fastify server options, each applying to the whole server (the host's routes too):
- * - `routerOptions.maxParamLength: 1024` — path segments up to 1,024 characters reach the routes
- *   (ids are at most 128; longer ones fail validation: 400 in the envelope) instead of Fastify's
- *   bare 414 `FST_ERR_MAX_PARAM_LENGTH` (default limit 100).
- * - `frameworkErrors` — errors Fastify raises before routing (a path whose percent-encoding does
- *   not decode: 400 `validation_error`, …) leave in the envelope with request ids.
- * - `clientErrorHandler` — requests Node's HTTP parser refuses before Fastify sees them (request
- *   line or headers over the size limit: 431; garbage or smuggling: 400; a timeout: 408) are
- *   answered in the envelope, then the socket closes (`answerClientError` of `@inbox-kit/core/http`).
+ * The recommended server options, for the whole server (the host's routes too):
+ * `routerOptions.maxParamLength: 1024` (a longer path segment than Fastify's 100 reaches the route:
+ * ids are up to 128, longer fail validation, 400 — not Fastify's bare 414); `frameworkErrors` (what
+ * Fastify refuses before routing, e.g. an undecodable path, in the envelope with request ids); and
+ * `clientErrorHandler` (`answerClientError`: what Node's parser refuses, 431 / 400 / 408, in the envelope).
  */
 export function inboxKitServerOptions(): InboxKitServerOptions {
   return {
@@ -33,7 +23,7 @@ export function inboxKitServerOptions(): InboxKitServerOptions {
     frameworkErrors: (error, request, reply) => {
       // The id of the request's log lines, as on every other answer.
       const request_id = requestIdReusing(request.headers['x-request-id'], String(request.id));
-      const { status, body } = errorAnswerOf(error, request_id);
+      const { status, body } = error.code === 'FST_ERR_BAD_URL' ? envelopeOf(malformedPathError(), request_id) : thrownAnswer(error, request_id);
       void (reply as FastifyReply).headers(requestIdHeaders(request_id)).code(status).type('application/json; charset=utf-8').send(body);
     },
     clientErrorHandler: answerClientError,

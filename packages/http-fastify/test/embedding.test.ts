@@ -195,7 +195,7 @@ describe('the API reference is opt-in on the plugin', () => {
   it('a `docsPrefix` without `openapi.docs` fails the registration, naming the entry to import', async () => {
     const app = Fastify();
     await expect(app.register(inboxKit, { services: services(), openapi: { docsPrefix: '/api-docs' } }).ready())
-      .rejects.toThrow("openapi.docsPrefix needs openapi.docs, the reference page: import { swaggerUi } from '@inbox-kit/http-fastify/docs'");
+      .rejects.toThrow("openapi.docsPrefix needs openapi.docs: import { swaggerUi } from '@inbox-kit/http-fastify/docs'");
     await app.close();
   });
 });

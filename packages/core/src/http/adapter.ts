@@ -12,7 +12,7 @@ import { isInboxKitError } from '../errors.js';
 import { clientErrorResponse, envelopeForStatus, envelopeOf, routeNotFoundAnswer, type ErrorAnswer } from './errors.js';
 import { methodNotAllowedAnswer, type MethodIndex } from './methods.js';
 import { OPENAPI_DOCUMENT_PATH, openApiRoute } from './openapi.js';
-import type { PipelineAnswer, PipelineStream } from './pipeline/types.js';
+import type { PipelineAnswer } from './pipeline/types.js';
 import { newRequestId } from './request.js';
 import { httpRoutesFor, type HttpServices, type RouteDeclaration } from './routes.js';
 
@@ -106,10 +106,10 @@ export function clientLeftSignal(response: ServerResponseLike): AbortSignal {
  * already set on the response, then the answer's, which win), then the stream's frames, waiting
  * for `drain` (or `close`) while the socket holds unread bytes, and ends the response when the
  * stream ends. Resolves then (client gone, access withdrawn, server closing).
+ * @throws TypeError when `answer` has no `stream` (write other answers as the framework does).
  */
-export async function writeEventStream(
-  response: ServerResponseLike, answer: PipelineAnswer & { stream: PipelineStream }, headers: Record<string, string | number | string[] | undefined> = {},
-): Promise<void> {
+export async function writeEventStream(response: ServerResponseLike, answer: PipelineAnswer, headers: Record<string, string | number | string[] | undefined> = {}): Promise<void> {
+  if (answer.stream === undefined) throw new TypeError('writeEventStream: the answer is not an event stream');
   response.writeHead(answer.status, { ...headers, ...answer.headers });
   await answer.stream.pipe({
     write: (chunk) => void response.write(chunk),
