@@ -190,12 +190,33 @@ async function authenticate<H>(context: PipelineContext<H>, request: PipelineReq
  */
 function reauthenticator<H>(context: PipelineContext<H>, exchange: Exchange<H>, principal: Principal | null): () => Promise<void> {
   const { request } = exchange;
+  const host = context.options.authenticate;
+  const refused = () => new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
+  if (host !== undefined) {
+    return async () => {
+      if (!samePrincipal(principal, await authenticateWithHost(host, request.host as H))) throw refused();
+    };
+  }
+  const headers = request.headers as Record<string, HeaderValue>;
+  const input = { headers, url: request.url, stream: true, expiry: false };
+  // The streams of one credential share a check started while another is still running (a
+  // fan-out re-checks every open stream at once): one lookup, as concurrent requests share one.
+  const credential = `${principal?.key_id}\n${principal?.account_id}\n${headers['authorization'] ?? ''}\n${headers['x-api-key'] ?? ''}\n`
+    + `${headers['x-account-id'] ?? ''}\n${headers['anthropic-workspace-id'] ?? ''}\n${accessTokenPart(request.url)}`;
   return async () => {
-    const host = context.options.authenticate;
-    const again = host !== undefined ? await authenticateWithHost(host, request.host as H)
-      : await authenticateRequest(context.options.services.platform, { headers: request.headers as Record<string, HeaderValue>, url: request.url, stream: true, expiry: false });
-    if (!samePrincipal(principal, again)) throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
+    let check = context.reauthentications.get(credential);
+    if (check === undefined) {
+      check = authenticateRequest(context.options.services.platform, input).finally(() => context.reauthentications.delete(credential));
+      context.reauthentications.set(credential, check);
+    }
+    if (!samePrincipal(principal, await check)) throw refused();
   };
+}
+
+/** The query of a request target when it may carry an `access_token` (the credential of a browser's stream), else ''. */
+function accessTokenPart(url: string): string {
+  const at = url.indexOf('?');
+  return at >= 0 && url.includes('access_token', at) ? url.slice(at + 1) : '';
 }
 
 /** Authenticates, holds the key's body slot while the route runs, and answers. */
