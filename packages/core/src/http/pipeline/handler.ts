@@ -18,7 +18,7 @@ import { envelope, envelopeOf, routeNotFoundAnswer, SHOULD_RETRY_HEADER, shouldR
 import { forwardedPrincipal } from '../forwarding.js';
 import { authenticateWithHost, samePrincipal } from '../host-auth.js';
 import { methodNotAllowedAnswer } from '../methods.js';
-import { observeRequest, type ObservedRequest } from '../observe.js';
+import { observeRequest, UNOBSERVED, type ObservedRequest } from '../observe.js';
 import { isWellFormedPath, malformedPathError, parseJsonBody, parseRequestPart, queryObject } from '../parse.js';
 import { authenticateRequest, requestIdFor, type HeaderValue } from '../request.js';
 import type { HttpOutcome, HttpRoute } from '../routes.js';
@@ -126,7 +126,10 @@ function finish<H>(exchange: Exchange<H>, answer: PipelineAnswer): PipelineAnswe
   if (retry !== undefined && headers[SHOULD_RETRY_HEADER] === undefined) headers[SHOULD_RETRY_HEADER] = String(retry);
   if (exchange.announced && !exchange.bodyRead) headers['connection'] = 'close';
   if (exchange.request.method === 'HEAD') answer.body = undefined;
-  if (answer.stream === undefined) exchange.observation.end({ status: answer.status, aborted: exchange.request.signal?.aborted ?? false });
+  // The signal is read only when observed (on fetch-style hosts, reading it may build the request's AbortController).
+  if (answer.stream === undefined && exchange.observation !== UNOBSERVED) {
+    exchange.observation.end({ status: answer.status, aborted: exchange.request.signal?.aborted ?? false });
+  }
   return answer;
 }
 
