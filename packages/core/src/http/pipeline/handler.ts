@@ -204,8 +204,9 @@ function reauthenticator<H>(context: PipelineContext<H>, exchange: Exchange<H>, 
   const input = { headers, url: request.url, stream: true, expiry: false };
   // The streams of one credential share a check started while another is still running (a
   // fan-out re-checks every open stream at once): one lookup, as concurrent requests share one.
-  const credential = `${principal?.key_id}\n${principal?.account_id}\n${headers['authorization'] ?? ''}\n${headers['x-api-key'] ?? ''}\n`
-    + `${headers['x-account-id'] ?? ''}\n${headers['anthropic-workspace-id'] ?? ''}\n${accessTokenPart(request.url)}`;
+  // One flat string (`join`), not a tree of concatenations held for the stream's lifetime.
+  const credential = [principal?.key_id, principal?.account_id, headers['authorization'], headers['x-api-key'], headers['x-account-id'],
+    headers['anthropic-workspace-id'], accessTokenPart(request.url)].join('\n');
   return async () => {
     let check = context.reauthentications.get(credential);
     if (check === undefined) {
