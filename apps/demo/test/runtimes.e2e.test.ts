@@ -6,6 +6,7 @@
  * tool round two messages are queued, reordered, one replaced and the other withdrawn: exactly the
  * replaced one is committed as `{run_id}-inbox-0` right after the tool result and acknowledged by
  * the next step; durable input sent during the Run gets a follow-up Run on the same runtime.
+ * The cases run concurrently, each on its own processes and database.
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -90,7 +91,9 @@ async function scenario(runOn: DemoProcess, steerVia: DemoProcess, key: string):
   expect(follow.at(-1)).toMatchObject({ type: 'session.status_idle', outcome: 'completed' });
 }
 
-describe.each(RUNTIMES)('DEMO_RUNTIME=%s', (runtime) => {
+// Every case has its own processes, data directory and database, and mostly waits (the 3 s tool,
+// the model's steps): the cases run concurrently (vitest's maxConcurrency, 5 by default).
+describe.concurrent.each(RUNTIMES)('DEMO_RUNTIME=%s', (runtime) => {
   it('SQLite, one process: the steering scenario', async () => {
     const dir = mkdtempSync(join(tmpdir(), `inbox-kit-rt-${runtime}-`));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
