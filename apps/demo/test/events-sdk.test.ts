@@ -14,6 +14,7 @@ import { openStreamCount } from '@inbox-kit/http-fastify';
 import { createClient, InboxKitApiError, type InboxKitClient, type ProjectEvent } from '@inbox-kit/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
+import { waitUntil } from './demo-process.js';
 import { closeDemo, listen } from './listen.js';
 
 let dataDir: string;
@@ -22,14 +23,6 @@ let base: string;
 /** The streams' `retry:` hint (SSE_RETRY_MS, ms): how long the client waits before it reconnects. */
 const RETRY_MS = 500;
 const clientOf = (account: string): InboxKitClient => createClient({ baseUrl: base, apiKey: demo.credentials[account]!, retry: { retries: 2, baseDelayMs: 50 } });
-
-async function waitUntil(check: () => boolean, label: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${label}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** Consumes a stream in the background into `events`; `done` settles when the iterator ends. */
 function consume(iterator: AsyncGenerator<ProjectEvent, void, undefined>): { events: ProjectEvent[]; done: Promise<void> } {
