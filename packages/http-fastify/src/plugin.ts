@@ -82,9 +82,10 @@ export function serveAtRoot(request: FastifyRequest, reply: FastifyReply): Promi
 
 /** The pipeline's request for a Fastify request: the target within the prefix, the id of Fastify's log lines when it is one of ours. */
 function pipelineRequestOf(request: FastifyRequest, reply: FastifyReply, prefix: string): PipelineRequest<FastifyRequest> {
+  let signal: AbortSignal | undefined; // made when the pipeline first asks (an event stream, an observer): most answers never need one
   return {
     method: request.method, url: targetWithin(request.url, prefix), headers: request.headers as Record<string, string | undefined>, body: request.raw,
-    remoteAddress: request.ip, signal: clientLeftSignal(reply.raw), host: request, mount: prefix, startedAt: performance.now(),
+    remoteAddress: request.ip, get signal() { return (signal ??= clientLeftSignal(reply.raw)); }, host: request, mount: prefix, startedAt: performance.now(),
     requestId: requestIdReusing(request.headers['x-request-id'], String(request.id)),
   };
 }

@@ -105,6 +105,9 @@ describe('the Node helpers', () => {
     const kept = clientLeftSignal(done.res);
     done.res.end();
     expect(kept.aborted).toBe(false);
+    const closed = response();
+    (closed.res as { destroyed: boolean }).destroyed = true;
+    expect(clientLeftSignal(closed.res).aborted).toBe(true);
   });
 
   it("writeEventStream writes the head (the host's headers, then the answer's), the frames with back-pressure, and ends", async () => {

@@ -92,12 +92,20 @@ export interface ServerResponseLike {
   once(event: 'close', listener: () => void): unknown;
 }
 
-/** A signal that aborts when `response` closes before it finished, i.e. the client left (the pipeline's `PipelineRequest.signal`). */
+/**
+ * A signal that aborts when `response` closes before it finished, i.e. the client left (the
+ * pipeline's `PipelineRequest.signal`); aborted at once when it already closed unfinished. Make it
+ * when the pipeline first reads `signal` (a getter): most answers never need one.
+ */
 export function clientLeftSignal(response: ServerResponseLike): AbortSignal {
   const controller = new AbortController();
-  response.once('close', () => {
+  if (response.destroyed) {
     if (!response.writableFinished) controller.abort();
-  });
+  } else {
+    response.once('close', () => {
+      if (!response.writableFinished) controller.abort();
+    });
+  }
   return controller.signal;
 }
 
