@@ -14,7 +14,7 @@ export const hostileFieldChecks: HttpSuiteCheck<HostileCtx>[] = [
   {
     name: 'schema-driven field attacks on every body: unknown and missing fields, integers beyond 2^53, non-finite numbers, lone surrogates, U+0000 → 400, nothing written',
     async run(c) {
-      const { routes, values, bodies, hostile, bodyRoutes, one } = c;
+      const { routes, values, bodies, hostile, bodyRoutes, one, mode } = c;
       const table = await bodies();
       /** `{}` in the schema: the field takes any JSON (payloads, turn content). */
       const isAny = (s: JsonSchema) => Object.keys(s).every((k) => ['description', 'title', 'default', 'examples'].includes(k));
@@ -35,7 +35,8 @@ export const hostileFieldChecks: HttpSuiteCheck<HostileCtx>[] = [
           await send(`without ${field}`, JSON.stringify(rest));
         }
         for (const [field, schema] of Object.entries(r.body!.properties ?? {})) {
-          for (const raw of isAny(schema) ? anyJson : typed) await send(`with ${field}: ${raw}`, with_(field, raw));
+          const raws = isAny(schema) ? anyJson : typed;
+          for (const raw of mode === 'wire' ? raws.slice(0, 2) : raws) await send(`with ${field}: ${raw}`, with_(field, raw));
         }
       }
       // The integer array of the reorder: every id once, but one beyond 2^53, fractional or infinite.
@@ -88,7 +89,8 @@ export const hostileFieldChecks: HttpSuiteCheck<HostileCtx>[] = [
       const integer = ['1.5', 'abc', '1e3', '0x10', '0b1', '99999999999999999999', '9007199254740993', '-9007199254740993', '+1', '%201', '1%20', '0', '-1', 'Infinity', 'NaN', '%EF%BC%91'];
       for (const r of few(routes.filter((x) => x.params.length > 0))) {
         for (let p = 0; p < r.params.length; p++) {
-          const bad = r.params[p] === 'message_id' ? [...common, ...integer] : common;
+          // The raw bytes of a path are the framework's; what an integer id accepts is the pipeline's (its cases in-process).
+          const bad = r.params[p] === 'message_id' && mode !== 'wire' ? [...common, ...integer] : common;
           for (const value of bad) {
             await hostile(`${r.method} ${r.template} with ${r.params[p]} = ${value.slice(0, 30)}`, {
               method: r.method,
@@ -110,7 +112,7 @@ export const hostileFieldChecks: HttpSuiteCheck<HostileCtx>[] = [
   {
     name: 'hostile query strings on every route → never a 5xx; integer parameters beyond 2^53 or not integers → 400; nothing written',
     async run(c) {
-      const { routes, values, hostile, few } = c;
+      const { routes, values, hostile, few, mode } = c;
       const integerParams = new Set(['limit', 'after']);
       // Reads only: a write route has no query parameters, and ignores a query string like any other server would.
       expect(routes.filter((r) => r.method !== 'GET' && r.query.length > 0).map(keyOf)).toEqual([]);
@@ -122,7 +124,9 @@ export const hostileFieldChecks: HttpSuiteCheck<HostileCtx>[] = [
           if (r.query.length > 0) expect(res.status, `${keyOf(r)}?${q}`).toBe(400);
         }
         for (const name of r.query) {
-          for (const v of ['9007199254740993', '99999999999999999999', '-1', '1.5', '1e3', '0x10', '', '%00', 'a%00b', '%FF', '%E0%A4%A', 'x'.repeat(3000), '%F0%9F%98%80'.repeat(700)]) {
+          const hostileValues = ['9007199254740993', '99999999999999999999', '-1', '1.5', '1e3', '0x10', '', '%00', 'a%00b', '%FF', '%E0%A4%A', 'x'.repeat(3000), '%F0%9F%98%80'.repeat(700)];
+          // An adapter's wire run: the bytes its framework decodes (a NUL, a bad escape, a long value), the rest in-process.
+          for (const v of mode === 'wire' ? hostileValues.filter((x) => ['1.5', '%00', '%E0%A4%A', 'x'.repeat(3000)].includes(x)) : hostileValues) {
             const res = await send(`${name}=${v}`);
             if (integerParams.has(name)) expect(res.status, `${keyOf(r)}?${name}=${v.slice(0, 20)}`).toBe(400);
           }
