@@ -24,9 +24,9 @@
  * ({@link THIN_ROUTES}) — and the requests Node's parser refuses (sockets only).
  */
 import { expect } from 'vitest';
-import { registerSuite, type HttpSuiteBase, type HttpSuiteGroup } from './http-suites-kit.js';
+import { rawSender, registerSuite, type HttpSuiteBase, type HttpSuiteGroup } from './http-suites-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
-import { expect4xx, keyOf, rawRequest, routeInventory, type ParamValues, type RawRequest, type RouteInfo } from './http-raw.js';
+import { expect4xx, keyOf, routeInventory, type ParamValues, type RawRequest, type RouteInfo } from './http-raw.js';
 import { heldModel, startHttpWorld, type HeldModel, type HttpWorld, type WorldResponse } from './http-world.js';
 import { hostileBodyChecks } from './http-suites-hostile-bodies.js';
 import { hostileFieldChecks } from './http-suites-hostile-fields.js';
@@ -70,33 +70,6 @@ export interface HostileCtx extends HttpSuiteBase {
   one(routes: RouteInfo[]): RouteInfo[];
 }
 
-/** `r` as a fetch `Request` to the in-process handler: headers as given (a lying Content-Length too), chunks as a stream without a length. */
-async function sendInProcess(h: HttpWorld, r: RawRequest): Promise<WorldResponse> {
-  const headers = new Headers(r.headers);
-  // As on the wire (`rawRequest`): an accurate Content-Length unless the request lies or sends none.
-  if (r.body !== undefined && r.contentLength !== null) headers.set('content-length', String(r.contentLength ?? Buffer.byteLength(r.body)));
-  let body: BodyInit | undefined = r.body as BodyInit | undefined;
-  if (r.chunks !== undefined) {
-    headers.set('transfer-encoding', 'chunked');
-    const chunks = r.chunks[Symbol.iterator]();
-    body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        const next = chunks.next();
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
-      },
-    });
-  }
-  const res = await h.fetch(h.url + r.path, { method: r.method, headers, body, duplex: 'half', signal: AbortSignal.timeout(20_000) } as RequestInit);
-  if (r.headOnly && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    await res.body?.cancel();
-    return { status: res.status, headers: res.headers, body: undefined, text: '' };
-  }
-  const responseText = await res.text();
-  const parsed: unknown = (res.headers.get('content-type') ?? '').includes('json') && responseText !== '' ? JSON.parse(responseText) : responseText;
-  return { status: res.status, headers: res.headers, body: parsed, text: responseText };
-}
-
 /** The valid body of every body route, now (the reorder names the queue's current ids). */
 async function bodyTable(h: HttpWorld): Promise<BodyTable> {
   const snap = (await h.request('GET', LI, { as: 'acc_owner' })).body as { messages: { id: number }[] };
@@ -126,8 +99,7 @@ const keyFor = (path: string) => (path.startsWith('/admin/') ? 'admin' : 'acc_ow
 async function openHostile(base: HttpSuiteBase): Promise<HostileCtx> {
   const model = heldModel();
   const h = await startHttpWorld(base.kit, { model });
-  const inProcess = base.mode === 'in-process';
-  const send = (r: RawRequest) => (inProcess ? sendInProcess(h, r) : rawRequest(h.url, r));
+  const send = rawSender(base, h);
   const routes = await routeInventory(h.url, h.fetch);
   const secrets = Object.values(h.keys);
   const acknowledged: string[] = [];

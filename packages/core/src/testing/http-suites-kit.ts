@@ -9,6 +9,8 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { kitIt, layerRuns, type HttpCheckLayer, type HttpKitMode } from './http-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
+import { rawRequest, type RawRequest } from './http-raw.js';
+import type { HttpWorld, WorldResponse } from './http-world.js';
 
 /** One named check of a suite. */
 export interface HttpSuiteCheck<C> {
@@ -91,4 +93,36 @@ export function registerSuite(kit: HttpConformanceOptions, g: HttpSuiteGroup, in
 /** In a `wire` run (each adapter's thin wire suite) only `sample`, else all of `items`: the full matrix runs in-process once per store. */
 export function thin<T>(base: Pick<HttpSuiteBase, 'mode'>, items: readonly T[], sample: (item: T, index: number) => boolean): T[] {
   return base.mode === 'wire' ? items.filter(sample) : [...items];
+}
+
+/** `r` as a fetch `Request` to the in-process handler: headers as given (a lying Content-Length too), chunks as a stream without a length. */
+export async function sendInProcess(h: HttpWorld, r: RawRequest): Promise<WorldResponse> {
+  const headers = new Headers(r.headers);
+  // As on the wire (`rawRequest`): an accurate Content-Length unless the request lies or sends none.
+  if (r.body !== undefined && r.contentLength !== null) headers.set('content-length', String(r.contentLength ?? Buffer.byteLength(r.body)));
+  let body: BodyInit | undefined = r.body as BodyInit | undefined;
+  if (r.chunks !== undefined) {
+    headers.set('transfer-encoding', 'chunked');
+    const chunks = r.chunks[Symbol.iterator]();
+    body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+    });
+  }
+  const res = await h.fetch(h.url + r.path, { method: r.method, headers, body, duplex: 'half', signal: AbortSignal.timeout(20_000) } as RequestInit);
+  if (r.headOnly && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    await res.body?.cancel();
+    return { status: res.status, headers: res.headers, body: undefined, text: '' };
+  }
+  const responseText = await res.text();
+  const parsed: unknown = (res.headers.get('content-type') ?? '').includes('json') && responseText !== '' ? JSON.parse(responseText) : responseText;
+  return { status: res.status, headers: res.headers, body: parsed, text: responseText };
+}
+
+/** How a suite sends a raw request (`http-raw.ts`) to world `h`: in-process to its handler in an `in-process` run, else over a fresh connection. */
+export function rawSender(base: Pick<HttpSuiteBase, 'mode'>, h: HttpWorld): (r: RawRequest) => Promise<WorldResponse> {
+  return base.mode === 'in-process' ? (r) => sendInProcess(h, r) : (r) => rawRequest(h.url, r);
 }
