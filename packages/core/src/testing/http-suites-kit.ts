@@ -6,7 +6,7 @@
  * `kitIt` (so layers and opt-outs work as for every check of the kit): one `describe` per group
  * and nested block, one test per check (per row of `each`).
  */
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe } from 'vitest';
 import { kitIt, layerRuns, type HttpCheckLayer, type HttpKitMode } from './http-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { rawRequest, type RawRequest } from './http-raw.js';
@@ -43,6 +43,8 @@ export interface HttpSuiteGroup<C = any, P = any> {
   open?(base: HttpSuiteBase, parent: P): Promise<C> | C;
   /** Releases what `open` built, after the last check (also when `open` half failed: `ctx` is then undefined). */
   close?(ctx: C | undefined): Promise<void> | void;
+  /** After each check of the block and its nested blocks (e.g. unfreezing the world's clock). */
+  afterEach?(ctx: C): Promise<void> | void;
   checks?: readonly HttpSuiteCheck<C>[];
   /** Nested blocks (each its own `describe`), after the checks. */
   blocks?: readonly HttpSuiteGroup<any, C>[];
@@ -81,6 +83,7 @@ export function registerSuite(kit: HttpConformanceOptions, g: HttpSuiteGroup, in
         await g.close?.(ctx);
       });
     }
+    if (g.afterEach) afterEach(() => g.afterEach!(current() as never));
     for (const c of g.checks ?? []) {
       const reg = it[c.layer ?? layer];
       if (c.each) reg.each(c.each)(c.name, (...row: unknown[]) => c.run(current(), ...row), c.timeout);
