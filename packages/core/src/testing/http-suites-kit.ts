@@ -43,6 +43,8 @@ export interface HttpSuiteGroup<C = any, P = any> {
   open?(base: HttpSuiteBase, parent: P): Promise<C> | C;
   /** Releases what `open` built, after the last check (also when `open` half failed: `ctx` is then undefined). */
   close?(ctx: C | undefined): Promise<void> | void;
+  /** Whether the block is registered at all for this run (default: yes): e.g. only on the kit's in-memory run. */
+  only?(kit: HttpConformanceOptions): boolean;
   /** After each check of the block and its nested blocks (e.g. unfreezing the world's clock). */
   afterEach?(ctx: C): Promise<void> | void;
   checks?: readonly HttpSuiteCheck<C>[];
@@ -65,6 +67,7 @@ export function registerSuite(kit: HttpConformanceOptions, g: HttpSuiteGroup, in
   const mode = kit.mode ?? 'sockets';
   const group = g.group ?? inherited?.group ?? g.name;
   const layer = g.layer ?? inherited?.layer ?? 'behaviour';
+  if (g.only && !g.only(kit)) return;
   const it = kitIt(kit, group, layer);
   if (!blockRuns(mode, g, layer)) {
     // Still met (an opt-out naming a check of another layer is no typo).
