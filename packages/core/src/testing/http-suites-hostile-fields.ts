@@ -89,8 +89,9 @@ export const hostileFieldChecks: HttpSuiteCheck<HostileCtx>[] = [
       const integer = ['1.5', 'abc', '1e3', '0x10', '0b1', '99999999999999999999', '9007199254740993', '-9007199254740993', '+1', '%201', '1%20', '0', '-1', 'Infinity', 'NaN', '%EF%BC%91'];
       for (const r of few(routes.filter((x) => x.params.length > 0))) {
         for (let p = 0; p < r.params.length; p++) {
-          // The raw bytes of a path are the framework's; what an integer id accepts is the pipeline's (its cases in-process).
-          const bad = r.params[p] === 'message_id' && mode !== 'wire' ? [...common, ...integer] : common;
+          // The raw bytes of a path are the framework's (a sample of them over an adapter's sockets); every case, and what an integer id accepts, in-process.
+          const wireBytes = ['x'.repeat(1100), '%00', '%FF', '%E0%A4%A', 'a%20b', 'x%0Ay'];
+          const bad = mode === 'wire' ? wireBytes : r.params[p] === 'message_id' ? [...common, ...integer] : common;
           for (const value of bad) {
             await hostile(`${r.method} ${r.template} with ${r.params[p]} = ${value.slice(0, 30)}`, {
               method: r.method,
@@ -119,7 +120,8 @@ export const hostileFieldChecks: HttpSuiteCheck<HostileCtx>[] = [
       for (const r of few(routes.filter((x) => x.method === 'GET'))) {
         const base = fill(r, values);
         const send = (query: string) => hostile(`${r.method} ${r.template}?${query.slice(0, 60)}`, { method: r.method, path: `${base}?${query}`, headOnly: r.stream }, { allow2xx: true });
-        for (const q of ['__proto__=1', '__proto__[polluted]=1', 'constructor[prototype][polluted]=1', 'constructor=1', 'toString=1', 'hasOwnProperty=1', `unknown_param=1`]) {
+        const keys = ['__proto__=1', '__proto__[polluted]=1', 'constructor[prototype][polluted]=1', 'constructor=1', 'toString=1', 'hasOwnProperty=1', `unknown_param=1`];
+        for (const q of mode === 'wire' ? keys.slice(0, 3) : keys) {
           const res = await send(q);
           if (r.query.length > 0) expect(res.status, `${keyOf(r)}?${q}`).toBe(400);
         }

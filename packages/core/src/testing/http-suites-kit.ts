@@ -41,6 +41,8 @@ export interface HttpSuiteGroup<C = any, P = any> {
   layer?: HttpCheckLayer;
   /** Builds what its checks share, once before the first (absent: the parent's context, else `{ kit, mode }`). */
   open?(base: HttpSuiteBase, parent: P): Promise<C> | C;
+  /** ms `open` may take (default: the run's hook timeout). */
+  openTimeout?: number;
   /** Releases what `open` built, after the last check (also when `open` half failed: `ctx` is then undefined). */
   close?(ctx: C | undefined): Promise<void> | void;
   /** Whether the block is registered at all for this run (default: yes): e.g. only on the kit's in-memory run. */
@@ -81,7 +83,7 @@ export function registerSuite(kit: HttpConformanceOptions, g: HttpSuiteGroup, in
     if (g.open) {
       beforeAll(async () => {
         ctx = await g.open!(base, inherited?.ctx());
-      });
+      }, g.openTimeout);
       afterAll(async () => {
         await g.close?.(ctx);
       });
