@@ -150,7 +150,8 @@ export const hostileInputGroup: HttpSuiteGroup<HostileCtx> = {
     ctx?.model.release();
     await ctx?.h.close();
   },
-  checks: [...hostileBodyChecks, ...hostileFieldChecks],
+  // Each check sends hundreds of requests, reading every table's row count around each (PostgreSQL on a loaded machine: minutes).
+  checks: [...hostileBodyChecks, ...hostileFieldChecks].map((check) => ({ timeout: 180_000, ...check })),
 };
 
 /**

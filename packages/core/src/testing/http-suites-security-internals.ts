@@ -8,7 +8,7 @@ import { expectNoLeak, keyOf, type ParamValues } from './http-raw.js';
 import { expectError } from './http-world.js';
 import type { HttpSuiteCheck } from './http-suites-kit.js';
 import { THIN_ROUTES } from './http-suites-hostile.js';
-import { BODIES, SESSION, type InternalsCtx } from './http-suites-security.js';
+import { BODIES, SESSION, dumpWrittenRows, type InternalsCtx } from './http-suites-security.js';
 
 export const internalsChecks: HttpSuiteCheck<InternalsCtx>[] = [
   {
@@ -45,8 +45,8 @@ export const internalsChecks: HttpSuiteCheck<InternalsCtx>[] = [
     name: 'real database errors (a write that violates a key) on every write route: 500 envelope without SQL, nothing partial left',
     async run(c) {
       const { h, routes, send, mode } = c;
-      /** Every row (`dumpRows`), else the world's Store-port counts. */
-      const rows = async () => (await h.dumpRows()) ?? (await h.worldState()).counts;
+      /** Every row (`dumpRows`, keys' `last_used_at` masked), else the world's Store-port counts. */
+      const rows = async () => (await dumpWrittenRows(h)) ?? (await h.worldState()).counts;
       const allMethods = ['insertProject', 'upsertMembership', 'insertSession', 'insertFloor', 'insertPage', 'insertInboxItem', 'decideInboxItem', 'appendProjectEvent', 'appendOperationLog', 'appendSessionEvents', 'insertRun'] as const;
       // An adapter's wire run: two failures on the thin routes (the 500 envelope is the pipeline's; the full matrix runs in-process once per store).
       const txMethods = mode === 'wire' ? (['insertInboxItem', 'appendOperationLog'] as const) : allMethods;

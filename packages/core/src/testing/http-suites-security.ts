@@ -37,6 +37,17 @@ export const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').dige
 /** The envelope without its request id, for "indistinguishable" comparisons. */
 export const strip = (res: WorldResponse) => JSON.stringify({ ...(res.body as WorldEnvelope), error: { ...(res.body as WorldEnvelope).error, request_id: '' } });
 
+/**
+ * Every row of every table (`h.dumpRows()`), with each key's `last_used_at` masked: authentication
+ * records a key's use in the background when the stored one is older than its resolution
+ * (informational, never awaited), which may land between two snapshots of a check.
+ */
+export async function dumpWrittenRows(h: HttpWorld): Promise<Record<string, string[]> | null> {
+  const dump = await h.dumpRows();
+  if (dump === null) return null;
+  return Object.fromEntries(Object.entries(dump).map(([table, rows]) => [table, rows.map((row) => row.replace(/"last_used_at":(?:\d+|null)/g, '"last_used_at":"…"'))]));
+}
+
 /** A valid body for each route that takes one (ids of the caller's own workspace where it matters). */
 export const BODIES: Record<string, unknown> = {
   'POST /projects': { name: 'Security test project' },
@@ -118,10 +129,10 @@ async function openTenancy(base: HttpSuiteBase): Promise<TenancyCtx> {
     }),
     async nothingWritten(fn) {
       const before = await h.worldState(LI);
-      const dump = await h.dumpRows();
+      const dump = await dumpWrittenRows(h);
       await fn();
       expect(await h.worldState(LI)).toEqual(before);
-      expect(await h.dumpRows()).toEqual(dump);
+      expect(await dumpWrittenRows(h)).toEqual(dump);
     },
   };
 }
@@ -167,7 +178,7 @@ export const securityGroup: HttpSuiteGroup<TenancyCtx> = {
     ctx?.model.release();
     await ctx?.h.close();
   },
-  checks: tenancyChecks,
+  checks: tenancyChecks.map((check) => ({ timeout: 120_000, ...check })),
 };
 
 /** No stack, SQL or internals in any error, as data. */
@@ -179,7 +190,7 @@ export const internalsGroup: HttpSuiteGroup<InternalsCtx> = {
     if (ctx) Object.assign(ctx.h.failure, { method: null, everything: false });
     await ctx?.h.close();
   },
-  checks: internalsChecks,
+  checks: internalsChecks.map((check) => ({ timeout: 180_000, ...check })),
 };
 
 /** Registers the security review: authentication and tenancy on every route, and no internals in any error. */
