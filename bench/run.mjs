@@ -30,7 +30,8 @@
  * blocks its Session (takeover time; lib/many-processes.mjs). Then the SQLite suite again on the demo with HTTP_ADAPTER=hono (no page
  * floor, scale or logged runs). Prints one table, the two adapters side by side, and writes
  * bench-results/bench.json (`sqlite_hono` holds the Hono suite).
- * `node bench/serializers.mjs` prints what the zod response check cost per route.
+ * `node bench/serializers.mjs` prints the pipeline's response policy: per route, the zod check against
+ * `JSON.stringify` and a compiled serialiser; per adapter, that production does not re-validate.
  *
  * Options: --quick (short runs, 100k rows: a smoke run of ~1.5 minutes); --only a,b (only these
  * scenarios, see SCENARIOS); --no-hono (= BENCH_HONO=0: no Hono suite); --cpu-prof (profile the

@@ -43,7 +43,7 @@ export interface DemoHttp {
   bodyBytesPerSecondPerKey: number;
   bodyLimit: number;
   bodyTimeoutMs: number;
-  streamTiming: { maxStreamsPerCaller: number };
+  streamTiming: { maxStreamsPerCaller: number; retryMs: number };
   cors?: CorsOptions;
   observer?: HttpObserver;
 }
@@ -151,6 +151,7 @@ export async function composeDemo(config: DemoConfig, overrides: { clock?: Clock
     hashApiKey: (secret) => createHash('sha256').update(secret, 'utf8').digest('hex'),
     budgets: config.budgets,
     idempotencyTtlMs: config.idempotencyTtlMs,
+    principalCacheTtlMs: config.principalCacheTtlMs,
   };
   const { platform, projectInbox } = createServices(deps);
   const routing = routingOf(opened, config, (error, info) => log?.warn({ err: error, ...info }, 'attempt routing failed; answered locally'));
@@ -192,7 +193,7 @@ export async function composeDemo(config: DemoConfig, overrides: { clock?: Clock
       services: { platform, projectInbox, runtime, managedSessions }, ...(forwarding ? { forwarding } : {}),
       connections: config.connections, credentialThrottle: config.credentialThrottle, maxBodiesPerKey: config.maxBodiesPerKey,
       maxBodyBytesPerKey: config.maxBodyBytesPerKey, bodyBytesPerSecondPerKey: config.bodyBytesPerSecondPerKey,
-      bodyLimit: config.bodyLimit, bodyTimeoutMs: config.bodyTimeoutMs, streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller },
+      bodyLimit: config.bodyLimit, bodyTimeoutMs: config.bodyTimeoutMs, streamTiming: { maxStreamsPerCaller: config.maxStreamsPerCaller, retryMs: config.sseRetryMs },
       ...(config.corsOrigins.length > 0 ? { cors: { origins: config.corsOrigins } } : {}),
       ...(observability ? { observer: observability.http } : {}),
     };

@@ -51,7 +51,10 @@
  * 2 MiB), BODY_BYTES_PER_SECOND_PER_KEY (default 8 MiB; 0 = no limit), AUTH_FAILURES_PER_WINDOW (requests with an unknown or
  * revoked key per remote address before 429; default 100; 0 = off) and AUTH_FAILURE_WINDOW_MS
  * (default 60000), IDEMPOTENCY_TTL_MS (how long an Idempotency-Key keeps its first answer;
- * default 86400000 = 24 h; expired records are swept every 10 minutes).
+ * default 86400000 = 24 h; expired records are swept every 10 minutes), PRINCIPAL_CACHE_TTL_MS (ms an
+ * authenticated API key is cached in the process: how long a revocation made by another process goes
+ * unseen here; default 1000; 0 = no cache) and SSE_RETRY_MS (the `retry:` hint event streams send:
+ * how long a dropped client waits before it reconnects; default 2000).
  */
 import { resolve } from 'node:path';
 import type { CallerBudgetOptions } from '@inbox-kit/core';
@@ -125,6 +128,10 @@ export interface DemoConfig {
   credentialThrottle: CredentialThrottleOptions | false;
   /** ms an Idempotency-Key keeps its first answer (IDEMPOTENCY_TTL_MS, default 24 h). */
   idempotencyTtlMs: number;
+  /** ms an authenticated principal is cached in the process (PRINCIPAL_CACHE_TTL_MS, default 1000; 0 = no cache). */
+  principalCacheTtlMs: number;
+  /** The `retry:` hint of event streams in ms (SSE_RETRY_MS, default 2000). */
+  sseRetryMs: number;
   /** The permission of the demo's host tool `wait` (DEMO_TOOL_POLICY, default `always_allow`). */
   toolPolicy: 'always_allow' | 'always_ask';
   /** Seed the demo data on an empty database (DEMO_SEED, default true); false: one workspace and its admin key. */
@@ -221,6 +228,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     bodyBytesPerSecondPerKey: int('BODY_BYTES_PER_SECOND_PER_KEY', env.BODY_BYTES_PER_SECOND_PER_KEY, 8_388_608),
     credentialThrottle: credentialThrottleOf(env),
     idempotencyTtlMs: int('IDEMPOTENCY_TTL_MS', env.IDEMPOTENCY_TTL_MS, 86_400_000, { min: 1 }),
+    principalCacheTtlMs: int('PRINCIPAL_CACHE_TTL_MS', env.PRINCIPAL_CACHE_TTL_MS, 1_000),
+    sseRetryMs: int('SSE_RETRY_MS', env.SSE_RETRY_MS, 2_000, { min: 1 }),
     toolPolicy: toolPolicyOf(env.DEMO_TOOL_POLICY),
     demoSeed: booleanOf('DEMO_SEED', env.DEMO_SEED, true),
     workspaceName: workspaceNameOf(env.INBOX_KIT_WORKSPACE_NAME),

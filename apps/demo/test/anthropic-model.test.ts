@@ -2,13 +2,14 @@
  * DEMO_MODEL=anthropic: the configuration it reads, the start-up error without a key, and the built
  * demo started as a real process on the Messages API adapter against the local stub
  * (`@inbox-kit/model-anthropic/testing`), a Run driven and steered over HTTP — on SQLite, and on
- * PostgreSQL when INBOX_KIT_TEST_PG_URL is set. Needs the build (`pnpm exec turbo run build`).
+ * PostgreSQL when INBOX_KIT_TEST_PG_URL is set. The process cases (each its own stub, process and
+ * database) run concurrently. Needs the build (`pnpm exec turbo run build`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMessagesStub, type MessagesStub, type StubAnswer } from '@inbox-kit/model-anthropic/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/index.js';
 import { DEMO_SYSTEM_PROMPT } from '../src/model.js';
 import {
@@ -42,26 +43,29 @@ describe('DEMO_MODEL configuration', () => {
 });
 
 const engines = PG_ADMIN_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+/** Registers a clean-up step of the running test (its context's `onTestFinished`: the cases run concurrently). */
+type Finally = (step: () => Promise<void> | void) => void;
 
-async function demoOnStub(engine: 'sqlite' | 'postgres', answers: StubAnswer[], extraEnv: Record<string, string> = {}) {
+/** The demo on the stub, for one test; `onFinished` is that test's context's `onTestFinished` (steps run last registered first). */
+async function demoOnStub(onFinished: Finally, engine: 'sqlite' | 'postgres', answers: StubAnswer[], extraEnv: Record<string, string> = {}) {
+  const steps: Array<() => Promise<void> | void> = [];
+  onFinished(async () => {
+    for (const step of steps.reverse()) await step();
+  });
   const stub: MessagesStub = await startMessagesStub({ answers });
-  cleanups.push(() => stub.close());
+  steps.push(() => stub.close());
   const dataDir = mkdtempSync(join(tmpdir(), 'inbox-kit-anthropic-demo-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  steps.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const env: Record<string, string> = {
     DATA_DIR: dataDir, DEMO_MODEL: 'anthropic', ANTHROPIC_API_KEY: 'sk-demo-secret-key', ANTHROPIC_BASE_URL: stub.url, ANTHROPIC_MODEL: 'claude-test', ...extraEnv,
   };
   if (engine === 'postgres') {
     const db = await freshPostgresDatabase('inbox_kit_anthropic');
-    cleanups.push(() => db.drop());
+    steps.push(() => db.drop());
     env.DATABASE_URL = db.url;
   }
   const demo: DemoProcess = await startDemoProcess(env);
-  cleanups.push(() => stopDemoProcess(demo));
+  steps.push(() => stopDemoProcess(demo));
   const key = credentialsOf(dataDir).acc_owner!;
   const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> => {
     const res = await fetch(demo.url + path, {
@@ -77,11 +81,11 @@ async function demoOnStub(engine: 'sqlite' | 'postgres', answers: StubAnswer[], 
   return { stub, demo, api, history, idleCount };
 }
 
-describe.each(engines)('the demo on the Messages API adapter (%s)', (engine) => {
-  it('starts on the adapter and a Run is steered over HTTP: queued input reaches the next call in order, a withdrawn one never does', async () => {
+describe.concurrent.each(engines)('the demo on the Messages API adapter (%s)', (engine) => {
+  it('starts on the adapter and a Run is steered over HTTP: queued input reaches the next call in order, a withdrawn one never does', async ({ onTestFinished }) => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const { stub, demo, api, history, idleCount } = await demoOnStub(engine, [
+    const { stub, demo, api, history, idleCount } = await demoOnStub(onTestFinished, engine, [
       { text: ['Reading ', 'the inbox.'], gate },
       { text: 'Done; the billing items come first.' },
     ]);
@@ -116,8 +120,8 @@ describe.each(engines)('the demo on the Messages API adapter (%s)', (engine) => 
     expect(events.at(-1)).not.toHaveProperty('error');
   });
 
-  it('a tool round on the real adapter: the model calls wait, steering queued while it runs is committed right after the result and is in the next request', async () => {
-    const { stub, api, history, idleCount } = await demoOnStub(engine, [
+  it('a tool round on the real adapter: the model calls wait, steering queued while it runs is committed right after the result and is in the next request', async ({ onTestFinished }) => {
+    const { stub, api, history, idleCount } = await demoOnStub(onTestFinished, engine, [
       { tool_use: [{ name: 'wait', input: { ms: 3000 } }], text: 'Waiting first.' },
       { text: 'Done waiting; keeping it short.' },
     ]);
@@ -151,9 +155,9 @@ describe.each(engines)('the demo on the Messages API adapter (%s)', (engine) => 
     expect(events.at(-1)).toMatchObject({ outcome: 'completed', stop_reason: { type: 'end_turn' } });
   });
 
-  it('a provider that stays overloaded ends the Run failed after the retries (logged), with the error in the history', async () => {
+  it('a provider that stays overloaded ends the Run failed after the retries (logged), with the error in the history', async ({ onTestFinished }) => {
     const overloaded: StubAnswer = { status: 529, error: { type: 'overloaded_error', message: 'Overloaded' } };
-    const { stub, demo, api, history, idleCount } = await demoOnStub(engine, [overloaded, overloaded, overloaded], { LOG_LEVEL: 'warn' });
+    const { stub, demo, api, history, idleCount } = await demoOnStub(onTestFinished, engine, [overloaded, overloaded, overloaded], { LOG_LEVEL: 'warn' });
     await api('POST', '/v1/sessions/sess_001/events', { events: [{ type: 'user.message', content: text('Go.') }] });
     await waitUntil(async () => (await idleCount()) === 1, 'the Run to end', 30_000);
     expect(stub.requests).toHaveLength(3);
@@ -170,10 +174,10 @@ describe.each(engines)('the demo on the Messages API adapter (%s)', (engine) => 
   });
 });
 
-describe('the demo with DEMO_MODEL=anthropic and no key', () => {
-  it('does not start: one clear line, exit 1, no stack', async () => {
+describe.concurrent('the demo with DEMO_MODEL=anthropic and no key', () => {
+  it('does not start: one clear line, exit 1, no stack', async ({ onTestFinished }) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'inbox-kit-anthropic-nokey-'));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
     const env: Record<string, string> = { DATA_DIR: dataDir, DEMO_MODEL: 'anthropic', ANTHROPIC_API_KEY: '' };
     const error = await startDemoProcess(env).then(() => undefined, (e: unknown) => e as Error);
     expect(error?.message).toContain('exited with 1 before listening');
@@ -189,9 +193,9 @@ const blocksAfterLastAssistant = (messages: Json[]): Json[] => {
 };
 const resultText = (block: Json): string => (typeof block.content === 'string' ? block.content : (block.content ?? []).map((c: Json) => c.text ?? '').join(''));
 
-describe.each(['ai-sdk', 'langgraph', 'openai-agents'] as const)('DEMO_RUNTIME=%s with DEMO_MODEL=anthropic (the Messages API stub)', (runtime) => {
-  it('a tool round through the framework\'s Anthropic model: steering queued while the tool runs is committed right after the result and is in the next request', async () => {
-    const { stub, api, history, idleCount } = await demoOnStub('sqlite', [
+describe.concurrent.each(['ai-sdk', 'langgraph', 'openai-agents'] as const)('DEMO_RUNTIME=%s with DEMO_MODEL=anthropic (the Messages API stub)', (runtime) => {
+  it('a tool round through the framework\'s Anthropic model: steering queued while the tool runs is committed right after the result and is in the next request', async ({ onTestFinished }) => {
+    const { stub, api, history, idleCount } = await demoOnStub(onTestFinished, 'sqlite', [
       { tool_use: [{ name: 'wait', input: { ms: 600 } }], text: 'Waiting first.' },
       { text: 'Done waiting; keeping it short.' },
     ], { DEMO_RUNTIME: runtime });

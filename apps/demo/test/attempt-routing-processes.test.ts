@@ -10,12 +10,11 @@
  * INBOX_KIT_TEST_PG_URL (without it one test says so and fails in CI — never a silent skip).
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  PG_ADMIN_URL, credentialsOf, freshPostgresDatabase, startDemoProcess, stopDemoProcess, waitUntil, type DemoProcess,
+  PG_ADMIN_URL, credentialsOf, freePort, freshPostgresDatabase, startDemoProcess, stopDemoProcess, waitUntil, type DemoProcess,
 } from './demo-process.js';
 
 const SECRET = `secret-${Math.random().toString(36).slice(2)}`;
@@ -25,18 +24,6 @@ const EV = `/v1/sessions/${SESSION}/events`;
 const text = (t: string) => [{ type: 'text', text: t }];
 
 /** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 if (!PG_ADMIN_URL) {
   describe('attempt routing between two demo processes on one PostgreSQL', () => {
     it('PostgreSQL is available (INBOX_KIT_TEST_PG_URL)', (ctx) => {

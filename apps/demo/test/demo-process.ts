@@ -1,7 +1,7 @@
 /**
  * Helpers of the tests that run the built demo as a real process (`node apps/demo/dist/main.js`):
- * start it and read its URL, stop or kill it, make and drop a fresh PostgreSQL database, raw
- * HTTP/1.1 connections, SSE streams read with `fetch`, and deadline waits. Needs the build (`pnpm exec turbo run build`).
+ * start it and read its URL, stop or kill it, call its API with a key, a free port, make and drop a
+ * fresh PostgreSQL database, raw HTTP/1.1 connections, SSE streams read with `fetch`, and deadline waits. Needs the build (`pnpm exec turbo run build`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -24,11 +24,35 @@ export interface DemoProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** Demo processes of one test file that may be starting at once (each file has its own module instance). */
+const STARTS_AT_ONCE = 2;
+let starting = 0;
+const waitingToStart: Array<() => void> = [];
+
+/** Runs `start` once fewer than {@link STARTS_AT_ONCE} others are running; a finished start hands its slot on. */
+async function inTurn<T>(start: () => Promise<T>): Promise<T> {
+  if (starting < STARTS_AT_ONCE) starting++;
+  else await new Promise<void>((resolve) => waitingToStart.push(resolve));
+  try {
+    return await start();
+  } finally {
+    const next = waitingToStart.shift();
+    if (next) next();
+    else starting--;
+  }
+}
+
 /**
- * Starts `node dist/main.js` with `env` and resolves once it prints its URL (30 s deadline). With
- * `options.fdLimit`, the process runs under that file-descriptor limit (`ulimit -n`, soft and hard).
+ * Starts `node dist/main.js` with `env` and resolves once it prints its URL (30 s deadline, from
+ * its turn). With `options.fdLimit`, the process runs under that file-descriptor limit (`ulimit -n`,
+ * soft and hard). At most two starts of one test file run at once (a start-up is CPU work: a file
+ * whose cases run concurrently overlaps their waits, and only two of their start-ups).
  */
 export function startDemoProcess(env: Record<string, string>, options: { fdLimit?: number } = {}): Promise<DemoProcess> {
+  return inTurn(() => spawnDemoProcess(env, options));
+}
+
+function spawnDemoProcess(env: Record<string, string>, options: { fdLimit?: number }): Promise<DemoProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the demo first (pnpm exec turbo run build; pnpm test does it)`);
   const [command, args] = options.fdLimit === undefined
     ? [process.execPath, [MAIN]]
@@ -72,6 +96,36 @@ export async function stopDemoProcess(p: DemoProcess | undefined): Promise<void>
   p.child.kill('SIGTERM');
   await p.exited;
   clearTimeout(timer);
+}
+
+/** An answer of {@link callDemo}: the status, the parsed JSON body (absent when empty) and the headers. */
+export interface DemoReply {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: Headers;
+}
+
+/** `method path` on the demo process with `key` as the bearer, `body` sent as JSON when given. */
+export async function callDemo(p: DemoProcess, key: string, method: string, path: string, body?: unknown): Promise<DemoReply> {
+  const res = await fetch(p.url + path, {
+    method, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const raw = await res.text();
+  return { status: res.status, body: raw === '' ? undefined : JSON.parse(raw), headers: res.headers };
+}
+
+/** A TCP port free on 127.0.0.1 a moment ago (for a process that must know its own port before it starts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** The demo's API keys, from `credentials.json` in its DATA_DIR. */

@@ -4,7 +4,8 @@
  * resumes from the last id after the server drops the connection (exactly the missed events, no
  * duplicate), filters by type and session, and stops on abort — also while it waits to reconnect —
  * leaving no stream open on the server. `client.projects.operationLogs.list` pages for the owner
- * and is refused to others. Spec: platform.md "Project Events", "Operation Log".
+ * and is refused to others. Spec: platform.md "Project Events", "Operation Log". The demo's streams
+ * send a `retry:` hint of 500 ms here (SSE_RETRY_MS; default 2 s), so reconnects are not waited out.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,20 +14,15 @@ import { openStreamCount } from '@inbox-kit/http-fastify';
 import { createClient, InboxKitApiError, type InboxKitClient, type ProjectEvent } from '@inbox-kit/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
+import { waitUntil } from './demo-process.js';
 import { closeDemo, listen } from './listen.js';
 
 let dataDir: string;
 let demo: Demo;
 let base: string;
+/** The streams' `retry:` hint (SSE_RETRY_MS, ms): how long the client waits before it reconnects. */
+const RETRY_MS = 500;
 const clientOf = (account: string): InboxKitClient => createClient({ baseUrl: base, apiKey: demo.credentials[account]!, retry: { retries: 2, baseDelayMs: 50 } });
-
-async function waitUntil(check: () => boolean, label: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${label}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** Consumes a stream in the background into `events`; `done` settles when the iterator ends. */
 function consume(iterator: AsyncGenerator<ProjectEvent, void, undefined>): { events: ProjectEvent[]; done: Promise<void> } {
@@ -43,7 +39,7 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'inbox-kit-events-sdk-'));
-  demo = await buildDemo(loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' }));
+  demo = await buildDemo(loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', SSE_RETRY_MS: String(RETRY_MS) }));
   base = await listen(demo);
 });
 
@@ -110,7 +106,7 @@ describe('client.projects.events and operationLogs against the demo', () => {
     await waitUntil(() => openStreamCount(demo.app) === 0, 'the dropped stream to be released');
     controller.abort();
     await stream.done;
-    await new Promise((r) => setTimeout(r, 2_500)); // longer than the retry hint: no reconnect happens
+    await new Promise((r) => setTimeout(r, RETRY_MS * 3)); // longer than the retry hint: no reconnect happens
     expect(openStreamCount(demo.app)).toBe(0);
   });
 

@@ -5,7 +5,8 @@
  * `credentials.json`; later starts never depend on that file — deleted, holding a revoked seeded
  * key, or absent on a replica (a second process with its own DATA_DIR) — they all start, say where
  * the keys are (or are not) and offer on the web page only the keys that still authenticate. A
- * restored database: test/backup.test.ts. Needs the build (and INBOX_KIT_TEST_PG_URL for PostgreSQL).
+ * restored database: test/backup.test.ts. Every case has its own DATA_DIR and database: they run
+ * concurrently. Needs the build (and INBOX_KIT_TEST_PG_URL for PostgreSQL).
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +34,7 @@ const get = async (url: string, key?: string) => {
   return { status: res.status, body: (await res.json()) as any };
 };
 
-describe.each(engines)('starts on $name', ({ pg }) => {
+describe.concurrent.each(engines)('starts on $name', ({ pg }) => {
   const skip = pg && !PG_ADMIN_URL;
   const cleanup: Array<() => Promise<void> | void> = [];
   afterAll(async () => {

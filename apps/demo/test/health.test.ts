@@ -6,7 +6,8 @@
  * need the database answer 503 `storage_unavailable` with `Retry-After` meanwhile — never a 500 —
  * and work again afterwards. And readiness of a database whose migrations are pending
  * (`migrate: false`): 503 `not_migrated` on both adapters until the migrations ran; the demo with
- * `DATABASE_MIGRATE=false` refuses such a database. Needs the build and the PostgreSQL binaries.
+ * `DATABASE_MIGRATE=false` refuses such a database. The three cases share nothing and run
+ * concurrently. Needs the build and the PostgreSQL binaries.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,7 +43,7 @@ async function call(url: string, init: RequestInit = {}) {
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body, error: body?.error };
 }
 
-describe('PostgreSQL stopped and started again under the running demo', () => {
+describe.concurrent('PostgreSQL stopped and started again under the running demo', () => {
   const cleanup: Array<() => Promise<void> | void> = [];
   afterAll(async () => {
     for (const step of cleanup.reverse()) await step();
@@ -56,7 +57,7 @@ describe('PostgreSQL stopped and started again under the running demo', () => {
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const servers: Array<{ name: string; demo: DemoProcess }> = [];
     for (const adapter of ['fastify', 'hono']) {
-      const demo = await startDemoProcess({ DATABASE_URL: pg.url, DATA_DIR: join(dir, adapter), HTTP_ADAPTER: adapter });
+      const demo = await startDemoProcess({ DATABASE_URL: pg.url, DATA_DIR: join(dir, adapter), HTTP_ADAPTER: adapter, PRINCIPAL_CACHE_TTL_MS: '200' });
       cleanup.push(() => stopDemoProcess(demo));
       servers.push({ name: adapter, demo });
     }
@@ -80,8 +81,8 @@ describe('PostgreSQL stopped and started again under the running demo', () => {
       expect(ready, name).toMatchObject({ status: 503, retryAfter: '5', error: { type: 'overloaded_error', code: 'storage_unavailable', details: [{ path: 'storage', code: 'unreachable' }] } });
       expect(JSON.stringify(ready.body), name).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|postgres:/);
       expect((await call(`${demo.url}/health`)).status, name).toBe(200);
-      // Once the principal cache (1 s) no longer answers for the key, every request needs the
-      // database: 503 with Retry-After, never a 500.
+      // Once the principal cache (PRINCIPAL_CACHE_TTL_MS, 200 ms here) no longer answers for the
+      // key, every request needs the database: 503 with Retry-After, never a 500.
       let answer = await call(`${demo.url}/projects`, { headers: auth });
       await waitUntil(async () => {
         answer = await call(`${demo.url}/projects`, { headers: auth });
@@ -104,7 +105,7 @@ describe('PostgreSQL stopped and started again under the running demo', () => {
   });
 });
 
-describe('readiness of a database whose migrations are pending', () => {
+describe.concurrent('readiness of a database whose migrations are pending', () => {
   const dirs: string[] = [];
   afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

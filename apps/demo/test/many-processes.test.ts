@@ -22,14 +22,13 @@
  * themselves skipped (and fail in CI).
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  PG_ADMIN_URL, credentialsOf, freshPostgresDatabase, openEventStream, startDemoProcess, stopDemoProcess, waitUntil, type DemoProcess,
+  PG_ADMIN_URL, callDemo, credentialsOf, freePort, freshPostgresDatabase, openEventStream, startDemoProcess, stopDemoProcess, waitUntil, type DemoProcess,
 } from './demo-process.js';
 
 interface PgBouncer { url(database?: string): string; stop(): Promise<void>; version: string }
@@ -47,28 +46,7 @@ const TIMING = {
   INBOX_KIT_LEASE_MS: '3000', INBOX_KIT_TAKEOVER_CHECK_MS: '1000', DATABASE_LISTEN_CHECK_MS: '500', DATABASE_LISTEN_CHECK_TIMEOUT_MS: '1000', NODE_ENV: 'test',
 };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Reply { status: number; body: any; headers: Headers }
-async function call(p: DemoProcess, key: string, method: string, path: string, body?: unknown): Promise<Reply> {
-  const res = await fetch(p.url + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const raw = await res.text();
-  return { status: res.status, body: raw === '' ? undefined : JSON.parse(raw), headers: res.headers };
-}
+const call = callDemo;
 
 interface HistoryEvent { seq: number; type: string; run_id: string | null; message_id: string | null; content?: unknown; outcome?: string; error?: { type: string; message: string } }
 const history = async (p: DemoProcess, key: string, session: string) => (await call(p, key, 'GET', `/v1/sessions/${session}/events?limit=1000`)).body.data as HistoryEvent[];

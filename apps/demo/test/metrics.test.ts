@@ -7,7 +7,8 @@
  * with requests: requests by method, route template (never the raw path) and status, their
  * latency histogram, open event streams, Live Inbox queue depth, Runs by state and ended,
  * event-bus lag, and the process metrics. On SQLite (Fastify) and PostgreSQL (Hono); without
- * METRICS_PORT nothing listens. Needs the build; the PostgreSQL case needs INBOX_KIT_TEST_PG_URL.
+ * METRICS_PORT nothing listens. Each case has its own process and database: they run concurrently.
+ * Needs the build; the PostgreSQL case needs INBOX_KIT_TEST_PG_URL.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -124,7 +125,7 @@ const cases: Array<{ engine: 'sqlite' | 'postgres'; adapter: 'fastify' | 'hono' 
   { engine: 'postgres', adapter: 'hono' },
 ];
 
-describe.each(cases)('/metrics on $engine ($adapter)', ({ engine, adapter }) => {
+describe.concurrent.each(cases)('/metrics on $engine ($adapter)', ({ engine, adapter }) => {
   const cleanup: Array<() => Promise<void> | void> = [];
   afterAll(async () => {
     for (const step of cleanup.reverse()) await step();
@@ -207,7 +208,7 @@ describe.each(cases)('/metrics on $engine ($adapter)', ({ engine, adapter }) => 
   });
 });
 
-describe('without METRICS_PORT', () => {
+describe.concurrent('without METRICS_PORT', () => {
   it('serves no metrics: the API port has no /metrics, and no line names one', { timeout: 60_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-metrics-off-'));
     const demo = await startDemoProcess({ DATA_DIR: dir });

@@ -6,13 +6,13 @@
  * tool round two messages are queued, reordered, one replaced and the other withdrawn: exactly the
  * replaced one is committed as `{run_id}-inbox-0` right after the tool result and acknowledged by
  * the next step; durable input sent during the Run gets a follow-up Run on the same runtime.
+ * The cases run concurrently, each on its own processes and database.
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PG_ADMIN_URL, credentialsOf, freshPostgresDatabase, startDemoProcess, stopDemoProcess, waitUntil, type DemoProcess } from './demo-process.js';
+import { PG_ADMIN_URL, callDemo, credentialsOf, freePort, freshPostgresDatabase, startDemoProcess, stopDemoProcess, waitUntil, type DemoProcess } from './demo-process.js';
 
 const RUNTIMES = ['native', 'ai-sdk', 'langgraph', 'openai-agents'] as const;
 const SECRET = `secret-${Math.random().toString(36).slice(2)}`;
@@ -21,26 +21,7 @@ const textOf = (content: unknown): string => (Array.isArray(content) ? content.m
 /** A model step of 400 ms: steering sent as soon as the attempt is open lands during the first step (or its tool round). */
 const MODEL = { DEMO_MODEL_STEP_MS: '400', DEMO_MODEL_STEPS: '1' };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function call(p: DemoProcess, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(p.url + path, {
-    method, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const raw = await res.text();
-  return { status: res.status, body: raw === '' ? undefined : JSON.parse(raw) };
-}
+const call = callDemo;
 
 const processes: DemoProcess[] = [];
 const cleanup: Array<() => Promise<void> | void> = [];
@@ -90,7 +71,9 @@ async function scenario(runOn: DemoProcess, steerVia: DemoProcess, key: string):
   expect(follow.at(-1)).toMatchObject({ type: 'session.status_idle', outcome: 'completed' });
 }
 
-describe.each(RUNTIMES)('DEMO_RUNTIME=%s', (runtime) => {
+// Every case has its own processes, data directory and database, and mostly waits (the 3 s tool,
+// the model's steps): the cases run concurrently (vitest's maxConcurrency, 5 by default).
+describe.concurrent.each(RUNTIMES)('DEMO_RUNTIME=%s', (runtime) => {
   it('SQLite, one process: the steering scenario', async () => {
     const dir = mkdtempSync(join(tmpdir(), `inbox-kit-rt-${runtime}-`));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));

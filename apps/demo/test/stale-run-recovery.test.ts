@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  PG_ADMIN_URL, credentialsOf, freshPostgresDatabase, startDemoProcess, stopDemoProcess, waitUntil, type DemoProcess,
+  PG_ADMIN_URL, callDemo, credentialsOf, freshPostgresDatabase, startDemoProcess, stopDemoProcess, waitUntil, type DemoProcess,
 } from './demo-process.js';
 
 const SESSION = 'sess_001';
@@ -29,15 +29,7 @@ interface HistoryEvent {
   stop_reason?: unknown;
 }
 
-async function call(p: DemoProcess, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(p.url + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const raw = await res.text();
-  return { status: res.status, body: raw === '' ? undefined : JSON.parse(raw) };
-}
+const call = callDemo;
 
 const history = async (p: DemoProcess, key: string) => (await call(p, key, 'GET', `${EV}?limit=1000`)).body.data as HistoryEvent[];
 

@@ -11,7 +11,8 @@
  * committed is exactly what was answered with success.
  *
  * Needs the built demo (`pnpm exec turbo run build`; `pnpm test` builds first) and, for the
- * PostgreSQL setups, INBOX_KIT_TEST_PG_URL (without it one test says so and fails in CI).
+ * PostgreSQL setups, INBOX_KIT_TEST_PG_URL (without it one test says so and fails in CI). The three
+ * setups run concurrently (each on its own processes and database), each one's tests in order.
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,7 +54,8 @@ for (const setup of setups) {
     continue;
   }
 
-  describe(`write races: ${setup.name}`, () => {
+  // The setups share nothing (own processes and database) and run concurrently; each one's races in order.
+  describe.concurrent(`write races: ${setup.name}`, () => {
     const dirs: string[] = [];
     const processes: DemoProcess[] = [];
     let database: { url: string; drop(): Promise<void> } | undefined;
@@ -129,7 +131,7 @@ for (const setup of setups) {
       return { answers: await Promise.all([...first, ...rest]), race: await raceAnswer };
     };
 
-    it(`archive racing 20 parallel creates (${ROUNDS} rounds): no create commits after the archive; every create is 201 or 409 project_archived`, async () => {
+    it.sequential(`archive racing 20 parallel creates (${ROUNDS} rounds): no create commits after the archive; every create is 201 or 409 project_archived`, async () => {
       for (let round = 0; round < ROUNDS; round++) {
         const project = await newProject();
         const creates = Array.from({ length: 20 }, (_, i) => () => call(i, 'acc_owner', 'POST', `/projects/${project}/inbox`, { type: 'x', title: `c${i}` }));
@@ -149,7 +151,7 @@ for (const setup of setups) {
       }
     }, 180_000);
 
-    it(`archive racing parallel decisions (${ROUNDS} rounds): no decision commits after the archive`, async () => {
+    it.sequential(`archive racing parallel decisions (${ROUNDS} rounds): no decision commits after the archive`, async () => {
       for (let round = 0; round < ROUNDS; round++) {
         const project = await newProject();
         const items: string[] = [];
@@ -174,7 +176,7 @@ for (const setup of setups) {
       }
     }, 180_000);
 
-    it(`archive racing parallel session creates and user messages (${ROUNDS} rounds): none commits after the archive`, async () => {
+    it.sequential(`archive racing parallel session creates and user messages (${ROUNDS} rounds): none commits after the archive`, async () => {
       for (let round = 0; round < ROUNDS; round++) {
         const project = await newProject();
         const session = await call(0, 'acc_owner', 'POST', '/sessions', { project_id: project, title: 'race' });
@@ -203,7 +205,7 @@ for (const setup of setups) {
       }
     }, 180_000);
 
-    it(`member removal racing that member's 20 parallel creates (${ROUNDS} rounds): none commits after the removal`, async () => {
+    it.sequential(`member removal racing that member's 20 parallel creates (${ROUNDS} rounds): none commits after the removal`, async () => {
       for (let round = 0; round < ROUNDS; round++) {
         const project = await newProject();
         const creates = Array.from({ length: 20 }, (_, i) => () => call(i, 'acc_deriver', 'POST', `/projects/${project}/inbox`, { type: 'x' }));
@@ -235,7 +237,7 @@ for (const setup of setups) {
       }
     }
 
-    it(`Session archive and delete (/v1/sessions) racing parallel user messages (${ROUNDS} rounds): every answer is the success or the documented refusal, and what committed is what was answered`, async () => {
+    it.sequential(`Session archive and delete (/v1/sessions) racing parallel user messages (${ROUNDS} rounds): every answer is the success or the documented refusal, and what committed is what was answered`, async () => {
       const send = (i: number, sid: string) => () => call(i, 'acc_owner', 'POST', `/v1/sessions/${sid}/events`, { events: [{ type: 'user.message', content: [{ type: 'text', text: `m${i}` }] }] });
       for (let round = 0; round < ROUNDS; round++) {
         // Archive: a message decided before it commits, one decided after is 409 session_archived.
@@ -273,7 +275,7 @@ for (const setup of setups) {
       }
     }, 180_000);
 
-    it('durable input racing the Run\'s end on every process: one Run at a time, and every message is answered by a Run', async () => {
+    it.sequential('durable input racing the Run\'s end on every process: one Run at a time, and every message is answered by a Run', async () => {
       const session = await call(0, 'acc_owner', 'POST', '/sessions', { title: 'runs' });
       const sid = session.body.session.id as string;
       for (let round = 0; round < 10; round++) {

@@ -13,7 +13,12 @@ import { MockLanguageModelV3 } from 'ai-v6/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { aiSdkLiveInbox } from '../src/index.js';
-import { gate, steerTwoMessages, text, world, type World } from './world.js';
+import { gate, steerTwoMessages, textContent as text, type RuntimeWorld as World } from '@inbox-kit/core/testing';
+import { createServer } from '@inbox-kit/http-fastify/server';
+import { startKyselyRuntimeWorld, type KyselyRuntimeWorldOptions } from '@inbox-kit/storage-kysely/testing';
+
+/** The Session Runtime world of `@inbox-kit/storage-kysely/testing` on a SQLite file, served by the Fastify preset. */
+const world = (options: Pick<KyselyRuntimeWorldOptions, 'executor'> = {}) => startKyselyRuntimeWorld({ ...options, server: (services) => createServer({ services, logger: false }) });
 
 const worlds: World[] = [];
 afterEach(async () => {

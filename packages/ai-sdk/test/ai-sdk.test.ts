@@ -1,6 +1,6 @@
 /**
  * @inbox-kit/ai-sdk on the real `ai` (7) with its mock language model (`ai/test`) and a real tool,
- * over a real server (SQLite, Fastify, the Anthropic SDK reading history): steering queued over
+ * over a real server (SQLite, Fastify, history read over HTTP): steering queued over
  * HTTP during the first tool round — reordered, one replaced, the other withdrawn — reaches the
  * next model call after the tool results and is committed as `{run_id}-inbox-{n}`; a message queued
  * during the last step keeps the Run going; what a stop condition left undelivered is carried over;
@@ -11,7 +11,12 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { aiSdkLiveInbox, toAiSdkMessages } from '../src/index.js';
-import { gate, steerTwoMessages, text, world, type World } from './world.js';
+import { gate, steerTwoMessages, textContent as text, type RuntimeWorld as World } from '@inbox-kit/core/testing';
+import { createServer } from '@inbox-kit/http-fastify/server';
+import { startKyselyRuntimeWorld, type KyselyRuntimeWorldOptions } from '@inbox-kit/storage-kysely/testing';
+
+/** The Session Runtime world of `@inbox-kit/storage-kysely/testing` on a SQLite file, served by the Fastify preset. */
+const world = (options: Pick<KyselyRuntimeWorldOptions, 'executor'> = {}) => startKyselyRuntimeWorld({ ...options, server: (services) => createServer({ services, logger: false }) });
 
 const worlds: World[] = [];
 afterEach(async () => {
@@ -109,7 +114,7 @@ describe('@inbox-kit/ai-sdk', () => {
       // The message queued during the last step kept the Run going: a third call saw it last.
       expect(prompts[2]!.map((m) => `${m.role}:${promptText(m)}`).slice(-2)).toEqual(['assistant:first answer', 'user:one more thing']);
 
-      // Committed, with Run-scoped ids, visible to the Anthropic SDK's events.list.
+      // Committed, with Run-scoped ids, visible in the Session's events (GET /v1/sessions/{id}/events).
       const history = await w.history();
       const r = run.run_id;
       expect(history.filter((e) => e.type === 'user.message').map((e) => [e.message_id, e.content[0].text])).toEqual([

@@ -46,6 +46,12 @@ export interface ServiceDeps {
    */
   idempotencyTtlMs?: number;
   /**
+   * How long (ms) an authenticated principal is cached in the process (default
+   * `PRINCIPAL_CACHE_TTL_MS`, 1,000): the bound on how long a revocation made by another process,
+   * or directly in storage, goes unseen here. `0` turns the cache off. Spec: platform.md "Per-caller bounds".
+   */
+  principalCacheTtlMs?: number;
+  /**
    * Per-caller budgets of the services (platform.md "Per-caller bounds"): Runs running at once per
    * account and per API key (default 8 each; 429 `too_many_runs`), Sessions created per minute per
    * API key (default 120; 429 `rate_limited`). Counted per process.

@@ -92,17 +92,32 @@ export function serveAtRoot(request: FastifyRequest, reply: FastifyReply): Promi
 
 /** The pipeline's request for a Fastify request (the path within the plugin's prefix). */
 function pipelineRequestOf(request: FastifyRequest, reply: FastifyReply, prefix: string): PipelineRequest<FastifyRequest> {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
   let url = request.url.slice(prefix.length);
   if (url === '' || url.startsWith('?')) url = `/${url}`;
+  let controller: AbortController | undefined;
   return {
     method: request.method, url, headers: request.headers as Record<string, string | undefined>, body: request.raw, remoteAddress: request.ip,
-    signal: controller.signal, host: request, mount: prefix, startedAt: performance.now(),
+    // Made when the pipeline first asks (an event stream, an observer): most answers never need one.
+    get signal() {
+      if (controller === undefined) controller = abortedOnClose(reply.raw);
+      return controller.signal;
+    },
+    host: request, mount: prefix, startedAt: performance.now(),
     requestId: requestIdOf(request.headers['x-request-id'], String(request.id)),
   };
+}
+
+/** A controller aborted when `raw` closes before its answer was finished (the client left), or at once if it already did. */
+function abortedOnClose(raw: FastifyReply['raw']): AbortController {
+  const controller = new AbortController();
+  if (raw.destroyed) {
+    if (!raw.writableFinished) controller.abort();
+  } else {
+    raw.once('close', () => {
+      if (!raw.writableFinished) controller.abort();
+    });
+  }
+  return controller;
 }
 
 /** Writes the answer: status, headers and body through Fastify, or the event stream piped to the socket. */

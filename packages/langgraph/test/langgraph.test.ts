@@ -1,7 +1,7 @@
 /**
  * @inbox-kit/langgraph on the real langchain `createAgent` (LangGraph.js underneath) with
  * LangChain's fake chat model (`fakeModel` of `@langchain/core/testing`) and a real tool, over a
- * real server (SQLite, Fastify, the Anthropic SDK reading history): steering queued over HTTP
+ * real server (SQLite, Fastify, history read over HTTP): steering queued over HTTP
  * during the first tool round — reordered, one replaced, the other withdrawn — reaches the next
  * model call after the tool result with its inbox id as message id, and is committed as
  * `{run_id}-inbox-{n}`; a message queued during the last step keeps the agent going; a hand-built
@@ -15,7 +15,12 @@ import { createAgent, createMiddleware } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { liveInboxMiddleware, liveInboxNode, toLangChainMessages } from '../src/index.js';
-import { gate, steerTwoMessages, text, world, type World } from './world.js';
+import { gate, steerTwoMessages, textContent as text, type RuntimeWorld as World } from '@inbox-kit/core/testing';
+import { createServer } from '@inbox-kit/http-fastify/server';
+import { startKyselyRuntimeWorld, type KyselyRuntimeWorldOptions } from '@inbox-kit/storage-kysely/testing';
+
+/** The Session Runtime world of `@inbox-kit/storage-kysely/testing` on a SQLite file, served by the Fastify preset. */
+const world = (options: Pick<KyselyRuntimeWorldOptions, 'executor'> = {}) => startKyselyRuntimeWorld({ ...options, server: (services) => createServer({ services, logger: false }) });
 
 const worlds: World[] = [];
 afterEach(async () => {

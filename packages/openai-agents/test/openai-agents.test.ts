@@ -1,7 +1,7 @@
 /**
  * @inbox-kit/openai-agents on the real `@openai/agents` (0.20) with a Model stub (the SDK's `Model`
  * interface, no network) and a real function tool, over a real server (SQLite, Fastify, the
- * Anthropic SDK reading history): steering queued over HTTP during the first tool call —
+ * history read over HTTP): steering queued over HTTP during the first tool call —
  * reordered, one replaced, the other withdrawn — reaches the next model call after the tool result
  * and is committed as `{run_id}-inbox-{n}`; it is re-inserted on every later turn; a message queued
  * during the final turn keeps the Run going; a run stopped for a tool approval and resumed keeps it.
@@ -10,7 +10,12 @@ import { Agent, Usage, run as runAgent, setTracingDisabled, tool, type Model, ty
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openAIAgentsLiveInbox } from '../src/index.js';
-import { gate, steerTwoMessages, text, world, type World } from './world.js';
+import { gate, steerTwoMessages, textContent as text, type RuntimeWorld as World } from '@inbox-kit/core/testing';
+import { createServer } from '@inbox-kit/http-fastify/server';
+import { startKyselyRuntimeWorld, type KyselyRuntimeWorldOptions } from '@inbox-kit/storage-kysely/testing';
+
+/** The Session Runtime world of `@inbox-kit/storage-kysely/testing` on a SQLite file, served by the Fastify preset. */
+const world = (options: Pick<KyselyRuntimeWorldOptions, 'executor'> = {}) => startKyselyRuntimeWorld({ ...options, server: (services) => createServer({ services, logger: false }) });
 
 beforeAll(() => setTracingDisabled(true));
 const worlds: World[] = [];

@@ -3,7 +3,10 @@
  * `@inbox-kit/core/testing`: the HTTP kit's raw row reader (`rowCounts`, `dumpRows`), read with raw
  * SQL on the Kysely database underneath (not through the adapter under test nor the Store port),
  * on SQLite and PostgreSQL alike, and the kit's `openStore` on a fresh SQLite file or a fresh
- * PostgreSQL database. Loads no test runner; a driver only when a store is opened (Node only).
+ * PostgreSQL database, and the Session Runtime world of the framework adapters' tests
+ * (`startKyselyRuntimeWorld`: `startRuntimeWorld` of the core's testing entry on such a store).
+ * Loads no test runner (`startKyselyRuntimeWorld` imports the core's testing entry, whose kits
+ * import vitest, when called); a driver only when a store is opened (Node only).
  *
  * ```ts
  * import { runHttpWire } from '@inbox-kit/core/testing';
@@ -15,6 +18,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '@inbox-kit/core';
+import type { HttpServices } from '@inbox-kit/core/http';
+import type { HttpConformanceServer, RuntimeWorld, RuntimeWorldOptions } from '@inbox-kit/core/testing';
 import { sql, type Kysely } from 'kysely';
 import { openStore } from './index.js';
 
@@ -97,5 +102,55 @@ export async function openPostgresTestStore(adminUrl: string): Promise<TestStore
       await opened.close();
       await onAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
+  };
+}
+
+/**
+ * A fresh, migrated test store: on a fresh database of the PostgreSQL server of `adminUrl` when
+ * one is given ({@link openPostgresTestStore}), else on a fresh SQLite file ({@link openSqliteTestStore}).
+ */
+export function openKyselyTestStore(adminUrl?: string): Promise<TestStore> {
+  return adminUrl ? openPostgresTestStore(adminUrl) : openSqliteTestStore();
+}
+
+/**
+ * An HTTP adapter's server built on the services and not yet listening, as Fastify's is
+ * (`createServer({ services })` of `@inbox-kit/http-fastify/server`): `listen` resolves with the
+ * base URL it listens on (e.g. `http://127.0.0.1:PORT`).
+ */
+export interface ListenableServer {
+  listen(options: { port: number; host: string }): Promise<string>;
+  close(): Promise<unknown>;
+}
+
+/** Options of {@link startKyselyRuntimeWorld}: the core world's, the store chosen by `databaseUrl`. */
+export interface KyselyRuntimeWorldOptions extends Omit<RuntimeWorldOptions, 'openStore' | 'start'> {
+  /** Builds the adapter's server on the services; the world listens on 127.0.0.1, any free port. Give this or `start`. */
+  server?: (services: HttpServices) => ListenableServer | Promise<ListenableServer>;
+  /** Starts the adapter and listens (as the HTTP kit's `start`), for an adapter without `listen`. */
+  start?: RuntimeWorldOptions['start'];
+  /** A PostgreSQL URL whose role may create databases (e.g. `INBOX_KIT_TEST_PG_URL`): the world's store is a fresh database there. Default: a fresh SQLite file. */
+  databaseUrl?: string;
+}
+
+/**
+ * The Session Runtime world (`startRuntimeWorld` of `@inbox-kit/core/testing`: seeded workspace,
+ * owner key and Session, steering over HTTP, committed history) on a fresh kysely store, served by
+ * the given adapter. `close()` closes the Runtime and the server and removes the store.
+ * Rejects (Error) when neither `server` nor `start` is given.
+ */
+export async function startKyselyRuntimeWorld(options: KyselyRuntimeWorldOptions): Promise<RuntimeWorld> {
+  const { server, start, databaseUrl, ...rest } = options;
+  const listening = server ? listenOn(server) : start;
+  if (!listening) throw new Error('startKyselyRuntimeWorld: give `server` or `start`');
+  const { startRuntimeWorld } = await import('@inbox-kit/core/testing');
+  return startRuntimeWorld({ ...rest, start: listening, openStore: () => openKyselyTestStore(databaseUrl) });
+}
+
+function listenOn(server: NonNullable<KyselyRuntimeWorldOptions['server']>): RuntimeWorldOptions['start'] {
+  return async (services): Promise<HttpConformanceServer> => {
+    const app = await server(services);
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    return { url, close: async () => void (await app.close()) };
   };
 }

@@ -55,7 +55,8 @@ export interface ObservedRequest {
 
 const ignore = (): void => {};
 const direct = <T>(run: () => Promise<T>): Promise<T> => run();
-const UNOBSERVED: ObservedRequest = { streamOpened: ignore, within: direct, end: ignore };
+/** What {@link observeRequest} answers when nothing observes the request (its hooks do nothing: an adapter may skip computing their arguments). */
+export const UNOBSERVED: ObservedRequest = { streamOpened: ignore, within: direct, end: ignore };
 
 /**
  * Starts observing one request with `observer` (none: a no-op). The answer's hooks never throw:

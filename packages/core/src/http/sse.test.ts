@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InboxKitError } from '../errors.js';
 import type { Feed, FeedItem } from '../ports/feed.js';
-import { createStreamSlots, heartbeatFrame, runEventStream, type SseSink } from './sse.js';
+import { createStreamSlots, eventFrame, heartbeatFrame, runEventStream, type SseSink } from './sse.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -182,6 +182,32 @@ describe('runEventStream', () => {
     expect(s.ids()).toEqual([1, 2, 3, 4, 5, 6]);
     expect(onEnd).toHaveBeenCalledWith(undefined);
     expect(s.closed()).toBe(1);
+  });
+});
+
+describe('eventFrame', () => {
+  it('is the frame of the item it is given, when the same data object is framed again under another id or type too', () => {
+    const data = { sequence: 7, title: 'été' };
+    expect(eventFrame({ id: 7, type: 'a', data })).toBe('id: 7\nevent: a\ndata: {"sequence":7,"title":"été"}\n\n');
+    expect(eventFrame({ id: 7, type: 'a', data })).toBe('id: 7\nevent: a\ndata: {"sequence":7,"title":"été"}\n\n');
+    expect(eventFrame({ id: 8, type: 'a', data })).toBe('id: 8\nevent: a\ndata: {"sequence":7,"title":"été"}\n\n');
+    expect(eventFrame({ id: 7, type: 'b', data })).toBe('id: 7\nevent: b\ndata: {"sequence":7,"title":"été"}\n\n');
+    for (let i = 0; i < 20; i++) expect(eventFrame({ id: i, type: 'x', data: { i } })).toBe(`id: ${i}\nevent: x\ndata: {"i":${i}}\n\n`);
+    expect(eventFrame({ id: 3, type: 'x', data: 'text' })).toBe('id: 3\nevent: x\ndata: "text"\n\n');
+  });
+
+  it('streams of one heartbeat interval all beat (one shared timer), and an ended one no more', async () => {
+    vi.useFakeTimers();
+    const f = memoryFeed([]);
+    const sinks = [memorySink(), memorySink(), memorySink()];
+    const streams = sinks.map((s) => runEventStream(f.feed, s.sink, { after: 0, heartbeatMs: 1_000 }));
+    await vi.advanceTimersByTimeAsync(1_000);
+    streams[0]!.end();
+    await vi.advanceTimersByTimeAsync(1_000);
+    const beats = sinks.map((s) => s.chunks.filter((c) => c === heartbeatFrame()).length);
+    expect(beats).toEqual([1, 2, 2]);
+    for (const s of streams) s.end();
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
 

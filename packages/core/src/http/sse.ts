@@ -36,9 +36,36 @@ export function retryFrame(retryMs: number): string {
   return `retry: ${retryMs}\n\n`;
 }
 
-/** One event frame: `id: <sequence>`, `event: <type>`, `data: <JSON on one line>`. */
+/**
+ * The last frames built, by their item's data object: a fan-out hands the same stored event to
+ * every stream of its topic, so its frame (the `JSON.stringify` of the event) is built once, not
+ * once per stream. A small ring (no per-item allocation kept, nothing held past a few events).
+ */
+const FRAME_RING = 8;
+const frameData: unknown[] = new Array(FRAME_RING);
+const frameIds = new Float64Array(FRAME_RING);
+const frameTypes: string[] = new Array(FRAME_RING);
+const frameTexts: string[] = new Array(FRAME_RING);
+let frameNext = 0;
+
+/** One event frame: `id: <sequence>`, `event: <type>`, `data: <JSON on one line>` (item data is never mutated once published). */
 export function eventFrame(item: FeedItem): string {
-  return `id: ${item.id}\nevent: ${item.type}\ndata: ${JSON.stringify(item.data)}\n\n`;
+  const { id, type, data } = item;
+  const shared = typeof data === 'object' && data !== null;
+  if (shared) {
+    for (let i = 0; i < FRAME_RING; i++) {
+      if (frameData[i] === data && frameIds[i] === id && frameTypes[i] === type) return frameTexts[i]!;
+    }
+  }
+  const text = `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+  if (shared) {
+    frameData[frameNext] = data;
+    frameIds[frameNext] = id;
+    frameTypes[frameNext] = type;
+    frameTexts[frameNext] = text;
+    frameNext = (frameNext + 1) % FRAME_RING;
+  }
+  return text;
 }
 
 /** The comment heartbeat, exactly `: heartbeat` (ignored by clients; keeps proxies from closing an idle stream). */
@@ -95,6 +122,32 @@ export interface EventStreamLoopOptions {
 export interface EventStreamLoop {
   end(): void;
   done: Promise<void>;
+}
+
+/** The open streams' heartbeats by interval: one timer per interval, not one per stream. */
+const heartbeats = new Map<number, { beats: Set<() => void>; timer: ReturnType<typeof setInterval> }>();
+
+/**
+ * Calls `beat` every `ms` (the first time within `ms`: the streams of one interval share one
+ * timer, unref'd, stopped when its last stream leaves). Returns the idempotent leave.
+ */
+function joinHeartbeats(ms: number, beat: () => void): () => void {
+  let group = heartbeats.get(ms);
+  if (group === undefined) {
+    const beats = new Set<() => void>();
+    const timer = setInterval(() => {
+      for (const each of beats) each();
+    }, ms);
+    (timer as { unref?: () => void }).unref?.();
+    heartbeats.set(ms, (group = { beats, timer }));
+  }
+  const { beats, timer } = group;
+  beats.add(beat);
+  return () => {
+    if (!beats.delete(beat) || beats.size > 0 || heartbeats.get(ms)?.beats !== beats) return;
+    clearInterval(timer);
+    heartbeats.delete(ms);
+  };
 }
 
 /**
@@ -164,16 +217,16 @@ export function runEventStream(feed: Feed, sink: SseSink, options: EventStreamLo
       if (sink.buffered() > maxBuffered) finish();
     });
   });
-  const heartbeat = setInterval(() => enqueue(async () => {
+  const beat = async () => {
     if (clock.now() - authorizedAt >= quietMs) await authorize([]);
     write(heartbeatFrame());
-  }), options.heartbeatMs ?? SSE_DEFAULTS.heartbeatMs);
-  (heartbeat as { unref?: () => void }).unref?.();
+  };
+  const stopBeats = joinHeartbeats(options.heartbeatMs ?? SSE_DEFAULTS.heartbeatMs, () => enqueue(beat));
 
   function finish(error?: unknown): void {
     if (closed) return;
     closed = true;
-    clearInterval(heartbeat);
+    stopBeats();
     unsubscribe();
     sink.close();
     try {

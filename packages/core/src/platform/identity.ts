@@ -35,7 +35,7 @@ export class IdentityService {
   /** Workspace administration: accounts and API keys (`/admin/*`, platform.md "Administration"). */
 
   constructor(private readonly deps: ServiceDeps) {
-    this.#principals = new PrincipalCache(() => deps.clock.now());
+    this.#principals = new PrincipalCache(() => deps.clock.now(), undefined, deps.principalCacheTtlMs);
   }
 
   /** Drops the cached principals of a key (its revocation takes effect at once in this process). */

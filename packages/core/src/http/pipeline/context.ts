@@ -3,6 +3,7 @@
  * routes and their matcher, the budgets, the body reader, the CORS policy, the load shedder, the
  * OpenAPI documents by mount, the open streams. Everything per request lives in `handler.ts`.
  */
+import type { Principal } from '../../context.js';
 import { corsPolicy, type CorsPolicy } from '../cors.js';
 import { createEdgeBudgets, type EdgeBudgets } from '../budgets.js';
 import { createLoadShedder, type LoadShedder } from '../load.js';
@@ -39,6 +40,8 @@ export interface PipelineContext<H> {
   documentText(mount: string): string;
   slots: StreamSlots;
   streams: Set<() => void>;
+  /** Open streams' credential re-checks in flight, by credential (joined by the streams of the same one). */
+  reauthentications: Map<string, Promise<Principal>>;
 }
 
 /** The default of `reportError`: the error on stderr. */
@@ -97,6 +100,6 @@ export function pipelineContext<H>(options: HttpHandlerOptions<H>): PipelineCont
   return {
     options, routes, router: createRouter(routes), methods, bodyLimit, bodyTimeoutMs, body, budgets, cors, shedder,
     validateResponses: options.responseValidation ?? defaultResponseValidation(), secret, reportError,
-    documentPath, documentText, slots: createStreamSlots(), streams: new Set(),
+    documentPath, documentText, slots: createStreamSlots(), streams: new Set(), reauthentications: new Map(),
   };
 }

@@ -44,9 +44,17 @@ export function targetOf(url: string): string {
  * @param parts.url the target within the mount (default: the request's whole target).
  */
 export function pipelineRequestOf<H>(request: Request, parts: { host: H; url?: string; mount?: string; remoteAddress?: string | undefined; startedAt?: number }): PipelineRequest<H> {
+  // `body` and `signal` are read when the pipeline needs them (a body to read, a stream, an
+  // observer): on `@hono/node-server` reading `body` builds the whole web `Request`, and `signal` its AbortController.
   return {
-    method: request.method, url: parts.url ?? targetOf(request.url), headers: headerRecord(request.headers), body: bodyOf(request.body),
-    remoteAddress: parts.remoteAddress, signal: request.signal, host: parts.host, mount: parts.mount ?? '', startedAt: parts.startedAt ?? performance.now(),
+    method: request.method, url: parts.url ?? targetOf(request.url), headers: headerRecord(request.headers),
+    get body() {
+      return bodyOf(request.body);
+    },
+    get signal() {
+      return request.signal;
+    },
+    remoteAddress: parts.remoteAddress, host: parts.host, mount: parts.mount ?? '', startedAt: parts.startedAt ?? performance.now(),
   };
 }
 

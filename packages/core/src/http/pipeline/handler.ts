@@ -18,7 +18,7 @@ import { envelope, envelopeOf, routeNotFoundAnswer, SHOULD_RETRY_HEADER, shouldR
 import { forwardedPrincipal } from '../forwarding.js';
 import { authenticateWithHost, samePrincipal } from '../host-auth.js';
 import { methodNotAllowedAnswer } from '../methods.js';
-import { observeRequest, type ObservedRequest } from '../observe.js';
+import { observeRequest, UNOBSERVED, type ObservedRequest } from '../observe.js';
 import { isWellFormedPath, malformedPathError, parseJsonBody, parseRequestPart, queryObject } from '../parse.js';
 import { authenticateRequest, requestIdFor, type HeaderValue } from '../request.js';
 import type { HttpOutcome, HttpRoute } from '../routes.js';
@@ -126,7 +126,10 @@ function finish<H>(exchange: Exchange<H>, answer: PipelineAnswer): PipelineAnswe
   if (retry !== undefined && headers[SHOULD_RETRY_HEADER] === undefined) headers[SHOULD_RETRY_HEADER] = String(retry);
   if (exchange.announced && !exchange.bodyRead) headers['connection'] = 'close';
   if (exchange.request.method === 'HEAD') answer.body = undefined;
-  if (answer.stream === undefined) exchange.observation.end({ status: answer.status, aborted: exchange.request.signal?.aborted ?? false });
+  // The signal is read only when observed (on fetch-style hosts, reading it may build the request's AbortController).
+  if (answer.stream === undefined && exchange.observation !== UNOBSERVED) {
+    exchange.observation.end({ status: answer.status, aborted: exchange.request.signal?.aborted ?? false });
+  }
   return answer;
 }
 
@@ -190,12 +193,34 @@ async function authenticate<H>(context: PipelineContext<H>, request: PipelineReq
  */
 function reauthenticator<H>(context: PipelineContext<H>, exchange: Exchange<H>, principal: Principal | null): () => Promise<void> {
   const { request } = exchange;
+  const host = context.options.authenticate;
+  const refused = () => new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
+  if (host !== undefined) {
+    return async () => {
+      if (!samePrincipal(principal, await authenticateWithHost(host, request.host as H))) throw refused();
+    };
+  }
+  const headers = request.headers as Record<string, HeaderValue>;
+  const input = { headers, url: request.url, stream: true, expiry: false };
+  // The streams of one credential share a check started while another is still running (a
+  // fan-out re-checks every open stream at once): one lookup, as concurrent requests share one.
+  // One flat string (`join`), not a tree of concatenations held for the stream's lifetime.
+  const credential = [principal?.key_id, principal?.account_id, headers['authorization'], headers['x-api-key'], headers['x-account-id'],
+    headers['anthropic-workspace-id'], accessTokenPart(request.url)].join('\n');
   return async () => {
-    const host = context.options.authenticate;
-    const again = host !== undefined ? await authenticateWithHost(host, request.host as H)
-      : await authenticateRequest(context.options.services.platform, { headers: request.headers as Record<string, HeaderValue>, url: request.url, stream: true, expiry: false });
-    if (!samePrincipal(principal, again)) throw new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
+    let check = context.reauthentications.get(credential);
+    if (check === undefined) {
+      check = authenticateRequest(context.options.services.platform, input).finally(() => context.reauthentications.delete(credential));
+      context.reauthentications.set(credential, check);
+    }
+    if (!samePrincipal(principal, await check)) throw refused();
   };
+}
+
+/** The query of a request target when it may carry an `access_token` (the credential of a browser's stream), else ''. */
+function accessTokenPart(url: string): string {
+  const at = url.indexOf('?');
+  return at >= 0 && url.includes('access_token', at) ? url.slice(at + 1) : '';
 }
 
 /** Authenticates, holds the key's body slot while the route runs, and answers. */

@@ -76,13 +76,15 @@ export function pipelineStream(feed: Feed, start: StreamStart): PipelineStream {
   };
 }
 
+/** One encoder for every stream's frames (stateless). */
+const encoder = new TextEncoder();
+
 /**
  * `stream` as a web `ReadableStream` of UTF-8 bytes (highWaterMark 0: a client that stops
  * reading leaves its bytes unread, which the loop counts and cuts off past its limit). Cancelling
  * the readable (the client left) ends the stream.
  */
 export function streamToReadable(stream: PipelineStream): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
   const waiting: Array<() => void> = [];
   const wake = () => {
     for (const resolve of waiting.splice(0)) resolve();
