@@ -51,10 +51,10 @@ export const isAdminRoute = (r: Pick<RouteInfo, 'template'>) => r.template.start
 /**
  * Every route of the server, from its own OpenAPI document at `GET /openapi.json` (an adapter
  * should also check that the document lists every route its router serves: a hidden route would
- * escape the suite).
+ * escape the suite). `send` is `fetch` unless given (the in-process run passes its handler's).
  */
-export async function routeInventory(base: string): Promise<RouteInfo[]> {
-  const res = await fetch(`${base}/openapi.json`);
+export async function routeInventory(base: string, send: (url: string) => Promise<Response> = fetch): Promise<RouteInfo[]> {
+  const res = await send(`${base}/openapi.json`);
   expect(res.status).toBe(200);
   const doc = await res.json() as { paths: Record<string, Record<string, any>> };
   const routes: RouteInfo[] = [];

@@ -6,8 +6,8 @@
  * writes nothing. Counts and states only (no timing).
  */
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect} from 'vitest';
-import { kitIt, layerRuns } from './http-kit.js';
+import { expect } from 'vitest';
+import { registerSuite, type HttpSuiteBase, type HttpSuiteGroup } from './http-suites-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { rawRequest } from './http-raw.js';
 import { expectError, heldModel, startHttpWorld, type HeldModel, type HttpWorld, type WorldResponse } from './http-world.js';
@@ -54,21 +54,25 @@ function heldBody(base: string, path: string, key: string, body: string): Promis
   });
 }
 
-/** The per-caller budgets. */
-export function budgetsSuite(kit: HttpConformanceOptions): void {
-  if (!layerRuns(kit.mode ?? 'sockets', 'wire')) return;
-  const it = kitIt(kit, 'per-caller budgets over HTTP', 'wire');
-  describe('per-caller budgets over HTTP', () => {
-    describe('the bad-credential throttle (the adapter\'s defaults)', () => {
-      let h: HttpWorld;
-      beforeAll(async () => {
-        h = await startHttpWorld(kit, { settings: { credentialThrottle: {} } });
-      });
-      afterAll(async () => {
-        await h?.close();
-      });
+/** A block's world (and its held model, for the Runs budget). */
+type BudgetCtx = HttpSuiteBase & { h: HttpWorld; model?: HeldModel };
 
-      it('2,000 unknown keys from one address: 401 until the budget, then 429 authentication_throttled with Retry-After; another address with a good key is served', async () => {
+/** The per-caller budgets (see the file comment), as data: a world of its own settings per block, over sockets (wire layer). */
+export const budgetsGroup: HttpSuiteGroup<BudgetCtx> = {
+  name: 'per-caller budgets over HTTP',
+  layer: 'wire',
+  blocks: [
+  {
+    name: 'the bad-credential throttle (the adapter\'s defaults)',
+    open: async (base: HttpSuiteBase) => ({ ...base, h: await startHttpWorld(base.kit, { settings: { credentialThrottle: {} } }) }),
+    async close(ctx) {
+      await ctx?.h.close();
+    },
+    checks: [
+    {
+      name: '2,000 unknown keys from one address: 401 until the budget, then 429 authentication_throttled with Retry-After; another address with a good key is served', timeout: 120_000,
+      async run(c) {
+        const { h } = c;
         const base = h.url;
         const bad = (i: number) => () => rawRequest(base, { method: 'GET', path: '/me', headers: { authorization: `Bearer ik_bad_${i}_${Math.random().toString(36).slice(2)}` } });
         const answers = await inBatches(Array.from({ length: 2_000 }, (_, i) => bad(i)), 50);
@@ -93,19 +97,21 @@ export function budgetsSuite(kit: HttpConformanceOptions): void {
         expect((await rawRequest(base, { method: 'GET', path: '/health' })).status).toBe(200);
         // A bad key from the other address is a plain 401: its own budget.
         expectError(await rawRequest(base, { method: 'GET', path: '/me', localAddress: '127.0.0.2', headers: { authorization: 'Bearer ik_bad_other' } }), 401, 'invalid_credentials');
-      }, 120_000);
-    });
-
-    describe('request bodies in flight per API key', () => {
-      let h: HttpWorld;
-      beforeAll(async () => {
-        h = await startHttpWorld(kit, { settings: { maxBodiesPerKey: 3 } });
-      });
-      afterAll(async () => {
-        await h?.close();
-      });
-
-      it('a key with 3 bodies arriving gets 429 too_many_bodies for a 4th (nothing written); another key is served; the slots come back once answered', async () => {
+      },
+    },
+    ],
+  },
+  {
+    name: 'request bodies in flight per API key',
+    open: async (base: HttpSuiteBase) => ({ ...base, h: await startHttpWorld(base.kit, { settings: { maxBodiesPerKey: 3 } }) }),
+    async close(ctx) {
+      await ctx?.h.close();
+    },
+    checks: [
+    {
+      name: 'a key with 3 bodies arriving gets 429 too_many_bodies for a 4th (nothing written); another key is served; the slots come back once answered', timeout: 60_000,
+      async run(c) {
+        const { h } = c;
         const path = '/projects/proj_main/inbox';
         const held = await Promise.all([1, 2, 3].map((i) => heldBody(h.url, path, h.keys.acc_deriver!, JSON.stringify({ type: `held_${i}` }))));
         const before = await h.inboxRows();
@@ -122,19 +128,21 @@ export function budgetsSuite(kit: HttpConformanceOptions): void {
         const finished = await Promise.all(held.map((x) => x.finish()));
         for (const raw of finished) expect(raw).toMatch(/^HTTP\/1\.1 201 /);
         expect((await h.request('POST', path, { as: 'acc_deriver', body: { type: 'after' } })).status).toBe(201);
-      }, 60_000);
-    });
-
-    describe('a flood of big bodies from one key (the adapter\'s defaults)', () => {
-      let h: HttpWorld;
-      beforeAll(async () => {
-        h = await startHttpWorld(kit, { settings: { bodyBytesPerSecondPerKey: undefined } });
-      });
-      afterAll(async () => {
-        await h?.close();
-      });
-
-      it('a flood of big bodies from one key (refused 413 or 429, never 5xx) leaves every request of another key answered', async () => {
+      },
+    },
+    ],
+  },
+  {
+    name: 'a flood of big bodies from one key (the adapter\'s defaults)',
+    open: async (base: HttpSuiteBase) => ({ ...base, h: await startHttpWorld(base.kit, { settings: { bodyBytesPerSecondPerKey: undefined } }) }),
+    async close(ctx) {
+      await ctx?.h.close();
+    },
+    checks: [
+    {
+      name: 'a flood of big bodies from one key (refused 413 or 429, never 5xx) leaves every request of another key answered', timeout: 120_000,
+      async run(c) {
+        const { h } = c;
         const path = '/projects/proj_main/inbox';
         // ~1 MB each: over the inbox payload limit, so each is read and parsed, then refused 413.
         const big = JSON.stringify({ type: 'big', payload: { blob: 'x'.repeat(1_000_000) } });
@@ -145,22 +153,26 @@ export function budgetsSuite(kit: HttpConformanceOptions): void {
         const [floodAnswers, otherAnswers] = await Promise.all([Promise.all(flood), Promise.all(other)]);
         for (const r of floodAnswers) expect([413, 429], r.text.slice(0, 200)).toContain(r.status);
         for (const r of otherAnswers) expect([200, 201], r.text.slice(0, 200)).toContain(r.status);
-      }, 120_000);
-    });
-
-    describe('concurrent Runs per account and per API key', () => {
-      let h: HttpWorld;
-      let model: HeldModel;
-      beforeAll(async () => {
-        model = heldModel();
-        h = await startHttpWorld(kit, { model, budgets: { runsPerAccount: 3, runsPerKey: 2, sessionsPerMinute: 0 } });
-      });
-      afterAll(async () => {
-        model?.release();
-        await h?.close();
-      });
-
-      it('past its key\'s or its account\'s budget a message that would start a Run gets 429 too_many_runs, nothing written; others keep theirs; ended Runs give slots back', async () => {
+      },
+    },
+    ],
+  },
+  {
+    name: 'concurrent Runs per account and per API key',
+    open: async (base: HttpSuiteBase) => {
+      const model = heldModel();
+      return { ...base, model, h: await startHttpWorld(base.kit, { model, budgets: { runsPerAccount: 3, runsPerKey: 2, sessionsPerMinute: 0 } }) };
+    },
+    async close(ctx) {
+      ctx?.model?.release();
+      await ctx?.h.close();
+    },
+    checks: [
+    {
+      name: 'past its key\'s or its account\'s budget a message that would start a Run gets 429 too_many_runs, nothing written; others keep theirs; ended Runs give slots back', timeout: 60_000,
+      async run(c) {
+        const { h } = c;
+        const model = c.model!;
         const sessions: string[] = [];
         for (let i = 0; i < 5; i++) sessions.push((await h.request('POST', '/sessions', { as: 'acc_owner', body: { project_id: 'proj_main', title: `run ${i}` } })).body.session.id);
         const send = (sid: string, as: string, accountId?: string) => h.request('POST', `/v1/sessions/${sid}/events`, { as, ...(accountId ? { accountId } : {}), body: { events: [{ type: 'user.message', content: text('go') }] } });
@@ -191,19 +203,21 @@ export function budgetsSuite(kit: HttpConformanceOptions): void {
           await new Promise((r) => setTimeout(r, 10));
         }
         expect((await send(sessions[4]!, 'acc_owner')).status).toBe(200);
-      }, 60_000);
-    });
-
-    describe('Sessions created per minute per API key', () => {
-      let h: HttpWorld;
-      beforeAll(async () => {
-        h = await startHttpWorld(kit, { budgets: { sessionsPerMinute: 5 } });
-      });
-      afterAll(async () => {
-        await h?.close();
-      });
-
-      it('past the budget POST /sessions gets 429 rate_limited with Retry-After, nothing written; another key creates on', async () => {
+      },
+    },
+    ],
+  },
+  {
+    name: 'Sessions created per minute per API key',
+    open: async (base: HttpSuiteBase) => ({ ...base, h: await startHttpWorld(base.kit, { budgets: { sessionsPerMinute: 5 } }) }),
+    async close(ctx) {
+      await ctx?.h.close();
+    },
+    checks: [
+    {
+      name: 'past the budget POST /sessions gets 429 rate_limited with Retry-After, nothing written; another key creates on',
+      async run(c) {
+        const { h } = c;
         for (let i = 0; i < 5; i++) expect((await h.request('POST', '/sessions', { as: 'acc_owner', body: { project_id: 'proj_main' } })).status).toBe(201);
         const count = async () => (await h.store.listSessions('ws_demo', {})).length;
         const before = await count();
@@ -213,7 +227,14 @@ export function budgetsSuite(kit: HttpConformanceOptions): void {
         expectRetryAfter(refused);
         expect(await count()).toBe(before);
         expect((await h.request('POST', '/sessions', { as: 'acc_deriver', body: { project_id: 'proj_main' } })).status).toBe(201);
-      });
-    });
-  });
+      },
+    },
+    ],
+  },
+  ] as HttpSuiteGroup<BudgetCtx>[],
+};
+
+/** The per-caller budgets. */
+export function budgetsSuite(kit: HttpConformanceOptions): void {
+  registerSuite(kit, budgetsGroup);
 }

@@ -6,8 +6,8 @@
  * only: each check waits for the server to do what it must (polling), never for a fixed time.
  */
 import net from 'node:net';
-import { describe, expect} from 'vitest';
-import { kitIt, layerRuns } from './http-kit.js';
+import { expect } from 'vitest';
+import { registerSuite, type HttpSuiteBase, type HttpSuiteGroup } from './http-suites-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { parseRawResponse, rawRequest } from './http-raw.js';
 import { startHttpWorld, type HttpWorld } from './http-world.js';
@@ -56,21 +56,24 @@ async function ask(probe: Probe, path: string, host: string): Promise<number> {
   return parseRawResponse(probe.received).status;
 }
 
-/** The connection policy of the adapter's server. */
-export function connectionsSuite(kit: HttpConformanceOptions): void {
-  if (!layerRuns(kit.mode ?? 'sockets', 'wire')) return;
-  const it = kitIt(kit, 'the connection policy over raw sockets', 'wire');
-  describe('the connection policy over raw sockets', () => {
-    const within = async (settings: NonNullable<Parameters<typeof startHttpWorld>[1]>['settings'], run: (h: HttpWorld) => Promise<void>) => {
-      const h = await startHttpWorld(kit, { settings });
-      try {
-        await run(h);
-      } finally {
-        await h.close();
-      }
-    };
+/** Starts a world with `settings`, runs `run` on it, and stops it whatever happened. */
+async function within(kit: HttpConformanceOptions, settings: NonNullable<Parameters<typeof startHttpWorld>[1]>['settings'], run: (h: HttpWorld) => Promise<void>): Promise<void> {
+  const h = await startHttpWorld(kit, { settings });
+  try {
+    await run(h);
+  } finally {
+    await h.close();
+  }
+}
 
-    it('idle sockets that send no request are closed after the first-request window; a connection that served one stays open and serves again', () => within({ connections: { firstRequestTimeoutMs: 300 } }, async (h) => {
+/** The connection policy over raw sockets, as data: each check on a world of its own settings. */
+export const connectionsGroup: HttpSuiteGroup<HttpSuiteBase> = {
+  name: 'the connection policy over raw sockets',
+  layer: 'wire',
+  checks: [
+    {
+      name: 'idle sockets that send no request are closed after the first-request window; a connection that served one stays open and serves again',
+      run: (c: HttpSuiteBase) => within(c.kit, { connections: { firstRequestTimeoutMs: 300 } }, async (h) => {
       const host = new URL(h.url).host;
       const served = await connect(h.url);
       expect(await ask(served, '/health', host)).toBe(200);
@@ -81,9 +84,12 @@ export function connectionsSuite(kit: HttpConformanceOptions): void {
       expect(served.closed).toBe(false);
       expect(await ask(served, '/health', host)).toBe(200);
       served.socket.destroy();
-    }));
+    }),
+    },
 
-    it('past the per-address cap new sockets are closed at once; another address is served', () => within({ connections: { maxConnectionsPerAddress: 5, firstRequestTimeoutMs: 60_000 } }, async (h) => {
+    {
+      name: 'past the per-address cap new sockets are closed at once; another address is served',
+      run: (c: HttpSuiteBase) => within(c.kit, { connections: { maxConnectionsPerAddress: 5, firstRequestTimeoutMs: 60_000 } }, async (h) => {
       const probes: Probe[] = [];
       try {
         for (let i = 0; i < 10; i++) probes.push(await connect(h.url));
@@ -100,9 +106,12 @@ export function connectionsSuite(kit: HttpConformanceOptions): void {
       } finally {
         for (const p of probes) p.socket.destroy();
       }
-    }));
+    }),
+    },
 
-    it('past the total cap new sockets are closed at once; an open connection still serves', () => within({ connections: { maxConnections: 8, maxConnectionsPerAddress: 8, firstRequestTimeoutMs: 60_000 } }, async (h) => {
+    {
+      name: 'past the total cap new sockets are closed at once; an open connection still serves',
+      run: (c: HttpSuiteBase) => within(c.kit, { connections: { maxConnections: 8, maxConnectionsPerAddress: 8, firstRequestTimeoutMs: 60_000 } }, async (h) => {
       const host = new URL(h.url).host;
       const probes: Probe[] = [];
       try {
@@ -117,6 +126,12 @@ export function connectionsSuite(kit: HttpConformanceOptions): void {
       } finally {
         for (const p of probes) p.socket.destroy();
       }
-    }));
-  });
+    }),
+    },
+  ],
+};
+
+/** The connection policy of the adapter's server. */
+export function connectionsSuite(kit: HttpConformanceOptions): void {
+  registerSuite(kit, connectionsGroup);
 }

@@ -3,10 +3,12 @@
  * Agents compatibility"): editing the queue during a Run, roles, tenants, bad input, a failing
  * ownership read, interrupts, history pages and the Session stream. A model whose steps the test
  * releases by hand (no timers: every wait is on a condition). Moved from `@inbox-kit/http-fastify`'s
- * `live-inbox.test.ts` so every adapter runs it; registered by `runHttpConformance`.
+ * `live-inbox.test.ts` so every adapter runs it; registered by `runHttpConformance`. Data
+ * (`http-suites-kit.ts`): two blocks of named checks (`http-suites-live-inbox-checks.ts`), each check on its own world.
  */
-import { afterEach, describe, expect} from 'vitest';
-import { kitIt } from './http-kit.js';
+import { expect } from 'vitest';
+import { registerSuite, type HttpSuiteBase, type HttpSuiteGroup } from './http-suites-kit.js';
+import { liveInboxRouteChecks, sessionEventChecks } from './http-suites-live-inbox-checks.js';
 import type { ContentBlock } from '../live-inbox/content.js';
 import { LiveInboxHost } from '../live-inbox/registry.js';
 import type { Model, ModelStepResult, TranscriptMessage } from '../live-inbox/agent-loop.js';
@@ -19,15 +21,15 @@ import { SessionRuntimeService } from '../sessions/service.js';
 import { serverFetch, type HttpConformanceOptions } from './http-conformance-checks.js';
 import { createMemoryStore } from './memory-store.js';
 
-const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
+export const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
 
-interface PendingStep {
+export interface PendingStep {
   transcript: readonly TranscriptMessage[];
   signal: AbortSignal;
   reply(t: string, more?: boolean): void;
 }
 
-function gatedModel(): Model & { next(): Promise<PendingStep> } {
+export function gatedModel(): Model & { next(): Promise<PendingStep> } {
   const calls: PendingStep[] = [];
   let taken = 0;
   let wake: (() => void) | undefined;
@@ -48,7 +50,7 @@ function gatedModel(): Model & { next(): Promise<PendingStep> } {
   };
 }
 
-interface Harness {
+export interface Harness {
   base: string;
   /** `fetch` to the adapter (in-process or over its socket). */
   fetch: (url: string, init?: RequestInit) => Promise<Response>;
@@ -62,7 +64,7 @@ interface Harness {
 }
 
 /** Polls `probe` every 5 ms until it returns a truthy value (returned), or throws after `ms`. */
-async function waitFor<T>(probe: () => T | Promise<T>, what: string, ms = 10_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(probe: () => T | Promise<T>, what: string, ms = 10_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();
@@ -73,7 +75,7 @@ async function waitFor<T>(probe: () => T | Promise<T>, what: string, ms = 10_000
 }
 
 /** A small world for one test: its own store, a gated model, the adapter started with `kit.start`. */
-async function startLiveInboxWorld(kit: HttpConformanceOptions, options: { wrapStore?: (store: Store) => Store } = {}): Promise<Harness> {
+export async function startLiveInboxWorld(kit: HttpConformanceOptions, options: { wrapStore?: (store: Store) => Store } = {}): Promise<Harness> {
   const opened = kit.openStore ? await kit.openStore() : { store: createMemoryStore() as Store, close: async () => {} };
   const store = opened.store;
   const bus = createLocalEventBus();
@@ -121,11 +123,11 @@ async function startLiveInboxWorld(kit: HttpConformanceOptions, options: { wrapS
   };
 }
 
-const LI = (session = 'sess_001') => `/v1/awaken/sessions/${session}/live-inbox`;
-const EV = (session = 'sess_001') => `/v1/sessions/${session}/events`;
+export const LI = (session = 'sess_001') => `/v1/awaken/sessions/${session}/live-inbox`;
+export const EV = (session = 'sess_001') => `/v1/sessions/${session}/events`;
 
 /** Every live-inbox and session-event route, with a valid body. */
-const everyRoute = (session = 'sess_001'): [string, string, unknown?][] => [
+export const everyRoute = (session = 'sess_001'): [string, string, unknown?][] => [
   ['GET', LI(session)],
   ['POST', LI(session), { content: text('x') }],
   ['PUT', `${LI(session)}/order`, { order: [1] }],
@@ -136,7 +138,7 @@ const everyRoute = (session = 'sess_001'): [string, string, unknown?][] => [
   ['GET', `${EV(session)}/stream`],
 ];
 
-async function startRun(h: Harness, content = 'task', session = 'sess_001') {
+export async function startRun(h: Harness, content = 'task', session = 'sess_001') {
   const sent = await h.call(h.keys.acc_owner!, 'POST', EV(session), { events: [{ type: 'user.message', content: text(content) }] });
   expect(sent.status).toBe(200);
   const step = await h.model.next();
@@ -144,288 +146,42 @@ async function startRun(h: Harness, content = 'task', session = 'sess_001') {
   return { sent, step, run };
 }
 
-async function history(h: Harness, session = 'sess_001'): Promise<any[]> {
+export async function history(h: Harness, session = 'sess_001'): Promise<any[]> {
   const res = await h.call(h.keys.acc_owner!, 'GET', `${EV(session)}?limit=1000`);
   expect(res.status).toBe(200);
   return res.body.data;
 }
+/** What the Live Inbox checks share: `harness()` starts a world of their own, closed after each check. */
+export interface LiveInboxCtx extends HttpSuiteBase {
+  harness(options?: { wrapStore?: (store: Store) => Store }): Promise<Harness>;
+  /** The worlds started by the running check. */
+  started: Harness[];
+}
+
+/** The Live Inbox and Session event suites (see the file comment), as data. */
+export const liveInboxGroup: HttpSuiteGroup<LiveInboxCtx> = {
+  name: 'Live Inbox and Session events over HTTP',
+  open(base) {
+    const started: Harness[] = [];
+    return {
+      ...base, started,
+      async harness(options = {}) {
+        const h = await startLiveInboxWorld(base.kit, options);
+        started.push(h);
+        return h;
+      },
+    };
+  },
+  async afterEach(ctx) {
+    for (const h of ctx.started.splice(0)) await h.close();
+  },
+  blocks: [
+    { name: 'Live Inbox routes', checks: liveInboxRouteChecks },
+    { name: 'Session event routes', checks: sessionEventChecks },
+  ],
+};
 
 /** Registers the Live Inbox and Session event suites for the adapter `kit` starts. */
 export function liveInboxSuite(kit: HttpConformanceOptions): void {
-  const it = kitIt(kit, 'Live Inbox and Session events over HTTP');
-  describe('Live Inbox and Session events over HTTP', () => {
-  const harnesses: Harness[] = [];
-  const harness = async (options: { wrapStore?: (store: Store) => Store } = {}) => {
-    const h = await startLiveInboxWorld(kit, options);
-    harnesses.push(h);
-    return h;
-  };
-  afterEach(async () => {
-    for (const h of harnesses.splice(0)) await h.close();
-  });
-
-  describe('Live Inbox routes', () => {
-    it('idle Session: GET inactive, every mutation 410 invalid_request_error', async () => {
-      const h = await harness();
-      const get = await h.call(h.keys.acc_owner!, 'GET', LI());
-      expect(get).toMatchObject({ status: 200, body: { active: false, version: 0, messages: [] } });
-      for (const [method, path, body] of everyRoute().slice(1, 5)) {
-        const res = await h.call(h.keys.acc_owner!, method, path, body);
-        expect(res.status, `${method} ${path}`).toBe(410);
-        expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'live_inbox_inactive' });
-      }
-    });
-
-    it.both('steers a running Run: queue, reorder, replace, withdraw, 404, 409; the drained message commits before the next model output', async () => {
-      const h = await harness();
-      const { sent, step, run } = await startRun(h);
-      expect(sent.body.data).toEqual([{
-        id: expect.stringMatching(/^sevt_/), type: 'user.message', processed_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), content: text('task'),
-        session_id: 'sess_001', seq: 1, run_id: run.id, message_id: null, floor_id: expect.any(String), page_id: expect.any(String),
-      }]);
-      const owner = h.keys.acc_owner!;
-
-      expect((await h.call(owner, 'GET', LI())).body).toEqual({ active: true, version: 0, messages: [] });
-      expect(await h.call(owner, 'POST', LI(), { content: text('first') })).toMatchObject({ status: 200, body: { id: 1 } });
-      expect(await h.call(owner, 'POST', LI(), { content: text('second') })).toMatchObject({ status: 200, body: { id: 2 } });
-      expect((await h.call(owner, 'PUT', `${LI()}/order`, { order: [2, 1] })).status).toBe(204);
-      expect((await h.call(owner, 'PUT', `${LI()}/1`, { content: text('first, edited') })).status).toBe(204);
-      expect((await h.call(owner, 'DELETE', `${LI()}/2`)).status).toBe(204);
-      const again = await h.call(owner, 'DELETE', `${LI()}/2`);
-      expect(again.status).toBe(404);
-      expect(again.body.error).toMatchObject({ type: 'not_found_error', code: 'live_inbox_message_not_found' });
-      const snapshot = (await h.call(owner, 'GET', LI())).body;
-      expect(snapshot).toEqual({ active: true, version: 5, messages: [{ id: 1, content: text('first, edited') }] });
-      const stale = await h.call(owner, 'PUT', `${LI()}/order`, { order: [2, 1] });
-      expect(stale.status).toBe(409);
-      expect(stale.body.error).toMatchObject({ type: 'invalid_request_error', code: 'live_inbox_order_conflict' });
-      expect((await h.call(owner, 'GET', LI())).body).toEqual(snapshot);
-
-      step.reply('step zero', true);
-      const next = await h.model.next();
-      expect(next.transcript.at(-1)).toMatchObject({ id: `${run.id}-inbox-0`, content: text('first, edited') });
-      next.reply('step one');
-      await h.runtime.whenIdle('sess_001');
-      const events = await history(h);
-      expect(events.map((e) => `${e.type}${e.message_id ? `:${e.message_id}` : ''}`)).toEqual([
-        'user.message', 'session.status_running', `agent.message:${run.id}-step-0`, `user.message:${run.id}-inbox-0`,
-        `agent.message:${run.id}-step-1`, 'session.status_idle',
-      ]);
-      expect((await h.call(owner, 'GET', LI())).body).toEqual({ active: false, version: 0, messages: [] });
-    });
-
-    it('answers 400 for bad ids and bodies, and 413 over the body limit', async () => {
-      const h = await harness();
-      await startRun(h);
-      const owner = h.keys.acc_owner!;
-      const cases: [string, string, unknown?][] = [
-        ['PUT', `${LI()}/abc`, { content: text('x') }],
-        ['PUT', `${LI()}/1.5`, { content: text('x') }],
-        ['DELETE', `${LI()}/1e3`],
-        ['DELETE', `${LI()}/order`],
-        ['POST', LI(), { content: [] }],
-        ['POST', LI(), { content: text('x'), extra: true }],
-        ['POST', LI(), { content: [{ type: 'text', text: 'x', bold: true }] }],
-        ['POST', LI(), { content: [{ type: 'audio', data: 'x' }] }],
-        ['POST', LI(), { content: [{ type: 'image', source: { type: 'file', path: '/etc/passwd' } }] }],
-        ['PUT', `${LI()}/order`, { order: ['1'] }],
-        ['POST', EV(), { events: [] }],
-        ['POST', EV(), { events: [{ type: 'user.message' }] }],
-        ['GET', `${EV()}?limit=0`],
-      ];
-      for (const [method, path, body] of cases) {
-        const res = await h.call(owner, method, path, body);
-        expect(res.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(400);
-        expect(res.body.error.type).toBe('invalid_request_error');
-      }
-      const big = await h.call(owner, 'POST', LI(), { content: text('x'.repeat(1_100_000)) });
-      expect(big.status).toBe(413);
-      expect(big.body.error.type).toBe('request_too_large');
-      expect((await h.call(owner, 'GET', LI())).body).toEqual({ active: true, version: 0, messages: [] });
-    });
-
-    it('derivers and observers read (200) but get 403 permission_error on every mutation', async () => {
-      const h = await harness();
-      const { step } = await startRun(h);
-      for (const who of ['acc_deriver', 'acc_observer']) {
-        const key = h.keys[who]!;
-        expect((await h.call(key, 'GET', LI())).status).toBe(200);
-        expect((await h.call(key, 'GET', EV())).status).toBe(200);
-        for (const [method, path, body] of everyRoute().filter(([m]) => m !== 'GET')) {
-          const res = await h.call(key, method, path, body);
-          expect(res.status, `${who} ${method} ${path}`).toBe(403);
-          expect(res.body.error.type).toBe('permission_error');
-        }
-      }
-      // A service key acting as the owner may steer.
-      expect(await h.call(h.keys.service!, 'POST', LI(), { content: text('as owner') }, { 'x-account-id': 'acc_owner' })).toMatchObject({ status: 200, body: { id: 1 } });
-      expect((await h.call(h.keys.service!, 'POST', LI(), { content: text('as observer') }, { 'x-account-id': 'acc_observer' })).status).toBe(403);
-      step.reply('done');
-      await h.model.next().then((s) => s.reply('ack'));
-      await h.runtime.whenIdle('sess_001');
-    });
-
-    it('a Session outside any Project is open to every account of its workspace', async () => {
-      const h = await harness();
-      const sent = await h.call(h.keys.acc_observer!, 'POST', EV('sess_free'), { events: [{ type: 'user.message', content: text('hi') }] });
-      expect(sent.status).toBe(200);
-      const step = await h.model.next();
-      expect(await h.call(h.keys.acc_outsider!, 'POST', LI('sess_free'), { content: text('steer') })).toMatchObject({ status: 200, body: { id: 1 } });
-      expect((await h.call(h.keys.acc_deriver!, 'DELETE', `${LI('sess_free')}/1`)).status).toBe(204);
-      expect((await h.call(h.keys.acc_stranger!, 'GET', LI('sess_free'))).status).toBe(404);
-      step.reply('ok');
-      await h.runtime.whenIdle('sess_free');
-    });
-
-    it('another workspace gets 404 not_found_error on every route and leaves no trace', async () => {
-      const h = await harness();
-      const { step } = await startRun(h);
-      for (const key of [h.keys.acc_stranger!, h.keys.acc_outsider!]) {
-        for (const [method, path, body] of everyRoute()) {
-          const res = await h.call(key, method, path, body);
-          expect(res.status, `${method} ${path}`).toBe(404);
-          expect(res.body.error).toMatchObject({ type: 'not_found_error', code: 'session_not_found' });
-        }
-      }
-      // Same answer as a Session that does not exist at all.
-      expect((await h.call(h.keys.acc_owner!, 'GET', LI('sess_nope'))).body.error.code).toBe('session_not_found');
-      expect((await h.call(h.keys.acc_owner!, 'GET', LI())).body).toEqual({ active: true, version: 0, messages: [] });
-      expect(await h.call(h.keys.acc_owner!, 'POST', LI(), { content: text('mine') })).toMatchObject({ status: 200, body: { id: 1 } });
-      expect((await history(h)).map((e) => e.type)).toEqual(['user.message', 'session.status_running']);
-      expect(step.signal.aborted).toBe(false);
-      step.reply('done');
-      await h.model.next().then((s) => s.reply('ack'));
-      await h.runtime.whenIdle('sess_001');
-    });
-
-    it('a failing Session ownership read answers 500 api_error and leaves the queue untouched', async () => {
-      let failing = false;
-      const h = await harness({
-        wrapStore: (store: Store) => new Proxy(store, {
-          get(target, prop, receiver) {
-            if ((prop === 'getSession' || prop === 'getSessionWithAccess') && failing) return async () => { throw new Error('SQLITE_BUSY: secret detail'); };
-            return Reflect.get(target, prop, receiver) as unknown;
-          },
-        }),
-      });
-      const { step } = await startRun(h);
-      const owner = h.keys.acc_owner!;
-      await h.call(owner, 'POST', LI(), { content: text('keep me') });
-      const before = (await h.call(owner, 'GET', LI())).body;
-      failing = true;
-      for (const [method, path, body] of everyRoute().slice(0, 5)) {
-        const res = await h.call(owner, method, path, body);
-        expect(res.status, `${method} ${path}`).toBe(500);
-        expect(res.body.error).toMatchObject({ type: 'api_error', code: 'session_ownership_unavailable' });
-        expect(JSON.stringify(res.body)).not.toContain('SQLITE');
-      }
-      failing = false;
-      expect((await h.call(owner, 'GET', LI())).body).toEqual(before);
-      step.reply('done');
-      await h.model.next().then((s) => s.reply('ack'));
-      await h.runtime.whenIdle('sess_001');
-    });
-  });
-
-  describe('Session event routes', () => {
-    it('interrupt cancels the running Run; the queued message is committed ahead of it and reaches the next Run before the newer message', async () => {
-      const h = await harness();
-      const owner = h.keys.acc_owner!;
-      const { step, run } = await startRun(h);
-      expect(await h.call(owner, 'POST', LI(), { content: text('not yet consumed') })).toMatchObject({ status: 200, body: { id: 1 } });
-      const interrupted = await h.call(owner, 'POST', EV(), { events: [{ type: 'user.interrupt' }] });
-      expect(interrupted.status).toBe(200);
-      expect(interrupted.body.data).toEqual([{
-        id: expect.any(String), type: 'user.interrupt', processed_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), session_id: 'sess_001', seq: expect.any(Number), run_id: run.id,
-        message_id: null, floor_id: null, page_id: null,
-      }]);
-      await h.runtime.whenIdle('sess_001');
-      expect(step.signal.aborted).toBe(true);
-      expect((await history(h)).at(-1)).toMatchObject({ type: 'session.status_idle', run_id: run.id, stop_reason: { type: 'end_turn' }, stop_details: null, outcome: 'cancelled' });
-      expect((await h.call(owner, 'POST', LI(), { content: text('late') })).status).toBe(410);
-
-      const committed = (await history(h)).filter((e) => e.type === 'user.message' || e.type === 'user.interrupt');
-      expect(committed.map((e) => [e.type, e.run_id, e.message_id, e.content ?? null])).toEqual([
-        ['user.message', run.id, null, text('task')], ['user.message', null, null, text('not yet consumed')], ['user.interrupt', run.id, null, null],
-      ]);
-
-      const second = await startRun(h, 'continue');
-      expect(second.run.id).not.toBe(run.id);
-      expect(second.step.transcript.slice(-2).map((m) => m.content)).toEqual([text('not yet consumed'), text('continue')]);
-      const events = await history(h);
-      expect(events.at(-1)).toMatchObject({ type: 'session.status_running', run_id: second.run.id });
-      second.step.reply('done');
-      await h.runtime.whenIdle('sess_001');
-    });
-
-    it('pages committed history', async () => {
-      const h = await harness();
-      const owner = h.keys.acc_owner!;
-      await h.call(owner, 'POST', EV(), { events: [{ type: 'user.interrupt' }, { type: 'user.interrupt' }, { type: 'user.interrupt' }] });
-      const p1 = await h.call(owner, 'GET', `${EV()}?limit=2`);
-      expect(p1.body).toMatchObject({ has_more: true, next_page: expect.any(String) });
-      expect(p1.body.data.map((e: { seq: number }) => e.seq)).toEqual([1, 2]);
-      const p2 = await h.call(h.keys.acc_observer!, 'GET', `${EV()}?limit=2&page=${encodeURIComponent(p1.body.next_page)}`);
-      expect(p2.body).toMatchObject({ has_more: false, next_page: null });
-      expect(p2.body.data.map((e: { seq: number }) => e.seq)).toEqual([3]);
-    });
-
-    it.wire('streams stored events first, then live ones, and resumes from Last-Event-ID', async () => {
-      const h = await harness();
-      const owner = h.keys.acc_owner!;
-      await h.call(owner, 'POST', EV(), { events: [{ type: 'user.interrupt' }] });
-
-      const controller = new AbortController();
-      const res = await h.fetch(`${h.base}${EV()}/stream`, { headers: { authorization: `Bearer ${h.keys.acc_observer}` }, signal: controller.signal });
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toContain('text/event-stream');
-      const frames: { id: number; event: string; data: any }[] = [];
-      const reading = (async () => {
-        const decoder = new TextDecoder();
-        let buffer = '';
-        try {
-          for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-            buffer += decoder.decode(chunk, { stream: true });
-            let cut: number;
-            while ((cut = buffer.indexOf('\n\n')) >= 0) {
-              const block = buffer.slice(0, cut);
-              buffer = buffer.slice(cut + 2);
-              const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]));
-              if (fields.id !== undefined) frames.push({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data!) });
-            }
-          }
-        } catch {
-          // aborted
-        }
-      })();
-      await waitFor(() => frames.length >= 1, 'the stored event');
-      expect(frames[0]).toMatchObject({ id: 1, event: 'user.interrupt', data: { seq: 1, session_id: 'sess_001' } });
-
-      const { step, run } = await startRun(h, 'live please');
-      step.reply('live answer');
-      await h.runtime.whenIdle('sess_001');
-      await waitFor(() => frames.some((f) => f.event === 'session.status_idle'), 'live events');
-      expect(frames.map((f) => f.id)).toEqual([1, 2, 3, 4, 5]);
-      expect(frames.map((f) => f.event)).toEqual(['user.interrupt', 'user.message', 'session.status_running', 'agent.message', 'session.status_idle']);
-      expect(frames[3]!.data).toMatchObject({ message_id: `${run.id}-step-0`, content: text('live answer') });
-      controller.abort();
-      await reading;
-
-      // Resume: only what follows the Last-Event-ID.
-      const resumed = new AbortController();
-      const again = await h.fetch(`${h.base}${EV()}/stream`, { headers: { authorization: `Bearer ${owner}`, 'last-event-id': '3' }, signal: resumed.signal });
-      let got = '';
-      try {
-        for await (const chunk of again.body as unknown as AsyncIterable<Uint8Array>) {
-          got += new TextDecoder().decode(chunk);
-          if (got.includes('id: 5')) resumed.abort();
-        }
-      } catch {
-        // aborted
-      }
-      expect(got).not.toContain('id: 3\n');
-      expect(got).toContain('id: 4\n');
-    });
-  });
-  });
+  registerSuite(kit, liveInboxGroup);
 }

@@ -7,8 +7,8 @@
  * by a request cut short. Moved here from `@inbox-kit/http-fastify`'s `slow-bodies.test.ts`.
  */
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect} from 'vitest';
-import { kitIt, layerRuns } from './http-kit.js';
+import { expect } from 'vitest';
+import { registerSuite, type HttpSuiteGroup } from './http-suites-kit.js';
 import type { HttpConformanceOptions } from './http-conformance-checks.js';
 import { startHttpWorld, type HttpWorld } from './http-world.js';
 
@@ -55,77 +55,94 @@ async function waitFor(check: () => boolean): Promise<void> {
   if (!check()) throw new Error('condition not reached');
 }
 
-/** Slow and refused request bodies (the body deadline, and early answers closing the socket). */
-export function slowBodiesSuite(kit: HttpConformanceOptions): void {
-  if (!layerRuns(kit.mode ?? 'sockets', 'wire')) return;
-  const it = kitIt(kit, 'slow and refused request bodies', 'wire');
-  describe('slow and refused request bodies', () => {
-    let h: HttpWorld;
-    beforeAll(async () => {
-      h = await startHttpWorld(kit, { settings: { bodyTimeoutMs: 300 } });
-    });
-    afterAll(async () => {
-      await h?.close();
-    });
-
-    it('an authenticated body that does not arrive in time → 408 request_timeout in the envelope, socket closed, nothing written', async () => {
-      const before = await h.worldState();
-      const c = await connect(h.url);
-      c.socket.write(requestHead('/projects/proj_main/inbox', {
-        authorization: `Bearer ${h.keys.acc_deriver}`, 'content-type': 'application/json', 'content-length': '100000', 'x-request-id': 'req-slow-1',
-      }) + '{');
-      await c.closedByServer;
-      const res = firstResponse(c.received());
-      expect(res.status).toBe(408);
-      expect(res.headers).toMatch(/connection: close/i);
-      expect(res.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code: 'request_timeout', request_id: 'req-slow-1' } });
-      expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(js|ts):\d+/);
-      expect(await h.worldState()).toEqual(before);
-      c.socket.destroy();
-    });
-
-    it('a chunked body that trickles → 408 and the socket closed', async () => {
-      const c = await connect(h.url);
-      c.socket.write(requestHead('/projects/proj_main/inbox', {
-        authorization: `Bearer ${h.keys.acc_deriver}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked',
-      }) + '1\r\n{\r\n');
-      await c.closedByServer;
-      expect(firstResponse(c.received()).status).toBe(408);
-      c.socket.destroy();
-    });
-
-    it('refused before the body is read (401, 404, 413) → answered at once and the socket closed, not held', async () => {
-      const cases: [Record<string, string>, string, number, string][] = [
-        [{ 'content-type': 'application/json', 'content-length': '100000' }, '/projects/proj_main/inbox', 401, 'authentication_required'],
-        [{ authorization: 'Bearer ik_not_a_key', 'content-type': 'application/json', 'content-length': '100000' }, '/projects/proj_main/inbox', 401, 'invalid_credentials'],
-        [{ authorization: `Bearer ${h.keys.acc_deriver}`, 'content-type': 'application/json', 'content-length': '100000' }, '/no/such/route', 404, 'not_found'],
-        [{ authorization: `Bearer ${h.keys.acc_deriver}`, 'content-type': 'application/json', 'content-length': String(2 * 1_048_576) }, '/projects/proj_main/inbox', 413, ''],
-      ];
-      for (const [headers, path, status, type] of cases) {
+/** Slow and refused request bodies over raw sockets (see the file comment), as data: one world with a 300 ms body deadline. */
+export const slowBodiesGroup: HttpSuiteGroup<{ h: HttpWorld }> = {
+  name: 'slow and refused request bodies',
+  layer: 'wire',
+  open: async (base) => ({ ...base, h: await startHttpWorld(base.kit, { settings: { bodyTimeoutMs: 300 } }) }),
+  async close(ctx) {
+    await ctx?.h.close();
+  },
+  checks: [
+    {
+      name: 'an authenticated body that does not arrive in time → 408 request_timeout in the envelope, socket closed, nothing written',
+      async run(ctx) {
+        const { h } = ctx;
+        const before = await h.worldState();
         const c = await connect(h.url);
-        c.socket.write(requestHead(path, headers) + '{');
+        c.socket.write(requestHead('/projects/proj_main/inbox', {
+          authorization: `Bearer ${h.keys.acc_deriver}`, 'content-type': 'application/json', 'content-length': '100000', 'x-request-id': 'req-slow-1',
+        }) + '{');
         await c.closedByServer;
         const res = firstResponse(c.received());
-        expect(res.status, `${path} ${JSON.stringify(headers)}`).toBe(status);
-        if (type) expect(res.body.error.code).toBe(type);
+        expect(res.status).toBe(408);
         expect(res.headers).toMatch(/connection: close/i);
+        expect(res.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code: 'request_timeout', request_id: 'req-slow-1' } });
+        expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(js|ts):\d+/);
+        expect(await h.worldState()).toEqual(before);
         c.socket.destroy();
-      }
-    });
+      },
+    },
 
-    it('a request whose body arrived keeps its connection alive for the next request', async () => {
-      const c = await connect(h.url);
-      const body = JSON.stringify({ type: 'keep.alive' });
-      const one = requestHead('/projects/proj_main/inbox', {
-        authorization: `Bearer ${h.keys.acc_deriver}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)),
-      }) + body;
-      c.socket.write(one);
-      await waitFor(() => (c.received().match(/HTTP\/1\.1 201/g) ?? []).length === 1);
-      c.socket.write(one);
-      await waitFor(() => (c.received().match(/HTTP\/1\.1 201/g) ?? []).length === 2);
-      expect(c.socket.destroyed).toBe(false);
-      expect(c.received()).not.toMatch(/connection: close/i);
-      c.socket.destroy();
-    });
-  });
+    {
+      name: 'a chunked body that trickles → 408 and the socket closed',
+      async run(ctx) {
+        const { h } = ctx;
+        const c = await connect(h.url);
+        c.socket.write(requestHead('/projects/proj_main/inbox', {
+          authorization: `Bearer ${h.keys.acc_deriver}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked',
+        }) + '1\r\n{\r\n');
+        await c.closedByServer;
+        expect(firstResponse(c.received()).status).toBe(408);
+        c.socket.destroy();
+      },
+    },
+
+    {
+      name: 'refused before the body is read (401, 404, 413) → answered at once and the socket closed, not held',
+      async run(ctx) {
+        const { h } = ctx;
+        const cases: [Record<string, string>, string, number, string][] = [
+          [{ 'content-type': 'application/json', 'content-length': '100000' }, '/projects/proj_main/inbox', 401, 'authentication_required'],
+          [{ authorization: 'Bearer ik_not_a_key', 'content-type': 'application/json', 'content-length': '100000' }, '/projects/proj_main/inbox', 401, 'invalid_credentials'],
+          [{ authorization: `Bearer ${h.keys.acc_deriver}`, 'content-type': 'application/json', 'content-length': '100000' }, '/no/such/route', 404, 'not_found'],
+          [{ authorization: `Bearer ${h.keys.acc_deriver}`, 'content-type': 'application/json', 'content-length': String(2 * 1_048_576) }, '/projects/proj_main/inbox', 413, ''],
+        ];
+        for (const [headers, path, status, type] of cases) {
+          const c = await connect(h.url);
+          c.socket.write(requestHead(path, headers) + '{');
+          await c.closedByServer;
+          const res = firstResponse(c.received());
+          expect(res.status, `${path} ${JSON.stringify(headers)}`).toBe(status);
+          if (type) expect(res.body.error.code).toBe(type);
+          expect(res.headers).toMatch(/connection: close/i);
+          c.socket.destroy();
+        }
+      },
+    },
+
+    {
+      name: 'a request whose body arrived keeps its connection alive for the next request',
+      async run(ctx) {
+        const { h } = ctx;
+        const c = await connect(h.url);
+        const body = JSON.stringify({ type: 'keep.alive' });
+        const one = requestHead('/projects/proj_main/inbox', {
+          authorization: `Bearer ${h.keys.acc_deriver}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)),
+        }) + body;
+        c.socket.write(one);
+        await waitFor(() => (c.received().match(/HTTP\/1\.1 201/g) ?? []).length === 1);
+        c.socket.write(one);
+        await waitFor(() => (c.received().match(/HTTP\/1\.1 201/g) ?? []).length === 2);
+        expect(c.socket.destroyed).toBe(false);
+        expect(c.received()).not.toMatch(/connection: close/i);
+        c.socket.destroy();
+      },
+    },
+  ],
+};
+
+/** Slow and refused request bodies (the body deadline, and early answers closing the socket). */
+export function slowBodiesSuite(kit: HttpConformanceOptions): void {
+  registerSuite(kit, slowBodiesGroup);
 }
