@@ -68,10 +68,12 @@ export const internalsChecks: HttpSuiteCheck<InternalsCtx>[] = [
           accounts: account.body.account.id, keys: key.body.key.id,
         };
         for (const route of writes) {
+          await Promise.all([h.runtime!.whenIdle(SESSION), h.runtime!.whenIdle(session_id)]);
           const before = await rows();
           h.failure.method = method as keyof StoreTx;
           const res = await send(route, fresh, bodies).finally(() => { h.failure.method = null; });
-          await h.runtime!.whenIdle(SESSION); // a Run the request started writes in the background: let it finish
+          // A Run the request started (on the seeded Session or the fresh one) writes in the background: let it finish.
+          await Promise.all([h.runtime!.whenIdle(SESSION), h.runtime!.whenIdle(session_id)]);
           if (res.status >= 400) {
             expectError(res, res.status);
             expectNoLeak(res.text, Object.values(h.keys), `${keyOf(route)} with ${method} failing`);
