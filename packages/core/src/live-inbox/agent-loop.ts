@@ -230,7 +230,9 @@ function stepMessage(result: ModelStepResult, id: string, nextToolId: () => stri
  * 2. `model.step(transcript, signal, { tools })`;
  * 3. a step without tool uses: its message `{run_id}-step-{k}` and the messages drained right
  *    after it are committed together, in one ledger commit (the step first); the loop goes on
- *    while the model wants another step OR anything was drained;
+ *    while the model wants another step OR anything was drained. At every boundary that drains,
+ *    what was queued while its commit was in flight is drained once more and committed before
+ *    the next model call (it does not wait out another step);
  * 4. a step with tool uses: the step (text + `tool_use` blocks, ids `{run_id}-tool-{j}`) is
  *    committed alone — tool results must directly follow it. Each tool use is refused (unknown
  *    tool, input not valid against its schema: an error result), run (host tool, `always_allow`:
@@ -345,8 +347,23 @@ export async function runNativeAttempt(opts: RunNativeAttemptOptions): Promise<N
       };
     }
 
+    /**
+     * Input queued while a boundary's commit was in flight is drained at that same boundary: one
+     * more commit, before the next model call, so it never waits out a further step. Once per
+     * boundary (a steady stream of steering cannot hold the model back); the number drained.
+     */
+    const catchUp = async (): Promise<number> => {
+      if (interrupted() || !bridge.pending) return 0;
+      const late = bridge.boundary([], { drain: true });
+      append(await late.committing);
+      return late.drained.length;
+    };
+
     if (interrupted()) return cancelled(signal, committed);
-    if (round === undefined) append(await bridge.boundary([], { drain: true }).committing);
+    if (round === undefined) {
+      append(await bridge.boundary([], { drain: true }).committing);
+      await catchUp();
+    }
     for (;;) {
       if (round !== undefined) {
         if ((await settle(round)) === 'parked') return { status: 'awaiting', committed };
@@ -355,6 +372,7 @@ export async function runNativeAttempt(opts: RunNativeAttemptOptions): Promise<N
         const results: TranscriptMessage = { id: toolResultsMessageId(round.step_id), role: 'user', content: round.uses.map((u) => u.result!) };
         const recorded = round.uses.filter((u) => u.recorded).map((u) => u.block.id);
         append(await bridge.boundary([results], { drain: drainAfterTools, extras: { recorded_results: recorded } }).committing);
+        if (drainAfterTools) await catchUp();
         round = undefined;
         if (interrupted()) return cancelled(signal, committed);
         if (rounds >= maxToolRounds) return { status: 'failed', error: new ToolUseLimitError(maxToolRounds), committed };
@@ -379,12 +397,16 @@ export async function runNativeAttempt(opts: RunNativeAttemptOptions): Promise<N
       k++;
       if (interrupted()) return cancelled(signal, committed);
       const more = result.stop_reason !== undefined ? result.stop_reason === 'pause_turn' : result.continue === true;
-      if (!more && boundary.drained.length === 0) {
-        // The final step: input queued while it committed keeps the Run going. Nothing there:
-        // return now, with no await between this drain and the close in `finally`.
-        const late = bridge.boundary([], { drain: true });
-        if (late.drained.length === 0) return { status: 'completed', committed, stop_reason: result.stop_reason ?? 'end_turn' };
+      // Input queued while the step committed is drained at this boundary too (one more commit
+      // before the next model call); after the final step it keeps the Run going. Nothing there
+      // after the final step: return now, with no await between this drain and the close in `finally`.
+      const late = bridge.boundary([], { drain: true });
+      if (!more && boundary.drained.length === 0 && late.drained.length === 0) {
+        return { status: 'completed', committed, stop_reason: result.stop_reason ?? 'end_turn' };
+      }
+      if (late.drained.length > 0) {
         append(await late.committing);
+        if (interrupted()) return cancelled(signal, committed);
       }
     }
   } catch (error) {
