@@ -643,7 +643,7 @@ function report(results) {
     if (engine === 'sqlite') {
       const st = e.steering;
       const cell = mark('steering latency p99 ≤ 15 ms (10 ms model steps)', st?.latency_ms.p99, 15, '<=');
-      if (st) push(['steering: 200 → in the ledger', engine, '', ms(st.latency_ms.p50), ms(st.latency_ms.p99), '', '', cell, `${st.messages} messages, ${st.step_ms} ms steps`]);
+      if (st) push(['steering: 200 → in the ledger', engine, '', ms(st.latency_ms.p50), ms(st.latency_ms.p99), '', '', cell, `${st.messages} messages, ${st.step_ms} ms steps${st.parts_ms ? `; p50/p99 to the boundary ${ms(st.parts_ms.to_boundary.p50)}/${ms(st.parts_ms.to_boundary.p99)}, commit → frame ${ms(st.parts_ms.to_frame.p50)}/${ms(st.parts_ms.to_frame.p99)}, step cycle ${ms(st.parts_ms.step_cycle.p50)}/${ms(st.parts_ms.step_cycle.p99)}` : ''}`]);
     } else {
       const d = e.listener?.detect_ms;
       const cell = mark('listener time-to-detect ≤ 10 s (default checks: 5 s + 3 s)', d ? d.max / 1000 : undefined, 10, '<=');

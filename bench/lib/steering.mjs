@@ -45,16 +45,28 @@ function openLedgerStream(base, session, key, onFrame) {
   });
 }
 
+/** The wall clock in ms with sub-ms resolution (comparable with the server's `Date.now()`). */
+const wallOf = (t) => performance.timeOrigin + t;
+const wallNow = () => wallOf(performance.now());
+
 childMain(async ({ url, session, key, duration, warmup }) => {
-  const waiting = new Map(); // text → resolve(at)
+  const waiting = new Map(); // text → resolve({ at, processed })
   let steps = 0;
+  let lastStepAt;
+  const cycles = [];
   const stream = await openLedgerStream(url, session, key, (event, at) => {
-    if (event.type === 'agent.message') steps += 1;
+    if (event.type === 'agent.message') {
+      steps += 1;
+      if (lastStepAt !== undefined) cycles.push(at - lastStepAt);
+      lastStepAt = at;
+    }
     if (event.type !== 'user.message' || !Array.isArray(event.content)) return;
     const text = event.content.map((b) => b.text ?? '').join('');
-    waiting.get(text)?.(at);
+    waiting.get(text)?.({ at, processed: Date.parse(event.processed_at) });
   });
   const latencies = [];
+  const toBoundary = [];
+  const toFrame = [];
   const path = `/v1/awaken/sessions/${session}/live-inbox`;
   const started = performance.now();
   const stepsAtStart = steps;
@@ -65,14 +77,26 @@ childMain(async ({ url, session, key, duration, warmup }) => {
       const seen = new Promise((resolve) => waiting.set(text, resolve));
       const res = await request(url, 'POST', path, { key, body: { content: [{ type: 'text', text }] } });
       const answered = performance.now();
+      const answeredWall = wallNow();
       if (res.status !== 200) throw new Error(`queue: HTTP ${res.status} ${JSON.stringify(res.body)} (has the Run ended? it needs more steps)`);
-      const at = await Promise.race([seen, sleep(10_000).then(() => { throw new Error(`message ${n - 1} not in the ledger after 10 s`); })]);
+      const { at, processed } = await Promise.race([seen, sleep(10_000).then(() => { throw new Error(`message ${n - 1} not in the ledger after 10 s`); })]);
       waiting.delete(text);
-      if (answered - started >= warmup * 1000) latencies.push(Math.max(0, at - answered));
+      if (answered - started >= warmup * 1000) {
+        latencies.push(Math.max(0, at - answered));
+        // processed_at is the commit's clock reading (whole ms, taken as its transaction starts).
+        toBoundary.push(Math.max(0, processed - answeredWall));
+        toFrame.push(Math.max(0, wallOf(at) - processed));
+      }
       await sleep(Math.random() * 10);
     }
   } finally {
     stream.destroy();
   }
-  return { messages: latencies.length, latency_ms: summarize(latencies), steps_seen: steps - stepsAtStart };
+  return {
+    messages: latencies.length, latency_ms: summarize(latencies), steps_seen: steps - stepsAtStart,
+    // The parts (ms): 200 → the commit's processed_at (waiting for the boundary), processed_at → the
+    // frame here (commit + publish + stream delivery), and the time between two steps' frames (one
+    // model step + its commit).
+    parts_ms: { to_boundary: summarize(toBoundary), to_frame: summarize(toFrame), step_cycle: summarize(cycles) },
+  };
 });

@@ -4,8 +4,11 @@
  */
 import { sql } from 'kysely';
 import type { NewSessionEvent, SessionEvent, SessionStore } from '@inbox-kit/core';
-import type { StoreContext } from './context.js';
+import { $, type StoreContext } from './context.js';
 import { SESSION_EVENT, fromJson, limitOf, num, toJson } from './rows.js';
+
+/** Inserts of up to this many Session events are compiled once per row count (a Run's commits append a few). */
+const COMPILED_INSERT_ROWS = 8;
 
 /** The ledger methods of `SessionStore`. */
 export type LedgerStore = Pick<SessionStore, 'appendSessionEvents' | 'listSessionEvents' | 'lastSessionEventSeq'>;
@@ -23,11 +26,10 @@ export function ledgerOps(ctx: StoreContext): LedgerStore {
         const next = new Map<string, number>();
         for (const session_id of [...counts.keys()].sort()) {
           const n = counts.get(session_id) ?? 0;
-          const counter = await trx.updateTable('sessions')
-            .set((eb) => ({ event_seq: eb('event_seq', '+', n) }))
-            .where('id', '=', session_id)
-            .returning('event_seq')
-            .executeTakeFirst();
+          const [counter] = (await ctx.compiled(trx, 'bumpSessionEventSeq', () => trx.updateTable('sessions')
+            .set((eb) => ({ event_seq: eb('event_seq', '+', $(0)) }))
+            .where('id', '=', $(1))
+            .returning('event_seq'), [n, session_id])).rows;
           if (!counter) throw new Error(`@inbox-kit/storage-kysely: appendSessionEvents: session ${session_id} does not exist`);
           next.set(session_id, num(counter.event_seq) - n + 1);
         }
@@ -36,7 +38,15 @@ export function ledgerOps(ctx: StoreContext): LedgerStore {
           next.set(e.session_id, seq + 1);
           return SESSION_EVENT.pick({ ...e, seq, content: fromJson(toJson(e.content)) });
         });
-        await trx.insertInto('session_events').values(stored.map((s) => SESSION_EVENT.row(s)) as never).execute();
+        if (stored.length <= COMPILED_INSERT_ROWS) {
+          // A Run's commit appends a few events: the insert of that many rows is compiled once.
+          const columns = SESSION_EVENT.columns;
+          await ctx.compiled(trx, `insertSessionEvents:${stored.length}`, () => trx.insertInto('session_events')
+            .values(stored.map((_, r) => Object.fromEntries(columns.map((column, i) => [column, $(r * columns.length + i)]))) as never),
+          stored.flatMap((s) => SESSION_EVENT.encode(s)));
+        } else {
+          await trx.insertInto('session_events').values(stored.map((s) => SESSION_EVENT.row(s)) as never).execute();
+        }
         return stored;
       });
     },

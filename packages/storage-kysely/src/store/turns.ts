@@ -1,6 +1,6 @@
 /** `SessionStore` on Kysely, the turns of a Session: Floors and their Pages. */
 import type { SessionStore } from '@inbox-kit/core';
-import { insertRecord, type StoreContext } from './context.js';
+import { $, insertRecord, type StoreContext } from './context.js';
 import { FLOOR, PAGE, limitOf, num } from './rows.js';
 
 /** The Floor and Page methods of `SessionStore`. */
@@ -36,9 +36,10 @@ export function turnOps(ctx: StoreContext): TurnStore {
       return rows.map((r) => FLOOR.decode(r));
     },
     async lastFloorNumber(session_id, branch) {
-      const r = await db.selectFrom('floors')
+      // Every committed message reads it (compiled once: the build costs more than the read).
+      const r = await ctx.first<{ last: unknown }>('lastFloorNumber', () => db.selectFrom('floors')
         .select((eb) => eb.fn.max('number').as('last'))
-        .where('session_id', '=', session_id).where('branch', '=', branch).executeTakeFirst();
+        .where('session_id', '=', $(0)).where('branch', '=', $(1)), session_id, branch);
       return r?.last === null || r?.last === undefined ? 0 : num(r.last);
     },
     async insertPage(p) {
