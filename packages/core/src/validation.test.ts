@@ -114,6 +114,19 @@ describe('measurePayload', () => {
     expect(measurePayload('\u0001').bytes).toBe(8); // "\u0001"
   });
 
+  it('over the caller\'s limit: the exact byte count, no copy (value null); at the limit: the copy', () => {
+    const over = { k: 'é'.repeat(MAX_PAYLOAD_BYTES) };
+    expect(measurePayload(over, MAX_PAYLOAD_BYTES)).toEqual({ value: null, bytes: 8 + 2 * MAX_PAYLOAD_BYTES });
+    const at = { k: 'a'.repeat(MAX_PAYLOAD_BYTES - 8) };
+    const measured = measurePayload(at, MAX_PAYLOAD_BYTES);
+    expect(measured.bytes).toBe(MAX_PAYLOAD_BYTES);
+    expect(measured.value).toEqual(at);
+    expect(measured.value).not.toBe(at);
+    // Surrogate pairs in keys and values count 4 bytes, as TextEncoder counts them.
+    const pairs = { '😀': ['😀', { x: '中é' }] };
+    expect(measurePayload(pairs, 10).bytes).toBe(bytesOf(JSON.stringify(pairs)));
+  });
+
   it('measures a 262,144-byte payload exactly (ASCII and multibyte)', () => {
     const ascii = { k: 'a'.repeat(MAX_PAYLOAD_BYTES - 8) }; // {"k":""} is 8 bytes
     expect(measurePayload(ascii).bytes).toBe(MAX_PAYLOAD_BYTES);

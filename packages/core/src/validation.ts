@@ -110,18 +110,56 @@ export const MAX_PAYLOAD_DEPTH = 512;
 /** The Project Inbox payload limit: 262,144 bytes of compact UTF-8 JSON (256 KiB). */
 export const MAX_PAYLOAD_BYTES = 262_144;
 
+/** The runtime's native UTF-8 length of a string, where it has one (Node, Bun, Deno's `Buffer`). */
+const nativeByteLength: ((s: string, encoding: 'utf8') => number) | undefined = (() => {
+  const buffer = (globalThis as { Buffer?: { byteLength?: (s: string, encoding: 'utf8') => number } }).Buffer;
+  return typeof buffer?.byteLength === 'function' ? buffer.byteLength.bind(buffer) : undefined;
+})();
+
+/**
+ * The UTF-8 byte count of a string without lone surrogates: the runtime's native count where it
+ * has one (~10 × faster on a big payload), else {@link utf8ByteLength}.
+ */
+function wellFormedByteLength(s: string): number {
+  return nativeByteLength !== undefined ? nativeByteLength(s, 'utf8') : utf8ByteLength(s);
+}
+
+/** Characters `JSON.stringify` escapes in a string: `"`, `\\` and the C0 controls. */
+const JSON_ESCAPED = /["\\\u0000-\u001f]/g;
+
+/**
+ * The UTF-8 bytes of `JSON.stringify(s)` for a string without lone surrogates: its quotes, its
+ * characters, and what the escapes add (`\"` `\\` `\b` `\t` `\n` `\f` `\r`: one byte each;
+ * any other control `\u00XX`: five).
+ */
+function jsonStringBytes(s: string): number {
+  let n = wellFormedByteLength(s) + 2;
+  JSON_ESCAPED.lastIndex = 0;
+  if (!JSON_ESCAPED.test(s)) return n;
+  JSON_ESCAPED.lastIndex = 0;
+  for (let m = JSON_ESCAPED.exec(s); m !== null; m = JSON_ESCAPED.exec(s)) {
+    const c = s.charCodeAt(m.index);
+    n += c === 0x22 || c === 0x5c || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d ? 1 : 5;
+  }
+  return n;
+}
+
 /**
  * Serialises a payload compactly and measures it.
- * @returns the JSON value (a deep copy) and its UTF-8 byte count.
+ * @param maxBytes the caller's limit: a payload over it is measured but neither serialised nor
+ *   copied (`value` is then `null`: the caller refuses it). Default: no limit. The bytes are
+ *   counted while the payload is checked, exactly those of `JSON.stringify(payload)` in UTF-8.
+ * @returns the JSON value (a deep copy; `null` when over `maxBytes`) and its UTF-8 byte count.
  * @throws InboxKitError `project_inbox_payload_invalid` for values JSON cannot represent (BigInt,
  *   cycles, functions, `undefined`, symbols, non-finite numbers, lone surrogates in strings or keys,
  *   nesting deeper than {@link MAX_PAYLOAD_DEPTH}).
  */
-export function measurePayload(payload: unknown): { value: JsonValue; bytes: number } {
+export function measurePayload(payload: unknown, maxBytes = Infinity): { value: JsonValue; bytes: number } {
   const invalid = (why: string) => new InboxKitError('project_inbox_payload_invalid', `payload is not JSON-serialisable: ${why}`);
   // An explicit stack (not recursion) so a deeply nested payload can never overflow the call stack.
   const ancestors = new Set<object>();
   const stack: Array<{ v: unknown; path: string; depth: number } | { exit: object }> = [{ v: payload, path: '$', depth: 0 }];
+  let bytes = 0;
   while (stack.length > 0) {
     const top = stack.pop()!;
     if ('exit' in top) {
@@ -132,25 +170,38 @@ export function measurePayload(payload: unknown): { value: JsonValue; bytes: num
     switch (typeof v) {
       case 'string':
         if (hasLoneSurrogate(v)) throw invalid(`lone surrogate at ${path}`);
+        bytes += jsonStringBytes(v);
         continue;
       case 'boolean':
+        bytes += v ? 4 : 5;
         continue;
       case 'number':
         if (!Number.isFinite(v)) throw invalid(`non-finite number at ${path}`);
+        // JSON writes a finite number as ToString does (-0 as 0).
+        bytes += String(v).length;
         continue;
       case 'object': {
-        if (v === null) continue;
+        if (v === null) {
+          bytes += 4;
+          continue;
+        }
         if (depth >= MAX_PAYLOAD_DEPTH) throw invalid(`nested deeper than ${MAX_PAYLOAD_DEPTH} levels at ${path}`);
         if (ancestors.has(v)) throw invalid(`cycle at ${path}`);
         ancestors.add(v);
         stack.push({ exit: v });
         if (Array.isArray(v)) {
+          // `[` `]` and a comma between items.
+          bytes += 2 + Math.max(0, v.length - 1);
           for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]`, depth: depth + 1 });
         } else {
           const proto = Object.getPrototypeOf(v);
           if (proto !== Object.prototype && proto !== null) throw invalid(`non-plain object at ${path}`);
-          for (const [k, x] of Object.entries(v)) {
+          const entries = Object.entries(v);
+          // `{` `}`, a comma between members, each key quoted and its colon.
+          bytes += 2 + Math.max(0, entries.length - 1);
+          for (const [k, x] of entries) {
             if (hasLoneSurrogate(k)) throw invalid(`lone surrogate in a key at ${path}`);
+            bytes += jsonStringBytes(k) + 1;
             stack.push({ v: x, path: `${path}.${k}`, depth: depth + 1 });
           }
         }
@@ -160,8 +211,9 @@ export function measurePayload(payload: unknown): { value: JsonValue; bytes: num
         throw invalid(`${typeof v} at ${path}`);
     }
   }
-  const json = JSON.stringify(payload);
-  return { value: JSON.parse(json) as JsonValue, bytes: utf8ByteLength(json) };
+  // Counted on the way (the bytes of `JSON.stringify(payload)`, never built for a payload over the limit).
+  if (bytes > maxBytes) return { value: null, bytes };
+  return { value: JSON.parse(JSON.stringify(payload)) as JsonValue, bytes };
 }
 
 /** Turns zod issues into envelope details (`path` joined with dots). */

@@ -198,7 +198,7 @@ function compareFloors(a: FloorPosition, b: FloorPosition): number {
 }
 
 function checkContent(content: unknown): JsonValue {
-  const { value, bytes } = measurePayload(content === undefined ? null : content);
+  const { value, bytes } = measurePayload(content === undefined ? null : content, MAX_PAYLOAD_BYTES);
   if (bytes > MAX_PAYLOAD_BYTES) throw new InboxKitError('payload_too_large', `content is ${bytes} bytes; the limit is ${MAX_PAYLOAD_BYTES}`);
   return value;
 }

@@ -122,7 +122,7 @@ export class ProjectInboxService {
   ): Promise<CreateInboxItemOutcome> {
     const body = parseOrThrow(createInboxItemBody, input, 'inbox item');
     const key = options.idempotency_key === undefined ? undefined : parseIdempotencyKey(options.idempotency_key);
-    const { value: payload, bytes } = measurePayload(body.payload === undefined || body.payload === null ? {} : body.payload);
+    const { value: payload, bytes } = measurePayload(body.payload === undefined || body.payload === null ? {} : body.payload, MAX_PAYLOAD_BYTES);
     const idempotency = key === undefined ? undefined : {
       scope: { workspace_id: ctx.principal.workspace_id, account_id: ctx.principal.account_id, key },
       request_hash: await idempotencyRequestHash('POST', `/projects/${project_id}/inbox`, { ...body, payload }),
