@@ -49,7 +49,7 @@ import { listenerTimeToDetect, takeoverTime } from './lib/many-processes.mjs';
 import {
   countPostgresItems, countSqliteItems, postgresEventSequence, seedPostgresItems, seedSqliteItems, seededId, sqliteEventSequence,
 } from './lib/seed.mjs';
-import { closeRequests, fdLimits, request, rssOf, runChild, sleep, startNode, stopChild } from './lib/util.mjs';
+import { closeRequests, cpuTimeUsOf, fdLimits, request, rssOf, runChild, sleep, startNode, stopChild } from './lib/util.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..');
@@ -338,8 +338,12 @@ async function steeringLatency() {
       if (i > 100) throw new Error('steering: the Run never became active');
       await sleep(20);
     }
+    const cpuBefore = cpuTimeUsOf(server.pid);
     const result = await runChild(lib('steering.mjs'), { url, session: session.id, key: owner, duration: config.steeringSeconds, warmup: config.warmup });
-    return { ...result, step_ms: STEERING_STEP_MS, model_steps: steps };
+    // The server's CPU per model step of the run (its commit with the drained input, the stream's
+    // deliveries, the client's POSTs): what the steering loop costs, whatever else the machine runs.
+    const cpuUs = cpuTimeUsOf(server.pid) - cpuBefore;
+    return { ...result, step_ms: STEERING_STEP_MS, model_steps: steps, srv_us_per_step: result.steps_seen > 0 ? Math.round(cpuUs / result.steps_seen) : null };
   } finally {
     closeRequests();
     if (server) await stopChild(server.child);
@@ -643,7 +647,7 @@ function report(results) {
     if (engine === 'sqlite') {
       const st = e.steering;
       const cell = mark('steering latency p99 ≤ 15 ms (10 ms model steps)', st?.latency_ms.p99, 15, '<=');
-      if (st) push(['steering: 200 → in the ledger', engine, '', ms(st.latency_ms.p50), ms(st.latency_ms.p99), '', '', cell, `${st.messages} messages, ${st.step_ms} ms steps${st.parts_ms ? `; p50/p99 to the boundary ${ms(st.parts_ms.to_boundary.p50)}/${ms(st.parts_ms.to_boundary.p99)}, commit → frame ${ms(st.parts_ms.to_frame.p50)}/${ms(st.parts_ms.to_frame.p99)}, step cycle ${ms(st.parts_ms.step_cycle.p50)}/${ms(st.parts_ms.step_cycle.p99)}` : ''}`]);
+      if (st) push(['steering: 200 → in the ledger', engine, '', ms(st.latency_ms.p50), ms(st.latency_ms.p99), '', '', cell, `${st.messages} messages, ${st.step_ms} ms steps${st.srv_us_per_step ? `, srv ${int(st.srv_us_per_step)} µs/step` : ''}${st.parts_ms ? `; p50/p99 to the boundary ${ms(st.parts_ms.to_boundary.p50)}/${ms(st.parts_ms.to_boundary.p99)}, commit → frame ${ms(st.parts_ms.to_frame.p50)}/${ms(st.parts_ms.to_frame.p99)}, step cycle ${ms(st.parts_ms.step_cycle.p50)}/${ms(st.parts_ms.step_cycle.p99)}` : ''}`]);
     } else {
       const d = e.listener?.detect_ms;
       const cell = mark('listener time-to-detect ≤ 10 s (default checks: 5 s + 3 s)', d ? d.max / 1000 : undefined, 10, '<=');

@@ -10,8 +10,15 @@
  * taken when the frame reaches this process, so it also counts the stream's delivery: an upper
  * bound of the commit time.
  *
+ * The figure is split in its parts, so a miss says where the time went: 200 → the commit's
+ * `processed_at` (the wait for the Run's next boundary: at most one model step, or the commit in
+ * flight when it was queued; `processed_at` is the server's clock, whole ms, read as the commit's
+ * transaction starts), `processed_at` → the frame here (the commit itself — on SQLite its disk
+ * sync — then the publish and the stream's delivery), and the time between two steps' frames (one
+ * model step and its commit).
+ *
  * Job: `{ url, session, key, duration (s), warmup (s) }` →
- * `{ messages, latency_ms: { count, mean, p50, p90, p99, max }, steps_seen }`.
+ * `{ messages, latency_ms: { count, mean, p50, p90, p99, max }, steps_seen, parts_ms: { to_boundary, to_frame, step_cycle } }`.
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
