@@ -7,7 +7,7 @@
 import { createParser } from 'eventsource-parser';
 import type { ContentBlock } from '../live-inbox/content.js';
 import { HTTP_ROUTES, type HttpRoute } from '../http/routes.js';
-import { STATUS_BY_CODE, errorEnvelopeSchema, errorKind } from '../http/errors.js';
+import { STATUS_BY_CODE, errorEnvelopeSchema, errorKind, SHOULD_RETRY_HEADER, shouldRetry } from '../http/errors.js';
 import type { ErrorCode } from '../errors.js';
 import type { HttpConformanceSubject } from './http-conformance-checks.js';
 
@@ -88,6 +88,8 @@ export function expectError(what: string, res: Reply, status: number, code?: Err
   if (STATUS_BY_CODE[error.code] !== status && !(status === 400 && error.code === 'validation_error')) fail(what, res, `code ${error.code} belongs to status ${STATUS_BY_CODE[error.code]}`);
   if (error.type !== errorKind(status)) fail(what, res, `error.type must be ${errorKind(status)}`);
   if (res.headers.get('x-request-id') !== error.request_id) fail(what, res, 'x-request-id differs from error.request_id');
+  const retry = shouldRetry(status);
+  if ((res.headers.get(SHOULD_RETRY_HEADER) ?? undefined) !== (retry === undefined ? undefined : String(retry))) fail(what, res, `${SHOULD_RETRY_HEADER} must be ${retry ?? 'absent'} on a ${status}`);
   if (/\bat .*\.[jt]s:\d+|SELECT |INSERT /.test(res.text)) fail(what, res, 'an error body shows a stack or SQL');
 }
 
