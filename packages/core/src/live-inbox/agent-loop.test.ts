@@ -295,55 +295,6 @@ describe('runNativeAttempt: abort, failure and carry-over', () => {
     expect(host.pendingCarryOver(SESSION).map(textOf)).toEqual(['keep me']);
   });
 
-  it('drains input queued while a boundary committed at that boundary, before the next model call (once per boundary)', async () => {
-    const log: Log = [];
-    const host = new LiveInboxHost();
-    let queuedDuring = 0;
-    const ledger = fakeLedger(log, {
-      during: (ids) => {
-        // While the first step's commit is in flight, and again while the catch-up commit is.
-        if (ids[0] === 'run_1-step-0' || (ids[0] === 'run_1-inbox-0' && queuedDuring === 1)) {
-          host.liveInbox(SESSION)!.queue(text(`during commit ${++queuedDuring}`));
-        }
-      },
-    });
-    const model = fakeModel(log, [reply('one', true), reply('two', true), reply('three')]);
-    const result = await runNativeAttempt({ host, model, ledger, session_id: SESSION, run_id: 'run_1', transcript: start });
-    expect(result.status).toBe('completed');
-    expect(log).toEqual([
-      'model:0',
-      'commit:run_1-step-0',
-      // Queued while step 0 committed: drained at the same boundary, committed before model:1.
-      'commit:run_1-inbox-0',
-      // Queued while that catch-up committed: once per boundary, so it waits for step 1's boundary.
-      'model:1',
-      'commit:run_1-step-1,run_1-inbox-1',
-      'model:2',
-      'commit:run_1-step-2',
-    ]);
-    expect(model.seen[1]).toEqual(['user:sevt_1:hi', 'assistant:run_1-step-0:one', 'user:run_1-inbox-0:during commit 1']);
-    expect(brief(ledger.messages)).toEqual(brief(result.committed));
-  });
-
-  it('drains input queued while a tool round\'s results committed before the next model call', async () => {
-    const log: Log = [];
-    const host = new LiveInboxHost();
-    const ledger = fakeLedger(log, {
-      during: (ids) => {
-        if (ids[0] === 'run_1-step-0-results') host.liveInbox(SESSION)!.queue(text('during results'));
-      },
-    });
-    const model = fakeModel(log, [
-      () => ({ content: [{ type: 'tool_use', id: 'toolu_x', name: 'echo', input: {} }], stop_reason: 'tool_use' }),
-      reply('done'),
-    ]);
-    const tools = [{ name: 'echo', description: 'Echoes.', input_schema: { type: 'object' as const }, execute: async () => 'ok' }];
-    const result = await runNativeAttempt({ host, model, ledger, session_id: SESSION, run_id: 'run_1', transcript: start, tools });
-    expect(result.status).toBe('completed');
-    expect(log).toEqual(['model:0', 'commit:run_1-step-0', 'commit:run_1-step-0-results', 'commit:run_1-inbox-0', 'model:1', 'commit:run_1-step-1']);
-    expect(model.seen[1]?.at(-1)).toBe('user:run_1-inbox-0:during results');
-  });
-
   it('a failed commit of a step and its drained input carries that input over ahead of later leftovers', async () => {
     const log: Log = [];
     const host = new LiveInboxHost();
@@ -416,5 +367,56 @@ describe('ModelError', () => {
     expect(isModelError(lookalike)).toBe(true);
     expect(isModelError(new Error('plain'))).toBe(false);
     expect(isModelError({ name: 'ModelError', type: 'api_error' })).toBe(false);
+  });
+});
+
+describe('runNativeAttempt: input queued while a boundary commits', () => {
+  it('drains input queued while a boundary committed at that boundary, before the next model call (once per boundary)', async () => {
+    const log: Log = [];
+    const host = new LiveInboxHost();
+    let queuedDuring = 0;
+    const ledger = fakeLedger(log, {
+      during: (ids) => {
+        // While the first step's commit is in flight, and again while the catch-up commit is.
+        if (ids[0] === 'run_1-step-0' || (ids[0] === 'run_1-inbox-0' && queuedDuring === 1)) {
+          host.liveInbox(SESSION)!.queue(text(`during commit ${++queuedDuring}`));
+        }
+      },
+    });
+    const model = fakeModel(log, [reply('one', true), reply('two', true), reply('three')]);
+    const result = await runNativeAttempt({ host, model, ledger, session_id: SESSION, run_id: 'run_1', transcript: start });
+    expect(result.status).toBe('completed');
+    expect(log).toEqual([
+      'model:0',
+      'commit:run_1-step-0',
+      // Queued while step 0 committed: drained at the same boundary, committed before model:1.
+      'commit:run_1-inbox-0',
+      // Queued while that catch-up committed: once per boundary, so it waits for step 1's boundary.
+      'model:1',
+      'commit:run_1-step-1,run_1-inbox-1',
+      'model:2',
+      'commit:run_1-step-2',
+    ]);
+    expect(model.seen[1]).toEqual(['user:sevt_1:hi', 'assistant:run_1-step-0:one', 'user:run_1-inbox-0:during commit 1']);
+    expect(brief(ledger.messages)).toEqual(brief(result.committed));
+  });
+
+  it('drains input queued while a tool round\'s results committed before the next model call', async () => {
+    const log: Log = [];
+    const host = new LiveInboxHost();
+    const ledger = fakeLedger(log, {
+      during: (ids) => {
+        if (ids[0] === 'run_1-step-0-results') host.liveInbox(SESSION)!.queue(text('during results'));
+      },
+    });
+    const model = fakeModel(log, [
+      () => ({ content: [{ type: 'tool_use', id: 'toolu_x', name: 'echo', input: {} }], stop_reason: 'tool_use' }),
+      reply('done'),
+    ]);
+    const tools = [{ name: 'echo', description: 'Echoes.', input_schema: { type: 'object' as const }, execute: async () => 'ok' }];
+    const result = await runNativeAttempt({ host, model, ledger, session_id: SESSION, run_id: 'run_1', transcript: start, tools });
+    expect(result.status).toBe('completed');
+    expect(log).toEqual(['model:0', 'commit:run_1-step-0', 'commit:run_1-step-0-results', 'commit:run_1-inbox-0', 'model:1', 'commit:run_1-step-1']);
+    expect(model.seen[1]?.at(-1)).toBe('user:run_1-inbox-0:during results');
   });
 });

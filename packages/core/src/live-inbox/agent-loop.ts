@@ -205,6 +205,19 @@ const intOption = (name: string, value: number | undefined, fallback: number): n
   return v;
 };
 
+/** How the loop records and handles one tool use of a step: refused (unknown tool, invalid input), the client's, or a host tool's. */
+function classifyToolUse(tools: ReadonlyMap<string, CompiledTool>, use: ToolUseBlock): ToolUseDisposition {
+  const compiled = tools.get(use.name);
+  if (compiled === undefined) {
+    const known = [...tools.keys()];
+    return { kind: 'refused', reason: `There is no tool named ${JSON.stringify(use.name)}${known.length === 0 ? '.' : `; the tools are: ${known.join(', ')}.`}` };
+  }
+  const problem = compiled.check(use.input);
+  if (problem !== undefined) return { kind: 'refused', reason: `The input of ${use.name} is not valid: ${problem}` };
+  if (compiled.tool.execute === undefined) return { kind: 'custom' };
+  return { kind: 'host', permission: compiled.tool.permission === 'always_ask' ? 'ask' : 'allow' };
+}
+
 /** The model's step content as a transcript message: text and tool uses only, tool-use ids made Run-scoped. */
 function stepMessage(result: ModelStepResult, id: string, nextToolId: () => string): TranscriptMessage {
   const content: TranscriptBlock[] = [];
@@ -279,18 +292,6 @@ export async function runNativeAttempt(opts: RunNativeAttemptOptions): Promise<N
     const concurrency = intOption('toolConcurrency', opts.toolConcurrency, RUN_DEFAULTS.toolConcurrency);
     const toolTimeoutMs = intOption('toolTimeoutMs', opts.toolTimeoutMs, RUN_DEFAULTS.toolTimeoutMs);
 
-    const classify = (use: ToolUseBlock): ToolUseDisposition => {
-      const compiled: CompiledTool | undefined = tools.get(use.name);
-      if (compiled === undefined) {
-        const known = [...tools.keys()];
-        return { kind: 'refused', reason: `There is no tool named ${JSON.stringify(use.name)}${known.length === 0 ? '.' : `; the tools are: ${known.join(', ')}.`}` };
-      }
-      const problem = compiled.check(use.input);
-      if (problem !== undefined) return { kind: 'refused', reason: `The input of ${use.name} is not valid: ${problem}` };
-      if (compiled.tool.execute === undefined) return { kind: 'custom' };
-      return { kind: 'host', permission: compiled.tool.permission === 'always_ask' ? 'ask' : 'allow' };
-    };
-
     /** Answers what can be answered now, runs what may run; `parked` when the Run now awaits the client. */
     const settle = async (round: Round): Promise<'settled' | 'parked'> => {
       for (;;) {
@@ -347,11 +348,8 @@ export async function runNativeAttempt(opts: RunNativeAttemptOptions): Promise<N
       };
     }
 
-    /**
-     * Input queued while a boundary's commit was in flight is drained at that same boundary: one
-     * more commit, before the next model call, so it never waits out a further step. Once per
-     * boundary (a steady stream of steering cannot hold the model back); the number drained.
-     */
+    // Input queued while a boundary's commit was in flight: drained at that boundary, one more
+    // commit before the next model call (once per boundary: steering never holds the model back).
     const catchUp = async (): Promise<number> => {
       if (interrupted() || !bridge.pending) return 0;
       const late = bridge.boundary([], { drain: true });
@@ -384,7 +382,7 @@ export async function runNativeAttempt(opts: RunNativeAttemptOptions): Promise<N
       if (uses.length > 0) {
         rounds++;
         const dispositions: Record<string, ToolUseDisposition> = {};
-        for (const use of uses) dispositions[use.id] = classify(use);
+        for (const use of uses) dispositions[use.id] = classifyToolUse(tools, use);
         append(await bridge.boundary([step], { drain: false, extras: { tool_uses: dispositions } }).committing);
         k++;
         round = { step_id: step.id, uses: uses.map((block) => ({ block, disposition: dispositions[block.id]!, recorded: false })) };
