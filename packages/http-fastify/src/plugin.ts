@@ -97,11 +97,16 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
   void reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
 }
 
-/** Writes the answer: status, headers and body through Fastify, or the event stream to the socket (after the headers set on `reply`). */
-async function send(reply: FastifyReply, answer: PipelineAnswer): Promise<unknown> {
+/**
+ * Writes the answer: status, headers and body through Fastify, or the event stream to the socket
+ * (after the headers set on `reply`). A stream's handler returns once its head is written: the
+ * open stream holds the response it writes to, not this request's frames (`report`: its failure).
+ */
+function send(reply: FastifyReply, answer: PipelineAnswer, report: (error: unknown) => void): unknown {
   if (answer.stream === undefined) return reply.code(answer.status).headers(answer.headers).send(answer.body);
   reply.hijack();
-  return writeEventStream(reply.raw, answer, reply.getHeaders());
+  writeEventStream(reply.raw, answer, reply.getHeaders()).catch(report);
+  return undefined;
 }
 
 /**
@@ -141,9 +146,10 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
     request.principal = caller.principal;
     request.forwarded = caller.forwarded;
   });
+  const reportStream = (error: unknown) => app.log.error({ err: error }, 'inbox-kit: event stream failed');
   const serve = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     served.add(request);
-    return send(reply, await handler.handle(pending.get(request) ?? pipelineRequestOf(request, reply, prefix)));
+    return send(reply, await handler.handle(pending.get(request) ?? pipelineRequestOf(request, reply, prefix)), reportStream);
   };
 
   const routes = servedRoutes(services, openapi);

@@ -65,37 +65,12 @@ export class ProjectEventService {
    * @throws project_not_found.
    */
   async projectEventFeed(ctx: RequestContext, project_id: string, filter: { types?: string; session_id?: string } = {}): Promise<Feed<ProjectEvent>> {
-    const me = ctx.principal.account_id;
-    const clock = this.deps.clock;
     // Events up to `known` were committed before the role below was read: they are reflected in it.
     // (Read before the access check; for a project the caller may not see, the check below refuses.)
     const known = await this.deps.store.lastProjectEventSequence(project_id);
     const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
-    let role: ProjectRole = access.role;
-    let checkedAt = clock.now();
     const types = filter.types?.split(',').map((t) => t.trim()).filter(Boolean);
-    const pid = access.project.id;
-    const toItem = (e: ProjectEvent): FeedItem<ProjectEvent> => ({ id: e.sequence, type: e.type, data: e });
-    const changesMyAccess = (item: FeedItem<ProjectEvent>) => item.id > known && MEMBER_EVENTS.includes(item.type) && item.data.payload['account_id'] === me;
-    return {
-      replay: async (after, limit) => (await this.deps.store.listProjectEvents({ project_id: pid, after, limit })).map(toItem),
-      latest: () => this.deps.store.lastProjectEventSequence(pid),
-      subscribe: (push) => this.deps.bus.subscribe(`project:${pid}`, (m) => { if (m.kind === 'project_event') push(toItem(m.event)); }),
-      authorize: async (next) => {
-        const at = clock.now();
-        if (!next.some(changesMyAccess) && at - checkedAt < PROJECT_FEED_RECHECK_MS) return;
-        try {
-          role = (await loadProjectAccess(this.deps.store, ctx.principal, project_id)).role;
-          checkedAt = at;
-        } catch (error) {
-          role = null;
-          throw error;
-        }
-      },
-      visible: (item) => (!types?.length || types.includes(item.type)) &&
-        (filter.session_id === undefined || item.data.session_id === filter.session_id) &&
-        canSeeEvent(role, me, item.data),
-    };
+    return new ProjectEventFeed(this.deps, ctx, project_id, access.project.id, access.role, known, types?.length ? types : undefined, filter.session_id);
   }
 
   /** Operation Log of a project, newest first (owner only). @throws project_not_found, permission_denied, invalid_cursor. */
@@ -108,4 +83,71 @@ export class ProjectEventService {
     const rows = await this.deps.store.listOperationLogs({ project_id: access.project.id, after, limit: query.limit + 1 });
     return pageOf(rows, query.limit, (last) => encodeCursor(access.project.id, fp, last));
   }
+}
+
+/**
+ * One caller's feed of one project's events (see `ProjectEventService.projectEventFeed`): its whole
+ * state in one object, since an open stream holds it for its lifetime (thousands per process).
+ */
+class ProjectEventFeed implements Feed<ProjectEvent> {
+  private checkedAt: number;
+  private readonly topic: string;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly ctx: RequestContext,
+    /** The id the caller asked for (what `loadProjectAccess` reads again). */
+    private readonly requested: string,
+    private readonly project_id: string,
+    private role: ProjectRole,
+    /** Events up to this sequence are reflected in `role`. */
+    private readonly known: number,
+    private readonly types: string[] | undefined,
+    private readonly session_id: string | undefined,
+  ) {
+    this.checkedAt = deps.clock.now();
+    this.topic = `project:${project_id}`;
+  }
+
+  async replay(after: number, limit: number): Promise<FeedItem<ProjectEvent>[]> {
+    return (await this.deps.store.listProjectEvents({ project_id: this.project_id, after, limit })).map(itemOf);
+  }
+
+  latest(): Promise<number> {
+    return this.deps.store.lastProjectEventSequence(this.project_id);
+  }
+
+  subscribe(push: (item: FeedItem<ProjectEvent>) => void): () => void {
+    return this.deps.bus.subscribe(this.topic, (m) => {
+      if (m.kind === 'project_event') push(itemOf(m.event));
+    });
+  }
+
+  async authorize(next: readonly FeedItem<ProjectEvent>[]): Promise<void> {
+    const at = this.deps.clock.now();
+    if (!next.some((item) => this.changesMyAccess(item)) && at - this.checkedAt < PROJECT_FEED_RECHECK_MS) return;
+    try {
+      this.role = (await loadProjectAccess(this.deps.store, this.ctx.principal, this.requested)).role;
+      this.checkedAt = at;
+    } catch (error) {
+      this.role = null;
+      throw error;
+    }
+  }
+
+  visible(item: FeedItem<ProjectEvent>): boolean {
+    return (this.types === undefined || this.types.includes(item.type)) &&
+      (this.session_id === undefined || item.data.session_id === this.session_id) &&
+      canSeeEvent(this.role, this.ctx.principal.account_id, item.data);
+  }
+
+  /** A `project.member.*` event newer than the role's read that names the caller. */
+  private changesMyAccess(item: FeedItem<ProjectEvent>): boolean {
+    return item.id > this.known && MEMBER_EVENTS.includes(item.type) && item.data.payload['account_id'] === this.ctx.principal.account_id;
+  }
+}
+
+/** A Project Event as a feed item (id = its sequence). */
+function itemOf(e: ProjectEvent): FeedItem<ProjectEvent> {
+  return { id: e.sequence, type: e.type, data: e };
 }
