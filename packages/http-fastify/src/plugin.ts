@@ -149,7 +149,10 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   const reportStream = (error: unknown) => app.log.error({ err: error }, 'inbox-kit: event stream failed');
   const serve = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     served.add(request);
-    return send(reply, await handler.handle(pending.get(request) ?? pipelineRequestOf(request, reply, prefix)), reportStream);
+    // Taken, not kept: Fastify holds the request until its response ends (an open stream's lifetime).
+    const pipelineRequest = pending.get(request) ?? pipelineRequestOf(request, reply, prefix);
+    pending.delete(request);
+    return send(reply, await handler.handle(pipelineRequest), reportStream);
   };
 
   const routes = servedRoutes(services, openapi);

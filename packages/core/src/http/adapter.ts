@@ -119,6 +119,9 @@ export function clientLeftSignal(response: ServerResponseLike): AbortSignal {
 export function writeEventStream(response: ServerResponseLike, answer: PipelineAnswer, headers: Record<string, string | number | string[] | undefined> = {}): Promise<void> {
   if (answer.stream === undefined) return Promise.reject(new TypeError('writeEventStream: the answer is not an event stream'));
   try {
+    // The stream's body ends when its connection closes (`Connection: close`, RFC 9112 §6.3): no
+    // chunked framing, so each frame is one plain write to the socket (not a corked three-part writev).
+    (response as { useChunkedEncodingByDefault?: boolean }).useChunkedEncodingByDefault = false;
     response.writeHead(answer.status, { ...headers, ...answer.headers });
   } catch (error) {
     return Promise.reject(error);

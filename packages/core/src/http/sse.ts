@@ -218,7 +218,7 @@ class EventStreamRun implements EventStreamLoop {
     this.enqueue(() => this.beat());
   }
 
-  private enqueue(task: () => Promise<void>): void {
+  private enqueue(task: () => Promise<void> | undefined): void {
     this.chain = this.chain.then(() => (this.closed ? undefined : task())).catch((error: unknown) => this.finish(error));
   }
 
@@ -232,11 +232,16 @@ class EventStreamRun implements EventStreamLoop {
     if (this.feed.visible(item)) this.write(eventFrame(item));
   }
 
-  private async authorize(next: readonly FeedItem[]): Promise<void> {
+  /**
+   * The re-check before a delivery: the credential (`reauthenticate`), then the feed's access.
+   * Plain promise steps, not an async frame: a fan-out has every open stream waiting here at once.
+   */
+  private authorize(next: readonly FeedItem[]): Promise<void> {
     const at = this.clock.now();
-    if (this.reauthenticate !== undefined) await this.reauthenticate();
-    await this.feed.authorize(next);
-    this.authorizedAt = at;
+    const checked = this.reauthenticate === undefined ? this.feed.authorize(next) : this.reauthenticate().then(() => this.feed.authorize(next));
+    return checked.then(() => {
+      this.authorizedAt = at;
+    });
   }
 
   private async catchUp(): Promise<void> {
@@ -272,14 +277,20 @@ class EventStreamRun implements EventStreamLoop {
     await this.catchUp();
   }
 
-  private async live(item: FeedItem): Promise<void> {
-    if (item.id <= this.lastSent) return;
-    if (item.id > this.lastSent + 1) await this.catchUp();
-    if (item.id <= this.lastSent || this.closed) return;
-    await this.authorize([item]);
-    if (this.closed) return;
-    this.deliver(item);
-    if (this.sink.buffered() > this.maxBuffered) this.finish();
+  /** A live item, in the chain: catch up first when its id skips ahead, then check and deliver. */
+  private live(item: FeedItem): Promise<void> | undefined {
+    if (item.id <= this.lastSent) return undefined;
+    if (item.id > this.lastSent + 1) return this.catchUp().then(() => this.liveInOrder(item));
+    return this.liveInOrder(item);
+  }
+
+  private liveInOrder(item: FeedItem): Promise<void> | undefined {
+    if (item.id <= this.lastSent || this.closed) return undefined;
+    return this.authorize([item]).then(() => {
+      if (this.closed) return;
+      this.deliver(item);
+      if (this.sink.buffered() > this.maxBuffered) this.finish();
+    });
   }
 
   private async beat(): Promise<void> {

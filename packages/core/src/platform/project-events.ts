@@ -125,7 +125,7 @@ class ProjectEventFeed implements Feed<ProjectEvent> {
 
   async authorize(next: readonly FeedItem<ProjectEvent>[]): Promise<void> {
     const at = this.deps.clock.now();
-    if (!next.some((item) => this.changesMyAccess(item)) && at - this.checkedAt < PROJECT_FEED_RECHECK_MS) return;
+    if (at - this.checkedAt < PROJECT_FEED_RECHECK_MS && !this.anyChangesMyAccess(next)) return;
     try {
       this.role = (await loadProjectAccess(this.deps.store, this.ctx.principal, this.requested)).role;
       this.checkedAt = at;
@@ -141,13 +141,20 @@ class ProjectEventFeed implements Feed<ProjectEvent> {
       canSeeEvent(this.role, this.ctx.principal.account_id, item.data);
   }
 
-  /** A `project.member.*` event newer than the role's read that names the caller. */
-  private changesMyAccess(item: FeedItem<ProjectEvent>): boolean {
-    return item.id > this.known && MEMBER_EVENTS.includes(item.type) && item.data.payload['account_id'] === this.ctx.principal.account_id;
+  /** Whether one of `items` is a `project.member.*` event newer than the role's read that names the caller. */
+  private anyChangesMyAccess(items: readonly FeedItem<ProjectEvent>[]): boolean {
+    for (const item of items) {
+      if (item.id > this.known && MEMBER_EVENTS.includes(item.type) && item.data.payload['account_id'] === this.ctx.principal.account_id) return true;
+    }
+    return false;
   }
 }
 
-/** A Project Event as a feed item (id = its sequence). */
+/** The last item made (a fan-out hands one event to every open stream of its project in a row: one item, not one per stream). */
+let lastItem: FeedItem<ProjectEvent> | undefined;
+
+/** A Project Event as a feed item (id = its sequence; items are never mutated, so one may be shared). */
 function itemOf(e: ProjectEvent): FeedItem<ProjectEvent> {
-  return { id: e.sequence, type: e.type, data: e };
+  if (lastItem?.data !== e) lastItem = { id: e.sequence, type: e.type, data: e };
+  return lastItem;
 }

@@ -210,13 +210,16 @@ function reauthenticator<H>(context: PipelineContext<H>, exchange: Exchange<H>, 
     headers['anthropic-workspace-id'], accessTokenPart(request.url)].join('\n');
   const { platform } = context.options.services;
   const checks = context.reauthentications;
-  return async () => {
+  const verify = (found: Principal) => {
+    if (!samePrincipal(principal, found)) throw refusedCredential();
+  };
+  return () => {
     let check = checks.get(credential);
     if (check === undefined) {
       check = authenticateRequest(platform, input).finally(() => checks.delete(credential));
       checks.set(credential, check);
     }
-    if (!samePrincipal(principal, await check)) throw refusedCredential();
+    return check.then(verify);
   };
 }
 
