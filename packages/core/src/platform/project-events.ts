@@ -30,6 +30,9 @@ export const PROJECT_FEED_RECHECK_MS = 10_000;
 
 /** Project Events and the Operation Log (platform.md "Project Events", "Operation Log"): pages, the live feed, the owner's log. */
 export class ProjectEventService {
+  /** The open feeds' role reads on the recheck interval, shared by the feeds of one caller and project. */
+  private readonly rechecks = new SharedRoleReads();
+
   constructor(private readonly deps: ServiceDeps) {}
 
   /**
@@ -70,7 +73,8 @@ export class ProjectEventService {
     const known = await this.deps.store.lastProjectEventSequence(project_id);
     const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
     const types = filter.types?.split(',').map((t) => t.trim()).filter(Boolean);
-    return new ProjectEventFeed(this.deps, ctx, project_id, access.project.id, access.role, known, types?.length ? types : undefined, filter.session_id);
+    const filters = { types: types?.length ? types : undefined, session_id: filter.session_id };
+    return new ProjectEventFeed(this.deps, this.rechecks, ctx, project_id, access.project.id, access.role, known, filters);
   }
 
   /** Operation Log of a project, newest first (owner only). @throws project_not_found, permission_denied, invalid_cursor. */
@@ -92,9 +96,12 @@ export class ProjectEventService {
 class ProjectEventFeed implements Feed<ProjectEvent> {
   private checkedAt: number;
   private readonly topic: string;
+  private readonly types: string[] | undefined;
+  private readonly session_id: string | undefined;
 
   constructor(
     private readonly deps: ServiceDeps,
+    private readonly rechecks: SharedRoleReads,
     private readonly ctx: RequestContext,
     /** The id the caller asked for (what `loadProjectAccess` reads again). */
     private readonly requested: string,
@@ -102,9 +109,10 @@ class ProjectEventFeed implements Feed<ProjectEvent> {
     private role: ProjectRole,
     /** Events up to this sequence are reflected in `role`. */
     private readonly known: number,
-    private readonly types: string[] | undefined,
-    private readonly session_id: string | undefined,
+    filters: { types: string[] | undefined; session_id: string | undefined },
   ) {
+    this.types = filters.types;
+    this.session_id = filters.session_id;
     this.checkedAt = deps.clock.now();
     this.topic = `project:${project_id}`;
   }
@@ -123,12 +131,22 @@ class ProjectEventFeed implements Feed<ProjectEvent> {
     });
   }
 
+  /**
+   * A check due on the interval joins a read of the same caller's role in this project started
+   * within the interval by another open feed (a fan-out to thousands of streams of one caller:
+   * one read, not one per stream; the role is still at most the interval old). A check forced by
+   * a member event naming the caller reads again, after that event's commit.
+   */
   async authorize(next: readonly FeedItem<ProjectEvent>[]): Promise<void> {
     const at = this.deps.clock.now();
-    if (at - this.checkedAt < PROJECT_FEED_RECHECK_MS && !this.anyChangesMyAccess(next)) return;
+    const forced = this.anyChangesMyAccess(next);
+    if (!forced && at - this.checkedAt < PROJECT_FEED_RECHECK_MS) return;
+    const { principal } = this.ctx;
+    const key = `${principal.key_id}\n${principal.account_id}\n${principal.workspace_id}\n${this.requested}`;
     try {
-      this.role = (await loadProjectAccess(this.deps.store, this.ctx.principal, this.requested)).role;
-      this.checkedAt = at;
+      const read = await this.rechecks.read(key, at, forced, () => loadProjectAccess(this.deps.store, principal, this.requested));
+      this.role = read.role;
+      this.checkedAt = read.at;
     } catch (error) {
       this.role = null;
       throw error;
@@ -157,4 +175,36 @@ let lastItem: FeedItem<ProjectEvent> | undefined;
 function itemOf(e: ProjectEvent): FeedItem<ProjectEvent> {
   if (lastItem?.data !== e) lastItem = { id: e.sequence, type: e.type, data: e };
   return lastItem;
+}
+
+/** One read of a caller's role in a project: when it started (ms) and what it found. */
+interface RoleRead {
+  at: number;
+  role: ProjectRole;
+}
+
+/**
+ * Role reads in flight or done, by caller and project, joined by every feed whose check falls due
+ * within {@link PROJECT_FEED_RECHECK_MS} of the read's start. A read that fails is not kept (each
+ * joiner gets its error, as its own read would have); stale entries are swept as new ones come.
+ */
+class SharedRoleReads {
+  private readonly reads = new Map<string, { at: number; result: Promise<RoleRead> }>();
+
+  read(key: string, at: number, fresh: boolean, load: () => Promise<{ role: ProjectRole }>): Promise<RoleRead> {
+    const known = this.reads.get(key);
+    if (!fresh && known !== undefined && at - known.at < PROJECT_FEED_RECHECK_MS && known.at <= at) return known.result;
+    if (this.reads.size >= 1024) this.sweep(at);
+    const result = load().then((access) => ({ at, role: access.role }));
+    const entry = { at, result };
+    this.reads.set(key, entry);
+    result.catch(() => {
+      if (this.reads.get(key) === entry) this.reads.delete(key);
+    });
+    return result;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, entry] of this.reads) if (now - entry.at >= PROJECT_FEED_RECHECK_MS) this.reads.delete(key);
+  }
 }
