@@ -660,9 +660,11 @@ function report(results) {
       }
     }
     const ev = e.events;
+    /** The server's CPU time per create and its fan-out (streams.mjs), for A/B runs on a shared machine. */
+    const cpuPerEvent = (r) => (r.server_cpu_ms_per_event == null ? '' : `; server CPU ${r.server_cpu_ms_per_event} ms an event`);
     const fanCell = mark(`fan-out p99 ≤ 100 ms (${int(config.subscribers)} streams)${tag}`, ev?.fanout_last_ms.p99, 100, '<=');
     if (ev) {
-      push([`fan-out to ${int(ev.subscribers)} streams (last)`, engine, '', ms(ev.fanout_last_ms.p50), ms(ev.fanout_last_ms.p99), '', '', fanCell, `${ev.events} events${ev.shed ? `; ${ev.shed} creates shed (503), sent again` : ''}`]);
+      push([`fan-out to ${int(ev.subscribers)} streams (last)`, engine, '', ms(ev.fanout_last_ms.p50), ms(ev.fanout_last_ms.p99), '', '', fanCell, `${ev.events} events${cpuPerEvent(ev)}${ev.shed ? `; ${ev.shed} creates shed (503), sent again` : ''}`]);
       push([`memory per idle stream (${int(ev.subscribers)} streams)`, engine, '', '', '', '', '', '', kib(ev.bytes_per_stream)]);
     }
     const many = e.events_many;
@@ -671,7 +673,7 @@ function report(results) {
     const manyMem = mark(`≤ 10 KiB per stream (${int(config.manySubscribers)} streams)${tag}`, measuredMany ? measuredMany.bytes_per_stream / 1024 : undefined, 10, '<=');
     if (measuredMany) {
       push([`fan-out to ${int(many.subscribers)} streams (last)`, engine, '', ms(many.fanout_last_ms.p50), ms(many.fanout_last_ms.p99), '', '', manyFan,
-        `${many.events} events; a fresh server; ${int(many.open_ms)} ms to open them${many.shed ? `; ${many.shed} creates shed (503), sent again` : ''}`]);
+        `${many.events} events${cpuPerEvent(many)}; a fresh server; ${int(many.open_ms)} ms to open them${many.shed ? `; ${many.shed} creates shed (503), sent again` : ''}`]);
       push([`memory per idle stream (${int(many.subscribers)} streams)`, engine, '', '', '', '', '', manyMem, kib(many.bytes_per_stream)]);
     } else if (many?.skipped) {
       push([`fan-out to ${int(many.subscribers)} streams`, engine, '', '', '', '', '', '–', `not run: ${many.skipped}`]);

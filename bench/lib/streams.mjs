@@ -10,13 +10,15 @@
  *    line (an upper bound on commit → last delivery: it also contains the create's own work
  *    before commit), plus the first and median subscriber. A create the server sheds (503
  *    `overloaded`: its event loop was late by over a second) is sent again after 1 s, timed from
- *    the attempt that was answered; the refusals are counted (`shed`).
+ *    the attempt that was answered; the refusals are counted (`shed`). The server's CPU time
+ *    (`/proc/<pid>/stat`) over the measured events ÷ their number is `server_cpu_ms_per_event`: what
+ *    one create and its fan-out cost the server, which moves far less than latency on a shared machine.
  *
  * Job: `{ url, project, key, after, subscribers, events, serverPid }`.
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { childMain, request, rssOf, sleep, summarize } from './util.mjs';
+import { childMain, cpuTimeUsOf, request, rssOf, sleep, summarize } from './util.mjs';
 
 const WARMUP_EVENTS = 5;
 
@@ -79,8 +81,10 @@ childMain(async ({ url, project, key, after, subscribers, events, serverPid }) =
   const createMs = [];
   let sequence = after;
   let shed = 0;
+  let cpuStart = null;
   // The first creates on a fresh server run cold code: WARMUP_EVENTS go out unmeasured.
   for (let i = -WARMUP_EVENTS; i < events; i++) {
+    if (i === 0) cpuStart = cpuTimeUsOf(serverPid);
     sequence += 1;
     const entry = arrivals.get(sequence) ?? { times: [] };
     arrivals.set(sequence, entry);
@@ -114,6 +118,7 @@ childMain(async ({ url, project, key, after, subscribers, events, serverPid }) =
     arrivals.delete(sequence);
     await sleep(50);
   }
+  const cpuEnd = cpuTimeUsOf(serverPid);
   const rssEnd = rssOf(serverPid);
   for (const req of requests) req.destroy();
   await sleep(500);
@@ -128,6 +133,8 @@ childMain(async ({ url, project, key, after, subscribers, events, serverPid }) =
     bytes_per_stream: rssBefore && rssAfter ? Math.round((rssAfter - rssBefore) / subscribers) : null,
     create_ms: summarize(createMs),
     shed,
+    // Includes the 50 ms pauses between events (an idle server costs ~nothing) and the creates themselves.
+    server_cpu_ms_per_event: cpuStart !== null && cpuEnd !== null && events > 0 ? Math.round((cpuEnd - cpuStart) / events / 100) / 10 : null,
     fanout_first_ms: summarize(first),
     fanout_median_ms: summarize(median),
     fanout_last_ms: summarize(last),

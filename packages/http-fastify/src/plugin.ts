@@ -5,10 +5,8 @@
  * Not wrapped in `fastify-plugin`: `prefix` works; the host's routes, parsers and handlers stay as they were.
  */
 import type { Principal } from '@inbox-kit/core';
-import {
-  clientLeftSignal, createHttpHandler, methodIndex, requestIdHeaders, requestIdReusing, servedRoutes, targetWithin, thrownAnswer, unroutedAnswer,
-  writeEventStream, type ErrorAnswer, type HostAuthenticate, type HttpHandlerOptions, type MountedRoutes, type PipelineAnswer, type PipelineRequest,
-} from '@inbox-kit/core/http';
+import { clientLeftSignal, createHttpHandler, methodIndex, requestIdHeaders, requestIdReusing, servedRoutes, targetWithin, thrownAnswer, unroutedAnswer, writeEventStream } from '@inbox-kit/core/http';
+import type { ErrorAnswer, HostAuthenticate, HttpHandlerOptions, MountedRoutes, PipelineRequest } from '@inbox-kit/core/http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
 import { hideFromHostDocuments, hostDocumentTransform } from './host-document.js';
@@ -97,13 +95,6 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
   void reply.code(answer.status).type('application/json; charset=utf-8').send(answer.body);
 }
 
-/** Writes the answer: status, headers and body through Fastify, or the event stream to the socket (after the headers set on `reply`). */
-async function send(reply: FastifyReply, answer: PipelineAnswer): Promise<unknown> {
-  if (answer.stream === undefined) return reply.code(answer.status).headers(answer.headers).send(answer.body);
-  reply.hijack();
-  return writeEventStream(reply.raw, answer, reply.getHeaders());
-}
-
 /**
  * The plugin ({@link InboxKitPluginOptions}), on any Fastify 5 instance, optionally under a `prefix`
  * (`app.register(inboxKit, { prefix: '/inbox', services })`), below which it answers every unknown path too.
@@ -113,8 +104,9 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   const { services, inHostDocument = false, openapi, ...rest } = opts;
   const { docsPrefix, docs, ...document }: InboxKitOpenApiOptions = openapi || {};
   if (typeof docsPrefix === 'string' && docs === undefined) throw new TypeError("inboxKit: openapi.docsPrefix needs openapi.docs: import { swaggerUi } from '@inbox-kit/http-fastify/docs'");
+  const report = (error: unknown) => app.log.error({ err: error }, 'inbox-kit: unexpected error');
   const handler = createHttpHandler<FastifyRequest>({
-    bodyLimit: app.initialConfig.bodyLimit, loadShedding: false, reportError: (error) => app.log.error({ err: error }, 'inbox-kit: unexpected error'),
+    bodyLimit: app.initialConfig.bodyLimit, loadShedding: false, reportError: report,
     ...rest, services, openapi: openapi === false ? false : document, packageVersion: packageJson.version, adapterName: 'inboxKit',
   });
   decorateRequests(app);
@@ -143,7 +135,12 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   });
   const serve = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     served.add(request);
-    return send(reply, await handler.handle(pending.get(request) ?? pipelineRequestOf(request, reply, prefix)));
+    const pipelineRequest = pending.get(request) ?? pipelineRequestOf(request, reply, prefix);
+    pending.delete(request); // taken, not kept: Fastify holds `request` as long as its response (an open stream's lifetime)
+    const answer = await handler.handle(pipelineRequest);
+    if (answer.stream === undefined) return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    reply.hijack(); // The stream to the socket after the headers set on `reply`; returns at once (the open stream holds only its response).
+    return void writeEventStream(reply.raw, answer, reply.getHeaders()).catch(report);
   };
 
   const routes = servedRoutes(services, openapi);

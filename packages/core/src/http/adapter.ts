@@ -116,13 +116,48 @@ export function clientLeftSignal(response: ServerResponseLike): AbortSignal {
  * stream ends. Resolves then (client gone, access withdrawn, server closing).
  * @throws TypeError when `answer` has no `stream` (write other answers as the framework does).
  */
-export async function writeEventStream(response: ServerResponseLike, answer: PipelineAnswer, headers: Record<string, string | number | string[] | undefined> = {}): Promise<void> {
-  if (answer.stream === undefined) throw new TypeError('writeEventStream: the answer is not an event stream');
-  response.writeHead(answer.status, { ...headers, ...answer.headers });
-  await answer.stream.pipe({
-    write: (chunk) => void response.write(chunk),
-    buffered: () => response.writableLength,
-    drained: () => (response.writableLength === 0 || response.destroyed ? Promise.resolve() : new Promise<void>((resolve) => {
+export function writeEventStream(response: ServerResponseLike, answer: PipelineAnswer, headers: Record<string, string | number | string[] | undefined> = {}): Promise<void> {
+  if (answer.stream === undefined) return Promise.reject(new TypeError('writeEventStream: the answer is not an event stream'));
+  try {
+    // The stream's body ends when its connection closes (`Connection: close`, RFC 9112 §6.3): no
+    // chunked framing, so each frame is one plain write to the socket (not a corked three-part writev).
+    (response as { useChunkedEncodingByDefault?: boolean }).useChunkedEncodingByDefault = false;
+    response.writeHead(answer.status, { ...headers, ...answer.headers });
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  flatten((response as { _header?: unknown })._header);
+  return answer.stream.pipe(new ResponseSink(response));
+}
+
+/**
+ * Makes `text` one flat string in place when it is one (Node's response keeps the head it built,
+ * a tree of one concatenation per header, for the response's lifetime: ~1 KB an open stream as a
+ * tree, its length flat). Converting a string to a number flattens it; nothing else changes.
+ */
+function flatten(text: unknown): void {
+  if (typeof text === 'string') void Number(text);
+}
+
+/**
+ * The sink of one stream on a Node response: one object holding the response (the listeners of a
+ * wait for `drain` exist only while the client is behind).
+ */
+class ResponseSink {
+  constructor(private readonly response: ServerResponseLike) {}
+
+  write(chunk: string): void {
+    this.response.write(chunk);
+  }
+
+  buffered(): number {
+    return this.response.writableLength;
+  }
+
+  drained(): Promise<void> {
+    const { response } = this;
+    if (response.writableLength === 0 || response.destroyed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
       const done = () => {
         response.off('drain', done);
         response.off('close', done);
@@ -130,9 +165,12 @@ export async function writeEventStream(response: ServerResponseLike, answer: Pip
       };
       response.on('drain', done);
       response.on('close', done);
-    })),
-    close: () => void response.end(),
-  });
+    });
+  }
+
+  close(): void {
+    this.response.end();
+  }
 }
 
 /**

@@ -124,30 +124,192 @@ export interface EventStreamLoop {
   done: Promise<void>;
 }
 
-/** The open streams' heartbeats by interval: one timer per interval, not one per stream. */
-const heartbeats = new Map<number, { beats: Set<() => void>; timer: ReturnType<typeof setInterval> }>();
+/** One heartbeat interval's open streams and their one timer. */
+interface HeartbeatGroup {
+  streams: Set<EventStreamRun>;
+  timer: ReturnType<typeof setInterval>;
+}
 
-/**
- * Calls `beat` every `ms` (the first time within `ms`: the streams of one interval share one
- * timer, unref'd, stopped when its last stream leaves). Returns the idempotent leave.
- */
-function joinHeartbeats(ms: number, beat: () => void): () => void {
+/** The open streams' heartbeats by interval: one timer per interval, not one per stream. */
+const heartbeats = new Map<number, HeartbeatGroup>();
+
+/** The group of `ms` (made with its timer, unref'd, when it is the interval's first stream). */
+function heartbeatGroup(ms: number): HeartbeatGroup {
   let group = heartbeats.get(ms);
   if (group === undefined) {
-    const beats = new Set<() => void>();
+    const streams = new Set<EventStreamRun>();
     const timer = setInterval(() => {
-      for (const each of beats) each();
+      for (const each of streams) each.heartbeat();
     }, ms);
     (timer as { unref?: () => void }).unref?.();
-    heartbeats.set(ms, (group = { beats, timer }));
+    heartbeats.set(ms, (group = { streams, timer }));
   }
-  const { beats, timer } = group;
-  beats.add(beat);
-  return () => {
-    if (!beats.delete(beat) || beats.size > 0 || heartbeats.get(ms)?.beats !== beats) return;
-    clearInterval(timer);
-    heartbeats.delete(ms);
-  };
+  return group;
+}
+
+/** `stream` leaves `group`; the timer stops when its last stream left. */
+function leaveHeartbeats(ms: number, group: HeartbeatGroup, stream: EventStreamRun): void {
+  if (!group.streams.delete(stream) || group.streams.size > 0 || heartbeats.get(ms) !== group) return;
+  clearInterval(group.timer);
+  heartbeats.delete(ms);
+}
+
+const resolved: Promise<void> = Promise.resolve();
+
+/**
+ * One open stream's whole state, in one object (thousands may be open on one process: no closure
+ * per stream besides its feed subscription; the methods are shared). See {@link runEventStream}.
+ */
+class EventStreamRun implements EventStreamLoop {
+  private readonly pageSize: number;
+  private readonly maxBuffered: number;
+  private readonly quietMs: number;
+  private readonly heartbeatMs: number;
+  private readonly clock: Clock;
+  private readonly reauthenticate: (() => Promise<void>) | undefined;
+  private readonly onEnd: ((error?: unknown) => void) | undefined;
+  private lastSent: number;
+  private started = false;
+  private closed = false;
+  /** Every write goes through one chain: the start first, then live items and heartbeats in order. */
+  private chain: Promise<void> = resolved;
+  private authorizedAt: number;
+  private readonly unsubscribe: () => void;
+  private readonly beats: HeartbeatGroup;
+  private resolveDone: (() => void) | undefined;
+  private donePromise: Promise<void> | undefined;
+
+  constructor(private readonly feed: Feed, private readonly sink: SseSink, options: EventStreamLoopOptions) {
+    this.pageSize = options.pageSize ?? SSE_DEFAULTS.pageSize;
+    this.maxBuffered = options.maxBufferedBytes ?? SSE_DEFAULTS.maxBufferedBytes;
+    this.quietMs = options.quietAuthorizeMs ?? SSE_DEFAULTS.quietAuthorizeMs;
+    this.heartbeatMs = options.heartbeatMs ?? SSE_DEFAULTS.heartbeatMs;
+    this.clock = options.clock ?? systemClock;
+    this.reauthenticate = options.reauthenticate;
+    this.onEnd = options.onEnd;
+    this.lastSent = options.after;
+    this.authorizedAt = this.clock.now();
+    this.unsubscribe = feed.subscribe((item) => {
+      // Until the start (resync check, first replay) has run, `lastSent` is only the request's.
+      if (this.closed || (this.started && item.id <= this.lastSent)) return;
+      this.enqueue(() => this.live(item));
+    });
+    this.beats = heartbeatGroup(this.heartbeatMs);
+    this.beats.streams.add(this);
+    this.write(retryFrame(options.retryMs ?? SSE_DEFAULTS.retryMs));
+    const lastEventId = options.lastEventId;
+    this.enqueue(() => this.start(lastEventId));
+  }
+
+  /** Resolves once the stream ended. */
+  get done(): Promise<void> {
+    if (this.donePromise === undefined) {
+      this.donePromise = this.closed ? resolved : new Promise<void>((resolve) => (this.resolveDone = resolve));
+    }
+    return this.donePromise;
+  }
+
+  end(): void {
+    this.finish();
+  }
+
+  /** The heartbeat timer's tick: a `: heartbeat` in the chain (after a quiet stream's re-check). */
+  heartbeat(): void {
+    this.enqueue(() => this.beat());
+  }
+
+  private enqueue(task: () => Promise<void> | undefined): void {
+    this.chain = this.chain.then(() => (this.closed ? undefined : task())).catch((error: unknown) => this.finish(error));
+  }
+
+  private write(chunk: string): void {
+    if (!this.closed) this.sink.write(chunk);
+  }
+
+  private deliver(item: FeedItem): void {
+    if (this.closed || item.id <= this.lastSent) return;
+    this.lastSent = item.id;
+    if (this.feed.visible(item)) this.write(eventFrame(item));
+  }
+
+  /**
+   * The re-check before a delivery: the credential (`reauthenticate`), then the feed's access.
+   * Plain promise steps, not an async frame: a fan-out has every open stream waiting here at once.
+   */
+  private authorize(next: readonly FeedItem[]): Promise<void> {
+    const at = this.clock.now();
+    const checked = this.reauthenticate === undefined ? this.feed.authorize(next) : this.reauthenticate().then(() => this.feed.authorize(next));
+    return checked.then(() => {
+      this.authorizedAt = at;
+    });
+  }
+
+  private async catchUp(): Promise<void> {
+    for (;;) {
+      if (this.closed) return;
+      const after = this.lastSent;
+      const page = (await this.feed.replay(after, this.pageSize)).filter((item) => item.id > after);
+      if (page.length > 0) await this.authorize(page);
+      if (this.closed) return;
+      for (const item of page) this.deliver(item);
+      if (page.length < this.pageSize) return;
+      if (!this.closed) await this.sink.drained();
+    }
+  }
+
+  private async start(lastEventId: number | undefined): Promise<void> {
+    // A position after the newest stored item names nothing this stream delivered: say so with one
+    // `resync` frame (id = the newest position) and go on after it, never skipping silently — unless
+    // the `Last-Event-ID` of a reconnect names a stored item (the URL's `after` is stale): go on from it.
+    if (this.lastSent > 0) {
+      const start = resumeStart(this.lastSent, lastEventId, await this.feed.latest());
+      if (this.closed) return;
+      if (start.resync !== undefined) {
+        await this.authorize([]);
+        if (this.closed) return;
+        this.lastSent = start.position;
+        this.write(eventFrame({ id: start.position, type: 'resync', data: start.resync }));
+      } else {
+        this.lastSent = start.position;
+      }
+    }
+    this.started = true;
+    await this.catchUp();
+  }
+
+  /** A live item, in the chain: catch up first when its id skips ahead, then check and deliver. */
+  private live(item: FeedItem): Promise<void> | undefined {
+    if (item.id <= this.lastSent) return undefined;
+    if (item.id > this.lastSent + 1) return this.catchUp().then(() => this.liveInOrder(item));
+    return this.liveInOrder(item);
+  }
+
+  private liveInOrder(item: FeedItem): Promise<void> | undefined {
+    if (item.id <= this.lastSent || this.closed) return undefined;
+    return this.authorize([item]).then(() => {
+      if (this.closed) return;
+      this.deliver(item);
+      if (this.sink.buffered() > this.maxBuffered) this.finish();
+    });
+  }
+
+  private async beat(): Promise<void> {
+    if (this.clock.now() - this.authorizedAt >= this.quietMs) await this.authorize([]);
+    this.write(heartbeatFrame());
+  }
+
+  private finish(error?: unknown): void {
+    if (this.closed) return;
+    this.closed = true;
+    leaveHeartbeats(this.heartbeatMs, this.beats, this);
+    this.unsubscribe();
+    this.sink.close();
+    try {
+      this.onEnd?.(error);
+    } finally {
+      this.resolveDone?.();
+    }
+  }
 }
 
 /**
@@ -160,103 +322,10 @@ function joinHeartbeats(ms: number, beat: () => void): () => void {
  * resync, and a quiet stream's heartbeat every `quietAuthorizeMs`) it calls `reauthenticate` and
  * `feed.authorize`; a throw ends the stream (`onEnd(error)`). A client with more than
  * `maxBufferedBytes` unread is cut off. The adapter calls `end()` when the client goes away.
+ * The streams of one heartbeat interval share one timer.
  */
 export function runEventStream(feed: Feed, sink: SseSink, options: EventStreamLoopOptions): EventStreamLoop {
-  const pageSize = options.pageSize ?? SSE_DEFAULTS.pageSize;
-  const maxBuffered = options.maxBufferedBytes ?? SSE_DEFAULTS.maxBufferedBytes;
-  const quietMs = options.quietAuthorizeMs ?? SSE_DEFAULTS.quietAuthorizeMs;
-  const clock = options.clock ?? systemClock;
-  let lastSent = options.after;
-  let started = false;
-  let closed = false;
-  let resolveDone!: () => void;
-  const done = new Promise<void>((resolve) => (resolveDone = resolve));
-  const write = (chunk: string) => {
-    if (!closed) sink.write(chunk);
-  };
-  const deliver = (item: FeedItem) => {
-    if (closed || item.id <= lastSent) return;
-    lastSent = item.id;
-    if (feed.visible(item)) write(eventFrame(item));
-  };
-
-  // Every write goes through one chain: the start first, then live items and heartbeats in order.
-  let chain: Promise<void> = Promise.resolve();
-  const enqueue = (task: () => Promise<void>) => {
-    chain = chain.then(() => (closed ? undefined : task())).catch((error: unknown) => finish(error));
-  };
-  let authorizedAt = clock.now();
-  const authorize = async (next: readonly FeedItem[]) => {
-    const at = clock.now();
-    await options.reauthenticate?.();
-    await feed.authorize(next);
-    authorizedAt = at;
-  };
-  const catchUp = async () => {
-    for (;;) {
-      if (closed) return;
-      const page = (await feed.replay(lastSent, pageSize)).filter((item) => item.id > lastSent);
-      if (page.length > 0) await authorize(page);
-      if (closed) return;
-      for (const item of page) deliver(item);
-      if (page.length < pageSize) return;
-      if (!closed) await sink.drained();
-    }
-  };
-
-  const unsubscribe = feed.subscribe((item) => {
-    // Until the start (resync check, first replay) has run, `lastSent` is only the request's.
-    if (closed || (started && item.id <= lastSent)) return;
-    enqueue(async () => {
-      if (item.id <= lastSent) return;
-      if (item.id > lastSent + 1) await catchUp();
-      if (item.id <= lastSent || closed) return;
-      await authorize([item]);
-      if (closed) return;
-      deliver(item);
-      if (sink.buffered() > maxBuffered) finish();
-    });
-  });
-  const beat = async () => {
-    if (clock.now() - authorizedAt >= quietMs) await authorize([]);
-    write(heartbeatFrame());
-  };
-  const stopBeats = joinHeartbeats(options.heartbeatMs ?? SSE_DEFAULTS.heartbeatMs, () => enqueue(beat));
-
-  function finish(error?: unknown): void {
-    if (closed) return;
-    closed = true;
-    stopBeats();
-    unsubscribe();
-    sink.close();
-    try {
-      options.onEnd?.(error);
-    } finally {
-      resolveDone();
-    }
-  }
-
-  write(retryFrame(options.retryMs ?? SSE_DEFAULTS.retryMs));
-  enqueue(async () => {
-    // A position after the newest stored item names nothing this stream delivered: say so with one
-    // `resync` frame (id = the newest position) and go on after it, never skipping silently — unless
-    // the `Last-Event-ID` of a reconnect names a stored item (the URL's `after` is stale): go on from it.
-    if (options.after > 0) {
-      const start = resumeStart(options.after, options.lastEventId, await feed.latest());
-      if (closed) return;
-      if (start.resync !== undefined) {
-        await authorize([]);
-        if (closed) return;
-        lastSent = start.position;
-        write(eventFrame({ id: start.position, type: 'resync', data: start.resync }));
-      } else {
-        lastSent = start.position;
-      }
-    }
-    started = true;
-    await catchUp();
-  });
-  return { end: () => finish(), done };
+  return new EventStreamRun(feed, sink, options);
 }
 
 /** Default number of event streams one API key (per acting account) may hold open on one server: 16. */

@@ -30,6 +30,9 @@ export const PROJECT_FEED_RECHECK_MS = 10_000;
 
 /** Project Events and the Operation Log (platform.md "Project Events", "Operation Log"): pages, the live feed, the owner's log. */
 export class ProjectEventService {
+  /** The open feeds' role reads on the recheck interval, shared by the feeds of one caller and project. */
+  private readonly rechecks = new SharedRoleReads();
+
   constructor(private readonly deps: ServiceDeps) {}
 
   /**
@@ -65,37 +68,13 @@ export class ProjectEventService {
    * @throws project_not_found.
    */
   async projectEventFeed(ctx: RequestContext, project_id: string, filter: { types?: string; session_id?: string } = {}): Promise<Feed<ProjectEvent>> {
-    const me = ctx.principal.account_id;
-    const clock = this.deps.clock;
     // Events up to `known` were committed before the role below was read: they are reflected in it.
     // (Read before the access check; for a project the caller may not see, the check below refuses.)
     const known = await this.deps.store.lastProjectEventSequence(project_id);
     const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
-    let role: ProjectRole = access.role;
-    let checkedAt = clock.now();
     const types = filter.types?.split(',').map((t) => t.trim()).filter(Boolean);
-    const pid = access.project.id;
-    const toItem = (e: ProjectEvent): FeedItem<ProjectEvent> => ({ id: e.sequence, type: e.type, data: e });
-    const changesMyAccess = (item: FeedItem<ProjectEvent>) => item.id > known && MEMBER_EVENTS.includes(item.type) && item.data.payload['account_id'] === me;
-    return {
-      replay: async (after, limit) => (await this.deps.store.listProjectEvents({ project_id: pid, after, limit })).map(toItem),
-      latest: () => this.deps.store.lastProjectEventSequence(pid),
-      subscribe: (push) => this.deps.bus.subscribe(`project:${pid}`, (m) => { if (m.kind === 'project_event') push(toItem(m.event)); }),
-      authorize: async (next) => {
-        const at = clock.now();
-        if (!next.some(changesMyAccess) && at - checkedAt < PROJECT_FEED_RECHECK_MS) return;
-        try {
-          role = (await loadProjectAccess(this.deps.store, ctx.principal, project_id)).role;
-          checkedAt = at;
-        } catch (error) {
-          role = null;
-          throw error;
-        }
-      },
-      visible: (item) => (!types?.length || types.includes(item.type)) &&
-        (filter.session_id === undefined || item.data.session_id === filter.session_id) &&
-        canSeeEvent(role, me, item.data),
-    };
+    const filters = { types: types?.length ? types : undefined, session_id: filter.session_id };
+    return new ProjectEventFeed(this.deps, this.rechecks, ctx, project_id, access.project.id, access.role, known, filters);
   }
 
   /** Operation Log of a project, newest first (owner only). @throws project_not_found, permission_denied, invalid_cursor. */
@@ -107,5 +86,125 @@ export class ProjectEventService {
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, access.project.id, fp);
     const rows = await this.deps.store.listOperationLogs({ project_id: access.project.id, after, limit: query.limit + 1 });
     return pageOf(rows, query.limit, (last) => encodeCursor(access.project.id, fp, last));
+  }
+}
+
+/**
+ * One caller's feed of one project's events (see `ProjectEventService.projectEventFeed`): its whole
+ * state in one object, since an open stream holds it for its lifetime (thousands per process).
+ */
+class ProjectEventFeed implements Feed<ProjectEvent> {
+  private checkedAt: number;
+  private readonly topic: string;
+  private readonly types: string[] | undefined;
+  private readonly session_id: string | undefined;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly rechecks: SharedRoleReads,
+    private readonly ctx: RequestContext,
+    /** The id the caller asked for (what `loadProjectAccess` reads again). */
+    private readonly requested: string,
+    private readonly project_id: string,
+    private role: ProjectRole,
+    /** Events up to this sequence are reflected in `role`. */
+    private readonly known: number,
+    filters: { types: string[] | undefined; session_id: string | undefined },
+  ) {
+    this.types = filters.types;
+    this.session_id = filters.session_id;
+    this.checkedAt = deps.clock.now();
+    this.topic = `project:${project_id}`;
+  }
+
+  async replay(after: number, limit: number): Promise<FeedItem<ProjectEvent>[]> {
+    return (await this.deps.store.listProjectEvents({ project_id: this.project_id, after, limit })).map(itemOf);
+  }
+
+  latest(): Promise<number> {
+    return this.deps.store.lastProjectEventSequence(this.project_id);
+  }
+
+  subscribe(push: (item: FeedItem<ProjectEvent>) => void): () => void {
+    return this.deps.bus.subscribe(this.topic, (m) => {
+      if (m.kind === 'project_event') push(itemOf(m.event));
+    });
+  }
+
+  /**
+   * A check due on the interval joins a read of the same caller's role in this project started
+   * within the interval by another open feed (a fan-out to thousands of streams of one caller:
+   * one read, not one per stream; the role is still at most the interval old). A check forced by
+   * a member event naming the caller reads again, after that event's commit.
+   */
+  async authorize(next: readonly FeedItem<ProjectEvent>[]): Promise<void> {
+    const at = this.deps.clock.now();
+    const forced = this.anyChangesMyAccess(next);
+    if (!forced && at - this.checkedAt < PROJECT_FEED_RECHECK_MS) return;
+    const { principal } = this.ctx;
+    const key = `${principal.key_id}\n${principal.account_id}\n${principal.workspace_id}\n${this.requested}`;
+    try {
+      const read = await this.rechecks.read(key, at, forced, () => loadProjectAccess(this.deps.store, principal, this.requested));
+      this.role = read.role;
+      this.checkedAt = read.at;
+    } catch (error) {
+      this.role = null;
+      throw error;
+    }
+  }
+
+  visible(item: FeedItem<ProjectEvent>): boolean {
+    return (this.types === undefined || this.types.includes(item.type)) &&
+      (this.session_id === undefined || item.data.session_id === this.session_id) &&
+      canSeeEvent(this.role, this.ctx.principal.account_id, item.data);
+  }
+
+  /** Whether one of `items` is a `project.member.*` event newer than the role's read that names the caller. */
+  private anyChangesMyAccess(items: readonly FeedItem<ProjectEvent>[]): boolean {
+    for (const item of items) {
+      if (item.id > this.known && MEMBER_EVENTS.includes(item.type) && item.data.payload['account_id'] === this.ctx.principal.account_id) return true;
+    }
+    return false;
+  }
+}
+
+/** The last item made (a fan-out hands one event to every open stream of its project in a row: one item, not one per stream). */
+let lastItem: FeedItem<ProjectEvent> | undefined;
+
+/** A Project Event as a feed item (id = its sequence; items are never mutated, so one may be shared). */
+function itemOf(e: ProjectEvent): FeedItem<ProjectEvent> {
+  if (lastItem?.data !== e) lastItem = { id: e.sequence, type: e.type, data: e };
+  return lastItem;
+}
+
+/** One read of a caller's role in a project: when it started (ms) and what it found. */
+interface RoleRead {
+  at: number;
+  role: ProjectRole;
+}
+
+/**
+ * Role reads in flight or done, by caller and project, joined by every feed whose check falls due
+ * within {@link PROJECT_FEED_RECHECK_MS} of the read's start. A read that fails is not kept (each
+ * joiner gets its error, as its own read would have); stale entries are swept as new ones come.
+ */
+class SharedRoleReads {
+  private readonly reads = new Map<string, { at: number; result: Promise<RoleRead> }>();
+
+  read(key: string, at: number, fresh: boolean, load: () => Promise<{ role: ProjectRole }>): Promise<RoleRead> {
+    const known = this.reads.get(key);
+    if (!fresh && known !== undefined && at - known.at < PROJECT_FEED_RECHECK_MS && known.at <= at) return known.result;
+    if (this.reads.size >= 1024) this.sweep(at);
+    const result = load().then((access) => ({ at, role: access.role }));
+    const entry = { at, result };
+    this.reads.set(key, entry);
+    result.catch(() => {
+      if (this.reads.get(key) === entry) this.reads.delete(key);
+    });
+    return result;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, entry] of this.reads) if (now - entry.at >= PROJECT_FEED_RECHECK_MS) this.reads.delete(key);
   }
 }

@@ -3,7 +3,7 @@
  * (the world of `test-support.ts`): Project Event visibility and source, and projectEventFeed
  * (authorised as of now). Spec: project-inbox.md.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { PROJECT_FEED_RECHECK_MS } from '../platform/service.js';
 import { makeWorld, T0, type World } from './test-support.js';
 
@@ -82,5 +82,36 @@ describe('projectEventFeed: authorised as of now', () => {
     expect(removed?.type).toBe('project.member.removed');
     await expect(feed.authorize([removed!])).rejects.toMatchObject({ code: 'project_not_found' });
     expect(feed.visible({ id: 1, type: 'project.created', data: w.events.main })).toBe(false);
+  });
+
+  it('the feeds of one caller share the role read of a check due on the interval (one read for a fan-out), and a member event naming the caller reads again', async () => {
+    const owner = w.ctx('acc_owner');
+    const feeds = await Promise.all([1, 2, 3].map(() => w.platform.projectEventFeed(w.ctx('acc_deriver'), 'proj_main')));
+    const latest = w.mem.raw().events.filter((e) => e.project_id === 'proj_main').length;
+    await w.inbox.create(w.ctx('acc_deriver'), 'proj_main', { type: 'probe' });
+    const [created] = await feeds[0]!.replay(latest, 10);
+    await w.store.upsertMembership({ project_id: 'proj_main', account_id: 'acc_deriver', role: 'observer', created_at: T0 });
+    w.clock.advance(PROJECT_FEED_RECHECK_MS);
+    const reads = vi.spyOn(w.store, 'getProject');
+    await Promise.all(feeds.map((feed) => feed.authorize([created!])));
+    expect(reads).toHaveBeenCalledTimes(1);
+    // Every feed sees what the one read found (the demotion), and none reads again within the interval.
+    for (const feed of feeds) expect(feed.visible(created!)).toBe(false);
+    w.clock.advance(PROJECT_FEED_RECHECK_MS - 1);
+    await Promise.all(feeds.map((feed) => feed.authorize([])));
+    expect(reads).toHaveBeenCalledTimes(1);
+    // A member event naming the caller is read again by every feed, whenever it comes.
+    await w.platform.addMember(owner, 'proj_main', { account_id: 'acc_deriver', role: 'deriver' });
+    const [promoted] = await feeds[0]!.replay(latest + 1, 10);
+    expect(promoted?.type).toBe('project.member.added');
+    await Promise.all(feeds.map((feed) => feed.authorize([promoted!])));
+    expect(reads).toHaveBeenCalledTimes(4);
+    for (const feed of feeds) expect(feed.visible(created!)).toBe(true);
+    // A removal reaches every feed: the shared read's refusal ends them all.
+    await w.store.deleteMembership('proj_main', 'acc_deriver');
+    w.clock.advance(PROJECT_FEED_RECHECK_MS);
+    const refused = await Promise.allSettled(feeds.map((feed) => feed.authorize([])));
+    expect(refused.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(reads).toHaveBeenCalledTimes(5);
   });
 });

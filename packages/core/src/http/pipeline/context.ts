@@ -14,7 +14,7 @@ import { createStreamSlots, type StreamSlots } from '../sse.js';
 import { createBodyReader, type BodyReader } from './body.js';
 import { defaultResponseValidation } from './response.js';
 import { createRouter, type Router } from './router.js';
-import type { HttpHandlerOptions } from './types.js';
+import type { HttpHandlerOptions, PipelineStream } from './types.js';
 
 /** Default request body limit: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1_048_576;
@@ -39,7 +39,8 @@ export interface PipelineContext<H> {
   /** The OpenAPI document's text under a mount (built on first request per mount). */
   documentText(mount: string): string;
   slots: StreamSlots;
-  streams: Set<() => void>;
+  /** The open event streams (`end()` each on `closeStreams()`). */
+  streams: Set<PipelineStream>;
   /** Open streams' credential re-checks in flight, by credential (joined by the streams of the same one). */
   reauthentications: Map<string, Promise<Principal>>;
 }

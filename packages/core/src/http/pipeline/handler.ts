@@ -53,7 +53,7 @@ interface Exchange<H> {
 export function createHttpHandler<H = unknown>(options: HttpHandlerOptions<H>): HttpHandler<H> {
   const context = pipelineContext(options);
   const closeStreams = () => {
-    for (const end of [...context.streams]) end();
+    for (const stream of [...context.streams]) stream.end();
   };
   return {
     handle: (request) => handle(context, request),
@@ -194,27 +194,48 @@ async function authenticate<H>(context: PipelineContext<H>, request: PipelineReq
 function reauthenticator<H>(context: PipelineContext<H>, exchange: Exchange<H>, principal: Principal | null): () => Promise<void> {
   const { request } = exchange;
   const host = context.options.authenticate;
-  const refused = () => new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
   if (host !== undefined) {
+    const framework = request.host as H;
     return async () => {
-      if (!samePrincipal(principal, await authenticateWithHost(host, request.host as H))) throw refused();
+      if (!samePrincipal(principal, await authenticateWithHost(host, framework))) throw refusedCredential();
     };
   }
-  const headers = request.headers as Record<string, HeaderValue>;
+  // Held for the stream's lifetime: the credential's own headers and the target, not the request.
+  const headers = credentialHeaders(request.headers as Record<string, HeaderValue>);
   const input = { headers, url: request.url, stream: true, expiry: false };
   // The streams of one credential share a check started while another is still running (a
   // fan-out re-checks every open stream at once): one lookup, as concurrent requests share one.
   // One flat string (`join`), not a tree of concatenations held for the stream's lifetime.
   const credential = [principal?.key_id, principal?.account_id, headers['authorization'], headers['x-api-key'], headers['x-account-id'],
     headers['anthropic-workspace-id'], accessTokenPart(request.url)].join('\n');
-  return async () => {
-    let check = context.reauthentications.get(credential);
-    if (check === undefined) {
-      check = authenticateRequest(context.options.services.platform, input).finally(() => context.reauthentications.delete(credential));
-      context.reauthentications.set(credential, check);
-    }
-    if (!samePrincipal(principal, await check)) throw refused();
+  const { platform } = context.options.services;
+  const checks = context.reauthentications;
+  const verify = (found: Principal) => {
+    if (!samePrincipal(principal, found)) throw refusedCredential();
   };
+  return () => {
+    let check = checks.get(credential);
+    if (check === undefined) {
+      check = authenticateRequest(platform, input).finally(() => checks.delete(credential));
+      checks.set(credential, check);
+    }
+    return check.then(verify);
+  };
+}
+
+/** What an open stream's re-check answers for a credential that no longer names its caller. */
+function refusedCredential(): InboxKitError {
+  return new InboxKitError('invalid_credentials', 'The API key is unknown or revoked');
+}
+
+/** The headers `authenticateRequest` reads (`readCredentials`), copied out of the request's. */
+function credentialHeaders(headers: Record<string, HeaderValue>): Record<string, HeaderValue> {
+  const kept: Record<string, HeaderValue> = {};
+  for (const name of ['authorization', 'x-api-key', 'x-account-id', 'anthropic-workspace-id']) {
+    const value = headers[name];
+    if (value !== undefined) kept[name] = value;
+  }
+  return kept;
 }
 
 /** The query of a request target when it may carry an `access_token` (the credential of a browser's stream), else ''. */
@@ -294,12 +315,13 @@ function outcomeAnswer<H>(context: PipelineContext<H>, exchange: Exchange<H>, ro
       if (exchange.request.method === 'HEAD') return { status: 200, headers };
       const timing = context.options.streamTiming;
       const release = context.slots.claim(caller.principal, timing?.maxStreamsPerCaller ?? DEFAULT_MAX_STREAMS_PER_CALLER);
+      const request_id = exchange.id;
       const stream = pipelineStream(outcome.feed, {
         after: outcome.after, lastEventId: outcome.lastEventId, timing, observation: exchange.observation, release,
         registry: context.streams, signal: exchange.request.signal,
         reauthenticate: caller.forwarded ? undefined : reauthenticator(context, exchange, caller.principal),
         reportError: (error) => {
-          if (!isInboxKitError(error)) reportSafely(context, error, exchange.id);
+          if (!isInboxKitError(error)) reportSafely(context, error, request_id);
         },
       });
       return { status: 200, headers, stream };

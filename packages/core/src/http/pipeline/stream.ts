@@ -18,62 +18,93 @@ export interface StreamStart {
   timing: StreamTimingOptions | undefined;
   observation: ObservedRequest;
   release: () => void;
-  registry: Set<() => void>;
+  /** The handler's open streams (`end()` on `closeStreams()`). */
+  registry: Set<PipelineStream>;
   reauthenticate?: (() => Promise<void>) | undefined;
   signal?: AbortSignal | undefined;
   reportError: (error: unknown) => void;
 }
 
-/** A stream answer for `feed`; nothing runs until the adapter calls `pipe`. */
+/**
+ * A stream answer for `feed`; nothing runs until the adapter calls `pipe`. One object per stream
+ * holding only what the stream needs once its head is written (the feed, the slot's release, the
+ * observation, the re-check): never the adapter's request or reply.
+ */
 export function pipelineStream(feed: Feed, start: StreamStart): PipelineStream {
-  let loop: EventStreamLoop | undefined;
-  let ended = false;
-  const end = () => {
-    if (loop !== undefined) return loop.end();
-    if (ended) return;
-    ended = true;
-    finish();
-  };
-  const finish = () => {
-    start.release();
-    start.observation.end({ status: 200, aborted: start.signal?.aborted ?? false });
-    start.registry.delete(end);
-    start.signal?.removeEventListener('abort', end);
-  };
-  start.registry.add(end);
-  start.signal?.addEventListener('abort', end, { once: true });
-  return {
-    end,
-    pipe(sink: PipelineStreamSink) {
-      if (ended || loop !== undefined) {
-        sink.close();
-        return Promise.resolve();
-      }
-      start.observation.streamOpened();
-      const { maxStreamsPerCaller: _cap, ...timing } = start.timing ?? {};
-      loop = runEventStream(feed, {
-        write: (chunk) => sink.write(chunk),
-        buffered: () => sink.buffered(),
-        drained: () => sink.drained(),
-        close: () => {
-          ended = true;
-          finish();
-          sink.close();
-        },
-      }, {
-        ...timing,
-        after: start.after,
-        ...(start.lastEventId !== undefined ? { lastEventId: start.lastEventId } : {}),
-        ...(start.reauthenticate ? { reauthenticate: start.reauthenticate } : {}),
-        onEnd: (error) => {
-          // Withdrawn access ends the stream as a fresh request would be refused; other failures are reported.
-          if (error !== undefined && (error as { name?: string }).name !== 'InboxKitError') start.reportError(error);
-        },
-      });
-      if (start.signal?.aborted) loop.end();
-      return loop.done;
-    },
-  };
+  return new PipelineEventStream(feed, start);
+}
+
+class PipelineEventStream implements PipelineStream {
+  private loop: EventStreamLoop | undefined;
+  private ended = false;
+  private readonly timing: StreamTimingOptions | undefined;
+  private readonly after: number;
+  private readonly lastEventId: number | undefined;
+  private readonly observation: ObservedRequest;
+  private readonly release: () => void;
+  private readonly registry: Set<PipelineStream>;
+  private readonly reauthenticate: (() => Promise<void>) | undefined;
+  private readonly reportError: (error: unknown) => void;
+  private signal: AbortSignal | undefined;
+
+  constructor(private readonly feed: Feed, start: StreamStart) {
+    this.timing = start.timing;
+    this.after = start.after;
+    this.lastEventId = start.lastEventId;
+    this.observation = start.observation;
+    this.release = start.release;
+    this.registry = start.registry;
+    this.reauthenticate = start.reauthenticate;
+    this.reportError = start.reportError;
+    this.signal = start.signal;
+    this.registry.add(this);
+    // `handleEvent`: the stream itself is the abort listener (no closure per stream).
+    this.signal?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The client left (the request's signal aborted). */
+  handleEvent(): void {
+    this.end();
+  }
+
+  end(): void {
+    if (this.loop !== undefined) return this.loop.end();
+    if (this.ended) return;
+    this.finish();
+  }
+
+  pipe(sink: PipelineStreamSink): Promise<void> {
+    if (this.ended || this.loop !== undefined) {
+      sink.close();
+      return Promise.resolve();
+    }
+    this.observation.streamOpened();
+    const { maxStreamsPerCaller: _cap, ...timing } = this.timing ?? {};
+    this.loop = runEventStream(this.feed, sink, {
+      ...timing,
+      after: this.after,
+      ...(this.lastEventId !== undefined ? { lastEventId: this.lastEventId } : {}),
+      ...(this.reauthenticate ? { reauthenticate: this.reauthenticate } : {}),
+      onEnd: (error) => {
+        this.finish();
+        // Withdrawn access ends the stream as a fresh request would be refused; other failures are reported.
+        if (error !== undefined && (error as { name?: string }).name !== 'InboxKitError') this.reportError(error);
+      },
+    });
+    if (this.signal?.aborted) this.loop.end();
+    return this.loop.done;
+  }
+
+  /** Once: the slot back, the observation ended, out of the registry, the abort listener off. */
+  private finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.release();
+    this.observation.end({ status: 200, aborted: this.signal?.aborted ?? false });
+    this.registry.delete(this);
+    this.signal?.removeEventListener('abort', this);
+    this.signal = undefined;
+  }
 }
 
 /** One encoder for every stream's frames (stateless). */
