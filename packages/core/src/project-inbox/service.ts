@@ -8,8 +8,8 @@ import { InboxKitError } from '../errors.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, type RequestContext, type ServiceDeps } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { idempotencyRequestHash, parseIdempotencyKey } from '../idempotency.js';
-import type { IdempotencyRecord, StoreTx } from '../ports/store.js';
-import type { InboxDecision, ProjectEvent, ProjectInboxItem, Session } from '../records.js';
+import type { IdempotencyRecord, NewProjectEvent, StoreTx } from '../ports/store.js';
+import type { InboxDecision, OperationLog, ProjectEvent, ProjectInboxItem, Session } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { accessOf, loadProjectAccess, type ProjectAccess } from './access.js';
 import { inboxPermissions, visibilityOfEventType } from './permissions.js';
@@ -175,8 +175,7 @@ export class ProjectInboxService {
         created_at: now,
         updated_at: now,
       };
-      await tx.insertInboxItem(item);
-      const event = await this.audit(tx, ctx, item, 'project_inbox_item.create', { payload_byte_count: bytes }, 'project_inbox.item.created', {
+      const [entry, created] = this.auditRows(ctx, item, 'project_inbox_item.create', { payload_byte_count: bytes }, 'project_inbox.item.created', {
         inbox_item_id: item.id,
         type: item.type,
         title: item.title,
@@ -184,6 +183,14 @@ export class ProjectInboxService {
         sender_account_id: item.sender_account_id,
         ...sources,
       }, now);
+      let event: ProjectEvent;
+      if (tx.insertInboxItemAudited) {
+        // The item, its Operation Log row and its event in one call (one statement on PostgreSQL).
+        event = await tx.insertInboxItemAudited(item, entry, created);
+      } else {
+        await tx.insertInboxItem(item);
+        event = await appendAudited(tx, entry, created);
+      }
       return { item, events: [event], replayed: false };
     });
     this.publish(events);
@@ -271,27 +278,32 @@ export class ProjectInboxService {
         }
         if (step.kind === 'noop') return { item: current, events: [] as ProjectEvent[] };
         const now = this.deps.clock.now();
-        const updated = await tx.decideInboxItem(access.project.id, item_id, current.status, {
-          status: step.to,
-          decided_by_account_id: ctx.principal.account_id,
-          decided_at: now,
-          updated_at: now,
-        });
-        if (!updated) continue; // lost a race: re-read and answer from the new state
-        const event = await this.audit(tx, ctx, updated, 'project_inbox_item.decide', { decision: body.decision, note: body.note },
+        const patch = { status: step.to, decided_by_account_id: ctx.principal.account_id, decided_at: now, updated_at: now };
+        // The audit of the decision, from the item as the conditional update leaves it (only the
+        // patched columns change; the write is void, and so is its audit, if the item changed first).
+        const decided = { ...current, ...patch };
+        const [entry, announced] = this.auditRows(ctx, decided, 'project_inbox_item.decide', { decision: body.decision, note: body.note },
           decisionEventType(body.decision as InboxDecision), {
-            inbox_item_id: updated.id,
-            type: updated.type,
-            status: updated.status,
+            inbox_item_id: decided.id,
+            type: decided.type,
+            status: decided.status,
             decision: body.decision,
-            sender_account_id: updated.sender_account_id,
+            sender_account_id: decided.sender_account_id,
             decided_by_account_id: ctx.principal.account_id,
-            source_event_id: updated.source_event_id,
-            source_session_id: updated.source_session_id,
-            source_floor_id: updated.source_floor_id,
-            source_page_id: updated.source_page_id,
+            source_event_id: decided.source_event_id,
+            source_session_id: decided.source_session_id,
+            source_floor_id: decided.source_floor_id,
+            source_page_id: decided.source_page_id,
           }, now);
-        return { item: updated, events: [event] };
+        if (tx.decideInboxItemAudited) {
+          // The conditional update and, only when it won, the audit: one statement on PostgreSQL.
+          const written = await tx.decideInboxItemAudited(access.project.id, item_id, current.status, patch, entry, announced);
+          if (!written) continue; // lost a race: re-read and answer from the new state
+          return { item: written.item, events: [written.event] };
+        }
+        const updated = await tx.decideInboxItem(access.project.id, item_id, current.status, patch);
+        if (!updated) continue; // lost a race: re-read and answer from the new state
+        return { item: updated, events: [await appendAudited(tx, entry, announced)] };
       }
       throw new InboxKitError('conflict', 'The item kept changing; try again');
     });
@@ -314,12 +326,13 @@ export class ProjectInboxService {
     return this.decide(ctx, project_id, item_id, { decision: 'archive', note });
   }
 
-  private async audit(
-    tx: StoreTx, ctx: RequestContext, item: ProjectInboxItem, action: string, metadata: ProjectEvent['payload'],
+  /** The Operation Log row and the Project Event (sequence to come) of a write to `item`. */
+  private auditRows(
+    ctx: RequestContext, item: ProjectInboxItem, action: string, metadata: ProjectEvent['payload'],
     eventType: string, eventPayload: ProjectEvent['payload'], now: number,
-  ): Promise<ProjectEvent> {
+  ): [OperationLog, NewProjectEvent] {
     const logId = this.deps.ids.next('oplog');
-    return appendAudited(tx, {
+    return [{
       id: logId,
       workspace_id: item.workspace_id,
       project_id: item.project_id,
@@ -346,7 +359,7 @@ export class ProjectInboxService {
       visibility: visibilityOfEventType(eventType),
       source: ctx.source ?? 'api',
       created_at: now,
-    });
+    }];
   }
 
   private publish(events: ProjectEvent[]): void {
