@@ -128,6 +128,10 @@ export class ProjectInboxService {
       request_hash: await idempotencyRequestHash('POST', `/projects/${project_id}/inbox`, { ...body, payload }),
     };
     const { events, item, replayed } = await this.deps.store.transaction(async (tx) => {
+      // The sources are read first, before the project's lock (they are not locked either way), so
+      // the lock is held for fewer statements — on PostgreSQL every create of the project waits
+      // for it; their verdict (404/409) is given after the checks that come first (issue 33).
+      const sourcesRead = await settle(resolveSources(tx, ctx.principal.workspace_id, project_id, body));
       // A replay answers only what the caller may see now: the checks of a fresh request run first.
       // Locked: the project's status and the caller's membership stay as read until commit.
       // The write gate (who may create, project active), the project locked until commit.
@@ -145,7 +149,7 @@ export class ProjectInboxService {
         }
         if (seen) return { item: await replayItem(tx, seen, idempotency.request_hash, access, ctx.principal.account_id), events: [] as ProjectEvent[], replayed: true };
       }
-      const sources = await resolveSources(tx, access, body);
+      const sources = unsettle(sourcesRead);
       const now = this.deps.clock.now();
       const id = this.deps.ids.next('pinbox');
       if (idempotency) {
@@ -395,10 +399,10 @@ async function replayItem(tx: StoreTx, record: IdempotencyRecord, request_hash: 
  * another workspace is missing). Spec: project-inbox.md "Source rules".
  */
 async function resolveSources(
-  tx: StoreTx, { project }: ProjectAccess,
+  tx: StoreTx, ws: string, project_id: string,
   body: { source_event_id: string | null; source_session_id: string | null; source_floor_id: string | null; source_page_id: string | null },
 ): Promise<ResolvedSources> {
-  const ws = project.workspace_id;
+  const project = { id: project_id };
   let floor_id: string | null = null;
   let session_id: string | null = null;
   if (body.source_page_id !== null) {
@@ -436,4 +440,24 @@ async function resolveSources(
     source_floor_id: floor_id,
     source_page_id: body.source_page_id,
   };
+}
+
+/**
+ * `promise`'s outcome, waited for now: a domain refusal (`InboxKitError`) is kept for
+ * {@link unsettle} to throw later, in its place in the order of checks; any other error (the
+ * store's) is thrown at once.
+ */
+async function settle<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: InboxKitError }> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    if (error instanceof InboxKitError) return { ok: false, error };
+    throw error;
+  }
+}
+
+/** The value {@link settle} kept, or its refusal thrown. */
+function unsettle<T>(outcome: { ok: true; value: T } | { ok: false; error: InboxKitError }): T {
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
 }
