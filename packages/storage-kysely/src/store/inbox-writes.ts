@@ -6,7 +6,7 @@
  * another in one unit of work. Both write everything or nothing.
  */
 import { sql } from 'kysely';
-import type { InboxDecisionPatch, InboxItemStatus, InboxStore, NewProjectEvent, OperationLog, ProjectInboxItem } from '@inbox-kit/core';
+import type { InboxDecisionPatch, InboxItemStatus, InboxStore, NewProjectEvent, OperationLog, ProjectEvent, ProjectInboxItem, UnchangedProject } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
 import { COUNTER, appendEventOn, selectedValues, storedEvent, withSequence } from './events.js';
 import { EVENT, ITEM, LOG } from './rows.js';
@@ -68,9 +68,60 @@ const DECIDE_AUDITED = (dialect: SqlDialect) => {
     select item.*, event.sequence as inbox_kit_event_sequence from item left join event on true`;
 };
 
-export function inboxWriteOps(ctx: StoreContext): Pick<InboxStore, 'insertInboxItemAudited' | 'decideInboxItemAudited'> {
+/**
+ * {@link DECIDE_AUDITED} made only if the project is still as it was read (slots 7–9: workspace,
+ * owner, status), its row held as `lockProject` holds it (`FOR NO KEY UPDATE`) before the item is
+ * updated: a concurrent archive or change of owner either committed before (the lock's re-check of
+ * the newest row fails: no row, nothing written) or waits for this statement.
+ */
+const DECIDE_IF_UNCHANGED = (dialect: SqlDialect) => {
+  const logs = LOG.fields.length;
+  const at = DECIDE_SLOTS + 3;
+  return sql<Record<string, unknown>>`
+    with project as (
+      select id from projects where id = ${$(4)} and workspace_id = ${$(7)} and account_id = ${$(8)} and status = ${$(9)}
+      for no key update
+    ),
+    item as (
+      update project_inbox_items set status = ${$(0)}, decided_by_account_id = ${$(1)}, decided_at = ${$(2)}, updated_at = ${$(3)}
+      where project_id = ${$(4)} and id = ${$(5)} and status = ${$(6)} and exists (select 1 from project)
+      returning ${sql.raw(ITEM.selectRaw(dialect, 'project_inbox_items', 'i'))}
+    ),
+    counter as (
+      update projects set event_sequence = event_sequence + 1 where id = ${$(4)} and exists (select 1 from item) returning event_sequence
+    ),
+    log as (
+      insert into operation_logs (${sql.raw(LOG.columns.join(', '))})
+      select ${sql.join(selectedValues(LOG, at))} from counter
+    ),
+    event as (
+      insert into project_events (${sql.raw(EVENT.columns.join(', '))})
+      select ${sql.join(selectedValues(EVENT, at + logs, { sequence: sql`counter.event_sequence` }))}
+      from counter
+      returning sequence
+    )
+    select item.*, event.sequence as inbox_kit_event_sequence from item left join event on true`;
+};
+
+export function inboxWriteOps(ctx: StoreContext): Pick<InboxStore, 'insertInboxItemAudited' | 'decideInboxItemAudited' | 'decideInboxItemIfUnchanged'> {
   const { db, dialect, compiled } = ctx;
+  /** The item and event of a {@link DECIDE_AUDITED}-shaped answer, or undefined (no row: nothing written). */
+  const decided = (r: Record<string, unknown> | undefined, event: ProjectEvent) => {
+    if (!r) return undefined;
+    // An updated item without its event means the project row is gone: throw (nothing commits).
+    withSequence(event, r.inbox_kit_event_sequence == null ? undefined : { sequence: r.inbox_kit_event_sequence });
+    return { item: ITEM.decode(r, 'i'), event };
+  };
+  const oneStatement: Pick<InboxStore, 'decideInboxItemIfUnchanged'> = !dialect.counterAndInsertInOneStatement ? {} : {
+    async decideInboxItemIfUnchanged(seen: UnchangedProject, item_id: string, seen_status: InboxItemStatus, patch: InboxDecisionPatch, entry: OperationLog, e: NewProjectEvent) {
+      const event = storedEvent(e);
+      const values = [patch.status, patch.decided_by_account_id, patch.decided_at, patch.updated_at, seen.project_id, item_id, seen_status,
+        seen.workspace_id, seen.owner_account_id, seen.project_status, ...LOG.encode(entry), ...EVENT.encode(event)];
+      return decided((await compiled(db, 'decideInboxItemIfUnchanged', () => DECIDE_IF_UNCHANGED(dialect), values)).rows[0], event);
+    },
+  };
   return {
+    ...oneStatement,
     async insertInboxItemAudited(item: ProjectInboxItem, entry: OperationLog, e: NewProjectEvent) {
       const event = storedEvent(e);
       if (dialect.counterAndInsertInOneStatement) {
@@ -86,11 +137,7 @@ export function inboxWriteOps(ctx: StoreContext): Pick<InboxStore, 'insertInboxI
       const event = storedEvent(e);
       const decision = [patch.status, patch.decided_by_account_id, patch.decided_at, patch.updated_at, project_id, item_id, seen_status];
       if (dialect.counterAndInsertInOneStatement) {
-        const r = (await compiled(db, 'decideInboxItemAudited', () => DECIDE_AUDITED(dialect), [...decision, ...LOG.encode(entry), ...EVENT.encode(event)])).rows[0];
-        if (!r) return undefined;
-        // An updated item without its event means the project row is gone: throw (the caller's transaction rolls back).
-        withSequence(event, r.inbox_kit_event_sequence == null ? undefined : { sequence: r.inbox_kit_event_sequence });
-        return { item: ITEM.decode(r, 'i'), event };
+        return decided((await compiled(db, 'decideInboxItemAudited', () => DECIDE_AUDITED(dialect), [...decision, ...LOG.encode(entry), ...EVENT.encode(event)])).rows[0], event);
       }
       return ctx.atomically(async (trx) => {
         const r = (await compiled(trx, 'decideInboxItem', () => trx.updateTable('project_inbox_items')

@@ -28,6 +28,14 @@ export interface InboxItemWithAccess {
   item: ProjectInboxItem | undefined;
 }
 
+/** The state of a project a write was allowed on (see {@link InboxStore.decideInboxItemIfUnchanged}). */
+export interface UnchangedProject {
+  workspace_id: string;
+  project_id: string;
+  owner_account_id: string;
+  project_status: Project['status'];
+}
+
 /** The decision columns a conditional update writes. */
 export interface InboxDecisionPatch {
   status: InboxItemStatus;
@@ -93,5 +101,19 @@ export interface InboxStore {
    */
   decideInboxItemAudited?(
     project_id: string, item_id: string, seen_status: InboxItemStatus, patch: InboxDecisionPatch, entry: OperationLog, event: NewProjectEvent,
+  ): Promise<{ item: ProjectInboxItem; event: ProjectEvent } | undefined>;
+  /**
+   * OPTIONAL (for engines that can decide it in one statement, e.g. PostgreSQL; without it every
+   * decision runs under the project's lock in a transaction). Called on the store itself, never
+   * inside a transaction: {@link decideInboxItemAudited}, made only if the project is still as
+   * the caller read it — `seen.project_id` in `seen.workspace_id`, owned by `seen.owner_account_id`,
+   * status `seen.project_status` — checked on the project row held as {@link ProjectStore.lockProject}
+   * holds it, for the one atomic statement. Returns `undefined` and writes nothing when the project
+   * or the item changed (the caller then decides again under the lock). MUST be one atomic unit:
+   * a concurrent archive or change of owner commits wholly before it (then it writes nothing) or
+   * after it. project-inbox.md "Decide".
+   */
+  decideInboxItemIfUnchanged?(
+    seen: UnchangedProject, item_id: string, seen_status: InboxItemStatus, patch: InboxDecisionPatch, entry: OperationLog, event: NewProjectEvent,
   ): Promise<{ item: ProjectInboxItem; event: ProjectEvent } | undefined>;
 }

@@ -118,3 +118,45 @@ export async function checkDecideInboxItemAudited({ store, raw }: Pick<StoreConf
   assertSame(await raw.eventSequences(p.id), [1], 'a stale decision writes no event');
   assert((await raw.countRows('operation_logs', p.id)) === 1, 'a stale decision writes no Operation Log row');
 }
+
+/**
+ * `decideInboxItemIfUnchanged` (called on the store, outside a transaction): it decides only while
+ * the project is as seen (workspace, owner, status) and the item in the seen status — a changed
+ * status, owner or workspace, an archived project, a stale item status: `undefined` and nothing
+ * written, no sequence used; of 20 concurrent calls exactly one wins, with one log row and one event.
+ */
+export async function checkDecideInboxItemIfUnchanged({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.decideInboxItemIfUnchanged === undefined) return;
+  const w = await seedWorld(store, 'decunch');
+  const p = w.project;
+  const seen = { workspace_id: w.ws.id, project_id: p.id, owner_account_id: w.owner.id, project_status: p.status };
+  const patch = (i: number) => ({ status: 'accepted' as const, decided_by_account_id: w.owner.id, decided_at: T0 + 1000 + i, updated_at: T0 + 1000 + i });
+  const audit = (tag: string) => [newLog(w, p, `oplog_${w.u}_${tag}`), newEvent(w, p, `evt_${w.u}_${tag}`)] as const;
+  const item = newItem(w, p, `pinbox_${w.u}_a`);
+  await store.insertInboxItem(item);
+  const refused: Array<[string, typeof seen, InboxItemStatus]> = [
+    ['another owner', { ...seen, owner_account_id: w.deriver.id }, 'pending'],
+    ['another workspace', { ...seen, workspace_id: `ws_${w.u}_other` }, 'pending'],
+    ['another project status', { ...seen, project_status: 'archived' }, 'pending'],
+    ['a stale item status', seen, 'accepted'],
+  ];
+  for (const [what, state, status] of refused) {
+    const got = await store.decideInboxItemIfUnchanged(state, item.id, status, patch(0), ...audit(`x${what.length}`));
+    assert(got === undefined, `decideInboxItemIfUnchanged with ${what} must write nothing and return undefined`);
+  }
+  assert((await raw.itemStatus(item.id)) === 'pending', 'the refused decisions left the item pending');
+  assertSame(await raw.eventSequences(p.id), [], 'the refused decisions wrote no event');
+  assert((await raw.countRows('operation_logs', p.id)) === 0, 'the refused decisions wrote no Operation Log row');
+  const outcomes = await concurrently(range(0, 19).map((i) => () => store.decideInboxItemIfUnchanged!(seen, item.id, 'pending', patch(i), ...audit(`d${i}`))), 'concurrent decideInboxItemIfUnchanged');
+  const winners = outcomes.filter((o) => o !== undefined);
+  assert(winners.length === 1, `exactly one of 20 concurrent decisions must win, ${winners.length} did`);
+  assertSame(await store.getInboxItem(p.id, item.id), winners[0]!.item, 'the item read back is the winner\'s');
+  assertSame(await raw.eventSequences(p.id), [1], 'one event, sequence 1');
+  assert((await raw.countRows('operation_logs', p.id)) === 1, 'exactly one Operation Log row');
+  assertSame((await store.listProjectEvents({ project_id: p.id, after: 0, limit: 10 }))[0], winners[0]!.event, 'the event as returned to the winner');
+  const other = newItem(w, p, `pinbox_${w.u}_b`);
+  await store.insertInboxItem(other);
+  await store.setProjectStatus(p.id, 'archived', T0 + 9);
+  assert((await store.decideInboxItemIfUnchanged(seen, other.id, 'pending', patch(30), ...audit('late'))) === undefined, 'no decision once the project is archived');
+  assert((await raw.itemStatus(other.id)) === 'pending', 'the item of the archived project stays pending');
+}
