@@ -1,9 +1,10 @@
 /**
  * The Project Inbox's audited writes on Kysely (`InboxStore.insertInboxItemAudited`,
- * `decideInboxItemAudited`): the item's write, its Operation Log row and its Project Event (the
- * project's counter bumped) together. On PostgreSQL each is one statement (data-modifying `WITH`s:
- * one round trip instead of two or three, issue 33); elsewhere the statements run one after
- * another in one unit of work. Both write everything or nothing.
+ * `decideInboxItemAudited`, and on PostgreSQL `decideInboxItemIfUnchanged`): the item's write, its
+ * Operation Log row and its Project Event (the project's counter bumped) together. On PostgreSQL
+ * each is one statement (data-modifying `WITH`s: one round trip instead of two or three, issue 33);
+ * elsewhere the statements run one after another in one unit of work. Each writes everything or
+ * nothing.
  */
 import { sql } from 'kysely';
 import type { InboxDecisionPatch, InboxItemStatus, InboxStore, NewProjectEvent, OperationLog, ProjectEvent, ProjectInboxItem, UnchangedProject } from '@inbox-kit/core';
