@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ERROR_CODES, InboxKitError } from '../errors.js';
 import {
+  authenticateRequest,
   clientErrorResponse, ERROR_KINDS, HTTP_ROUTES, STATUS_BY_CODE, envelopeForStatus, envelopeOf, errorEnvelopeSchema, errorKind, eventFrame, forwardHeadersFor,
   forwardRequestOf, forwardedPrincipal, httpRoutesFor, readCredentials, requestIdFor, resumePosition, resyncFor, routeNotFound,
 } from './index.js';
@@ -55,6 +56,24 @@ describe('request ids and credentials', () => {
     expect(readCredentials({ authorization: 'Bearer ' })).toEqual({ apiKey: undefined, actingAccountId: undefined, options: {} });
     expect(readCredentials({ 'x-api-key': ['a', 'b'] })).toEqual({ apiKey: undefined, actingAccountId: undefined, options: {} });
     expect(readCredentials({ 'x-api-key': 'k', 'anthropic-workspace-id': 'ws_1' }).options).toEqual({ workspace_id: 'ws_1' });
+  });
+
+  it('a key sent without the Bearer scheme is refused with what the header must look like; no header at all reaches the platform', async () => {
+    const seen: Array<string | undefined> = [];
+    const platform = {
+      authenticate: async (secret: string | undefined) => {
+        seen.push(secret);
+        throw new InboxKitError('authentication_required', 'An API key is required');
+      },
+      authenticateStreamToken: async () => { throw new Error('unused'); },
+    };
+    for (const authorization of ['ik_secret', 'Basic eHl6', 'Token ik_secret']) {
+      const refused = await authenticateRequest(platform, { headers: { authorization }, url: '/me', stream: false }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: 'authentication_required', message: expect.stringContaining('Bearer <api key>') });
+    }
+    expect(seen).toEqual([]);
+    await expect(authenticateRequest(platform, { headers: {}, url: '/me', stream: false })).rejects.toMatchObject({ message: 'An API key is required' });
+    expect(seen).toEqual([undefined]);
   });
 });
 

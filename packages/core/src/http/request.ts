@@ -117,7 +117,8 @@ function accessTokensOf(url: string): string[] {
  * service key); on an event stream route, a stream token instead — as the RFC 6750 `access_token`
  * query parameter (what an `EventSource` can send) or as the bearer. An API key is never accepted
  * in a URL, and a stream token nowhere but on a stream route.
- * @throws InboxKitError `authentication_required` (401: nothing given), `invalid_credentials` (401:
+ * @throws InboxKitError `authentication_required` (401: nothing given, or an `Authorization` header
+ *   that is not `Bearer <key>`), `invalid_credentials` (401:
  *   unknown, revoked, expired; an `access_token` on another route or holding an API key),
  *   `validation_error` (400: `access_token` repeated, or sent together with another credential),
  *   `permission_denied` (403), `account_not_found` (404) as `PlatformService.authenticate`.
@@ -140,7 +141,14 @@ export async function authenticateRequest(platform: RequestAuthenticator, input:
     if (!input.stream) throw new InboxKitError('invalid_credentials', 'A stream token is accepted on the event stream routes only; send the API key');
     token = apiKey;
   }
-  if (token === undefined) return platform.authenticate(apiKey, actingAccountId, options);
+  if (token === undefined) {
+    const auth = input.headers.authorization;
+    // A key sent as `Authorization: <key>` or another scheme: say what the header must look like.
+    if (apiKey === undefined && typeof auth === 'string' && auth.trim() !== '') {
+      throw new InboxKitError('authentication_required', 'The Authorization header must be `Bearer <api key>` (or send the key as x-api-key)');
+    }
+    return platform.authenticate(apiKey, actingAccountId, options);
+  }
   const principal = await platform.authenticateStreamToken(token, { ...options, expiry: input.expiry !== false });
   // The token fixed the acting account; a header naming another is refused as for a standard key.
   if (actingAccountId !== undefined && actingAccountId !== principal.account_id) {
