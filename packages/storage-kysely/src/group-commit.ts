@@ -37,6 +37,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { busyBackoff, isSqliteBusy, pause, storageBusyError } from './busy.js';
 import { SQLITE_BUSY_TIMEOUT_MS } from './constants.js';
+import { linkTransaction, transactionExecutorOf, unlinkTransaction } from './direct-reads.js';
 
 /** The most units of work one group commit holds (the rest wait for the next group). */
 export const MAX_GROUP_SIZE = 64;
@@ -151,20 +152,29 @@ async function runGroup<DB>(db: Kysely<DB>, group: Waiting<DB>[], requeue: (unru
         busy = { error };
         return;
       }
+      // The compiled statements of the units (and the savepoints) run on the held connection at
+      // once, without Kysely's queue (direct-reads.ts), until the group ends.
+      linkTransaction(connection, db);
+      const direct = transactionExecutorOf(connection);
+      const run = direct === undefined
+        ? (query: CompiledQuery) => connection.executeQuery(query)
+        : (query: CompiledQuery) => {
+          direct(query.sql, query.parameters);
+        };
       try {
         const savepoints = group.length > 1;
         for (const unit of group) {
-          if (savepoints) await connection.executeQuery(SAVE);
+          if (savepoints) await run(SAVE);
           try {
             const value = await unit.fn(connection);
-            if (savepoints) await connection.executeQuery(RELEASE);
+            if (savepoints) await run(RELEASE);
             outcomes.push({ ok: true, value });
           } catch (error) {
             outcomes.push({ ok: false, error });
             if (!savepoints) throw error;
             try {
-              await connection.executeQuery(UNDO);
-              await connection.executeQuery(RELEASE);
+              await run(UNDO);
+              await run(RELEASE);
             } catch {
               // SQLite already rolled the whole transaction back (the savepoint is gone).
               abortedBy = { error };
@@ -176,6 +186,8 @@ async function runGroup<DB>(db: Kysely<DB>, group: Waiting<DB>[], requeue: (unru
       } catch (error) {
         await connection.executeQuery(ROLLBACK).catch(() => undefined);
         throw error;
+      } finally {
+        unlinkTransaction(connection);
       }
     });
   } catch (error) {

@@ -269,6 +269,13 @@ export function openSqlite(file: string, opts: { cacheSizeKiB?: number; busyTime
         throw error;
       }
     },
+    // Inside a group commit's transaction (the group holds the connection): what Kysely's driver does.
+    execute(sql, parameters) {
+      const statement = statements.prepare(sql);
+      if (statement.reader) return { rows: statement.all(parameters) as unknown[] };
+      const { changes } = statement.run(parameters);
+      return { rows: [], numAffectedRows: BigInt(changes) };
+    },
   });
   return db;
 }

@@ -45,6 +45,7 @@ import { projectEventOps } from './store/events.js';
 import { idempotencyOps } from './store/idempotency.js';
 import { identityOps } from './store/identity.js';
 import { inboxOps } from './store/inbox.js';
+import { inboxWriteOps } from './store/inbox-writes.js';
 import { projectOps } from './store/projects.js';
 import { runOps } from './store/runs.js';
 import { ledgerOps } from './store/ledger.js';
@@ -62,7 +63,7 @@ function opsOn(db: Kysely<Database>, dialect: SqlDialect, inTransaction: boolean
   const ctx = contextOn(db, dialect, inTransaction, transact, compiled);
   // Built for every transaction: `Object.assign`, not an object spread, which V8 runs ~40× slower
   // for objects of methods (35 µs per transaction here, a tenth of a create's server time; issue 18).
-  return Object.assign({}, identityOps(ctx), projectOps(ctx), inboxOps(ctx), projectEventOps(ctx), sessionRowOps(ctx), turnOps(ctx), ledgerOps(ctx), runOps(ctx), idempotencyOps(ctx), agentOps(ctx));
+  return Object.assign({}, identityOps(ctx), projectOps(ctx), inboxOps(ctx), inboxWriteOps(ctx), projectEventOps(ctx), sessionRowOps(ctx), turnOps(ctx), ledgerOps(ctx), runOps(ctx), idempotencyOps(ctx), agentOps(ctx));
 }
 
 /**

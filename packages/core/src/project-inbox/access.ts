@@ -30,6 +30,11 @@ export interface ProjectAccessOptions {
  *   the caller is neither its owner nor a member.
  */
 export async function loadProjectAccess(tx: StoreTx, principal: Principal, project_id: string, options: ProjectAccessOptions = {}): Promise<ProjectAccess> {
+  if (options.lock === true && tx.lockProjectWithAccess) {
+    // The lock and the membership in one statement where the store has it (one round trip on PostgreSQL).
+    const read = await tx.lockProjectWithAccess(principal.workspace_id, project_id, principal.account_id);
+    return accessOf(read?.project, principal, read?.membership);
+  }
   const project = options.lock === true ? await tx.lockProject(principal.workspace_id, project_id) : await tx.getProject(principal.workspace_id, project_id);
   if (!project) throw projectNotFound();
   const membership = project.account_id === principal.account_id ? undefined : await tx.getMembership(project.id, principal.account_id);

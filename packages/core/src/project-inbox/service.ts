@@ -8,17 +8,19 @@ import { InboxKitError } from '../errors.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, type RequestContext, type ServiceDeps } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { idempotencyRequestHash, parseIdempotencyKey } from '../idempotency.js';
-import type { IdempotencyRecord, StoreTx } from '../ports/store.js';
-import type { InboxDecision, ProjectEvent, ProjectInboxItem, Session } from '../records.js';
+import type { IdempotencyRecord, InboxDecisionPatch, NewProjectEvent, StoreTx } from '../ports/store.js';
+import type { InboxDecision, OperationLog, ProjectEvent, ProjectInboxItem } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { accessOf, loadProjectAccess, type ProjectAccess } from './access.js';
-import { inboxPermissions, visibilityOfEventType } from './permissions.js';
-import { gateInboxItemWrite, gateProjectWrite } from '../policy/write-gate.js';
+import { inboxPermissions, roleOf, visibilityOfEventType } from './permissions.js';
+import { gateInboxItemWrite, gateProjectWrite, projectState } from '../policy/write-gate.js';
+import { decideWrite } from '../policy/write-policy.js';
 import {
   createInboxItemBody, decideInboxItemBody, listInboxItemsQuery,
   type CreateInboxItemInput, type DecideInboxItemInput, type ListInboxItemsInput,
 } from './schemas.js';
 import { decisionEventType, transition } from './transition.js';
+import { resolveSources, settle, unsettle } from './sources.js';
 
 /** One page of items, newest first; `next_cursor` is null on the last page. */
 export interface InboxItemPage {
@@ -46,14 +48,7 @@ export interface CreateInboxItemOutcome {
 const INBOX_ITEM_RESOURCE = 'project_inbox_item';
 
 const itemNotFound = () => new InboxKitError('project_inbox_item_not_found', 'Project inbox item not found');
-const mismatch = (why: string) => new InboxKitError('project_inbox_source_scope_mismatch', `Source is not in this project: ${why}`);
 
-interface ResolvedSources {
-  source_event_id: string | null;
-  source_session_id: string | null;
-  source_floor_id: string | null;
-  source_page_id: string | null;
-}
 
 export class ProjectInboxService {
   readonly #idempotencyTtlMs: number;
@@ -128,6 +123,10 @@ export class ProjectInboxService {
       request_hash: await idempotencyRequestHash('POST', `/projects/${project_id}/inbox`, { ...body, payload }),
     };
     const { events, item, replayed } = await this.deps.store.transaction(async (tx) => {
+      // The sources are read first, before the project's lock (they are not locked either way), so
+      // the lock is held for fewer statements — on PostgreSQL every create of the project waits
+      // for it; their verdict (404/409) is given after the checks that come first (issue 33).
+      const sourcesRead = await settle(resolveSources(tx, ctx.principal.workspace_id, project_id, body));
       // A replay answers only what the caller may see now: the checks of a fresh request run first.
       // Locked: the project's status and the caller's membership stay as read until commit.
       // The write gate (who may create, project active), the project locked until commit.
@@ -145,7 +144,7 @@ export class ProjectInboxService {
         }
         if (seen) return { item: await replayItem(tx, seen, idempotency.request_hash, access, ctx.principal.account_id), events: [] as ProjectEvent[], replayed: true };
       }
-      const sources = await resolveSources(tx, access, body);
+      const sources = unsettle(sourcesRead);
       const now = this.deps.clock.now();
       const id = this.deps.ids.next('pinbox');
       if (idempotency) {
@@ -175,8 +174,7 @@ export class ProjectInboxService {
         created_at: now,
         updated_at: now,
       };
-      await tx.insertInboxItem(item);
-      const event = await this.audit(tx, ctx, item, 'project_inbox_item.create', { payload_byte_count: bytes }, 'project_inbox.item.created', {
+      const [entry, created] = this.auditRows(ctx, item, 'project_inbox_item.create', { payload_byte_count: bytes }, 'project_inbox.item.created', {
         inbox_item_id: item.id,
         type: item.type,
         title: item.title,
@@ -184,6 +182,14 @@ export class ProjectInboxService {
         sender_account_id: item.sender_account_id,
         ...sources,
       }, now);
+      let event: ProjectEvent;
+      if (tx.insertInboxItemAudited) {
+        // The item, its Operation Log row and its event in one call (one statement on PostgreSQL).
+        event = await tx.insertInboxItemAudited(item, entry, created);
+      } else {
+        await tx.insertInboxItem(item);
+        event = await appendAudited(tx, entry, created);
+      }
       return { item, events: [event], replayed: false };
     });
     this.publish(events);
@@ -256,6 +262,11 @@ export class ProjectInboxService {
    */
   async decide(ctx: RequestContext, project_id: string, item_id: string, input: DecideInboxItemInput): Promise<ProjectInboxItem> {
     const body = parseOrThrow(decideInboxItemBody, input, 'decision');
+    const unlocked = await this.decideInOneStatement(ctx, project_id, item_id, body);
+    if (unlocked !== undefined) {
+      this.publish([unlocked.event]);
+      return unlocked.item;
+    }
     const { item, events } = await this.deps.store.transaction(async (tx) => {
       // The project's lock, the caller's access and the item: one statement where the store has it.
       const gated = await gateInboxItemWrite(tx, ctx.principal, project_id, item_id, 'project_inbox.decide');
@@ -270,33 +281,74 @@ export class ProjectInboxService {
           throw new InboxKitError('project_inbox_invalid_transition', `Cannot ${body.decision} an item that is ${current.status}`);
         }
         if (step.kind === 'noop') return { item: current, events: [] as ProjectEvent[] };
-        const now = this.deps.clock.now();
-        const updated = await tx.decideInboxItem(access.project.id, item_id, current.status, {
-          status: step.to,
-          decided_by_account_id: ctx.principal.account_id,
-          decided_at: now,
-          updated_at: now,
-        });
+        const [patch, entry, announced] = this.decisionRows(ctx, current, step.to, body);
+        if (tx.decideInboxItemAudited) {
+          // The conditional update and, only when it won, the audit: one statement on PostgreSQL.
+          const written = await tx.decideInboxItemAudited(access.project.id, item_id, current.status, patch, entry, announced);
+          if (!written) continue; // lost a race: re-read and answer from the new state
+          return { item: written.item, events: [written.event] };
+        }
+        const updated = await tx.decideInboxItem(access.project.id, item_id, current.status, patch);
         if (!updated) continue; // lost a race: re-read and answer from the new state
-        const event = await this.audit(tx, ctx, updated, 'project_inbox_item.decide', { decision: body.decision, note: body.note },
-          decisionEventType(body.decision as InboxDecision), {
-            inbox_item_id: updated.id,
-            type: updated.type,
-            status: updated.status,
-            decision: body.decision,
-            sender_account_id: updated.sender_account_id,
-            decided_by_account_id: ctx.principal.account_id,
-            source_event_id: updated.source_event_id,
-            source_session_id: updated.source_session_id,
-            source_floor_id: updated.source_floor_id,
-            source_page_id: updated.source_page_id,
-          }, now);
-        return { item: updated, events: [event] };
+        return { item: updated, events: [await appendAudited(tx, entry, announced)] };
       }
       throw new InboxKitError('conflict', 'The item kept changing; try again');
     });
     this.publish(events);
     return item;
+  }
+
+  /**
+   * The decision without a transaction, where the store decides it in one statement
+   * (`decideInboxItemIfUnchanged`, e.g. PostgreSQL): the project, the caller's access and the item
+   * read once, the gate and the transition checked on them, then the write made only if the
+   * project and the item are still as read (the project row held for that statement, as its lock
+   * would hold it). `undefined` — nothing written — whenever the answer is not a plain win (a
+   * refusal, a no-op, a missing item, a lost race): {@link decide} then decides under the lock and
+   * answers exactly as before. Spec: project-inbox.md "Decide".
+   */
+  private async decideInOneStatement(
+    ctx: RequestContext, project_id: string, item_id: string, body: { decision: string; note: string | null },
+  ): Promise<{ item: ProjectInboxItem; event: ProjectEvent } | undefined> {
+    const { store } = this.deps;
+    if (!store.decideInboxItemIfUnchanged || !store.getInboxItemWithAccess) return undefined;
+    const read = await store.getInboxItemWithAccess(ctx.principal.workspace_id, project_id, ctx.principal.account_id, item_id);
+    const current = read?.item;
+    if (read === undefined || current === undefined) return undefined;
+    const role = roleOf(read.project, ctx.principal.account_id, read.membership?.role);
+    if (role === null || decideWrite('project_inbox.decide', role, projectState(read.project)) !== null) return undefined;
+    const step = transition(current.status, body.decision as InboxDecision);
+    if (step.kind !== 'change') return undefined;
+    const [patch, entry, announced] = this.decisionRows(ctx, current, step.to, body);
+    const seen = { workspace_id: read.project.workspace_id, project_id: read.project.id, owner_account_id: read.project.account_id, project_status: read.project.status };
+    return store.decideInboxItemIfUnchanged(seen, item_id, current.status, patch, entry, announced);
+  }
+
+  /**
+   * The patch of a decision moving `current` to `to`, and its audit (Operation Log row, Project
+   * Event) from the item as the conditional update leaves it (only the patched columns change; the
+   * write is void, and so is its audit, if the item changed first).
+   */
+  private decisionRows(
+    ctx: RequestContext, current: ProjectInboxItem, to: ProjectInboxItem['status'], body: { decision: string; note: string | null },
+  ): [InboxDecisionPatch, OperationLog, NewProjectEvent] {
+    const now = this.deps.clock.now();
+    const patch: InboxDecisionPatch = { status: to, decided_by_account_id: ctx.principal.account_id, decided_at: now, updated_at: now };
+    const decided = { ...current, ...patch };
+    const [entry, announced] = this.auditRows(ctx, decided, 'project_inbox_item.decide', { decision: body.decision, note: body.note },
+      decisionEventType(body.decision as InboxDecision), {
+        inbox_item_id: decided.id,
+        type: decided.type,
+        status: decided.status,
+        decision: body.decision,
+        sender_account_id: decided.sender_account_id,
+        decided_by_account_id: ctx.principal.account_id,
+        source_event_id: decided.source_event_id,
+        source_session_id: decided.source_session_id,
+        source_floor_id: decided.source_floor_id,
+        source_page_id: decided.source_page_id,
+      }, now);
+    return [patch, entry, announced];
   }
 
   /** Accept shorthand for {@link decide}. */
@@ -314,12 +366,13 @@ export class ProjectInboxService {
     return this.decide(ctx, project_id, item_id, { decision: 'archive', note });
   }
 
-  private async audit(
-    tx: StoreTx, ctx: RequestContext, item: ProjectInboxItem, action: string, metadata: ProjectEvent['payload'],
+  /** The Operation Log row and the Project Event (sequence to come) of a write to `item`. */
+  private auditRows(
+    ctx: RequestContext, item: ProjectInboxItem, action: string, metadata: ProjectEvent['payload'],
     eventType: string, eventPayload: ProjectEvent['payload'], now: number,
-  ): Promise<ProjectEvent> {
+  ): [OperationLog, NewProjectEvent] {
     const logId = this.deps.ids.next('oplog');
-    return appendAudited(tx, {
+    return [{
       id: logId,
       workspace_id: item.workspace_id,
       project_id: item.project_id,
@@ -346,7 +399,7 @@ export class ProjectInboxService {
       visibility: visibilityOfEventType(eventType),
       source: ctx.source ?? 'api',
       created_at: now,
-    });
+    }];
   }
 
   private publish(events: ProjectEvent[]): void {
@@ -375,52 +428,4 @@ async function replayItem(tx: StoreTx, record: IdempotencyRecord, request_hash: 
   const item = await tx.getInboxItem(access.project.id, record.resource_id);
   if (!item || read === 'none' || (read === 'own' && item.sender_account_id !== account_id)) throw itemNotFound();
   return item;
-}
-
-/**
- * Resolves sources page → floor → session, all inside this project's workspace (a source of
- * another workspace is missing). Spec: project-inbox.md "Source rules".
- */
-async function resolveSources(
-  tx: StoreTx, { project }: ProjectAccess,
-  body: { source_event_id: string | null; source_session_id: string | null; source_floor_id: string | null; source_page_id: string | null },
-): Promise<ResolvedSources> {
-  const ws = project.workspace_id;
-  let floor_id: string | null = null;
-  let session_id: string | null = null;
-  if (body.source_page_id !== null) {
-    const page = await tx.getPage(ws, body.source_page_id);
-    if (!page) throw new InboxKitError('page_not_found', 'Source page not found');
-    floor_id = page.floor_id;
-    session_id = page.session_id;
-  }
-  if (body.source_floor_id !== null) {
-    const floor = await tx.getFloor(ws, body.source_floor_id);
-    if (!floor) throw new InboxKitError('floor_not_found', 'Source floor not found');
-    if (floor_id !== null && floor_id !== floor.id) throw mismatch('the page belongs to another floor');
-    floor_id = floor.id;
-    session_id = floor.session_id;
-  }
-  let named: Session | undefined;
-  if (body.source_session_id !== null) {
-    named = await tx.getSession(ws, body.source_session_id);
-    if (!named) throw new InboxKitError('session_not_found', 'Source session not found');
-    if (session_id !== null && session_id !== named.id) throw mismatch('the floor or page belongs to another session');
-    session_id = named.id;
-  }
-  if (session_id !== null) {
-    // The session named in the body was just read (same transaction); otherwise read the page's or floor's.
-    const session = named ?? (await tx.getSession(ws, session_id));
-    if (!session || session.project_id !== project.id) throw mismatch('the session belongs to another project');
-  }
-  if (body.source_event_id !== null) {
-    const event = await tx.getProjectEvent(project.id, body.source_event_id);
-    if (!event) throw mismatch('the event is not an event of this project');
-  }
-  return {
-    source_event_id: body.source_event_id,
-    source_session_id: session_id,
-    source_floor_id: floor_id,
-    source_page_id: body.source_page_id,
-  };
 }

@@ -23,6 +23,7 @@ import { checkIdempotencyRecords, checkIdempotencySweep } from './conformance-ch
 import { checkProjectAndMemberPages, checkTurnAndSessionPages } from './conformance-checks/paging.js';
 import { checkAccountsAndKeys, checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
 import { checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging, checkLockInboxItemWithAccess } from './conformance-checks/inbox.js';
+import { checkDecideInboxItemAudited, checkDecideInboxItemIfUnchanged, checkInsertInboxItemAudited, checkLockProjectWithAccess } from './conformance-checks/inbox-audited.js';
 import { checkMemberships } from './conformance-checks/projects.js';
 import { checkGapFreeSessionSeq, checkManagedSessions, checkSessionWithAccess, checkSessionsFloorsPages } from './conformance-checks/sessions.js';
 import { checkReadiness, checkRowLocks, checkTransactionAtomicity } from './conformance-checks/transactions.js';
@@ -60,10 +61,10 @@ export const STORE_PORT_METHODS = {
     'disableWorkspaceAccount', 'insertApiKey', 'findApiKeyByHash', 'getApiKey', 'listApiKeys', 'revokeApiKey', 'recordApiKeyUse',
   ],
   projects: [
-    'insertProject', 'getProject', 'lockProject', 'listProjectsForAccount', 'pageProjectsForAccount', 'setProjectStatus', 'getMembership', 'upsertMembership',
+    'insertProject', 'getProject', 'lockProject', 'lockProjectWithAccess', 'listProjectsForAccount', 'pageProjectsForAccount', 'setProjectStatus', 'getMembership', 'upsertMembership',
     'deleteMembership', 'listMemberships', 'pageMemberships',
   ],
-  inbox: ['insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'lockInboxItemWithAccess', 'listInboxItems', 'decideInboxItem'],
+  inbox: ['insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'lockInboxItemWithAccess', 'listInboxItems', 'decideInboxItem', 'insertInboxItemAudited', 'decideInboxItemAudited', 'decideInboxItemIfUnchanged'],
   events: [
     'appendProjectEvent', 'getProjectEvent', 'listProjectEvents', 'lastProjectEventSequence', 'appendOperationLog', 'appendAudited', 'listOperationLogs',
     'listWorkspaceOperationLogs',
@@ -116,6 +117,10 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'keyset pages neither skip nor repeat rows sharing created_at (with filters)', run: checkKeysetPaging },
   { group: 'inbox', requires: needs('inbox'), name: 'getInboxItemWithAccess (optional): project, membership and item in one read, as the three reads give them', run: checkInboxItemWithAccess },
   { group: 'inbox', requires: needs('inbox'), name: 'lockInboxItemWithAccess (optional): in a transaction, the locked project, membership and item in one read, as the three reads give them', run: checkLockInboxItemWithAccess },
+  { group: 'projects', requires: needs(), name: 'lockProjectWithAccess (optional): in a transaction, the locked project and the membership in one read, as the two reads give them', run: checkLockProjectWithAccess },
+  { group: 'inbox', requires: needs('inbox', 'events'), name: 'insertInboxItemAudited (optional): item, Operation Log row and event in one call, gap-free under 40 concurrent writers, all or nothing', run: checkInsertInboxItemAudited },
+  { group: 'inbox', requires: needs('inbox', 'events'), name: 'decideInboxItemAudited (optional): 20 concurrent decisions → one winner, one log row, one event; a stale decision writes nothing', run: checkDecideInboxItemAudited },
+  { group: 'inbox', requires: needs('inbox', 'events'), name: 'decideInboxItemIfUnchanged (optional): decides only on the project and item as seen, one winner of 20, nothing written otherwise', run: checkDecideInboxItemIfUnchanged },
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'JSON round trip: what was written is what is read', run: checkJsonRoundTrip },
   { group: 'events', requires: needs('inbox', 'events'), name: 'appendProjectEvent: gap-free per-project sequences under 270 concurrent writers', run: checkGapFreeProjectSequences },
   { group: 'events', requires: needs('events'), name: 'Project Events keep visibility and source; lastProjectEventSequence and lastSessionEventSeq', run: checkEventVisibilitySourceAndLatest },

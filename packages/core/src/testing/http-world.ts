@@ -283,7 +283,19 @@ function sqlLadenError(name: string): Error {
  * (the audit in one call, when the store has it) for either of its halves.
  */
 function failureHits(prop: string | symbol, method: keyof StoreTx | null): boolean {
-  return prop === method || (prop === 'appendAudited' && (method === 'appendProjectEvent' || method === 'appendOperationLog'));
+  if (prop === method) return true;
+  const audit = method === 'appendProjectEvent' || method === 'appendOperationLog';
+  return (prop === 'appendAudited' && audit) || (prop === 'insertInboxItemAudited' && (audit || method === 'insertInboxItem'));
+}
+
+/**
+ * Whether a failure armed on `method` hides the call `prop` (the service then makes the separate
+ * calls the failure hits): a conditional write in one call, which a second call cannot make fail
+ * (it just finds the row changed) — the decision with its audit, in a transaction or on its own.
+ */
+function failureHides(prop: string | symbol, method: keyof StoreTx | null): boolean {
+  const decision = method === 'decideInboxItem' || method === 'appendProjectEvent' || method === 'appendOperationLog';
+  return decision && (prop === 'decideInboxItemAudited' || prop === 'decideInboxItemIfUnchanged');
 }
 
 /**
@@ -300,11 +312,13 @@ function failingStore(inner: Store, failure: HttpWorld['failure']): Store {
   };
   return new Proxy(inner, {
     get(target, prop, receiver) {
+      if (failureHides(prop, failure.method)) return undefined;
       if (prop !== 'transaction') return broken(target, prop, Reflect.get(target, prop, receiver));
       return <T>(fn: (tx: StoreTx) => Promise<T>) =>
         target.transaction((tx) =>
           fn(new Proxy(tx, {
             get(t, p, r) {
+              if (failureHides(p, failure.method)) return undefined;
               const real = Reflect.get(t, p, r) as unknown;
               if (!failureHits(p, failure.method) || typeof real !== 'function') return broken(t, p, real);
               return async (...args: unknown[]) => {

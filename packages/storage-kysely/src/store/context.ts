@@ -9,7 +9,7 @@
  */
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
-import { isSelect, type DirectReader } from '../direct-reads.js';
+import { isSelect, transactionExecutorOf, type DirectReader } from '../direct-reads.js';
 import type { SqlDialect, Transact } from './dialect.js';
 import type { Codec } from './rows.js';
 
@@ -48,9 +48,23 @@ export function compiledQueries(onCompile?: (sql: string) => void, direct?: { ro
     }
     const query = entry.query;
     const parameters = query.parameters.map((p) => (p instanceof Slot ? args[p.index] : p));
-    if (direct !== undefined && entry.select && executor === direct.root) {
-      const rows = direct.reader.read(query.sql, parameters);
-      if (rows !== undefined) return Promise.resolve({ rows: rows as R[] });
+    if (direct !== undefined) {
+      if (executor === direct.root) {
+        if (entry.select) {
+          const rows = direct.reader.read(query.sql, parameters);
+          if (rows !== undefined) return Promise.resolve({ rows: rows as R[] });
+        }
+      } else {
+        // A unit of work of the group commit: run on the connection the group holds, now.
+        const execute = transactionExecutorOf(executor);
+        if (execute !== undefined) {
+          try {
+            return Promise.resolve(execute(query.sql, parameters) as QueryResult<R>);
+          } catch (error) {
+            return Promise.reject(error);
+          }
+        }
+      }
     }
     return executor.executeQuery<R>({ sql: query.sql, query: query.query, parameters, queryId: createQueryId() } as CompiledQuery<R>);
   };

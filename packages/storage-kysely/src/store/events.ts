@@ -14,7 +14,7 @@ import { EVENT, LOG, fromJson, limitOf, num, toJson, type Codec } from './rows.j
  * `codec`'s values as a `select` list of the slots from `offset` on (a bare parameter there has no
  * type: JSON and numbers are cast), with `replace` for computed columns.
  */
-function selectedValues(codec: Codec<unknown>, offset: number, replace: Record<string, RawBuilder<unknown>> = {}): RawBuilder<unknown>[] {
+export function selectedValues(codec: Codec<unknown>, offset: number, replace: Record<string, RawBuilder<unknown>> = {}): RawBuilder<unknown>[] {
   return codec.fields.map((f, i) => {
     const computed = replace[f.name];
     if (computed !== undefined) return computed;
@@ -25,7 +25,7 @@ function selectedValues(codec: Codec<unknown>, offset: number, replace: Record<s
 }
 
 /** The counter bump of the project in slot `slot` (the `counter` of the statements below). */
-const COUNTER = (slot: number) => sql`counter as (
+export const COUNTER = (slot: number) => sql`counter as (
   update projects set event_sequence = event_sequence + 1 where id = ${$(slot)} returning event_sequence
 )`;
 
@@ -59,28 +59,33 @@ const AUDITED_WITH_COUNTER = () => {
     returning sequence`;
 };
 
+/** What a read will return (the payload as its JSON text parses), with the sequence to come. */
+export const storedEvent = (e: NewProjectEvent): ProjectEvent => EVENT.pick({ ...e, sequence: 0, payload: fromJson(toJson(e.payload)) });
+const missing = (e: ProjectEvent) => new Error(`@inbox-kit/storage-kysely: appendProjectEvent: project ${e.project_id} does not exist`);
+
+/** `event` with the sequence the statement returned. @throws when it returned no row (no such project). */
+export const withSequence = (event: ProjectEvent, row: { sequence: unknown } | undefined): ProjectEvent => {
+  if (!row) throw missing(event);
+  event.sequence = num(row.sequence);
+  return event;
+};
+
+/** The counter bump then the insert, on `trx` (engines without a data-modifying `WITH`). */
+export async function appendEventOn(ctx: StoreContext, trx: Kysely<Database>, event: ProjectEvent): Promise<ProjectEvent> {
+  const counter = (await ctx.compiled(trx, 'nextProjectEventSequence', () => trx.updateTable('projects')
+    .set((eb) => ({ event_sequence: eb('event_sequence', '+', 1) }))
+    .where('id', '=', $(0))
+    .returning('event_sequence'), [event.project_id])).rows[0];
+  if (!counter) throw missing(event);
+  event.sequence = num(counter.event_sequence);
+  await insertRecord(ctx, EVENT, event, trx);
+  return event;
+}
+
 export function projectEventOps(ctx: StoreContext): ProjectEventStore {
   const { db, dialect, compiled, first, all } = ctx;
-  /** What a read will return (the payload as its JSON text parses), with the sequence to come. */
-  const stored = (e: NewProjectEvent): ProjectEvent => EVENT.pick({ ...e, sequence: 0, payload: fromJson(toJson(e.payload)) });
-  const missing = (e: ProjectEvent) => new Error(`@inbox-kit/storage-kysely: appendProjectEvent: project ${e.project_id} does not exist`);
-  /** `event` with the sequence the statement returned. @throws when it returned no row (no such project). */
-  const withSequence = (event: ProjectEvent, row: { sequence: unknown } | undefined): ProjectEvent => {
-    if (!row) throw missing(event);
-    event.sequence = num(row.sequence);
-    return event;
-  };
-  /** The counter bump then the insert, on `trx` (engines without a data-modifying `WITH`). */
-  const appendOn = async (trx: Kysely<Database>, event: ProjectEvent): Promise<ProjectEvent> => {
-    const counter = (await compiled(trx, 'nextProjectEventSequence', () => trx.updateTable('projects')
-      .set((eb) => ({ event_sequence: eb('event_sequence', '+', 1) }))
-      .where('id', '=', $(0))
-      .returning('event_sequence'), [event.project_id])).rows[0];
-    if (!counter) throw missing(event);
-    event.sequence = num(counter.event_sequence);
-    await insertRecord(ctx, EVENT, event, trx);
-    return event;
-  };
+  const stored = storedEvent;
+  const appendOn = (trx: Kysely<Database>, event: ProjectEvent) => appendEventOn(ctx, trx, event);
   return {
     async appendProjectEvent(e: NewProjectEvent) {
       const event = stored(e);

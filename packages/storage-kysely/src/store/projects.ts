@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import type { ProjectStore } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
-import { MEMBER, PROJECT, limitOf } from './rows.js';
+import { MEMBER, PROJECT, decodeProjectAccess, limitOf, pointReads, projectAccessRead } from './rows.js';
 
 export function projectOps(ctx: StoreContext): ProjectStore {
   const { db, dialect, first } = ctx;
@@ -22,6 +22,27 @@ export function projectOps(ctx: StoreContext): ProjectStore {
       const r = await first<Record<string, unknown>>('lockProject', () => dialect.holdRows(db.selectFrom('projects').select(PROJECT.select(dialect))
         .where('id', '=', $(0)).where('workspace_id', '=', $(1))), project_id, workspace_id);
       return r && PROJECT.decode(r);
+    },
+    async lockProjectWithAccess(workspace_id, project_id, account_id) {
+      if (dialect.accessReadsWithoutJoins) {
+        // SQLite: the write transaction holds the database's lock (see lockProject): the project
+        // with the caller's membership, point reads by key in one statement.
+        const rows = await ctx.all<Record<string, unknown>>('lockProjectWithAccess', () => pointReads([
+          projectAccessRead(dialect, $(0), sql`FROM projects p WHERE p.id = ${$(1)} AND p.workspace_id = ${$(2)}`),
+        ]) as never, account_id, project_id, workspace_id);
+        const p = rows[0];
+        return p && decodeProjectAccess(p);
+      }
+      // One statement: the project locked as lockProject locks it (FOR NO KEY UPDATE, of the
+      // project row only) and the caller's membership read under that lock.
+      const r = await first<Record<string, unknown>>('lockProjectWithAccess', () => sql`SELECT ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))},
+        ${sql.raw(MEMBER.selectRaw(dialect, 'm', 'm'))}
+        FROM projects p
+        LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
+        WHERE p.id = ${$(1)} AND p.workspace_id = ${$(2)}
+        FOR NO KEY UPDATE OF p` as never, account_id, project_id, workspace_id);
+      if (!r) return undefined;
+      return { project: PROJECT.decode(r, 'p'), membership: r.m_role == null ? undefined : MEMBER.decode(r, 'm') };
     },
     async listProjectsForAccount(workspace_id, account_id) {
       const rows = await db.selectFrom('projects').select(PROJECT.select(dialect))

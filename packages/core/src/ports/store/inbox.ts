@@ -2,7 +2,8 @@
  * The Project Inbox sub-port of the storage port (`../store.ts`): inbox items, their pages and the
  * conditional decision update (project-inbox.md "Resource: ProjectInboxItem", "Endpoints"). Conformance group `inbox`.
  */
-import type { InboxItemStatus, Membership, Project, ProjectInboxItem } from '../../records.js';
+import type { InboxItemStatus, Membership, OperationLog, Project, ProjectEvent, ProjectInboxItem } from '../../records.js';
+import type { NewProjectEvent } from './events.js';
 
 /** Filters and keyset position of one inbox page. Order is `created_at DESC, id DESC`. */
 export interface InboxItemQuery {
@@ -25,6 +26,14 @@ export interface InboxItemWithAccess {
   membership: Membership | undefined;
   /** The item, only if it belongs to the project; `undefined` when missing or of another project. */
   item: ProjectInboxItem | undefined;
+}
+
+/** The state of a project a write was allowed on (see {@link InboxStore.decideInboxItemIfUnchanged}). */
+export interface UnchangedProject {
+  workspace_id: string;
+  project_id: string;
+  owner_account_id: string;
+  project_status: Project['status'];
 }
 
 /** The decision columns a conditional update writes. */
@@ -71,4 +80,40 @@ export interface InboxStore {
    * `seen_status`, exactly one returns an item.
    */
   decideInboxItem(project_id: string, item_id: string, seen_status: InboxItemStatus, patch: InboxDecisionPatch): Promise<ProjectInboxItem | undefined>;
+  /**
+   * OPTIONAL (without it the services call {@link insertInboxItem}, then `appendAudited` or
+   * `appendOperationLog` + `appendProjectEvent`). The item, its Operation Log row `entry` and its
+   * Project Event `event` (with the project's next `sequence`) written as those calls would, in one
+   * round trip where the engine can (a data-modifying `WITH` on PostgreSQL). MUST write all three
+   * or none (inside the caller's transaction, or atomically on its own), with the guarantees of
+   * `appendProjectEvent` (gap-free, no duplicate, released by a rollback); returns the stored
+   * event. @throws as those calls (a unique violation, a missing project). project-inbox.md "Create".
+   */
+  insertInboxItemAudited?(item: ProjectInboxItem, entry: OperationLog, event: NewProjectEvent): Promise<ProjectEvent>;
+  /**
+   * OPTIONAL (without it the services call {@link decideInboxItem}, then the audit). The
+   * conditional update of {@link decideInboxItem} and, only when it updated the item, `entry` and
+   * `event` appended as `appendAudited` appends them — in one round trip where the engine can.
+   * Returns the updated item and the stored event, or `undefined` when another writer changed the
+   * item first (then nothing at all is written and no sequence is used). MUST keep
+   * {@link decideInboxItem}'s rule: of N concurrent calls with the same `seen_status`, exactly one
+   * returns a result. project-inbox.md "Decide".
+   */
+  decideInboxItemAudited?(
+    project_id: string, item_id: string, seen_status: InboxItemStatus, patch: InboxDecisionPatch, entry: OperationLog, event: NewProjectEvent,
+  ): Promise<{ item: ProjectInboxItem; event: ProjectEvent } | undefined>;
+  /**
+   * OPTIONAL (for engines that can decide it in one statement, e.g. PostgreSQL; without it every
+   * decision runs under the project's lock in a transaction). Called on the store itself, never
+   * inside a transaction: {@link decideInboxItemAudited}, made only if the project is still as
+   * the caller read it — `seen.project_id` in `seen.workspace_id`, owned by `seen.owner_account_id`,
+   * status `seen.project_status` — checked on the project row held as {@link ProjectStore.lockProject}
+   * holds it, for the one atomic statement. Returns `undefined` and writes nothing when the project
+   * or the item changed (the caller then decides again under the lock). MUST be one atomic unit:
+   * a concurrent archive or change of owner commits wholly before it (then it writes nothing) or
+   * after it. project-inbox.md "Decide".
+   */
+  decideInboxItemIfUnchanged?(
+    seen: UnchangedProject, item_id: string, seen_status: InboxItemStatus, patch: InboxDecisionPatch, entry: OperationLog, event: NewProjectEvent,
+  ): Promise<{ item: ProjectInboxItem; event: ProjectEvent } | undefined>;
 }

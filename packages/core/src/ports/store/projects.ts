@@ -21,6 +21,15 @@ export interface ProjectStore {
    * "Conditional writes"). Lock order: a project before any of its sessions.
    */
   lockProject(workspace_id: string, project_id: string): Promise<Project | undefined>;
+  /**
+   * OPTIONAL (without it a write calls {@link lockProject}, then {@link getMembership} when the
+   * caller is not the owner). Inside a transaction, both in one statement (one round trip on a
+   * networked database): the project locked exactly as {@link lockProject} locks it (only if it is
+   * in `workspace_id`, else `undefined`) and `account_id`'s membership of it (`undefined` when it
+   * has none), read under that lock. MUST return what those two calls would. platform.md "The
+   * write gate".
+   */
+  lockProjectWithAccess?(workspace_id: string, project_id: string, account_id: string): Promise<{ project: Project; membership: Membership | undefined } | undefined>;
   /** Projects of the workspace that `account_id` owns or is a member of, newest first. */
   listProjectsForAccount(workspace_id: string, account_id: string): Promise<Project[]>;
   /**
