@@ -86,7 +86,8 @@ function pipelineRequestOf(request: FastifyRequest, reply: FastifyReply, prefix:
   return {
     method: request.method, url: targetWithin(request.url, prefix), headers: request.headers as Record<string, string | undefined>, body: request.raw,
     remoteAddress: request.ip, get signal() { return (signal ??= clientLeftSignal(reply.raw)); }, host: request, mount: prefix, startedAt: performance.now(),
-    requestId: requestIdReusing(request.headers['x-request-id'], String(request.id)),
+    // The id an earlier hook of ours gave it (the preset's, by the same rule), else chosen here.
+    requestId: request.requestId !== '' && request.requestId !== undefined ? request.requestId : requestIdReusing(request.headers['x-request-id'], String(request.id)),
   };
 }
 
@@ -132,8 +133,10 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   app.addHook('onRequest', async (request, reply) => {
     const pipelineRequest = pipelineRequestOf(request, reply, prefix);
     pending.set(request, pipelineRequest);
-    request.requestId = pipelineRequest.requestId!;
-    void reply.headers(requestIdHeaders(request.requestId));
+    if (request.requestId !== pipelineRequest.requestId) {
+      request.requestId = pipelineRequest.requestId!;
+      void reply.headers(requestIdHeaders(request.requestId));
+    }
     if (request.routeOptions.config?.inboxKit !== true) return;
     pipelineRequest.caller = handler.authenticate(pipelineRequest);
     const caller = await pipelineRequest.caller.catch(() => undefined);
