@@ -80,14 +80,13 @@ export function serveAtRoot(request: FastifyRequest, reply: FastifyReply): Promi
   return registrations.get(request.server.server)?.find((r) => r.mount === '')?.serve(request, reply);
 }
 
-/** The pipeline's request for a Fastify request: the target within the prefix, the id of Fastify's log lines when it is one of ours. */
+/** The pipeline's request for a Fastify request: the target within the prefix, the id the preset's hook gave it or Fastify's log lines' when it is one of ours. */
 function pipelineRequestOf(request: FastifyRequest, reply: FastifyReply, prefix: string): PipelineRequest<FastifyRequest> {
   let signal: AbortSignal | undefined; // made when the pipeline first asks (an event stream, an observer): most answers never need one
   return {
     method: request.method, url: targetWithin(request.url, prefix), headers: request.headers as Record<string, string | undefined>, body: request.raw,
     remoteAddress: request.ip, get signal() { return (signal ??= clientLeftSignal(reply.raw)); }, host: request, mount: prefix, startedAt: performance.now(),
-    // The id an earlier hook of ours gave it (the preset's, by the same rule), else chosen here.
-    requestId: request.requestId !== '' && request.requestId !== undefined ? request.requestId : requestIdReusing(request.headers['x-request-id'], String(request.id)),
+    requestId: requestIdReusing(request.headers['x-request-id'], request.requestId || String(request.id)),
   };
 }
 
@@ -133,10 +132,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   app.addHook('onRequest', async (request, reply) => {
     const pipelineRequest = pipelineRequestOf(request, reply, prefix);
     pending.set(request, pipelineRequest);
-    if (request.requestId !== pipelineRequest.requestId) {
-      request.requestId = pipelineRequest.requestId!;
-      void reply.headers(requestIdHeaders(request.requestId));
-    }
+    if (request.requestId !== pipelineRequest.requestId) void reply.headers(requestIdHeaders(request.requestId = pipelineRequest.requestId!));
     if (request.routeOptions.config?.inboxKit !== true) return;
     pipelineRequest.caller = handler.authenticate(pipelineRequest);
     const caller = await pipelineRequest.caller.catch(() => undefined);
