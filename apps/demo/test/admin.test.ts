@@ -21,8 +21,6 @@ import {
 
 /** The servers' principal cache lifetime here (PRINCIPAL_CACHE_TTL_MS, ms; the demo's default is 1,000). */
 const PRINCIPAL_CACHE_TTL_MS = 200;
-/** The documented delay before another process's revocation is seen (the principal cache's lifetime), plus room for polling on a busy machine. */
-const REVOCATION_BOUND_MS = PRINCIPAL_CACHE_TTL_MS + 1_500;
 
 const engines = [
   { name: 'SQLite', pg: false },
@@ -65,17 +63,15 @@ describe.concurrent.each(engines)('administration on $name', ({ pg }) => {
    * cached principal answers 200 (or, for a disabled account, 404 `account_not_found`: the account
    * is no member any more).
    */
-  const refusedWithin = async (secret: string, since: number, meanwhile: number[] = [200]) => {
-    for (;;) {
-      const { status, body } = await me(secret);
-      if (status === 401) {
-        expect(body.error.code).toBe('invalid_credentials');
-        return Date.now() - since;
-      }
-      expect(meanwhile).toContain(status);
-      if (Date.now() - since > 10_000) throw new Error('the key was still accepted after 10 s');
-      await new Promise((r) => setTimeout(r, 25));
-    }
+  /**
+   * The documented delay (the principal cache's lifetime) after a revocation another process
+   * committed: once it has passed, the next request with `secret` is refused — no timing measured.
+   */
+  const refusedOnceCacheExpired = async (secret: string) => {
+    await new Promise((r) => setTimeout(r, PRINCIPAL_CACHE_TTL_MS + 50));
+    const { status, body } = await me(secret);
+    expect(status, JSON.stringify(body)).toBe(401);
+    expect(body.error.code).toBe('invalid_credentials');
   };
 
   it.sequential('over HTTP: create an account and a key, use it, list it (no secret), rotate it, revoke it → 401', async (ctx) => {
@@ -124,7 +120,7 @@ describe.concurrent.each(engines)('administration on $name', ({ pg }) => {
     expect(logs.every((l) => l.projectId === null && l.actorAccountId === 'acc_admin')).toBe(true);
   });
 
-  it.sequential('with the command line, while the server runs: the server refuses a revoked key within the principal cache delay', async (ctx) => {
+  it.sequential('with the command line, while the server runs: the server refuses a revoked key once the principal cache delay has passed', async (ctx) => {
     if (skip) return ctx.skip('INBOX_KIT_TEST_PG_URL is not set');
     const ws = ['--workspace', 'ws_demo'];
     // Two workspaces and no --workspace (checked at the end): independent of the rest, run meanwhile.
@@ -138,24 +134,24 @@ describe.concurrent.each(engines)('administration on $name', ({ pg }) => {
     expect(listed.stdout.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^${issued.key.id}  standard  ${account.id}  created .* last used `))]);
     expect(listed.stdout).not.toContain(issued.secret);
 
-    // Rotate: the old secret (cached by the server a moment ago) is refused within the delay.
+    // Rotate: the old secret (cached by the server a moment ago) is refused once the delay has passed.
     expect((await me(issued.secret)).status).toBe(200);
     const rotated = await adminJson(['keys', 'rotate', issued.key.id], env);
-    expect(await refusedWithin(issued.secret, Date.now())).toBeLessThan(REVOCATION_BOUND_MS);
+    await refusedOnceCacheExpired(issued.secret);
     expect((await me(rotated.secret)).status).toBe(200);
 
     // Revoke.
     expect((await me(rotated.secret)).status).toBe(200);
     const revoked = await runAdminCommand(['keys', 'revoke', rotated.key.id], env);
     expect(revoked.code, revoked.stderr).toBe(0);
-    expect(await refusedWithin(rotated.secret, Date.now())).toBeLessThan(REVOCATION_BOUND_MS);
+    await refusedOnceCacheExpired(rotated.secret);
 
     // Disable the account: its last key goes too.
     const last = await adminJson(['keys', 'create', '--account', account.id, '--kind', 'service', ...ws], env);
     expect((await me(last.secret)).status).toBe(200);
     const disabled = await adminJson(['accounts', 'disable', account.id, ...ws], env);
     expect(disabled.account.disabled_at).toEqual(expect.any(Number));
-    expect(await refusedWithin(last.secret, Date.now(), [200, 404])).toBeLessThan(REVOCATION_BOUND_MS);
+    await refusedOnceCacheExpired(last.secret);
 
     // The command line's writes are in the administration log, as `system`.
     const logs = (await admin.admin.operationLogs.list({ limit: 5 })).items;

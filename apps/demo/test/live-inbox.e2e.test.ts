@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { collectSseFrames, type SseFrame } from '@inbox-kit/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemo, loadConfig, type Demo } from '../src/index.js';
 import { closeDemo, listen } from './listen.js';
@@ -266,29 +267,8 @@ describe('Live Inbox end to end (demo, real HTTP)', () => {
     const res = await fetch(`${base}${EV()}/stream`, { headers: { authorization: `Bearer ${keys.acc_observer}` }, signal: controller.signal });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
-    const frames: { id: number; event: string; data: Json }[] = [];
-    const reading = (async () => {
-      const decoder = new TextDecoder();
-      let buffer = '';
-      try {
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          buffer += decoder.decode(chunk, { stream: true });
-          let cut: number;
-          while ((cut = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, cut);
-            buffer = buffer.slice(cut + 2);
-            const fields: Record<string, string> = {};
-            for (const line of block.split('\n')) {
-              if (line.startsWith(':') || !line.includes(':')) continue;
-              fields[line.slice(0, line.indexOf(':'))] = line.slice(line.indexOf(':') + 1).trimStart();
-            }
-            if (fields.id !== undefined) frames.push({ id: Number(fields.id), event: fields.event ?? '', data: JSON.parse(fields.data ?? 'null') });
-          }
-        }
-      } catch {
-        // aborted by the test
-      }
-    })();
+    const frames: SseFrame[] = [];
+    const reading = collectSseFrames(res.body!, frames);
     await waitFor(async () => frames.length >= stored.length, 'the stored events');
     expect(frames.map((f) => f.id)).toEqual(stored.map((e) => e.seq));
 

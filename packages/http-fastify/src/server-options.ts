@@ -14,7 +14,8 @@ export type InboxKitServerOptions = Pick<FastifyServerOptions, 'routerOptions' |
  * The recommended server options, for the whole server (the host's routes too):
  * `routerOptions.maxParamLength: 1024` (a longer path segment than Fastify's 100 reaches the route:
  * ids are up to 128, longer fail validation, 400 — not Fastify's bare 414); `frameworkErrors` (what
- * Fastify refuses before routing, e.g. an undecodable path, in the envelope with request ids); and
+ * Fastify refuses before routing, e.g. an undecodable path, in the envelope with request ids and
+ * `x-should-retry`); and
  * `clientErrorHandler` (`answerClientError`: what Node's parser refuses, 431 / 400 / 408, in the envelope).
  */
 export function inboxKitServerOptions(): InboxKitServerOptions {
@@ -23,8 +24,9 @@ export function inboxKitServerOptions(): InboxKitServerOptions {
     frameworkErrors: (error, request, reply) => {
       // The id of the request's log lines, as on every other answer.
       const request_id = requestIdReusing(request.headers['x-request-id'], String(request.id));
-      const { status, body } = error.code === 'FST_ERR_BAD_URL' ? envelopeOf(malformedPathError(), request_id) : thrownAnswer(error, request_id);
-      void (reply as FastifyReply).headers(requestIdHeaders(request_id)).code(status).type('application/json; charset=utf-8').send(body);
+      const { status, body, headers } = error.code === 'FST_ERR_BAD_URL' ? envelopeOf(malformedPathError(), request_id) : thrownAnswer(error, request_id);
+      // x-should-retry (and retry-after on a 429 / 503) as on every error answer (platform.md "Errors" → "Retries").
+      void (reply as FastifyReply).headers({ ...requestIdHeaders(request_id), ...headers }).code(status).type('application/json; charset=utf-8').send(body);
     },
     clientErrorHandler: answerClientError,
   };

@@ -118,6 +118,8 @@ describe('attempt routing over HTTP', () => {
       error: { type: 'not_found_error', code: 'live_inbox_message_not_found', message: expect.any(String), details: [], request_id: 'req_routed_1' },
     });
     expect(missing.headers.get('x-request-id')).toBe('req_routed_1');
+    // The owner's retry hint is relayed with its answer (platform.md "Errors" → "Retries"; B adds none of its own to a relayed answer).
+    expect(missing.headers.get('x-should-retry')).toBe('false');
     const viaB = await w.call(w.b, 'GET', LI, { key: owner });
     const viaA = await w.call(w.a, 'GET', LI, { key: owner });
     expect(viaB.status).toBe(200);

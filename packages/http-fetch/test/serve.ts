@@ -3,9 +3,9 @@
  * `Request` and the `Response` back, under the contract's connection policy (`guardConnections`)
  * and with Node's refused requests answered in the envelope — what a Node host of the handler does.
  */
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { clientErrorResponse, connectionPolicy, guardConnections, newRequestId, type ConnectionPolicyOptions, type HttpServerLike } from '@inbox-kit/core/http';
+import { answerClientError, connectionPolicy, guardConnections, type ConnectionPolicyOptions, type HttpServerLike } from '@inbox-kit/core/http';
 import { createFetchHandler, type FetchHandlerOptions } from '../src/index.js';
 
 /** A listening handler: its base URL and how to stop it. */
@@ -24,11 +24,7 @@ export async function serveFetchHandler(options: FetchHandlerOptions & { connect
     const s = serve({ fetch: handler, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
     s.once('error', reject);
   });
-  server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    if (socket.writable) socket.write(clientErrorResponse(error.code, newRequestId()));
-    socket.destroy();
-  });
+  server.on('clientError', answerClientError);
   const guard = guardConnections(server as unknown as HttpServerLike, connectionPolicy(policyOptions, undefined), { onError: () => {} });
   const { port } = server.address() as AddressInfo;
   return {

@@ -5,10 +5,10 @@
  * returns promptly. Requests Node's HTTP parser refuses are answered in the envelope too.
  */
 import { readFileSync } from 'node:fs';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import {
-  clientErrorResponse, connectionPolicy, fdLimitFromProcLimits, guardConnections, newRequestId, type ConnectionGuard, type ConnectionPolicyOptions, type HttpServerLike,
+  answerClientError, connectionPolicy, fdLimitFromProcLimits, guardConnections, type ConnectionGuard, type ConnectionPolicyOptions, type HttpServerLike,
 } from '@inbox-kit/core/http';
 import { inboxKitHono, type InboxKitHonoOptions } from './app.js';
 
@@ -64,13 +64,6 @@ export async function serveInboxKit(options: ServeInboxKitOptions): Promise<Inbo
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
     }),
   };
-}
-
-/** Node's `clientError`: 431 (headers too large), 408 (timeout) or 400 (unparseable), in the envelope; then the socket closes. */
-function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  if (socket.writable) socket.write(clientErrorResponse(error.code, newRequestId()));
-  socket.destroy();
 }
 
 /** The process's soft file-descriptor limit (Linux `/proc/self/limits`), or undefined elsewhere. */

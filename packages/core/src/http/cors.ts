@@ -1,9 +1,9 @@
 /**
  * Cross-origin requests (platform.md "Browsers" → "CORS"): off unless an adapter is given exact
  * origins. The rules live here once — which origins, which methods, which headers a page may read,
- * whether credentials are allowed, how long a preflight is cached — and both adapters feed the same
- * values to their framework's CORS middleware (`@fastify/cors`, `hono/cors`), gated by
- * {@link corsApplies}, so their answers agree header for header.
+ * whether credentials are allowed, how long a preflight is cached — and the request pipeline
+ * (`createHttpHandler`, every adapter) applies them, gated by {@link corsApplies}, so every
+ * adapter's answers agree header for header.
  */
 
 /** The CORS option of every adapter (`cors`), and of the demo (`CORS_ORIGINS`). */

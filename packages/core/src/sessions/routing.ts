@@ -22,12 +22,20 @@ export type LiveInboxOperation =
   | { type: 'reorder'; body: LiveInboxOrderInput }
   | { type: 'send_events'; body: SendSessionEventsInput };
 
-/** The owner's answer, relayed unchanged: HTTP status, `Content-Type` (or null) and the raw body ('' when none). */
+/** The owner's answer, relayed unchanged: HTTP status, `Content-Type` (or null), the raw body ('' when none) and its retry headers. */
 export interface ForwardedReply {
   status: number;
   content_type: string | null;
   body: string;
+  /**
+   * The owner's answer headers the caller must see too — `retry-after` (seconds, on a 429 / 503),
+   * `x-should-retry`, `allow` (on a 405) — by lower-case name; absent or empty when it sent none.
+   */
+  headers?: Record<string, string>;
 }
+
+/** The headers of an owner's answer a forwarded reply relays to the caller (platform.md "Errors" → "Retries"). */
+export const RELAYED_REPLY_HEADERS = ['retry-after', 'x-should-retry', 'allow'] as const;
 
 /** What {@link AttemptForwarder.forward} sends: the operation, to the `owner`, on behalf of `principal`. */
 export interface AttemptForwardRequest {

@@ -4,9 +4,10 @@
  * status and response schema, `expectError` the one envelope and the code → status →
  * `error.type` table, `readFrames` reads SSE frames; a failure throws {@link HttpConformanceError}.
  */
+import { createParser } from 'eventsource-parser';
 import type { ContentBlock } from '../live-inbox/content.js';
 import { HTTP_ROUTES, type HttpRoute } from '../http/routes.js';
-import { STATUS_BY_CODE, errorEnvelopeSchema, errorKind } from '../http/errors.js';
+import { STATUS_BY_CODE, errorEnvelopeSchema, errorKind, SHOULD_RETRY_HEADER, shouldRetry } from '../http/errors.js';
 import type { ErrorCode } from '../errors.js';
 import type { HttpConformanceSubject } from './http-conformance-checks.js';
 
@@ -87,13 +88,43 @@ export function expectError(what: string, res: Reply, status: number, code?: Err
   if (STATUS_BY_CODE[error.code] !== status && !(status === 400 && error.code === 'validation_error')) fail(what, res, `code ${error.code} belongs to status ${STATUS_BY_CODE[error.code]}`);
   if (error.type !== errorKind(status)) fail(what, res, `error.type must be ${errorKind(status)}`);
   if (res.headers.get('x-request-id') !== error.request_id) fail(what, res, 'x-request-id differs from error.request_id');
+  const retry = shouldRetry(status);
+  if ((res.headers.get(SHOULD_RETRY_HEADER) ?? undefined) !== (retry === undefined ? undefined : String(retry))) fail(what, res, `${SHOULD_RETRY_HEADER} must be ${retry ?? 'absent'} on a ${status}`);
   if (/\bat .*\.[jt]s:\d+|SELECT |INSERT /.test(res.text)) fail(what, res, 'an error body shows a stack or SQL');
 }
 
 export const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }];
 
-/** Reads SSE frames until `count` event frames arrived; returns them and the response headers. */
-export async function readFrames(subject: HttpConformanceSubject, path: string, key: string, count: number, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; frames: Array<{ id: number; event: string; data: any }>; preamble: string }> {
+/** An SSE frame as a client sees it: `id` as a number (NaN without one), `event` (`message` when unnamed), `data` JSON-parsed. */
+export interface SseFrame {
+  id: number;
+  event: string;
+  data: any;
+}
+
+/**
+ * Reads an SSE body with `eventsource-parser` (the parser clients use), pushing each event frame to
+ * `frames` as it arrives, until `stop()` is true after a chunk, the body ends, or the read fails
+ * (an abort included). `retry` receives a `retry:` hint (ms). Resolves when reading stopped.
+ */
+export async function collectSseFrames(body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>, frames: SseFrame[], options: { stop?: () => boolean; retry?: (ms: number) => void } = {}): Promise<void> {
+  const parser = createParser({
+    onEvent: (e) => frames.push({ id: e.id === undefined ? NaN : Number(e.id), event: e.event ?? 'message', data: e.data === '' ? null : JSON.parse(e.data) }),
+    onRetry: options.retry,
+  });
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of body as AsyncIterable<Uint8Array>) {
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      if (options.stop?.()) return;
+    }
+  } catch {
+    // aborted or reset: the frames so far stand
+  }
+}
+
+/** Reads SSE frames until `count` event frames arrived; returns them, the response headers and the `retry:` hint sent before them (ms, or undefined). */
+export async function readFrames(subject: HttpConformanceSubject, path: string, key: string, count: number, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; frames: SseFrame[]; retry: number | undefined }> {
   const abort = new AbortController();
   const res = await subject.fetch(`${subject.url}${path}`, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...headers }, signal: abort.signal });
   if (res.status !== 200 || res.body === null) {
@@ -101,29 +132,15 @@ export async function readFrames(subject: HttpConformanceSubject, path: string, 
     abort.abort();
     throw new HttpConformanceError(`GET ${path}: expected a 200 stream (status ${res.status}, body ${body.slice(0, 300)})`);
   }
-  const frames: Array<{ id: number; event: string; data: any }> = [];
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  let preamble = '';
+  const frames: SseFrame[] = [];
+  let retry: number | undefined;
   try {
-    while (frames.length < count) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
-      let cut: number;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trimStart()]));
-        if (fields.id !== undefined) frames.push({ id: Number(fields.id), event: fields.event ?? '', data: JSON.parse(fields.data ?? 'null') });
-        else if (frames.length === 0) preamble += `${block}\n\n`;
-      }
-    }
+    if (count > 0) await collectSseFrames(res.body, frames, { stop: () => frames.length >= count, retry: (ms) => { if (frames.length === 0) retry = ms; } });
   } finally {
     abort.abort();
-    await reader.cancel().catch(() => {});
+    await res.body.cancel().catch(() => {});
   }
-  return { status: res.status, headers: res.headers, frames, preamble };
+  return { status: res.status, headers: res.headers, frames, retry };
 }
 
 export const P = (s: HttpConformanceSubject) => `/projects/${s.project_id}`;

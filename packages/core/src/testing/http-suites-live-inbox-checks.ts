@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import type { Store } from '../ports/store.js';
+import { collectSseFrames, type SseFrame } from './http-checks-support.js';
 import type { HttpSuiteCheck } from './http-suites-kit.js';
 import { EV, LI, everyRoute, history, startRun, text, waitFor, type LiveInboxCtx } from './http-suites-live-inbox.js';
 
@@ -261,25 +262,8 @@ export const sessionEventChecks: HttpSuiteCheck<LiveInboxCtx>[] = [
       const res = await h.fetch(`${h.base}${EV()}/stream`, { headers: { authorization: `Bearer ${h.keys.acc_observer}` }, signal: controller.signal });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toContain('text/event-stream');
-      const frames: { id: number; event: string; data: any }[] = [];
-      const reading = (async () => {
-        const decoder = new TextDecoder();
-        let buffer = '';
-        try {
-          for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-            buffer += decoder.decode(chunk, { stream: true });
-            let cut: number;
-            while ((cut = buffer.indexOf('\n\n')) >= 0) {
-              const block = buffer.slice(0, cut);
-              buffer = buffer.slice(cut + 2);
-              const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]));
-              if (fields.id !== undefined) frames.push({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data!) });
-            }
-          }
-        } catch {
-          // aborted
-        }
-      })();
+      const frames: SseFrame[] = [];
+      const reading = collectSseFrames(res.body!, frames);
       await waitFor(() => frames.length >= 1, 'the stored event');
       expect(frames[0]).toMatchObject({ id: 1, event: 'user.interrupt', data: { seq: 1, session_id: 'sess_001' } });
 

@@ -19,7 +19,7 @@ import { ProjectInboxService } from '../project-inbox/service.js';
 import { SessionRuntimeService } from '../sessions/service.js';
 import { ManagedSessionsService } from '../sessions/managed-sessions.js';
 import type { CallerBudgetOptions } from '../caller-budgets.js';
-import { errorKind } from '../http/errors.js';
+import { errorKind, SHOULD_RETRY_HEADER, shouldRetry } from '../http/errors.js';
 import { KIT_ADAPTER_SETTINGS, serverFetch, type HttpAdapterSettings, type HttpConformanceOptions, type HttpConformanceServer } from './http-conformance-checks.js';
 import { createMemoryStore } from './memory-store.js';
 import { recordingBus, seedTestWorld, testClock } from './world.js';
@@ -343,5 +343,8 @@ export function expectError(res: WorldResponse, status: number, code?: string): 
   expect(body.error.request_id).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
   expect(res.headers.get('x-request-id')).toBe(body.error.request_id);
   expect(res.headers.get('request-id')).toBe(body.error.request_id);
+  // Every error answer says whether a retry can succeed (platform.md "Errors" → "Retries"), whoever made it.
+  const retry = shouldRetry(res.status);
+  expect(res.headers.get(SHOULD_RETRY_HEADER) ?? undefined, `${SHOULD_RETRY_HEADER} of a ${res.status}`).toBe(retry === undefined ? undefined : String(retry));
   return body;
 }

@@ -6,6 +6,7 @@
  * `@inbox-kit/core/memory`, which loads no test runner.
  */
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
+export { collectSseFrames, type SseFrame } from './http-checks-support.js';
 export {
   newEvent, newItem, newLog, newProject, newSessionEvent, recordingBus, type SeededWorld, seedStoreWorld, seedTestWorld, type StoreWorld, type TestClock, testClock,
   WORLD_ACCOUNTS, type WorldRawReader,

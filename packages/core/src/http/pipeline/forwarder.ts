@@ -4,7 +4,7 @@
  * `forwarding.secret` accepts what it sends; the demo and embedders take it from here whichever
  * adapter they serve with.
  */
-import type { AttemptForwarder, ForwardedReply } from '../../sessions/routing.js';
+import { RELAYED_REPLY_HEADERS, type AttemptForwarder, type ForwardedReply } from '../../sessions/routing.js';
 import { DEFAULT_FORWARD_TIMEOUT_MS, forwardHeadersFor, forwardRequestOf } from '../forwarding.js';
 
 /** Options of {@link createHttpAttemptForwarder}. */
@@ -20,7 +20,8 @@ export interface HttpAttemptForwarderOptions {
 /**
  * An `AttemptForwarder` over HTTP: sends the operation to `owner.host_url` with the same method,
  * path and JSON body as the route it came in on, the request id, and the internal credential;
- * resolves with the owner's status, `Content-Type` and body, whatever the status.
+ * resolves with the owner's status, `Content-Type`, body and the headers a caller must see
+ * (`retry-after`, `x-should-retry`, `allow`), whatever the status.
  * Rejects on a network error or when the answer does not arrive within `timeoutMs`.
  * @throws TypeError when `secret` is empty.
  */
@@ -41,7 +42,12 @@ export function createHttpAttemptForwarder(options: HttpAttemptForwarderOptions)
       const res = await doFetch(`${owner.host_url.replace(/\/+$/, '')}${path}`, {
         method, headers, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual', signal,
       });
-      return { status: res.status, content_type: res.headers.get('content-type'), body: await res.text() };
+      const relayed: Record<string, string> = {};
+      for (const name of RELAYED_REPLY_HEADERS) {
+        const value = res.headers.get(name);
+        if (value !== null) relayed[name] = value;
+      }
+      return { status: res.status, content_type: res.headers.get('content-type'), body: await res.text(), headers: relayed };
     },
   };
 }

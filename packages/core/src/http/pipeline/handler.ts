@@ -309,8 +309,9 @@ function outcomeAnswer<H>(context: PipelineContext<H>, exchange: Exchange<H>, ro
     case 'empty':
       return { status: outcome.status, headers: {} };
     case 'forwarded': {
-      const { status, content_type, body } = outcome.reply;
-      return { status, headers: content_type === null ? {} : { 'content-type': content_type }, body: body === '' ? undefined : body };
+      const { status, content_type, body, headers } = outcome.reply;
+      // The owner's retry hints (retry-after, x-should-retry) and allow, relayed with its answer.
+      return { status, headers: content_type === null ? { ...headers } : { ...headers, 'content-type': content_type }, body: body === '' ? undefined : body };
     }
     case 'stream': {
       const headers: Record<string, string> = { ...SSE_HEADERS };
