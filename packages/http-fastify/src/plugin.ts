@@ -149,8 +149,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   for (const route of routes) app.route({ method: route.method, url: route.path, config: { inboxKit: true, swaggerTransform: hostDocumentTransform(inHostDocument, route) }, handler: serve });
   // CORS preflights of the routes' paths (elsewhere under a prefix, the not-found handler's).
   if (opts.cors !== undefined) for (const url of new Set(routes.map((r) => r.path))) app.options(url, { config: { inboxKit: true }, schema: { hide: true } }, serve);
-  const registration = { mount: prefix, index: methodIndex(routes, { options: opts.cors !== undefined }), serve, openStreams: () => handler.openStreams() };
-  registrations.set(app.server, [...(registrations.get(app.server) ?? []), registration]);
+  registrations.set(app.server, [...(registrations.get(app.server) ?? []), { mount: prefix, index: methodIndex(routes, { options: opts.cors !== undefined }), serve, openStreams: () => handler.openStreams() }]);
   // Under a prefix, unknown paths below it are the pipeline's (404, or 405 on a known path).
   if (prefix !== '') app.setNotFoundHandler(serve);
   const text = handler.document(prefix);
