@@ -3,9 +3,11 @@ import { z } from 'zod';
 import { InboxKitError } from './errors.js';
 import { createInboxItemBody, decideInboxItemBody, listInboxItemsQuery } from './project-inbox/schemas.js';
 import {
-  MAX_PAYLOAD_BYTES, codePointLength, hasLoneSurrogate, idString, issuesToDetails, measurePayload, optionalText,
-  parseOrThrow, text, utf8ByteLength,
+  MAX_PAYLOAD_BYTES, codePointLength, hasLoneSurrogate, idString, issuesToDetails, markParsed, measurePayload, optionalText,
+  parseOrThrow, text, utf8ByteLength, wasParsedBy,
 } from './validation.js';
+import { parseRequestPart } from './http/parse.js';
+import { contentSchema, parseContent } from './live-inbox/content.js';
 import { codeOf } from './test-support.js';
 
 /** The code of the InboxKitError `fn` throws (fails the test when it throws anything else). */
@@ -285,5 +287,28 @@ describe('utf8ByteLength', () => {
   it('counts the bytes TextEncoder produces, without encoding', () => {
     const samples = ['', 'a', 'é', '€', '😀', 'a😀b', '\u007f', '\u0080', '\u07ff', '\u0800', '\uffff', '\ud800', '\udc00', '\udc00\ud800', 'x\ud83d', '\ud83dx', '已确认。', JSON.stringify({ t: 'naïve 😀 \ud800' }), 'é'.repeat(1000)];
     for (const s of samples) expect(utf8ByteLength(s), JSON.stringify(s)).toBe(new TextEncoder().encode(s).length);
+  });
+});
+
+describe('markParsed / wasParsedBy (a body parsed once)', () => {
+  const schema = z.strictObject({ n: z.number() });
+
+  it('knows the output of a request body parse, by schema, and nothing else', () => {
+    const parsed = parseRequestPart('body', schema, { n: 1 });
+    expect(wasParsedBy(schema, parsed)).toBe(true);
+    expect(wasParsedBy(z.strictObject({ n: z.number() }), parsed)).toBe(false); // another schema
+    expect(wasParsedBy(schema, { n: 1 })).toBe(false); // a caller's own object
+    expect(wasParsedBy(schema, parseRequestPart('params', schema, { n: 1 }))).toBe(false); // only bodies are marked
+    expect(wasParsedBy(schema, 1)).toBe(false);
+  });
+
+  it('parseContent still validates a caller\'s content, and copies marked content without sharing it', () => {
+    expect(() => parseContent([{ type: 'text', text: '' }, { type: 'nope' }])).toThrow(InboxKitError);
+    const content = [{ type: 'text' as const, text: 'hi' }];
+    markParsed(contentSchema, content);
+    const copy = parseContent(content);
+    expect(copy).toEqual(content);
+    expect(copy).not.toBe(content);
+    expect(copy[0]).not.toBe(content[0]);
   });
 });

@@ -221,6 +221,22 @@ export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): ErrorDetai
   return issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message, code: i.code }));
 }
 
+/** Values that are the output of a schema's parse, by value (internal: set by the HTTP pipeline for a route's body). */
+const parsedBy = new WeakMap<object, z.ZodType>();
+
+/**
+ * Records that the object `value` is what `schema` parsed out (a fresh object no one else holds),
+ * so a service handed it may skip parsing it again ({@link wasParsedBy}). Internal to the core.
+ */
+export function markParsed(schema: z.ZodType, value: unknown): void {
+  if (typeof value === 'object' && value !== null) parsedBy.set(value, schema);
+}
+
+/** True when `value` is the output of `schema`'s parse, as {@link markParsed} recorded (never for a caller's own object). Internal. */
+export function wasParsedBy(schema: z.ZodType, value: unknown): boolean {
+  return typeof value === 'object' && value !== null && parsedBy.get(value) === schema;
+}
+
 /**
  * Parses `input` with `schema`.
  * @throws InboxKitError `validation_error` with one detail per issue.

@@ -78,13 +78,13 @@ export function serveAtRoot(request: FastifyRequest, reply: FastifyReply): Promi
   return registrations.get(request.server.server)?.find((r) => r.mount === '')?.serve(request, reply);
 }
 
-/** The pipeline's request for a Fastify request: the target within the prefix, the id of Fastify's log lines when it is one of ours. */
+/** The pipeline's request for a Fastify request: the target within the prefix, the id the preset's hook gave it or Fastify's log lines' when it is one of ours. */
 function pipelineRequestOf(request: FastifyRequest, reply: FastifyReply, prefix: string): PipelineRequest<FastifyRequest> {
   let signal: AbortSignal | undefined; // made when the pipeline first asks (an event stream, an observer): most answers never need one
   return {
     method: request.method, url: targetWithin(request.url, prefix), headers: request.headers as Record<string, string | undefined>, body: request.raw,
     remoteAddress: request.ip, get signal() { return (signal ??= clientLeftSignal(reply.raw)); }, host: request, mount: prefix, startedAt: performance.now(),
-    requestId: requestIdReusing(request.headers['x-request-id'], String(request.id)),
+    requestId: requestIdReusing(request.headers['x-request-id'], request.requestId || String(request.id)),
   };
 }
 
@@ -124,8 +124,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   app.addHook('onRequest', async (request, reply) => {
     const pipelineRequest = pipelineRequestOf(request, reply, prefix);
     pending.set(request, pipelineRequest);
-    request.requestId = pipelineRequest.requestId!;
-    void reply.headers(requestIdHeaders(request.requestId));
+    if (request.requestId !== pipelineRequest.requestId) void reply.headers(requestIdHeaders(request.requestId = pipelineRequest.requestId!));
     if (request.routeOptions.config?.inboxKit !== true) return;
     pipelineRequest.caller = handler.authenticate(pipelineRequest);
     const caller = await pipelineRequest.caller.catch(() => undefined);
@@ -147,8 +146,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   for (const route of routes) app.route({ method: route.method, url: route.path, config: { inboxKit: true, swaggerTransform: hostDocumentTransform(inHostDocument, route) }, handler: serve });
   // CORS preflights of the routes' paths (elsewhere under a prefix, the not-found handler's).
   if (opts.cors !== undefined) for (const url of new Set(routes.map((r) => r.path))) app.options(url, { config: { inboxKit: true }, schema: { hide: true } }, serve);
-  const registration = { mount: prefix, index: methodIndex(routes, { options: opts.cors !== undefined }), serve, openStreams: () => handler.openStreams() };
-  registrations.set(app.server, [...(registrations.get(app.server) ?? []), registration]);
+  registrations.set(app.server, [...(registrations.get(app.server) ?? []), { mount: prefix, index: methodIndex(routes, { options: opts.cors !== undefined }), serve, openStreams: () => handler.openStreams() }]);
   // Under a prefix, unknown paths below it are the pipeline's (404, or 405 on a known path).
   if (prefix !== '') app.setNotFoundHandler(serve);
   const text = handler.document(prefix);

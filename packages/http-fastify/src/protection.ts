@@ -38,49 +38,44 @@ export const UNDER_PRESSURE_DEFAULTS = { maxEventLoopDelay: LOAD_SHEDDING_DEFAUL
 /** `Retry-After` (seconds) of a request refused because the server is closing. */
 const CLOSING_RETRY_AFTER = 1;
 
-/**
- * Answers 503 `overloaded` in the envelope with `Retry-After`, and resolves once the answer is
- * written (so no later hook or handler runs for the request).
- */
-async function refuse(request: FastifyRequest, reply: FastifyReply, retryAfter: number, message: string, close: boolean): Promise<void> {
+/** Answers 503 `overloaded` in the envelope with `Retry-After` (from a callback `onRequest` hook that then calls no `done`: no later hook or handler runs). */
+function refuse(request: FastifyRequest, reply: FastifyReply, retryAfter: number, message: string, close: boolean): void {
   request.requestId = requestIdFor(request.headers['x-request-id']);
   void reply.headers(requestIdHeaders(request.requestId)).code(503).header('retry-after', String(retryAfter))
     .type('application/json; charset=utf-8');
   if (close) void reply.header('connection', 'close');
   void reply.send(envelope(503, 'overloaded', message, [], request.requestId));
-  await reply;
 }
 
-/** Registers load shedding, rate limits and the closing refusal on `app` (before the routes). */
+/**
+ * Registers load shedding, rate limits and the closing refusal on `app` (before the routes): one
+ * `onRequest` hook for the closing refusal and the load shedding (a callback hook: no promise per
+ * request). Returns whether closing has begun, for the preset's one `onSend` hook, which answers a
+ * request still in flight then with `Connection: close`.
+ */
 export async function registerProtection(
   app: FastifyInstance,
   options: { underPressure?: UnderPressureOptions | false; rateLimit?: RateLimitOptions | false },
-): Promise<void> {
+): Promise<{ closing: () => boolean }> {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (closing) await refuse(request, reply, CLOSING_RETRY_AFTER, 'The server is shutting down; retry shortly', true);
-  });
-  // A request in flight when closing began is answered normally, but its connection is not kept
-  // alive: otherwise the idle socket would hold `close()` until the keep-alive timeout.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) void reply.header('connection', 'close');
-    done(null, payload);
-  });
-
-  if (options.underPressure !== false) {
-    const shedder = createLoadShedder(options.underPressure ?? {}, (error, context) => app.log.error({ err: error }, `load shedding: ${context} failed; the last values stay`));
+  const shedder = options.underPressure === false
+    ? undefined
+    : createLoadShedder(options.underPressure ?? {}, (error, context) => app.log.error({ err: error }, `load shedding: ${context} failed; the last values stay`));
+  if (shedder !== undefined) {
     app.addHook('onClose', (_app, done) => {
       shedder.close();
       done();
     });
-    app.addHook('onRequest', async (request, reply) => {
-      const refusal = shedder.refusal();
-      if (refusal) await refuse(request, reply, refusal.retryAfterSeconds ?? LOAD_SHEDDING_DEFAULTS.retryAfter, refusal.message, false);
-    });
   }
+  app.addHook('onRequest', (request, reply, done) => {
+    if (closing) return refuse(request, reply, CLOSING_RETRY_AFTER, 'The server is shutting down; retry shortly', true);
+    const refusal = shedder?.refusal();
+    if (refusal) return refuse(request, reply, refusal.retryAfterSeconds ?? LOAD_SHEDDING_DEFAULTS.retryAfter, refusal.message, false);
+    done();
+  });
 
   if (options.rateLimit) {
     const { max, timeWindowMs } = options.rateLimit;
@@ -99,4 +94,5 @@ export async function registerProtection(
         new InboxKitError('rate_limited', `Rate limit of ${context.max} requests per ${timeWindowMs} ms exceeded; retry in ${context.after}`),
     });
   }
+  return { closing: () => closing };
 }

@@ -101,7 +101,8 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
   });
   // The preset owns the whole server: request ids, 404s (the pipeline's) and errors in the envelope at the root too.
   decorateRequests(app);
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook (no promise per request).
+  app.addHook('onRequest', (request, reply, done) => {
     request.requestId = requestIdReusing(request.headers['x-request-id'], request.id);
     void reply.headers(requestIdHeaders(request.requestId));
     // The answers the pipeline does not make (rate limits, load shedding, closing) are observed here.
@@ -111,12 +112,17 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
         if (!servedByPipeline(request)) observeRequest(options.observer, { method: request.method, route }).end({ status: reply.raw.statusCode, aborted: !reply.raw.writableFinished });
       });
     }
-    // An unknown path is the pipeline's, answered before Fastify parses its body.
-    if (request.is404) return serveAtRoot(request, reply);
+    // An unknown path is the pipeline's, answered before Fastify parses its body (no `done`: nothing else runs for it).
+    const served = request.is404 ? serveAtRoot(request, reply) : undefined;
+    if (served === undefined) done();
+    else served.catch(done);
   });
-  // Every error answer carries `x-should-retry`, whoever made it (rate limiter, load shedding, …).
+  // Every error answer carries `x-should-retry`, whoever made it (rate limiter, load shedding, …);
+  // once closing has begun, an answer still in flight closes its connection (one hook for both).
+  let closing = (): boolean => false;
   app.addHook('onSend', (_request, reply, payload, done) => {
     setShouldRetryHeader(reply);
+    if (closing()) void reply.header('connection', 'close');
     done(null, payload);
   });
   app.setErrorHandler(rootErrorHandler);
@@ -135,7 +141,7 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
     connections.close();
     done();
   });
-  await registerProtection(app, { underPressure: options.underPressure, rateLimit: options.rateLimit });
+  ({ closing } = await registerProtection(app, { underPressure: options.underPressure, rateLimit: options.rateLimit }));
   const { logger: _logger, underPressure: _underPressure, rateLimit: _rateLimit, connections: _connections, ...plugin } = options;
   // The API reference at /docs (Swagger UI, when @fastify/swagger-ui is installed: ./docs.ts).
   await app.register(inboxKit, { ...plugin, bodyLimit: options.bodyLimit ?? 1_048_576, openapi: { docs: swaggerUi } });

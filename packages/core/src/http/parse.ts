@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import { InboxKitError } from '../errors.js';
 import { findInexactJsonNumber } from '../json-numbers.js';
+import { markParsed } from '../validation.js';
 
 /** The request parts a route may declare a schema for. */
 export type RequestPart = 'params' | 'querystring' | 'headers' | 'body';
@@ -18,7 +19,11 @@ export type RequestPart = 'params' | 'querystring' | 'headers' | 'body';
  */
 export function parseRequestPart<S extends z.ZodType>(part: RequestPart, schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
+  if (result.success) {
+    // A body is parsed once: the service it goes to may see that it is this schema's output.
+    if (part === 'body') markParsed(schema, result.data);
+    return result.data;
+  }
   throw new InboxKitError('validation_error', `Invalid ${part}`, result.error.issues.map((issue) => ({
     path: [part, ...issue.path.map(String)].join('.'),
     message: issue.message,
@@ -106,6 +111,8 @@ export function malformedPathError(): InboxKitError {
 
 /** True when every segment of `path` (the path alone, without the query) percent-decodes. */
 export function isWellFormedPath(path: string): boolean {
+  // Without a `%` there is nothing to decode (the common case: no exception frame to set up).
+  if (!path.includes('%')) return true;
   try {
     decodeURIComponent(path);
     return true;

@@ -169,7 +169,8 @@ export const ROUTE_BINDINGS: Readonly<Record<string, RouteHandler>> = {
     return { kind: 'stream', feed: wireSessionFeed(await runtimeOf(s).eventFeed(c.ctx(), c.params.session_id)), after, ...(lastEventId === undefined ? {} : { lastEventId }) };
   },
   // — Live Inbox —
-  getLiveInbox: (s, c) => routed(s, c, { type: 'snapshot' }, async (ctx) => json(200, await runtimeOf(s).liveInboxSnapshot(ctx, c.params.session_id))),
+  // The snapshot's text as the queue holds it (built once per state of the queue, not per read).
+  getLiveInbox: (s, c) => routed(s, c, { type: 'snapshot' }, async (ctx) => ({ kind: 'json', status: 200, body: undefined, text: await runtimeOf(s).liveInboxSnapshotJson(ctx, c.params.session_id) })),
   queueLiveInboxMessage: (s, c) => routed(s, c, { type: 'queue', body: c.body }, async (ctx) => json(200, await runtimeOf(s).liveInboxQueue(ctx, c.params.session_id, c.body))),
   reorderLiveInbox: (s, c) => routed(s, c, { type: 'reorder', body: c.body }, async (ctx) => {
     await runtimeOf(s).liveInboxReorder(ctx, c.params.session_id, c.body);

@@ -47,8 +47,12 @@ export interface HttpCall<P = any, Q = any, B = any, H = any> {
 
 /** How a route answers. */
 export type HttpOutcome =
-  /** JSON body (serialised through the route's `response` schema), with extra response headers. */
-  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  /**
+   * JSON body (serialised through the route's `response` schema), with extra response headers;
+   * or, with `text`, the body's JSON text as the service already holds it (sent as it is; `body`
+   * is then not read, and response validation parses `text`).
+   */
+  | { kind: 'json'; status: number; body: unknown; text?: string; headers?: Record<string, string> }
   /** No body (204). */
   | { kind: 'empty'; status: number }
   /** The owning process's answer, relayed unchanged (status, `Content-Type`, body). */

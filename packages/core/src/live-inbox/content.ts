@@ -1,7 +1,7 @@
 /** Live Inbox content blocks: the TypeScript shapes, their strict zod schemas and a deep copy. */
 import { z } from 'zod';
 import { InboxKitError, type ErrorDetail } from '../errors.js';
-import { hasLoneSurrogate } from '../validation.js';
+import { hasLoneSurrogate, wasParsedBy } from '../validation.js';
 
 /** A text block: `{ type: 'text', text }`. Spec: live-inbox.md "HTTP" (`content`). */
 export interface TextBlock {
@@ -203,6 +203,8 @@ export function cloneContent(content: readonly ContentBlock[]): ContentBlock[] {
  *   rooted at `content` (e.g. `content.0.source.url`).
  */
 export function parseContent(content: unknown): ContentBlock[] {
+  // Already parsed by this schema (a request body's content, see `markParsed`): copied, not parsed again.
+  if (wasParsedBy(contentSchema, content)) return cloneContent(content as ContentBlock[]);
   const result = contentSchema.safeParse(content);
   if (!result.success) {
     const details: ErrorDetail[] = result.error.issues.map((issue) => ({

@@ -240,6 +240,8 @@ describe('LiveInboxQueue against a model (property)', () => {
           }
           const failed = op.k !== 'tamper' && op.k !== 'drain' && q.version === before.version;
           if (failed) expect(q.snapshot()).toEqual(before); // a failed operation leaves the queue exactly as it was
+          // The cached snapshot text (made once per state) is always the text of the snapshot now.
+          expect(q.snapshotJson()).toBe(JSON.stringify(q.snapshot()));
           checkAgainstModel(q, m);
         }
 

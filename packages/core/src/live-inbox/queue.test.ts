@@ -356,3 +356,35 @@ describe('LiveInboxQueue races (operations are synchronous, hence atomic)', () =
     expect(outcomes).toEqual(new Set(['closed-with-it', 'refused']));
   });
 });
+
+describe('LiveInboxQueue snapshotJson', () => {
+  it('is the text of the snapshot, made once per state and again after every edit, drain and close', () => {
+    const q = filled('a', 'b');
+    const first = q.snapshotJson();
+    expect(first).toBe(JSON.stringify(q.snapshot()));
+    expect(q.snapshotJson()).toBe(first); // unchanged queue: the same text
+    const edits: Array<(q: LiveInboxQueue) => void> = [
+      (x) => x.queue(text('c')),
+      (x) => x.replace(1, text('A')),
+      (x) => x.reorder([3, 2, 1]),
+      (x) => x.withdraw(2),
+      (x) => void x.drain(), // no version bump, but the window is empty now
+      (x) => x.queue(text('d')),
+      (x) => void x.close(),
+    ];
+    for (const edit of edits) {
+      const before = q.snapshotJson();
+      edit(q);
+      expect(q.snapshotJson()).toBe(JSON.stringify(q.snapshot()));
+      expect(q.snapshotJson()).not.toBe(before);
+    }
+  });
+
+  it('shares nothing a caller can change: a snapshot scribbled on leaves the text as it was', () => {
+    const q = filled('a');
+    const textBefore = q.snapshotJson();
+    const snap = q.snapshot();
+    (snap.messages[0]!.content[0] as { text: string }).text = 'tampered';
+    expect(q.snapshotJson()).toBe(textBefore);
+  });
+});

@@ -81,6 +81,8 @@ export class LiveInboxQueue {
   #nextId = 1;
   #version = 0;
   #closed = false;
+  /** The JSON text of {@link snapshot} while nothing changed since it was made (reset by every edit, drain and close). */
+  #json: string | undefined;
   readonly #limits: LiveInboxLimits;
 
   /**
@@ -128,6 +130,16 @@ export class LiveInboxQueue {
   }
 
   /**
+   * The JSON text of {@link snapshot} (`{"version":…,"messages":[…]}`, the same text
+   * `JSON.stringify(snapshot())` makes), made once per state of the queue: repeated reads of an
+   * unchanged queue share one text, and each edit, drain or close makes the next read build it
+   * again. Never throws.
+   */
+  snapshotJson(): string {
+    return (this.#json ??= JSON.stringify({ version: this.#version, messages: this.#entries }));
+  }
+
+  /**
    * Appends `content` at the tail. Version +1.
    * @param content a non-empty array of strict content blocks (copied).
    * @returns the new entry's id (integer ≥ 1, greater than every id this queue gave before).
@@ -148,6 +160,7 @@ export class LiveInboxQueue {
     this.#bytes.set(id, bytes);
     this.#totalBytes += bytes;
     this.#version++;
+    this.#json = undefined;
     return id;
   }
 
@@ -170,6 +183,7 @@ export class LiveInboxQueue {
     this.#bytes.set(id, bytes);
     this.#totalBytes = total;
     this.#version++;
+    this.#json = undefined;
   }
 
   /**
@@ -184,6 +198,7 @@ export class LiveInboxQueue {
     this.#entries.splice(index, 1);
     this.#forget(id);
     this.#version++;
+    this.#json = undefined;
   }
 
   /**
@@ -210,6 +225,7 @@ export class LiveInboxQueue {
     }
     this.#entries = next;
     this.#version++;
+    this.#json = undefined;
   }
 
   /**
@@ -223,6 +239,7 @@ export class LiveInboxQueue {
     this.#assertOpen();
     const drained = this.#entries;
     this.#entries = [];
+    this.#json = undefined;
     this.#bytes.clear();
     this.#totalBytes = 0;
     return drained;
@@ -241,6 +258,7 @@ export class LiveInboxQueue {
     this.#totalBytes = 0;
     this.#closed = true;
     this.#version++;
+    this.#json = undefined;
     return leftovers;
   }
 

@@ -260,6 +260,16 @@ export class SessionRuntimeService {
   }
 
   /**
+   * {@link liveInboxSnapshot} as its JSON text, the same text `JSON.stringify` of the view makes,
+   * built once per state of the queue and shared by the reads until the next edit (what
+   * `GET …/live-inbox` answers).
+   * @throws InboxKitError `session_not_found` (404), `session_ownership_unavailable` (500).
+   */
+  liveInboxSnapshotJson(ctx: RequestContext, session_id: string): Promise<string> {
+    return this.#steering.snapshotJson(ctx, session_id);
+  }
+
+  /**
    * `POST …/live-inbox` `{ content }`: queues content at the tail of the active native attempt's inbox.
    * @returns `{ id }`, the queue-local integer id.
    * @throws InboxKitError `validation_error` (400), `session_not_found` (404),

@@ -7,13 +7,15 @@
  * (410 `live_inbox_inactive`) → the edit (404 `live_inbox_message_not_found`, 409
  * `live_inbox_order_conflict`).
  */
+import type { z } from 'zod';
 import type { Principal, RequestContext } from '../context.js';
 import { InboxKitError, isInboxKitError } from '../errors.js';
 import type { LiveInboxMessage, LiveInboxQueue } from '../live-inbox/queue.js';
 import type { LiveInboxHost } from '../live-inbox/registry.js';
 import type { Store } from '../ports/store.js';
 import type { Session } from '../records.js';
-import { parseOrThrow } from '../validation.js';
+import { contentSchema } from '../live-inbox/content.js';
+import { markParsed, parseOrThrow, wasParsedBy } from '../validation.js';
 import { loadSessionAccess, sessionWriteDenied, type SessionAccess } from './access.js';
 import { gateSessionWrite } from '../policy/write-gate.js';
 import type { WriteAction } from '../policy/write-policy.js';
@@ -28,6 +30,20 @@ export interface LiveInboxView {
   version: number;
   messages: LiveInboxMessage[];
 }
+
+/**
+ * The `{ content }` body: parsed here, unless it is the output of this very schema's parse (the
+ * HTTP pipeline parsed the route's body with it): then used as it is, and its content marked as
+ * parsed for the queue (its `content` is `contentSchema`'s output). Parsed once either way.
+ */
+function contentBody(input: LiveInboxContentInput): z.output<typeof liveInboxContentBody> {
+  if (!wasParsedBy(liveInboxContentBody, input)) return parseOrThrow(liveInboxContentBody, input, 'live inbox message');
+  markParsed(contentSchema, input.content);
+  return input as z.output<typeof liveInboxContentBody>;
+}
+
+/** The snapshot's text with no active native attempt. */
+const INACTIVE_JSON = JSON.stringify({ active: false, version: 0, messages: [] });
 
 const liveInboxInactive = () =>
   new InboxKitError('live_inbox_inactive', 'No native attempt accepts live input for this session; send the content as a durable Session event.');
@@ -69,16 +85,27 @@ export class LiveInboxSteering {
     return { active: true, ...inbox.snapshot() };
   }
 
+  /**
+   * {@link snapshot} as its JSON text (`{"active":…,"version":…,"messages":[…]}`), made once per
+   * state of the queue (`LiveInboxQueue.snapshotJson`). @throws InboxKitError as {@link snapshot}.
+   */
+  async snapshotJson(ctx: RequestContext, session_id: string): Promise<string> {
+    const session = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, false);
+    const inbox = this.#deps.host.liveInbox(session.id);
+    if (inbox === undefined) return INACTIVE_JSON;
+    return `{"active":true,${inbox.snapshotJson().slice(1)}`;
+  }
+
   /** @returns `{ id }`. @throws InboxKitError as `SessionRuntimeService.liveInboxQueue`. */
   async queue(ctx: RequestContext, session_id: string, input: LiveInboxContentInput): Promise<{ id: number }> {
-    const body = parseOrThrow(liveInboxContentBody, input, 'live inbox message');
+    const body = contentBody(input);
     const inbox = await this.#mutableInbox(ctx, session_id, 'live_inbox.queue');
     return { id: inbox.queue(body.content) };
   }
 
   /** @throws InboxKitError as `SessionRuntimeService.liveInboxReplace`. */
   async replace(ctx: RequestContext, session_id: string, message_id: number, input: LiveInboxContentInput): Promise<void> {
-    const body = parseOrThrow(liveInboxContentBody, input, 'live inbox message');
+    const body = contentBody(input);
     const inbox = await this.#mutableInbox(ctx, session_id, 'live_inbox.replace');
     inbox.replace(message_id, body.content);
   }

@@ -22,11 +22,12 @@ import { observeRequest, UNOBSERVED, type ObservedRequest } from '../observe.js'
 import { isWellFormedPath, malformedPathError, parseJsonBody, parseRequestPart, queryObject } from '../parse.js';
 import { authenticateRequest, requestIdFor, type HeaderValue } from '../request.js';
 import type { HttpOutcome, HttpRoute } from '../routes.js';
+import type { RouteMatch } from './router.js';
 import { DEFAULT_MAX_STREAMS_PER_CALLER, SSE_HEADERS } from '../sse.js';
 import { announcedLength, announcesBody, BodyTimeoutError } from './body.js';
 import { pipelineContext, type PipelineContext } from './context.js';
 import { corsHeaders, isPreflight, preflightHeaders } from './cors-headers.js';
-import { responseText } from './response.js';
+import { responseJson, responseText } from './response.js';
 import { pipelineStream } from './stream.js';
 import type { Caller, HttpHandler, HttpHandlerOptions, PipelineAnswer, PipelineRequest } from './types.js';
 
@@ -69,11 +70,34 @@ export function createHttpHandler<H = unknown>(options: HttpHandlerOptions<H>): 
   };
 }
 
+/** A request's path (without the query), whether it decodes, and its route: found once per request. */
+interface Routing {
+  method: string;
+  url: string;
+  path: string;
+  wellFormed: boolean;
+  match: RouteMatch<HttpRoute> | undefined;
+}
+
+/** The routing `authenticate` found for a request `handle` will answer (same method and target), so the route is matched once. */
+const routed = new WeakMap<object, Routing>();
+
+/** The routing of `request`: the one `authenticateFirst` found for it when its method and target are unchanged, else found now. */
+function routingOf<H>(context: PipelineContext<H>, request: PipelineRequest<H>): Routing {
+  const found = routed.get(request);
+  if (found !== undefined && found.method === request.method && found.url === request.url) return found;
+  const { method, url } = request;
+  const at = url.indexOf('?');
+  const path = at < 0 ? url : url.slice(0, at);
+  const wellFormed = isWellFormedPath(path);
+  return { method, url, path, wellFormed, match: wellFormed ? context.router.match(method, path) : undefined };
+}
+
 /** `HttpHandler.authenticate`: the caller of the route `request` is for (none when `handle` will not reach authentication). */
 async function authenticateFirst<H>(context: PipelineContext<H>, request: PipelineRequest<H>): Promise<Caller> {
-  const at = request.url.indexOf('?');
-  const path = at < 0 ? request.url : request.url.slice(0, at);
-  const match = isWellFormedPath(path) ? context.router.match(request.method, path) : undefined;
+  const routing = routingOf(context, request);
+  routed.set(request, routing);
+  const { match } = routing;
   if (match === undefined || context.shedder?.refusal() !== undefined) return { principal: null, forwarded: false };
   return authenticate(context, request, match.route);
 }
@@ -81,11 +105,9 @@ async function authenticateFirst<H>(context: PipelineContext<H>, request: Pipeli
 /** Answers one request (never rejects). */
 async function handle<H>(context: PipelineContext<H>, request: PipelineRequest<H>): Promise<PipelineAnswer> {
   const { headers, url } = request;
+  const { path, wellFormed, match } = routingOf(context, request);
   const at = url.indexOf('?');
-  const path = at < 0 ? url : url.slice(0, at);
-  const mount = (request.mount ?? '').replace(/\/+$/, '');
-  const wellFormed = isWellFormedPath(path);
-  const match = wellFormed ? context.router.match(request.method, path) : undefined;
+  const mount = request.mount === undefined || request.mount === '' ? '' : request.mount.replace(/\/+$/, '');
   const isDocument = context.documentPath !== undefined && path === context.documentPath && (request.method === 'GET' || request.method === 'HEAD');
   const template = match !== undefined ? `${mount}${match.route.path}` : isDocument ? `${mount}${context.documentPath}` : null;
   const exchange: Exchange<H> = {
@@ -301,7 +323,9 @@ function outcomeAnswer<H>(context: PipelineContext<H>, exchange: Exchange<H>, ro
     case 'json':
       return {
         status: outcome.status, headers: { 'content-type': JSON_TYPE, ...outcome.headers },
-        body: responseText(route.response, outcome.body, context.validateResponses, route.operationId),
+        body: outcome.text !== undefined
+          ? responseJson(route.response, outcome.text, context.validateResponses, route.operationId)
+          : responseText(route.response, outcome.body, context.validateResponses, route.operationId),
       };
     case 'empty':
       return { status: outcome.status, headers: {} };

@@ -53,3 +53,13 @@ export function responseText(schema: ZodType, data: unknown, validate: boolean, 
   }
   return text;
 }
+
+/**
+ * {@link responseText} for a body the service already holds as JSON `text`: `text` itself; with
+ * `validate`, only after `schema` parsed `JSON.parse(text)` unchanged.
+ * @throws ResponseSchemaError (validate only).
+ */
+export function responseJson(schema: ZodType, text: string, validate: boolean, operationId: string): string {
+  if (validate) responseText(schema, JSON.parse(text), true, operationId);
+  return text;
+}
