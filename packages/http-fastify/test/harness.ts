@@ -177,8 +177,10 @@ export function failingStore(
           fn(new Proxy(tx, {
             get(t, p, r) {
               const real = Reflect.get(t, p, r) as unknown;
-              // `appendAudited` (the audit in one call) stands for either of its halves.
-              const hit = p === failure.method || (p === 'appendAudited' && (failure.method === 'appendProjectEvent' || failure.method === 'appendOperationLog'));
+              // A write in one call stands for its halves: `appendAudited` (the audit), and
+              // `insertInboxItemAudited` (the item with its audit) for the audit's halves or the item.
+              const audit = failure.method === 'appendProjectEvent' || failure.method === 'appendOperationLog';
+              const hit = p === failure.method || (p === 'appendAudited' && audit) || (p === 'insertInboxItemAudited' && (audit || failure.method === 'insertInboxItem'));
               if (!hit || typeof real !== 'function') return real;
               return (...args: unknown[]) => misbehave(() => (real as (...a: unknown[]) => Promise<unknown>).apply(t, args), String(p));
             },

@@ -11,7 +11,7 @@ const INBOX_FILTERS = ['status', 'type', 'sender_account_id', 'source_session_id
 
 export function inboxOps(ctx: StoreContext): InboxStore {
   const { db, dialect, first, all } = ctx;
-  return {
+  const ops: InboxStore = {
     async insertInboxItem(i) {
       await insertRecord(ctx, ITEM, i);
     },
@@ -59,21 +59,15 @@ export function inboxOps(ctx: StoreContext): InboxStore {
         const i = rows.find((r) => r.k === 'i');
         return { ...decodeProjectAccess(p), item: i && ITEM.decodeAt(i, POINT_COLUMNS) };
       }
-      // One statement: the project locked as lockProject locks it (FOR NO KEY UPDATE, of the project
-      // row only), the caller's membership and the item (one round trip instead of two or three).
-      const r = await first<Record<string, unknown>>('lockInboxItemWithAccess', () => sql`SELECT ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))},
-        ${sql.raw(MEMBER.selectRaw(dialect, 'm', 'm'))}, ${sql.raw(ITEM.selectRaw(dialect, 'i', 'i'))}
-        FROM projects p
-        LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
-        LEFT JOIN project_inbox_items i ON i.project_id = p.id AND i.id = ${$(1)}
-        WHERE p.id = ${$(2)} AND p.workspace_id = ${$(3)}
-        FOR NO KEY UPDATE OF p` as never, account_id, item_id, project_id, workspace_id);
-      if (!r) return undefined;
-      return {
-        project: PROJECT.decode(r, 'p'),
-        membership: r.m_role == null ? undefined : MEMBER.decode(r, 'm'),
-        item: r.i_id == null ? undefined : ITEM.decode(r, 'i'),
-      };
+      // PostgreSQL (READ COMMITTED): the project's lock first, then the access and the item read by a
+      // statement of its own, whose snapshot is taken once the lock is held. Not one statement: a
+      // `SELECT … FOR NO KEY UPDATE OF p` that waited for the lock re-checks only the locked row, not
+      // the rows it joined, so it would read the membership and the item as they were before the
+      // transaction it waited for (see lockProjectWithAccess).
+      const locked = await first<Record<string, unknown>>('lockInboxItemProject', () => sql`SELECT p.id FROM projects p
+        WHERE p.id = ${$(0)} AND p.workspace_id = ${$(1)} FOR NO KEY UPDATE` as never, project_id, workspace_id);
+      if (!locked) return undefined;
+      return ops.getInboxItemWithAccess!(workspace_id, project_id, account_id, item_id);
     },
     async listInboxItems(q: InboxItemQuery) {
       const filters = INBOX_FILTERS.filter((column) => q[column] !== undefined);
@@ -105,4 +99,5 @@ export function inboxOps(ctx: StoreContext): InboxStore {
       return r && ITEM.decode(r);
     },
   };
+  return ops;
 }

@@ -6,7 +6,7 @@ import { MEMBER, PROJECT, decodeProjectAccess, limitOf, pointReads, projectAcces
 
 export function projectOps(ctx: StoreContext): ProjectStore {
   const { db, dialect, first } = ctx;
-  return {
+  const ops: ProjectStore = {
     async insertProject(p) {
       await insertRecord(ctx, PROJECT, p);
     },
@@ -33,16 +33,14 @@ export function projectOps(ctx: StoreContext): ProjectStore {
         const p = rows[0];
         return p && decodeProjectAccess(p);
       }
-      // One statement: the project locked as lockProject locks it (FOR NO KEY UPDATE, of the
-      // project row only) and the caller's membership read under that lock.
-      const r = await first<Record<string, unknown>>('lockProjectWithAccess', () => sql`SELECT ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))},
-        ${sql.raw(MEMBER.selectRaw(dialect, 'm', 'm'))}
-        FROM projects p
-        LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
-        WHERE p.id = ${$(1)} AND p.workspace_id = ${$(2)}
-        FOR NO KEY UPDATE OF p` as never, account_id, project_id, workspace_id);
-      if (!r) return undefined;
-      return { project: PROJECT.decode(r, 'p'), membership: r.m_role == null ? undefined : MEMBER.decode(r, 'm') };
+      // PostgreSQL (READ COMMITTED): the lock first, then the membership in a statement of its own,
+      // whose snapshot is taken once the lock is held. Not one statement: a `SELECT … FOR NO KEY
+      // UPDATE OF p` that waited for the lock re-checks only the locked row, not the rows it joined,
+      // so a member removed by the transaction it waited for would still be read as a member
+      // (apps/demo/test/write-races.test.ts, "member removal racing that member's creates").
+      const project = await ops.lockProject(workspace_id, project_id);
+      if (!project) return undefined;
+      return { project, membership: project.account_id === account_id ? undefined : await ops.getMembership(project.id, account_id) };
     },
     async listProjectsForAccount(workspace_id, account_id) {
       const rows = await db.selectFrom('projects').select(PROJECT.select(dialect))
@@ -111,4 +109,5 @@ export function projectOps(ctx: StoreContext): ProjectStore {
       return rows.map((r) => MEMBER.decode(r));
     },
   };
+  return ops;
 }

@@ -64,11 +64,13 @@ export interface InboxStore {
   getInboxItemWithAccess?(workspace_id: string, project_id: string, account_id: string, item_id: string): Promise<InboxItemWithAccess | undefined>;
   /**
    * OPTIONAL (a store without it still works: a decision then calls `lockProject`, `getMembership`
-   * and `getInboxItem`). Inside a transaction, what a decision reads before it writes, in one
-   * statement (one round trip on a networked database): the project locked exactly as
-   * {@link ProjectStore.lockProject} locks it (only if it is in `workspace_id`, else `undefined`),
-   * `account_id`'s membership of it and the item `item_id` only if it belongs to that project — as
-   * {@link getInboxItemWithAccess} reads them, under the project's lock. project-inbox.md "Decide".
+   * and `getInboxItem`). Inside a transaction, what a decision reads before it writes: the project
+   * locked exactly as {@link ProjectStore.lockProject} locks it (only if it is in `workspace_id`,
+   * else `undefined`), then `account_id`'s membership of it and the item `item_id` only if it
+   * belongs to that project — as {@link getInboxItemWithAccess} reads them, read once the lock is
+   * held: a change committed by the transaction the lock waited for MUST be seen (on PostgreSQL's
+   * READ COMMITTED a `SELECT … FOR UPDATE` joining them does not: the read is a statement of its
+   * own after the lock). project-inbox.md "Decide".
    */
   lockInboxItemWithAccess?(workspace_id: string, project_id: string, account_id: string, item_id: string): Promise<InboxItemWithAccess | undefined>;
   /** One keyset page in `created_at DESC, id DESC` order; never skips or repeats rows that share a `created_at`. */

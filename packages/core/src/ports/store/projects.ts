@@ -23,11 +23,13 @@ export interface ProjectStore {
   lockProject(workspace_id: string, project_id: string): Promise<Project | undefined>;
   /**
    * OPTIONAL (without it a write calls {@link lockProject}, then {@link getMembership} when the
-   * caller is not the owner). Inside a transaction, both in one statement (one round trip on a
-   * networked database): the project locked exactly as {@link lockProject} locks it (only if it is
-   * in `workspace_id`, else `undefined`) and `account_id`'s membership of it (`undefined` when it
-   * has none), read under that lock. MUST return what those two calls would. platform.md "The
-   * write gate".
+   * caller is not the owner). Inside a transaction: the project locked exactly as
+   * {@link lockProject} locks it (only if it is in `workspace_id`, else `undefined`) and
+   * `account_id`'s membership of it (`undefined` when it has none), read once the lock is held —
+   * one statement where the engine's lock re-reads it (SQLite: the write transaction holds the
+   * database), a statement of its own after the lock on PostgreSQL (a `SELECT … FOR UPDATE` that
+   * waited re-checks only the locked row, so a joined membership would be read as it was before the
+   * transaction it waited for). MUST return what those two calls would. platform.md "The write gate".
    */
   lockProjectWithAccess?(workspace_id: string, project_id: string, account_id: string): Promise<{ project: Project; membership: Membership | undefined } | undefined>;
   /** Projects of the workspace that `account_id` owns or is a member of, newest first. */

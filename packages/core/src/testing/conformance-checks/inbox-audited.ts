@@ -12,7 +12,8 @@ import {
 /**
  * `lockProjectWithAccess` returns, inside a transaction, exactly what `lockProject` and
  * `getMembership` return there: for the owner, a member, an account with no role; `undefined`
- * through another workspace or for a missing project; it sees the transaction's own membership.
+ * through another workspace or for a missing project; it sees the transaction's own membership;
+ * after waiting for the lock of a transaction that removed the member, it reads no membership.
  */
 export async function checkLockProjectWithAccess({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
   const probe = await store.transaction(async (tx) => tx.lockProjectWithAccess !== undefined);
@@ -33,6 +34,20 @@ export async function checkLockProjectWithAccess({ store }: Pick<StoreConformanc
     await tx.upsertMembership({ project_id: p.id, account_id: outsider.id, role: 'observer', created_at: T0 + 7 });
     assert((await tx.lockProjectWithAccess!(w.ws.id, p.id, outsider.id))?.membership?.role === 'observer', 'lockProjectWithAccess inside a transaction sees its own membership');
   });
+  // A member removed by the transaction the lock waited for is no longer a member (on PostgreSQL a
+  // SELECT … FOR UPDATE joining the membership would still read it: the waiter re-checks only the locked row).
+  let removing: () => void = () => {};
+  const removalHoldsLock = new Promise<void>((resolve) => { removing = resolve; });
+  const removal = store.transaction(async (tx) => {
+    assert((await tx.lockProject(w.ws.id, p.id)) !== undefined, 'the removal locks the project');
+    assert(await tx.deleteMembership(p.id, w.deriver.id), 'the removal deletes the membership');
+    removing();
+    await new Promise((r) => setTimeout(r, 100)); // the waiter below queues behind the lock meanwhile
+  });
+  await removalHoldsLock;
+  const waited = await store.transaction(async (tx) => tx.lockProjectWithAccess!(w.ws.id, p.id, w.deriver.id));
+  await removal;
+  assert(waited !== undefined && waited.membership === undefined, `lockProjectWithAccess that waited for a member's removal must read no membership, got ${JSON.stringify(waited?.membership)}`);
 }
 
 /**
