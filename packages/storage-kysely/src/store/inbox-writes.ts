@@ -44,48 +44,26 @@ const DECIDE_SLOTS = 7;
  * The conditional decision and, only when it updated the row, the counter bump, the log row and
  * the event, in one statement (PostgreSQL). Answers the updated item (`i_` columns) with the
  * event's sequence, or no row when the item was not in the seen status.
+ *
+ * `guarded` (`decideInboxItemIfUnchanged`): made only if the project is still as it was read
+ * (slots 7–9: workspace, owner, status), its row held as `lockProject` holds it (`FOR NO KEY
+ * UPDATE`) before the item is updated: a concurrent archive or change of owner either committed
+ * before (the lock's re-check of the newest row fails: no row, nothing written) or waits for this
+ * statement. The log and event columns follow the guard's slots.
  */
-const DECIDE_AUDITED = (dialect: SqlDialect) => {
+const DECIDE_AUDITED = (dialect: SqlDialect, guarded: boolean) => {
   const logs = LOG.fields.length;
-  return sql<Record<string, unknown>>`
-    with item as (
-      update project_inbox_items set status = ${$(0)}, decided_by_account_id = ${$(1)}, decided_at = ${$(2)}, updated_at = ${$(3)}
-      where project_id = ${$(4)} and id = ${$(5)} and status = ${$(6)}
-      returning ${sql.raw(ITEM.selectRaw(dialect, 'project_inbox_items', 'i'))}
-    ),
-    counter as (
-      update projects set event_sequence = event_sequence + 1 where id = ${$(4)} and exists (select 1 from item) returning event_sequence
-    ),
-    log as (
-      insert into operation_logs (${sql.raw(LOG.columns.join(', '))})
-      select ${sql.join(selectedValues(LOG, DECIDE_SLOTS))} from counter
-    ),
-    event as (
-      insert into project_events (${sql.raw(EVENT.columns.join(', '))})
-      select ${sql.join(selectedValues(EVENT, DECIDE_SLOTS + logs, { sequence: sql`counter.event_sequence` }))}
-      from counter
-      returning sequence
-    )
-    select item.*, event.sequence as inbox_kit_event_sequence from item left join event on true`;
-};
-
-/**
- * {@link DECIDE_AUDITED} made only if the project is still as it was read (slots 7–9: workspace,
- * owner, status), its row held as `lockProject` holds it (`FOR NO KEY UPDATE`) before the item is
- * updated: a concurrent archive or change of owner either committed before (the lock's re-check of
- * the newest row fails: no row, nothing written) or waits for this statement.
- */
-const DECIDE_IF_UNCHANGED = (dialect: SqlDialect) => {
-  const logs = LOG.fields.length;
-  const at = DECIDE_SLOTS + 3;
-  return sql<Record<string, unknown>>`
-    with project as (
+  const at = DECIDE_SLOTS + (guarded ? 3 : 0);
+  const project = guarded
+    ? sql`project as (
       select id from projects where id = ${$(4)} and workspace_id = ${$(7)} and account_id = ${$(8)} and status = ${$(9)}
       for no key update
-    ),
-    item as (
+    ),`
+    : sql``;
+  return sql<Record<string, unknown>>`
+    with ${project} item as (
       update project_inbox_items set status = ${$(0)}, decided_by_account_id = ${$(1)}, decided_at = ${$(2)}, updated_at = ${$(3)}
-      where project_id = ${$(4)} and id = ${$(5)} and status = ${$(6)} and exists (select 1 from project)
+      where project_id = ${$(4)} and id = ${$(5)} and status = ${$(6)}${guarded ? sql` and exists (select 1 from project)` : sql``}
       returning ${sql.raw(ITEM.selectRaw(dialect, 'project_inbox_items', 'i'))}
     ),
     counter as (
@@ -118,7 +96,7 @@ export function inboxWriteOps(ctx: StoreContext): Pick<InboxStore, 'insertInboxI
       const event = storedEvent(e);
       const values = [patch.status, patch.decided_by_account_id, patch.decided_at, patch.updated_at, seen.project_id, item_id, seen_status,
         seen.workspace_id, seen.owner_account_id, seen.project_status, ...LOG.encode(entry), ...EVENT.encode(event)];
-      return decided((await compiled(db, 'decideInboxItemIfUnchanged', () => DECIDE_IF_UNCHANGED(dialect), values)).rows[0], event);
+      return decided((await compiled(db, 'decideInboxItemIfUnchanged', () => DECIDE_AUDITED(dialect, true), values)).rows[0], event);
     },
   };
   return {
@@ -138,7 +116,7 @@ export function inboxWriteOps(ctx: StoreContext): Pick<InboxStore, 'insertInboxI
       const event = storedEvent(e);
       const decision = [patch.status, patch.decided_by_account_id, patch.decided_at, patch.updated_at, project_id, item_id, seen_status];
       if (dialect.counterAndInsertInOneStatement) {
-        return decided((await compiled(db, 'decideInboxItemAudited', () => DECIDE_AUDITED(dialect), [...decision, ...LOG.encode(entry), ...EVENT.encode(event)])).rows[0], event);
+        return decided((await compiled(db, 'decideInboxItemAudited', () => DECIDE_AUDITED(dialect, false), [...decision, ...LOG.encode(entry), ...EVENT.encode(event)])).rows[0], event);
       }
       return ctx.atomically(async (trx) => {
         const r = (await compiled(trx, 'decideInboxItem', () => trx.updateTable('project_inbox_items')
