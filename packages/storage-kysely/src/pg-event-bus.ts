@@ -79,6 +79,13 @@ export interface PostgresEventBusOptions {
    * is never destroyed by the bus.
    */
   db?: Kysely<Database>;
+  /**
+   * Whether the bus's own pool (when no `db` is given) runs its reads as named prepared statements
+   * (`openPostgres`'s option; default `true`). Pass `false` when `url` is a transaction-mode pooler
+   * that does not keep them (PgBouncer before 1.21); left at `true` there, the pool falls back to
+   * unnamed statements after the first refusal (reported to `onError`).
+   */
+  preparedStatements?: boolean;
   /** The in-process bus that delivers to subscribers (default: a new `createLocalEventBus`). */
   local?: EventBus;
   /**
@@ -133,7 +140,7 @@ export function createPostgresEventBus(options: PostgresEventBusOptions): Postgr
   const local = options.local ?? createLocalEventBus(onError);
   const minDelay = options.reconnectMinMs ?? 100;
   const ownDb = options.db === undefined;
-  const db = options.db ?? openPostgres(options.url, { max: 2, onError });
+  const db = options.db ?? openPostgres(options.url, { max: 2, onError, preparedStatements: options.preparedStatements ?? true });
   const origin = randomUUID();
   const healthInterval = options.healthCheckIntervalMs ?? 5_000;
   let started = false;

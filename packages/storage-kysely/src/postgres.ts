@@ -12,10 +12,14 @@
  * (get, create and decide about a quarter faster on the benchmark). Every other statement stays
  * unnamed. A connection pooler in transaction mode that does not track prepared statements
  * (PgBouncer before 1.21, or without `max_prepared_statements`) cannot serve named statements:
- * pass `preparedStatements: false` there. When a statement a connection prepared goes stale — a
- * migration changed a column type it returns (`cached plan must not change result type`), or the
- * statement was deallocated (`DISCARD ALL`, `DEALLOCATE`) — that statement fails once and its
- * connection is closed instead of going back to the pool; the next connection prepares afresh.
+ * pass `preparedStatements: false` there. Left at the default behind such a pooler, the pool finds
+ * out by itself: the first statement the server side did not keep (`prepared statement does not
+ * exist`, or `already exists` on a server connection the pooler picked) fails once with
+ * `storage_unavailable`, the pool tells `onError` and runs every statement unnamed from then on
+ * (as after a `DISCARD ALL` or `DEALLOCATE` on a direct connection). When a prepared plan goes
+ * stale because a migration changed a column type it returns (`cached plan must not change result
+ * type`), that statement fails once and its connection is closed instead of going back to the
+ * pool; the next connection prepares afresh.
  *
  * Unreachable server: a connection that cannot be made, or is lost mid-query (the server stopped,
  * restarted, refused, the network went away), fails the call with the core's
@@ -26,6 +30,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { statementNames } from './prepared.js';
+import { InboxKitError } from '@inbox-kit/core';
 import { asStorageError, isConnectionError } from './unavailable.js';
 import type { Database } from './schema.js';
 
@@ -58,17 +63,43 @@ export interface PostgresOptions {
 }
 
 /**
- * SQLSTATEs of a named statement gone stale on its connection: `0A000` (cached plan must not
- * change result type) and `26000` (prepared statement does not exist).
+ * SQLSTATE of a named statement gone stale on its connection: `0A000` (cached plan must not change
+ * result type, after a migration changed a column it returns). The connection is replaced and the
+ * next one prepares afresh.
  */
-const STALE_STATEMENT_CODES = new Set(['0A000', '26000']);
+const STALE_PLAN = '0A000';
+
+/**
+ * SQLSTATEs that say the server side does not keep what this connection prepared: `26000`
+ * (prepared statement does not exist: deallocated behind node-postgres's back, or a pooler handed
+ * the next statement to another server connection) and `42P05` (duplicate prepared statement: a
+ * pooler handed the Parse to a server connection that already has the name, which a direct
+ * connection never does). The pool stops naming statements for good (see {@link guardedPool}).
+ */
+const STATEMENTS_NOT_KEPT = new Set(['26000', '42P05']);
 
 /**
  * `pool` as Kysely's pool: a connection that cannot be made, or a query that loses its
  * connection, throws `storage_unavailable` (and the connection is destroyed on release); with
- * `prepare`, registered texts run as named prepared statements.
+ * `prepare`, registered texts run as named prepared statements until the server side shows it does
+ * not keep them ({@link STATEMENTS_NOT_KEPT}: a transaction-mode pooler such as PgBouncer before
+ * 1.21 that `preparedStatements: false` was not given for). Then that statement fails once
+ * (`storage_unavailable`, so callers retry), `onError` is told once, and every later statement of
+ * the pool runs unnamed: a pooler left at the default degrades to unnamed statements instead of
+ * failing at random for as long as the process runs.
  */
-function guardedPool(pool: pg.Pool, prepare: boolean, onError: ((error: Error) => void) | undefined): PostgresPool {
+function guardedPool(pool: pg.Pool, prepareAtStart: boolean, onError: ((error: Error) => void) | undefined): PostgresPool {
+  let prepare = prepareAtStart;
+  const stopPreparing = (cause: unknown) => {
+    if (!prepare) return;
+    prepare = false;
+    onError?.(new Error(
+      'PostgreSQL does not keep the named prepared statements of this pool (is it a connection pooler in transaction mode, ' +
+      'such as PgBouncer before 1.21?): running every statement unnamed from now on. ' +
+      'Pass preparedStatements: false (DATABASE_PREPARED_STATEMENTS=false in the demo) to start that way.',
+      { cause },
+    ));
+  };
   return {
     connect: async () => {
       let client: pg.PoolClient;
@@ -90,7 +121,12 @@ function guardedPool(pool: pg.Pool, prepare: boolean, onError: ((error: Error) =
       client.on('error', lost);
       const failed = (error: unknown): never => {
         const code = (error as { code?: string } | null)?.code ?? '';
-        if (STALE_STATEMENT_CODES.has(code) || isConnectionError(error)) broken = true;
+        if (STATEMENTS_NOT_KEPT.has(code)) {
+          broken = true;
+          stopPreparing(error);
+          throw new InboxKitError('storage_unavailable', 'The database did not keep a prepared statement; retry', [], { cause: error });
+        }
+        if (code === STALE_PLAN || isConnectionError(error)) broken = true;
         throw asStorageError(error);
       };
       const wrapped = {

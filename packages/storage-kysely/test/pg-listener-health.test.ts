@@ -10,8 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusMessage, ProjectEvent } from '@inbox-kit/core';
-import { EVENT_BUS_APPLICATION_NAME, openStore, type OpenedStore, type PostgresEventBus } from '../src/index.js';
-import { createPostgresEventBus, EventBusListenError } from '../src/entry-postgres.js';
+import { EVENT_BUS_APPLICATION_NAME, createKyselyStore, openStore, type OpenedStore, type PostgresEventBus } from '../src/index.js';
+import { createPostgresEventBus, EventBusListenError, openPostgres } from '../src/entry-postgres.js';
 import { PG_URL, freshPostgresDatabase, postgresUnavailable } from './helpers.js';
 
 /** scripts/pgbouncer.mjs, loaded by URL (it is plain JavaScript outside this package). */
@@ -141,7 +141,11 @@ if (!pgUrl) {
         const pooledStore = await openStore({ databaseUrl: pooled, postgres: { preparedStatements: false } });
         try {
           const a = createPostgresEventBus({ url: pooled, listenUrl: database.url, db: pooledStore.db, onError: () => undefined, healthCheckIntervalMs: 200, healthCheckTimeoutMs: 1_000 });
-          const b = createPostgresEventBus({ url: pooled, listenUrl: database.url, onError: () => undefined, healthCheckIntervalMs: 200, healthCheckTimeoutMs: 1_000 });
+          // b reads through its own pool on the pooler, left at preparedStatements' default: its
+          // first named read may be refused (PgBouncer 1.18 keeps no prepared statements), the pool
+          // then runs unnamed and the read is retried — nothing is lost.
+          const bErrors: unknown[] = [];
+          const b = createPostgresEventBus({ url: pooled, listenUrl: database.url, onError: (e) => bErrors.push(e), healthCheckIntervalMs: 200, healthCheckTimeoutMs: 1_000 });
           buses.push(a, b);
           await a.start();
           await b.start();
@@ -160,8 +164,36 @@ if (!pgUrl) {
           // Health checks pass on the direct listener (their notifications are sent through the pooler).
           await new Promise((r) => setTimeout(r, 600));
           expect(b.listenerStats()).toMatchObject({ reconnects: 0, missedHealthChecks: 0 });
+          for (const e of bErrors) expect(String((e as Error).message)).toMatch(/prepared statement/);
         } finally {
           await pooledStore.close();
+        }
+      });
+
+      it('a pool left at named prepared statements through the pooler: at most one failure per connection (storage_unavailable), then every statement runs unnamed', async (ctx) => {
+        const pooled = needBouncer(ctx).url(new URL(database.url).pathname.slice(1));
+        const errors: Error[] = [];
+        const db = openPostgres(pooled, { max: 4, onError: (e) => errors.push(e) });
+        const store = createKyselyStore(db, { dialect: 'postgres' });
+        const project_id = await newProject();
+        try {
+          const failures: unknown[] = [];
+          // Rounds of four concurrent reads of compiled-once (named) statements, so the pooler
+          // hands them to whichever server connection is free.
+          for (let round = 0; round < 25; round++) {
+            const results = await Promise.allSettled([0, 1, 2, 3].map((i) => (i % 2 === 0
+              ? store.getProject('ws_h', project_id)
+              : store.listProjectEvents({ project_id, after: 0, limit: 10 }))));
+            for (const r of results) if (r.status === 'rejected') failures.push(r.reason);
+          }
+          expect(failures.length).toBeLessThanOrEqual(4);
+          for (const f of failures) expect(f).toMatchObject({ code: 'storage_unavailable' });
+          const notices = errors.filter((e) => /does not keep the named prepared statements/.test(e.message));
+          expect(notices.length).toBe(failures.length === 0 ? 0 : 1);
+          // From now on nothing fails.
+          for (let i = 0; i < 40; i++) expect((await store.getProject('ws_h', project_id))?.id).toBe(project_id);
+        } finally {
+          await db.destroy();
         }
       });
     });

@@ -14,12 +14,13 @@ else describe('PostgreSQL prepared statements', () => {
   /** A migrated store on a fresh database over a pool of ONE connection (so the session is known). */
   async function subject(preparedStatements?: boolean) {
     const database = await freshPostgresDatabase(pgUrl as string);
-    const db = openPostgres(database.url, { max: 1, ...(preparedStatements === undefined ? {} : { preparedStatements }) });
+    const errors: Error[] = [];
+    const db = openPostgres(database.url, { max: 1, onError: (e) => errors.push(e), ...(preparedStatements === undefined ? {} : { preparedStatements }) });
     await migrateToLatest(db, 'postgres');
     const store = createKyselyStore(db, { dialect: 'postgres' });
     const prepared = async () => (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements order by name`.execute(db)).rows;
     return {
-      store, prepared, db, url: database.url,
+      store, prepared, db, errors, url: database.url,
       close: async () => {
         await db.destroy();
         await database.drop();
@@ -67,8 +68,8 @@ else describe('PostgreSQL prepared statements', () => {
     }
   });
 
-  it('a statement gone stale (column type changed, or deallocated) fails once; its connection is replaced', async () => {
-    const { store, db, url, close } = await subject();
+  it('a statement gone stale (column type changed) fails once and its connection is replaced; deallocated statements turn naming off for the pool', async () => {
+    const { store, db, url, errors, prepared, close } = await subject();
     try {
       await seedProject(store);
       const item = {
@@ -87,11 +88,18 @@ else describe('PostgreSQL prepared statements', () => {
       }
       await expect(store.getInboxItem('proj_p', 'pinbox_p1')).rejects.toThrow(/cached plan must not change result type/);
       expect((await store.getInboxItem('proj_p', 'pinbox_p1'))?.title).toBe('T');
-      // A pooler's DISCARD ALL / DEALLOCATE drops the statements behind node-postgres's back.
+      // A pooler's DISCARD ALL / DEALLOCATE drops the statements behind node-postgres's back: the
+      // server does not keep them, so the statement fails once (503 storage_unavailable, retry),
+      // onError is told, and the pool runs every later statement unnamed.
       expect((await store.getProject('ws_p', 'proj_p'))?.id).toBe('proj_p');
       await sql`deallocate all`.execute(db);
-      await expect(store.getProject('ws_p', 'proj_p')).rejects.toThrow(/does not exist/);
-      expect((await store.getProject('ws_p', 'proj_p'))?.id).toBe('proj_p');
+      const error = await store.getProject('ws_p', 'proj_p').then(() => undefined, (e: unknown) => e);
+      expect(error).toMatchObject({ code: 'storage_unavailable' });
+      expect(String((error as Error).cause)).toMatch(/does not exist/);
+      expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/does not keep the named prepared statements.*preparedStatements: false/s)]);
+      for (let i = 0; i < 3; i++) expect((await store.getProject('ws_p', 'proj_p'))?.id).toBe('proj_p');
+      expect(await prepared()).toEqual([]);
+      expect(errors).toHaveLength(1);
     } finally {
       await close();
     }
