@@ -14,6 +14,13 @@ import type { HttpObserver, RequestObservation } from '@inbox-kit/core/http';
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+/**
+ * prom-client's text with a not-a-number sample spelled `NaN`, as the exposition format has it:
+ * prom-client 15 writes `Nan`, which strict parsers refuse (e.g. `nodejs_eventloop_lag_mean_seconds`
+ * when a scrape follows the previous one before the event-loop monitor took a sample).
+ */
+export const exposition = (text: string): string => text.replace(/ Nan$/gm, ' NaN');
+
 /** The label of a request no route matched (never the raw path: one series, not one per URL). */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -193,7 +200,7 @@ export function createObservability(options: { metrics: boolean; tracing: boolea
         }
         registry.metrics().then((text) => {
           response.writeHead(200, { 'content-type': registry.contentType });
-          response.end(request.method === 'HEAD' ? undefined : text);
+          response.end(request.method === 'HEAD' ? undefined : exposition(text));
         }, () => {
           response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('collecting the metrics failed\n');
         });
