@@ -35,7 +35,7 @@
  *
  * Options: --quick (short runs, 100k rows: a smoke run of ~1.5 minutes); --only a,b (only these
  * scenarios, see SCENARIOS); --no-hono (= BENCH_HONO=0: no Hono suite); --cpu-prof (profile the
- * demo server; .cpuprofile files in bench-results/profiles); --no-pg (= BENCH_PG=0); --demo <dir> (measure
+ * demo server and each route floor; .cpuprofile files in bench-results/profiles); --no-pg (= BENCH_PG=0); --demo <dir> (measure
  * the built demo of another checkout, e.g. /work/main, for a before/after).
  * Needs the built demo: `pnpm bench` runs scripts/setup.mjs (install + build) first.
  */
@@ -157,8 +157,9 @@ function drive(scenario, url, params = {}, overrides = {}) {
 }
 
 /** `scenario` driven against a server of its own (`node <args>`, ready when it prints its URL), stopped after. */
-async function driveOwnServer(args, scenario, params) {
-  const { child, match } = await startNode(args, { ready: /listening on (http:\/\/\S+)/ });
+async function driveOwnServer(args, scenario, params, { profileLabel } = {}) {
+  const execArgv = cpuProf && profileLabel ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${profileLabel}-${Date.now()}.cpuprofile`] : [];
+  const { child, match } = await startNode(args, { ready: /listening on (http:\/\/\S+)/, execArgv });
   serverPids.set(match[1], child.pid);
   try {
     return await drive(scenario, match[1], params);
@@ -173,7 +174,7 @@ const measureCeiling = () => driveOwnServer([lib('ceiling.mjs')], 'ceiling');
  * `scenario` driven against the route floor (lib/route-floor.mjs: bare Fastify, the key's hash, one
  * primary-key read with the raw driver) on the engine's database `db`, started for this run only.
  */
-const routeFloor = (scenario, db, params) => driveOwnServer([lib('route-floor.mjs'), JSON.stringify(db)], scenario, params);
+const routeFloor = (scenario, db, params) => driveOwnServer([lib('route-floor.mjs'), JSON.stringify(db)], scenario, params, { profileLabel: `floor-${db.engine}-${scenario}` });
 
 // — Live Inbox —
 

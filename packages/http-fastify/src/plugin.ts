@@ -55,12 +55,22 @@ interface Registration extends MountedRoutes {
 }
 
 const registrations = new WeakMap<object, Registration[]>();
-const pending = new WeakMap<FastifyRequest, PipelineRequest<FastifyRequest>>();
-const served = new WeakSet<FastifyRequest>();
+/**
+ * Request decorations of the plugin's own (symbol names: not part of `FastifyRequest`'s API): the
+ * pipeline's request the `onRequest` hook made, until the handler takes it, and whether the
+ * pipeline answered. Decorations, not `WeakMap`s: every Fastify request already has the slots.
+ */
+const PENDING = Symbol('inbox-kit pending request');
+const SERVED = Symbol('inbox-kit served');
+interface Slots {
+  [PENDING]: PipelineRequest<FastifyRequest> | null;
+  [SERVED]: boolean;
+}
+const slots = (request: FastifyRequest): Slots => request as unknown as Slots;
 
 /** True once the pipeline has answered `request` (it observed it; the preset observes only the others). */
 export function servedByPipeline(request: FastifyRequest): boolean {
-  return served.has(request);
+  return slots(request)[SERVED] === true;
 }
 
 /** For a host's own not-found handler (without a prefix the host keeps its 404s): 405 with `Allow` on a path of a registered inboxKit's routes, else 404. */
@@ -123,7 +133,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   // The caller first (the preset's rate limiter keys on it): once, passed on to `handle`; a refusal is answered here.
   app.addHook('onRequest', async (request, reply) => {
     const pipelineRequest = pipelineRequestOf(request, reply, prefix);
-    pending.set(request, pipelineRequest);
+    slots(request)[PENDING] = pipelineRequest;
     if (request.requestId !== pipelineRequest.requestId) void reply.headers(requestIdHeaders(request.requestId = pipelineRequest.requestId!));
     if (request.routeOptions.config?.inboxKit !== true) return;
     pipelineRequest.caller = handler.authenticate(pipelineRequest);
@@ -133,9 +143,10 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
     request.forwarded = caller.forwarded;
   });
   const serve = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    served.add(request);
-    const pipelineRequest = pending.get(request) ?? pipelineRequestOf(request, reply, prefix);
-    pending.delete(request); // taken, not kept: Fastify holds `request` as long as its response (an open stream's lifetime)
+    const own = slots(request);
+    own[SERVED] = true;
+    const pipelineRequest = own[PENDING] ?? pipelineRequestOf(request, reply, prefix);
+    own[PENDING] = null; // taken, not kept: Fastify holds `request` as long as its response (an open stream's lifetime)
     const answer = await handler.handle(pipelineRequest);
     if (answer.stream === undefined) return reply.code(answer.status).headers(answer.headers).send(answer.body);
     reply.hijack(); // The stream to the socket after the headers set on `reply`; returns at once (the open stream holds only its response).
@@ -158,4 +169,6 @@ export function decorateRequests(app: FastifyInstance): void {
   if (!app.hasRequestDecorator('requestId')) app.decorateRequest('requestId', '');
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null);
   if (!app.hasRequestDecorator('forwarded')) app.decorateRequest('forwarded', false);
+  if (!app.hasRequestDecorator(PENDING)) app.decorateRequest(PENDING as never, null);
+  if (!app.hasRequestDecorator(SERVED)) app.decorateRequest(SERVED as never, false);
 }

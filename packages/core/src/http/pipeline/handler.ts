@@ -79,12 +79,17 @@ interface Routing {
   match: RouteMatch<HttpRoute> | undefined;
 }
 
-/** The routing `authenticate` found for a request `handle` will answer (same method and target), so the route is matched once. */
-const routed = new WeakMap<object, Routing>();
+/**
+ * Where `authenticate` leaves the routing it found on the request `handle` will answer (same
+ * method and target), so the route is matched once: a symbol-keyed property of the request, not
+ * a `WeakMap` (an ephemeron per request is work for every garbage collection while it lives).
+ */
+const ROUTING = Symbol('inbox-kit routing');
+type Routed = { [ROUTING]?: Routing };
 
 /** The routing of `request`: the one `authenticateFirst` found for it when its method and target are unchanged, else found now. */
 function routingOf<H>(context: PipelineContext<H>, request: PipelineRequest<H>): Routing {
-  const found = routed.get(request);
+  const found = (request as Routed)[ROUTING];
   if (found !== undefined && found.method === request.method && found.url === request.url) return found;
   const { method, url } = request;
   const at = url.indexOf('?');
@@ -96,7 +101,7 @@ function routingOf<H>(context: PipelineContext<H>, request: PipelineRequest<H>):
 /** `HttpHandler.authenticate`: the caller of the route `request` is for (none when `handle` will not reach authentication). */
 async function authenticateFirst<H>(context: PipelineContext<H>, request: PipelineRequest<H>): Promise<Caller> {
   const routing = routingOf(context, request);
-  routed.set(request, routing);
+  (request as Routed)[ROUTING] = routing;
   const { match } = routing;
   if (match === undefined || context.shedder?.refusal() !== undefined) return { principal: null, forwarded: false };
   return authenticate(context, request, match.route);
