@@ -3,6 +3,7 @@
  * once per key and account within the lifetime, revocations through the service apply at once,
  * revocations elsewhere within the lifetime, failures are never cached.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { InboxKitError } from '../errors.js';
 import { createManualClock, createSequentialIdGenerator } from '../ports/clock.js';
@@ -139,14 +140,17 @@ describe('PlatformService.authenticate with the cache', () => {
       },
     });
     const clock = createManualClock();
-    const platform = new PlatformService({ store, bus: createLocalEventBus(), clock, ids: createSequentialIdGenerator() });
+    // The key's hash without the thread pool (Web Crypto's digest): every step up to the gate then
+    // runs in microtasks, so `settle` needs no timer and no load can outrun it.
+    const hashApiKey = (secret: string) => createHash('sha256').update(secret).digest('hex');
+    const platform = new PlatformService({ store, bus: createLocalEventBus(), clock, ids: createSequentialIdGenerator(), hashApiKey });
     await platform.createWorkspace({ id: 'ws', name: 'W' });
     await platform.createAccount({ id: 'acc_a', name: 'A', workspace_ids: ['ws'] });
     const standard = await platform.issueApiKey({ workspace_id: 'ws', account_id: 'acc_a' });
     const hold = () => { gate = new Promise<void>((resolve) => (open = resolve)); };
     const release = () => { open(); gate = undefined; };
-    /** Lets every pending hash and lookup start. */
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+    /** Lets every pending hash and lookup start (all of it is microtasks, which run before the next macrotask). */
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
     return { platform, clock, lookups, standard, hold, release, settle };
   }
 
