@@ -5,6 +5,8 @@
  * deadline (counted from the request's start). The deadline costs no timer per request: pending
  * reads are noted with their deadline, and one interval per handler, running only while reads
  * are pending, expires those past it (between the deadline and a tenth of it later, at most 1 s).
+ * A Node.js request stream is read through its events; any other body (a web `ReadableStream`)
+ * through its async iterator.
  */
 import { InboxKitError } from '../../errors.js';
 
@@ -49,6 +51,42 @@ export interface BodyReader {
 const EMPTY = new Uint8Array(0);
 const tooLarge = () => new InboxKitError('payload_too_large', 'Request body is too large');
 
+/** `chunks` (of `size` bytes in all) as one array: the chunk itself when there is one. */
+function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * A Node.js readable stream (an `http.IncomingMessage`), as far as the reader uses it: it is read
+ * through its events — one promise and four listeners a body — rather than its async iterator
+ * (a promise per chunk, and end-of-stream bookkeeping per request).
+ */
+interface NodeReadable {
+  on(event: 'data' | 'end' | 'error' | 'close', listener: (value?: never) => void): unknown;
+  removeListener(event: 'data' | 'end' | 'error' | 'close', listener: (value?: never) => void): unknown;
+  read(): unknown;
+  pause(): unknown;
+  resume?(): unknown;
+  readableEnded?: boolean;
+}
+
+const isNodeReadable = (body: object): body is NodeReadable => {
+  const b = body as Partial<NodeReadable>;
+  return typeof b.on === 'function' && typeof b.removeListener === 'function' && typeof b.read === 'function' && typeof b.pause === 'function';
+};
+
+/** What a Node stream that closed before its end rejects with (as its async iterator would). */
+function prematureClose(): Error {
+  return Object.assign(new Error('The request body ended before it was complete'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
 /**
  * A body reader for `limit` bytes and `timeoutMs` (0: no deadline).
  * @throws TypeError when `timeoutMs` is not an integer ≥ 0 or `limit` not an integer ≥ 0.
@@ -79,11 +117,55 @@ export function createBodyReader(limit: number, timeoutMs: number): BodyReader {
       (sweeper as { unref?: () => void }).unref?.();
     }
   };
+  /** Reads a Node stream whole by its events; past `limit` or the deadline it stops reading. */
+  const readNode = (stream: NodeReadable, startedAt: number): Promise<Uint8Array> => new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    let entry: PendingRead | undefined;
+    const settled = () => {
+      stream.removeListener('data', onData);
+      stream.removeListener('end', onEnd);
+      stream.removeListener('error', onError);
+      stream.removeListener('close', onClose);
+      if (entry !== undefined) pending.delete(entry);
+    };
+    // Past the limit or the deadline the rest is not read: the stream stays paused (the socket
+    // stops reading once its buffer fills) until the answer, sent with `Connection: close`, ends it.
+    const fail = (error: unknown) => {
+      settled();
+      stream.pause();
+      reject(error);
+    };
+    function onData(chunk?: Uint8Array) {
+      size += chunk!.byteLength;
+      if (size > limit) fail(tooLarge());
+      else chunks.push(chunk!);
+    }
+    function onEnd() {
+      settled();
+      resolve(joined(chunks, size));
+    }
+    function onError(error?: unknown) {
+      settled();
+      reject(error);
+    }
+    function onClose() {
+      settled();
+      reject(prematureClose());
+    }
+    stream.on('data', onData as (value?: never) => void);
+    stream.on('end', onEnd);
+    stream.on('error', onError as (value?: never) => void);
+    stream.on('close', onClose);
+    stream.resume?.(); // flowing even if something paused it before the pipeline got it
+    if (timeoutMs > 0) watch((entry = { deadline: startedAt + timeoutMs, expire: () => fail(new BodyTimeoutError(timeoutMs)) }));
+  });
   return {
     async read(body, announced, startedAt) {
       if (announced !== undefined && announced > limit) throw tooLarge();
       if (body === null || body === undefined) return EMPTY;
       if (timeoutMs > 0 && performance.now() - startedAt >= timeoutMs) throw new BodyTimeoutError(timeoutMs);
+      if (isNodeReadable(body)) return body.readableEnded === true ? EMPTY : readNode(body, startedAt);
       const iterator = body[Symbol.asyncIterator]();
       const chunks: Uint8Array[] = [];
       let size = 0;
@@ -111,14 +193,7 @@ export function createBodyReader(limit: number, timeoutMs: number): BodyReader {
       } finally {
         if (entry !== undefined) pending.delete(entry);
       }
-      if (chunks.length === 1) return chunks[0]!;
-      const bytes = new Uint8Array(size);
-      let at = 0;
-      for (const chunk of chunks) {
-        bytes.set(chunk, at);
-        at += chunk.byteLength;
-      }
-      return bytes;
+      return joined(chunks, size);
     },
     close() {
       if (sweeper !== undefined) clearInterval(sweeper);
