@@ -55,23 +55,13 @@ interface Registration extends MountedRoutes {
 }
 
 const registrations = new WeakMap<object, Registration[]>();
-/**
- * Request decorations of the plugin's own (symbol names: not part of `FastifyRequest`'s API): the
- * pipeline's request the `onRequest` hook made, until the handler takes it, and whether the
- * pipeline answered. Decorations, not `WeakMap`s: every Fastify request already has the slots.
- */
+/** The plugin's own request decorations (symbol names, not `WeakMap`s): the pipeline request the hook made, and whether the pipeline answered. */
 const PENDING = Symbol('inbox-kit pending request');
 const SERVED = Symbol('inbox-kit served');
-interface Slots {
-  [PENDING]: PipelineRequest<FastifyRequest> | null;
-  [SERVED]: boolean;
-}
-const slots = (request: FastifyRequest): Slots => request as unknown as Slots;
+const slots = (request: FastifyRequest) => request as unknown as { [PENDING]: PipelineRequest<FastifyRequest> | null; [SERVED]: boolean };
 
 /** True once the pipeline has answered `request` (it observed it; the preset observes only the others). */
-export function servedByPipeline(request: FastifyRequest): boolean {
-  return slots(request)[SERVED] === true;
-}
+export const servedByPipeline = (request: FastifyRequest): boolean => slots(request)[SERVED] === true;
 
 /** For a host's own not-found handler (without a prefix the host keeps its 404s): 405 with `Allow` on a path of a registered inboxKit's routes, else 404. */
 export function inboxKitNotFoundAnswer(request: FastifyRequest, request_id: string): ErrorAnswer {
@@ -169,6 +159,5 @@ export function decorateRequests(app: FastifyInstance): void {
   if (!app.hasRequestDecorator('requestId')) app.decorateRequest('requestId', '');
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null);
   if (!app.hasRequestDecorator('forwarded')) app.decorateRequest('forwarded', false);
-  if (!app.hasRequestDecorator(PENDING)) app.decorateRequest(PENDING as never, null);
-  if (!app.hasRequestDecorator(SERVED)) app.decorateRequest(SERVED as never, false);
+  for (const [name, value] of [[PENDING, null], [SERVED, false]] as const) if (!app.hasRequestDecorator(name)) app.decorateRequest(name as never, value as never);
 }
