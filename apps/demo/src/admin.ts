@@ -38,6 +38,7 @@ Commands:
   accounts list
   accounts create --name <name>
   accounts disable <account id>              no member any more; its keys are revoked
+  accounts enable <account id>               a member again (its revoked keys stay revoked: create a new one)
   keys list [--account <account id>] [--all] (--all: revoked keys too)
   keys create --account <account id> [--kind standard|service|admin]
   keys rotate <key id> [--grace-ms <ms>]     a new secret; the old one works <ms> more (default 0)
@@ -135,7 +136,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
   try {
     const [group, action, target] = positionals;
     const command = action === undefined ? group! : `${group} ${action}`;
-    const known = ['migrate', 'backup', 'workspaces list', 'workspaces create', 'accounts list', 'accounts create', 'accounts disable', 'keys list', 'keys create', 'keys rotate', 'keys revoke'];
+    const known = ['migrate', 'backup', 'workspaces list', 'workspaces create', 'accounts list', 'accounts create', 'accounts disable', 'accounts enable', 'keys list', 'keys create', 'keys rotate', 'keys revoke'];
     if (!known.includes(command)) throw new UsageError(`unknown command "${positionals.join(' ')}"`);
     const need = (value: string | undefined, flag: string): string => {
       if (value === undefined || value.trim() === '') throw new UsageError(`${command} needs ${flag}`);
@@ -219,6 +220,11 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
       case 'accounts disable': {
         const account = await platform.admin.disableAccount(ctx, need(target, '<account id>'));
         output.print(`Disabled ${account.id} in ${workspace.id}; its keys there are revoked`, { account });
+        return 0;
+      }
+      case 'accounts enable': {
+        const account = await platform.admin.enableAccount(ctx, need(target, '<account id>'));
+        output.print(`Enabled ${account.id} in ${workspace.id}; its keys revoked when it was disabled stay revoked (keys create --account ${account.id})`, { account });
         return 0;
       }
       case 'keys list': {

@@ -153,9 +153,20 @@ describe.concurrent.each(engines)('administration on $name', ({ pg }) => {
     expect(disabled.account.disabled_at).toEqual(expect.any(Number));
     await refusedOnceCacheExpired(last.secret);
 
+    // Enable it again: a member once more; its revoked keys stay revoked, a new one works.
+    const enabled = await adminJson(['accounts', 'enable', account.id, ...ws], env);
+    expect(enabled.account.disabled_at).toBeNull();
+    expect((await me(last.secret)).status).toBe(401);
+    const after = await adminJson(['keys', 'create', '--account', account.id, ...ws], env);
+    expect((await me(after.secret)).status).toBe(200);
+    const accounts = await adminJson(['accounts', 'list', ...ws], env);
+    expect(accounts.items.find((a: { id: string }) => a.id === account.id)?.disabled_at).toBeNull();
+
     // The command line's writes are in the administration log, as `system`.
     const logs = (await admin.admin.operationLogs.list({ limit: 5 })).items;
-    expect(logs[0]).toMatchObject({ action: 'account.disable', actorAccountId: 'system', targetId: account.id });
+    expect(logs.slice(0, 3).map((l) => [l.action, l.actorAccountId, l.targetId])).toEqual([
+      ['api_key.create', 'system', after.key.id], ['account.enable', 'system', account.id], ['account.disable', 'system', account.id],
+    ]);
     // Two workspaces and no --workspace: refused, naming them.
     const ambiguous = await ambiguousRun;
     expect(ambiguous.code).toBe(1);

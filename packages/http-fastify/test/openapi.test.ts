@@ -141,7 +141,7 @@ describe('GET /openapi.json', () => {
 
   it('documents the success response of every operation (SSE as text/event-stream)', () => {
     const api = operations().filter(({ path }) => path !== '/health' && path !== '/ready' && path !== '/openapi.json');
-    expect(api.length).toBe(41);
+    expect(api.length).toBe(42);
     for (const { method, path, op } of api) {
       const where = `${method.toUpperCase()} ${path}`;
       const successes = Object.entries(op.responses as Json).filter(([s]) => /^2/.test(s));

@@ -59,6 +59,17 @@ export class AdminAccounts {
     const body = await this.#t.request('POST', path`/admin/accounts/${accountId}/disable`, opts);
     return unwrap<WorkspaceAccount>(body, 'account');
   }
+
+  /**
+   * Enables a disabled account in the workspace again: it is a member again; the keys its
+   * disabling revoked stay revoked (issue it a new one with `client.admin.keys.create`).
+   * `POST /admin/accounts/:id/enable` → `{ account }`; an enabled account is returned unchanged.
+   * @throws {InboxKitApiError} 403, 404 `account_not_found`.
+   */
+  async enable(accountId: string, opts: RequestOptions = {}): Promise<WorkspaceAccount> {
+    const body = await this.#t.request('POST', path`/admin/accounts/${accountId}/enable`, opts);
+    return unwrap<WorkspaceAccount>(body, 'account');
+  }
 }
 
 /** `client.admin.keys`. */

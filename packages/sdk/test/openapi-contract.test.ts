@@ -124,6 +124,7 @@ const calls: Record<string, (c: InboxKitClient) => Promise<unknown>> = {
     for await (const _ of c.admin.accounts.listAll({ limit: 5 })) break;
   },
   'admin.accounts.disable': (c) => c.admin.accounts.disable('acc_2'),
+  'admin.accounts.enable': (c) => c.admin.accounts.enable('acc_2'),
   'admin.keys.create': (c) => c.admin.keys.create('acc_2', { kind: 'service' }),
   'admin.keys.list': (c) => c.admin.keys.list({ accountId: 'acc_2', includeRevoked: true, limit: 5, cursor: 'c1' }),
   'admin.keys.listAll': async (c) => {

@@ -132,6 +132,7 @@ export const ROUTE_BINDINGS: Readonly<Record<string, RouteHandler>> = {
   adminCreateAccount: async (s, c) => json(201, { account: await s.platform.admin.createAccount(c.ctx(), c.body) }),
   adminListAccounts: async (s, c) => json(200, await s.platform.admin.listAccounts(c.ctx(), c.query)),
   adminDisableAccount: async (s, c) => json(200, { account: await s.platform.admin.disableAccount(c.ctx(), c.params.id) }),
+  adminEnableAccount: async (s, c) => json(200, { account: await s.platform.admin.enableAccount(c.ctx(), c.params.id) }),
   adminCreateApiKey: async (s, c) => json(201, await s.platform.admin.createKey(c.ctx(), c.params.id, c.body)),
   adminListApiKeys: async (s, c) => json(200, await s.platform.admin.listKeys(c.ctx(), c.query)),
   adminRotateApiKey: async (s, c) => json(200, await s.platform.admin.rotateKey(c.ctx(), c.params.id, c.body)),

@@ -174,6 +174,33 @@ describe('workspace administration: disabling, the audit trail, key use and read
     expect((await platform.admin.listAccounts(admin)).items.find((a) => a.id === account.id)?.disabled_at).toBe(clock.now());
   });
 
+  it('enables a disabled account again: a member once more, its old keys still revoked, a new key works; audited once', async () => {
+    const account = await platform.admin.createAccount(admin, { name: 'En' });
+    const old = await platform.admin.createKey(admin, account.id);
+    const service = await platform.admin.createKey(admin, 'acc_admin', { kind: 'service' });
+    await platform.admin.disableAccount(admin, account.id);
+    clock.advance(1);
+    const logs = store.raw().logs.length;
+    const enabled = await platform.admin.enableAccount(admin, account.id);
+    expect(enabled).toMatchObject({ id: account.id, workspace_id: 'ws_a', disabled_at: null });
+    expect(store.raw().logs.slice(logs).map((r) => [r.action, r.target_id, r.project_id, r.actor_account_id, r.metadata]))
+      .toEqual([['account.enable', account.id, null, 'acc_admin', {}]]);
+    // Its keys stay revoked; a service key may act as it again; a new key works.
+    expect(await codeOf(platform.authenticate(old.secret))).toBe('invalid_credentials');
+    expect((await platform.authenticate(service.secret, account.id)).account_id).toBe(account.id);
+    const fresh = await platform.admin.createKey(admin, account.id);
+    expect((await platform.authenticate(fresh.secret)).account_id).toBe(account.id);
+    expect((await platform.admin.listAccounts(admin)).items.find((a) => a.id === account.id)?.disabled_at).toBeNull();
+    // Enabling an enabled account: unchanged, nothing written.
+    const written = store.raw().logs.length;
+    expect(await platform.admin.enableAccount(admin, account.id)).toEqual(enabled);
+    expect(store.raw().logs.length).toBe(written);
+    // Only for admin keys, and only in the caller's workspace.
+    const standard: RequestContext = { principal: await platform.authenticate(fresh.secret), request_id: 'req_std' };
+    expect(await codeOf(platform.admin.enableAccount(standard, account.id))).toBe('permission_denied');
+    expect(await codeOf(platform.admin.enableAccount(admin, 'acc_b'))).toBe('account_not_found');
+  });
+
   it('audits every write as one Operation Log row without a project, and pages them', async () => {
     const account = await platform.admin.createAccount(admin, { name: 'Ed' });
     const { key } = await platform.admin.createKey(admin, account.id);

@@ -153,6 +153,29 @@ export class AdminService {
   }
 
   /**
+   * Enables a disabled account in the workspace again: from then on it is a member (as before its
+   * disabling). The keys its disabling revoked stay revoked, so it needs a new key
+   * ({@link createKey}). Enabling an enabled account returns it unchanged and writes nothing.
+   * Spec: platform.md "Administration".
+   * @throws permission_denied, account_not_found, unsupported_capability.
+   */
+  async enableAccount(ctx: RequestContext, account_id: string): Promise<WorkspaceAccount> {
+    const workspace_id = adminWrite(ctx, 'account.enable');
+    const store = this.deps.store;
+    need(store, 'lockWorkspaceAccount');
+    need(store, 'enableWorkspaceAccount');
+    return store.transaction(async (tx) => {
+      const account = await tx.lockWorkspaceAccount!(workspace_id, account_id);
+      if (!account) throw new InboxKitError('account_not_found', 'Account not found in this workspace');
+      if (account.disabled_at === null) return account;
+      const enabled = await tx.enableWorkspaceAccount!(workspace_id, account_id);
+      if (!enabled) return account;
+      await this.#log(tx, ctx, 'account.enable', 'account', account_id, {});
+      return enabled;
+    });
+  }
+
+  /**
    * Issues a key (kind `standard` unless given) for an enabled account of the workspace.
    * @throws permission_denied, validation_error, account_not_found, conflict (the account is
    *   disabled), unsupported_capability.
@@ -308,7 +331,7 @@ function adminOf(ctx: RequestContext): string {
   return ctx.principal.workspace_id;
 }
 
-type OptionalIdentity = 'listWorkspaceAccounts' | 'lockWorkspaceAccount' | 'disableWorkspaceAccount' | 'getApiKey' | 'listApiKeys' | 'listWorkspaceOperationLogs';
+type OptionalIdentity = 'listWorkspaceAccounts' | 'lockWorkspaceAccount' | 'disableWorkspaceAccount' | 'enableWorkspaceAccount' | 'getApiKey' | 'listApiKeys' | 'listWorkspaceOperationLogs';
 
 /**
  * The store's optional method `name`, bound to it.

@@ -26,7 +26,7 @@ const INPUT: WriteAction[] = [
   'session.run.start', 'run.start', 'run.commit',
 ];
 /** The administration's writes and those of `/v1/agents`: workspace writes. */
-const WORKSPACE: WriteAction[] = ['account.create', 'account.disable', 'api_key.create', 'api_key.rotate', 'api_key.revoke', 'agent.create', 'agent.update', 'agent.archive'];
+const WORKSPACE: WriteAction[] = ['account.create', 'account.disable', 'account.enable', 'api_key.create', 'api_key.rotate', 'api_key.revoke', 'agent.create', 'agent.update', 'agent.archive'];
 
 describe('write policy table', () => {
   it(`is total: each of the ${every.length} action × role × state cases is allowed or refused with a 403, 404 or 409 code`, () => {

@@ -58,7 +58,7 @@ export type StorePortGroup = (typeof STORE_PORT_GROUPS)[number];
 export const STORE_PORT_METHODS = {
   identity: [
     'insertWorkspace', 'getWorkspace', 'listWorkspaces', 'insertAccount', 'getWorkspaceAccount', 'listWorkspaceAccounts', 'lockWorkspaceAccount',
-    'disableWorkspaceAccount', 'insertApiKey', 'findApiKeyByHash', 'getApiKey', 'listApiKeys', 'revokeApiKey', 'recordApiKeyUse',
+    'disableWorkspaceAccount', 'enableWorkspaceAccount', 'insertApiKey', 'findApiKeyByHash', 'getApiKey', 'listApiKeys', 'revokeApiKey', 'recordApiKeyUse',
   ],
   projects: [
     'insertProject', 'getProject', 'lockProject', 'lockProjectWithAccess', 'listProjectsForAccount', 'pageProjectsForAccount', 'setProjectStatus', 'getMembership', 'upsertMembership',

@@ -89,7 +89,11 @@ export const contractChecks: HttpConformanceCheck[] = [
       expectError('a rotated key (no grace period)', await send(s, 'GET', '/me', { key: issued.body.secret as string }), 401, 'invalid_credentials');
       await expectSuccess(s, covered, 'DELETE', `/admin/keys/${rotated.body.key.id}`, { key: admin });
       expectError('a revoked key', await send(s, 'GET', '/me', { key: rotated.body.secret as string }), 401, 'invalid_credentials');
+      const last = await expectSuccess(s, covered, 'POST', `/admin/accounts/${account_id}/keys`, { key: admin, body: { kind: 'standard' } });
       await expectSuccess(s, covered, 'POST', `/admin/accounts/${account_id}/disable`, { key: admin });
+      const enabled = await expectSuccess(s, covered, 'POST', `/admin/accounts/${account_id}/enable`, { key: admin });
+      if (enabled.body.account?.disabled_at !== null) fail('POST /admin/accounts/{id}/enable', enabled, 'an enabled account answers disabled_at null');
+      expectError('a key its disabling revoked, after enabling', await send(s, 'GET', '/me', { key: last.body.secret as string }), 401, 'invalid_credentials');
       await expectSuccess(s, covered, 'GET', '/admin/operation-logs', { key: admin });
       expectError('a standard key on the administration', await send(s, 'GET', '/admin/keys', { key: owner }), 403, 'permission_denied');
       await expectSuccess(s, covered, 'POST', '/stream-tokens', { key: owner, body: {} });

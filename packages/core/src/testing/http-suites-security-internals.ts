@@ -51,7 +51,7 @@ export const internalsChecks: HttpSuiteCheck<InternalsCtx>[] = [
       // An adapter's wire run: two failures on the thin routes (the 500 envelope is the pipeline's; the full matrix runs in-process once per store).
       const txMethods = mode === 'wire' ? (['insertInboxItem', 'appendOperationLog'] as const) : allMethods;
       // Destructive routes last, so every route meets each failure on live resources.
-      const last = ['POST /admin/keys/{id}/rotate', 'DELETE /admin/keys/{id}', 'POST /admin/accounts/{id}/disable', 'DELETE /projects/{id}/members/{account_id}', 'POST /projects/{id}/archive'];
+      const last = ['POST /admin/keys/{id}/rotate', 'DELETE /admin/keys/{id}', 'POST /admin/accounts/{id}/disable', 'POST /admin/accounts/{id}/enable', 'DELETE /projects/{id}/members/{account_id}', 'POST /projects/{id}/archive'];
       const writes = routes.filter((r) => r.method !== 'GET' && !r.public && (mode !== 'wire' || THIN_ROUTES.has(keyOf(r)))).sort((a, b) => last.indexOf(keyOf(a)) - last.indexOf(keyOf(b)));
       const bodies = { ...BODIES, 'POST /projects/{id}/inbox': { type: 'security.probe' } };
       const failed = new Set<string>();
@@ -69,6 +69,8 @@ export const internalsChecks: HttpSuiteCheck<InternalsCtx>[] = [
         };
         for (const route of writes) {
           await Promise.all([h.runtime!.whenIdle(SESSION), h.runtime!.whenIdle(session_id)]);
+          // Enabling writes only for a disabled account (the disable before it may have failed).
+          if (keyOf(route) === 'POST /admin/accounts/{id}/enable') await h.request('POST', `/admin/accounts/${fresh.accounts}/disable`, { as: 'admin' });
           const before = await rows();
           h.failure.method = method as keyof StoreTx;
           const res = await send(route, fresh, bodies).finally(() => { h.failure.method = null; });

@@ -118,6 +118,7 @@ export interface WorkspaceTarget { account_id: string; key_id: string; agent_id:
 export const WORKSPACE_WRITES: Record<WorkspaceWrite, { call(t: WorkspaceTarget): [string, string, unknown?]; ok: number }> = {
   'account.create': { call: () => ['POST', '/admin/accounts', { name: 'Gate account' }], ok: 201 },
   'account.disable': { call: (t) => ['POST', `/admin/accounts/${t.account_id}/disable`], ok: 200 },
+  'account.enable': { call: (t) => ['POST', `/admin/accounts/${t.account_id}/enable`], ok: 200 },
   'api_key.create': { call: (t) => ['POST', `/admin/accounts/${t.account_id}/keys`, {}], ok: 201 },
   'api_key.rotate': { call: (t) => ['POST', `/admin/keys/${t.key_id}/rotate`, {}], ok: 200 },
   'api_key.revoke': { call: (t) => ['DELETE', `/admin/keys/${t.key_id}`], ok: 204 },

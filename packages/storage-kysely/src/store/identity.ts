@@ -1,6 +1,7 @@
 /**
  * `IdentityStore` on Kysely: workspaces, accounts (their workspace memberships, disabled or not)
- * and API keys. `disableWorkspaceAccount` is two conditional updates in one unit of work;
+ * and API keys. `disableWorkspaceAccount` is two conditional updates in one unit of work
+ * (`enableWorkspaceAccount` one);
  * `lockWorkspaceAccount` holds the membership (and account) row as `lockProject` holds a project.
  */
 import type { IdentityStore, WorkspaceAccount } from '@inbox-kit/core';
@@ -68,6 +69,16 @@ export function identityOps(ctx: StoreContext): IdentityStore {
           .where('workspace_id', '=', workspace_id).where('account_id', '=', account_id)
           .where((eb) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>', at)]))
           .execute();
+        const r = await workspaceAccounts(trx).where('workspace_members.workspace_id', '=', workspace_id).where('accounts.id', '=', account_id).executeTakeFirst();
+        return r && decodeMember(r as Record<string, unknown>);
+      });
+    },
+    async enableWorkspaceAccount(workspace_id, account_id) {
+      return ctx.atomically(async (trx) => {
+        const updated = await trx.updateTable('workspace_members').set({ disabled_at: null })
+          .where('workspace_id', '=', workspace_id).where('account_id', '=', account_id).where('disabled_at', 'is not', null)
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0) return undefined;
         const r = await workspaceAccounts(trx).where('workspace_members.workspace_id', '=', workspace_id).where('accounts.id', '=', account_id).executeTakeFirst();
         return r && decodeMember(r as Record<string, unknown>);
       });

@@ -27,6 +27,13 @@ export const ADMIN_ROUTES: readonly RouteDeclaration[] = [
     errors: ['conflict', 'unsupported_capability'],
   },
   {
+    operationId: 'adminEnableAccount', method: 'POST', path: '/admin/accounts/:id/enable', tags: ['admin'],
+    summary: 'Enable a disabled account in the workspace again: it is a member again; the keys its disabling revoked stay revoked', params: idParams, status: 200,
+    response: adminAccountResponse,
+    links: { adminCreateApiKey: { operationId: 'adminCreateApiKey', parameters: { id: '$response.body#/account/id' } } },
+    errors: ['unsupported_capability'],
+  },
+  {
     operationId: 'adminCreateApiKey', method: 'POST', path: '/admin/accounts/:id/keys', tags: ['admin'],
     summary: 'Issue an API key for an account (kind standard unless given); the secret is in this answer only', params: idParams, body: createApiKeyBody,
     status: 201, response: issuedApiKeyResponse,

@@ -53,6 +53,13 @@ export interface IdentityStore {
    * workspaces are untouched.
    */
   disableWorkspaceAccount?(workspace_id: string, account_id: string, at: number): Promise<WorkspaceAccount | undefined>;
+  /**
+   * OPTIONAL. Conditional and atomic: clears the membership's `disabled_at` only while it is set
+   * (the account is a member again). Its keys stay revoked: the account needs a new key. Returns
+   * the updated account, or `undefined` when it is not a member or was not disabled (then nothing
+   * is written).
+   */
+  enableWorkspaceAccount?(workspace_id: string, account_id: string): Promise<WorkspaceAccount | undefined>;
   insertApiKey(key: ApiKey): Promise<void>;
   /** The key with this hash, revoked or not (the caller checks `revoked_at`). */
   findApiKeyByHash(key_hash: string): Promise<ApiKey | undefined>;

@@ -110,7 +110,8 @@ export async function checkIdentityAndProjects({ store }: Pick<StoreConformanceS
  * `disableWorkspaceAccount` conditional, hiding the account from `getWorkspaceAccount` in that
  * workspace only and revoking its keys there only, and atomic with key issuing under
  * `lockWorkspaceAccount` (of 12 concurrent issuers and one disabler, no key of the disabled
- * account stays active); `listWorkspaceOperationLogs` lists only the workspace's rows without a
+ * account stays active); `enableWorkspaceAccount` conditional, making a disabled account a
+ * member again with its revoked keys left revoked; `listWorkspaceOperationLogs` lists only the workspace's rows without a
  * project, newest first, with a keyset.
  */
 export async function checkAccountsAndKeys({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
@@ -201,6 +202,17 @@ export async function checkAccountsAndKeys({ store }: Pick<StoreConformanceSubje
       for (const i of range(0, 11)) {
         const k = await store.findApiKeyByHash(`hash_${w.u}_race${i}`);
         assert(k === undefined || (k.revoked_at !== null && k.revoked_at <= T0 + 900), `key race${i} of the disabled account is still active (revoked_at ${k?.revoked_at})`);
+      }
+    }
+    if (store.enableWorkspaceAccount) {
+      assert((await store.enableWorkspaceAccount(w.ws.id, stranger.id)) === undefined, 'enabling a non-member returns undefined');
+      assert((await store.enableWorkspaceAccount(ws2.id, both.id)) === undefined, 'enabling an account that is not disabled returns undefined');
+      assertSame(await store.enableWorkspaceAccount(w.ws.id, both.id), member(both, w.ws.id), 'enableWorkspaceAccount returns the account, disabled_at null');
+      assertSame(await store.getWorkspaceAccount(w.ws.id, both.id), both, 'an enabled account is a member again (getWorkspaceAccount)');
+      assert((await store.enableWorkspaceAccount(w.ws.id, both.id)) === undefined, 'enabling an enabled account returns undefined');
+      assert((await store.findApiKeyByHash(k1.key_hash))?.revoked_at === T0 + 500, 'enabling leaves the keys its disabling revoked revoked');
+      if (store.listWorkspaceAccounts) {
+        assert((await store.listWorkspaceAccounts(w.ws.id)).find((a) => a.id === both.id)?.disabled_at === null, 'listWorkspaceAccounts shows an enabled account with disabled_at null');
       }
     }
   }

@@ -37,6 +37,13 @@ export function identityOps(get: GetState): IdentityStore {
       return [...s.accounts.keys()].map((id) => workspaceAccount(s, ws, id)).filter((a): a is WorkspaceAccount => a !== undefined).sort(byKeyDesc);
     },
     async lockWorkspaceAccount(ws, id) { return workspaceAccount(get(), ws, id); },
+    async enableWorkspaceAccount(ws, id) {
+      const s = get();
+      const current = workspaceAccount(s, ws, id);
+      if (!current || current.disabled_at === null) return undefined;
+      s.disabledMembers.delete(memberKey(ws, id));
+      return workspaceAccount(s, ws, id);
+    },
     async disableWorkspaceAccount(ws, id, at) {
       const s = get();
       const current = workspaceAccount(s, ws, id);
