@@ -35,6 +35,11 @@ export async function loadProjectAccess(tx: StoreTx, principal: Principal, proje
     const read = await tx.lockProjectWithAccess(principal.workspace_id, project_id, principal.account_id);
     return accessOf(read?.project, principal, read?.membership);
   }
+  if (options.lock !== true && tx.getProjectWithAccess) {
+    // The project and the membership in one read where the store has it (one round trip on PostgreSQL).
+    const read = await tx.getProjectWithAccess(principal.workspace_id, project_id, principal.account_id);
+    return accessOf(read?.project, principal, read?.membership);
+  }
   const project = options.lock === true ? await tx.lockProject(principal.workspace_id, project_id) : await tx.getProject(principal.workspace_id, project_id);
   if (!project) throw projectNotFound();
   const membership = project.account_id === principal.account_id ? undefined : await tx.getMembership(project.id, principal.account_id);

@@ -9,7 +9,7 @@ import { DEFAULT_IDEMPOTENCY_TTL_MS, type RequestContext, type ServiceDeps } fro
 import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { idempotencyRequestHash, parseIdempotencyKey } from '../idempotency.js';
 import type { IdempotencyRecord, InboxDecisionPatch, NewProjectEvent, StoreTx } from '../ports/store.js';
-import type { InboxDecision, OperationLog, ProjectEvent, ProjectInboxItem } from '../records.js';
+import type { InboxDecision, JsonValue, OperationLog, Project, ProjectEvent, ProjectInboxItem } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { accessOf, loadProjectAccess, type ProjectAccess } from './access.js';
 import { inboxPermissions, roleOf, visibilityOfEventType } from './permissions.js';
@@ -20,7 +20,7 @@ import {
   type CreateInboxItemInput, type DecideInboxItemInput, type ListInboxItemsInput,
 } from './schemas.js';
 import { decisionEventType, transition } from './transition.js';
-import { resolveSources, settle, unsettle } from './sources.js';
+import { resolveSources, settle, unsettle, type ResolvedSources } from './sources.js';
 
 /** One page of items, newest first; `next_cursor` is null on the last page. */
 export interface InboxItemPage {
@@ -122,6 +122,13 @@ export class ProjectInboxService {
       scope: { workspace_id: ctx.principal.workspace_id, account_id: ctx.principal.account_id, key },
       request_hash: await idempotencyRequestHash('POST', `/projects/${project_id}/inbox`, { ...body, payload }),
     };
+    if (idempotency === undefined) {
+      const made = await this.createInOneStatement(ctx, project_id, body, payload, bytes);
+      if (made !== undefined) {
+        this.publish([made.event]);
+        return { item: made.item, replayed: false };
+      }
+    }
     const { events, item, replayed } = await this.deps.store.transaction(async (tx) => {
       // The sources are read first, before the project's lock (they are not locked either way), so
       // the lock is held for fewer statements — on PostgreSQL every create of the project waits
@@ -158,30 +165,7 @@ export class ProjectInboxService {
           return { item: await replayItem(tx, winner, idempotency.request_hash, access, ctx.principal.account_id), events: [] as ProjectEvent[], replayed: true };
         }
       }
-      const item: ProjectInboxItem = {
-        id,
-        workspace_id: access.project.workspace_id,
-        project_id: access.project.id,
-        account_id: access.project.account_id,
-        sender_account_id: ctx.principal.account_id,
-        type: body.type,
-        title: body.title,
-        payload,
-        ...sources,
-        status: 'pending',
-        decided_by_account_id: null,
-        decided_at: null,
-        created_at: now,
-        updated_at: now,
-      };
-      const [entry, created] = this.auditRows(ctx, item, 'project_inbox_item.create', { payload_byte_count: bytes }, 'project_inbox.item.created', {
-        inbox_item_id: item.id,
-        type: item.type,
-        title: item.title,
-        status: item.status,
-        sender_account_id: item.sender_account_id,
-        ...sources,
-      }, now);
+      const [item, entry, created] = this.creationRows(ctx, access.project, id, body, payload, bytes, sources, now);
       let event: ProjectEvent;
       if (tx.insertInboxItemAudited) {
         // The item, its Operation Log row and its event in one call (one statement on PostgreSQL).
@@ -194,6 +178,69 @@ export class ProjectInboxService {
     });
     this.publish(events);
     return { item, replayed };
+  }
+
+  /** The new item, its Operation Log row and its Project Event. */
+  private creationRows(
+    ctx: RequestContext, project: Project, id: string, body: { type: string; title: string | null }, payload: JsonValue, bytes: number,
+    sources: ResolvedSources, now: number,
+  ): [ProjectInboxItem, OperationLog, NewProjectEvent] {
+    const item: ProjectInboxItem = {
+      id,
+      workspace_id: project.workspace_id,
+      project_id: project.id,
+      account_id: project.account_id,
+      sender_account_id: ctx.principal.account_id,
+      type: body.type,
+      title: body.title,
+      payload,
+      ...sources,
+      status: 'pending',
+      decided_by_account_id: null,
+      decided_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    const [entry, created] = this.auditRows(ctx, item, 'project_inbox_item.create', { payload_byte_count: bytes }, 'project_inbox.item.created', {
+      inbox_item_id: item.id,
+      type: item.type,
+      title: item.title,
+      status: item.status,
+      sender_account_id: item.sender_account_id,
+      ...sources,
+    }, now);
+    return [item, entry, created];
+  }
+
+  /**
+   * The create without a transaction, where the store creates it in one statement
+   * (`insertInboxItemIfUnchanged` with `getProjectWithAccess`, e.g. PostgreSQL): the project and the
+   * caller's membership read once, the gate, the payload's size and the sources checked on them,
+   * then the item, its Operation Log row and its event written only if the project and the
+   * membership are still as read (held for that statement as the lock would hold them).
+   * `undefined` — nothing written — whenever the answer is not a plain win (a refusal, a source that
+   * does not resolve, a lost race): {@link createWithOutcome} then creates under the lock and
+   * answers exactly as before. Not used with an `Idempotency-Key`. Spec: project-inbox.md "Create".
+   */
+  private async createInOneStatement(
+    ctx: RequestContext, project_id: string, body: Parameters<typeof resolveSources>[3] & { type: string; title: string | null }, payload: JsonValue, bytes: number,
+  ): Promise<{ item: ProjectInboxItem; event: ProjectEvent } | undefined> {
+    const { store } = this.deps;
+    if (!store.insertInboxItemIfUnchanged || !store.getProjectWithAccess || bytes > MAX_PAYLOAD_BYTES) return undefined;
+    const { account_id, workspace_id } = ctx.principal;
+    const read = await store.getProjectWithAccess(workspace_id, project_id, account_id);
+    if (read === undefined) return undefined;
+    const membership = read.membership?.project_id === read.project.id ? read.membership : undefined;
+    const role = roleOf(read.project, account_id, membership?.role);
+    if (role === null || decideWrite('project_inbox.create', role, projectState(read.project)) !== null) return undefined;
+    const sources = await settle(resolveSources(store, workspace_id, read.project.id, body));
+    if (!sources.ok) return undefined;
+    const now = this.deps.clock.now();
+    const [item, entry, created] = this.creationRows(ctx, read.project, this.deps.ids.next('pinbox'), body, payload, bytes, sources.value, now);
+    const seen = { workspace_id: read.project.workspace_id, project_id: read.project.id, owner_account_id: read.project.account_id, project_status: read.project.status };
+    const member = role === 'owner' || membership === undefined ? undefined : { account_id, role: membership.role };
+    const event = await store.insertInboxItemIfUnchanged(seen, member, item, entry, created);
+    return event === undefined ? undefined : { item, event };
   }
 
   /**

@@ -23,7 +23,9 @@ import { checkIdempotencyRecords, checkIdempotencySweep } from './conformance-ch
 import { checkProjectAndMemberPages, checkTurnAndSessionPages } from './conformance-checks/paging.js';
 import { checkAccountsAndKeys, checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
 import { checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging, checkLockInboxItemWithAccess } from './conformance-checks/inbox.js';
-import { checkDecideInboxItemAudited, checkDecideInboxItemIfUnchanged, checkInsertInboxItemAudited, checkLockProjectWithAccess } from './conformance-checks/inbox-audited.js';
+import {
+  checkDecideInboxItemAudited, checkDecideInboxItemIfUnchanged, checkGetProjectWithAccess, checkInsertInboxItemAudited, checkInsertInboxItemIfUnchanged, checkLockProjectWithAccess,
+} from './conformance-checks/inbox-audited.js';
 import { checkMemberships } from './conformance-checks/projects.js';
 import { checkGapFreeSessionSeq, checkManagedSessions, checkSessionWithAccess, checkSessionsFloorsPages } from './conformance-checks/sessions.js';
 import { checkReadiness, checkRowLocks, checkTransactionAtomicity } from './conformance-checks/transactions.js';
@@ -61,10 +63,10 @@ export const STORE_PORT_METHODS = {
     'disableWorkspaceAccount', 'enableWorkspaceAccount', 'insertApiKey', 'findApiKeyByHash', 'getApiKey', 'listApiKeys', 'revokeApiKey', 'recordApiKeyUse',
   ],
   projects: [
-    'insertProject', 'getProject', 'lockProject', 'lockProjectWithAccess', 'listProjectsForAccount', 'pageProjectsForAccount', 'setProjectStatus', 'getMembership', 'upsertMembership',
+    'insertProject', 'getProject', 'getProjectWithAccess', 'lockProject', 'lockProjectWithAccess', 'listProjectsForAccount', 'pageProjectsForAccount', 'setProjectStatus', 'getMembership', 'upsertMembership',
     'deleteMembership', 'listMemberships', 'pageMemberships',
   ],
-  inbox: ['insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'lockInboxItemWithAccess', 'listInboxItems', 'decideInboxItem', 'insertInboxItemAudited', 'decideInboxItemAudited', 'decideInboxItemIfUnchanged'],
+  inbox: ['insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'lockInboxItemWithAccess', 'listInboxItems', 'decideInboxItem', 'insertInboxItemAudited', 'decideInboxItemAudited', 'decideInboxItemIfUnchanged', 'insertInboxItemIfUnchanged'],
   events: [
     'appendProjectEvent', 'getProjectEvent', 'listProjectEvents', 'lastProjectEventSequence', 'appendOperationLog', 'appendAudited', 'listOperationLogs',
     'listWorkspaceOperationLogs',
@@ -118,9 +120,11 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'inbox', requires: needs('inbox'), name: 'getInboxItemWithAccess (optional): project, membership and item in one read, as the three reads give them', run: checkInboxItemWithAccess },
   { group: 'inbox', requires: needs('inbox'), name: 'lockInboxItemWithAccess (optional): in a transaction, the locked project, membership and item in one read, as the three reads give them', run: checkLockInboxItemWithAccess },
   { group: 'projects', requires: needs(), name: 'lockProjectWithAccess (optional): in a transaction, the locked project and the membership read once the lock is held, as the two reads give them (a member removed by the transaction it waited for is gone)', run: checkLockProjectWithAccess },
+  { group: 'projects', requires: needs(), name: 'getProjectWithAccess (optional): the project and the membership as the two reads give them, undefined through another workspace or for a missing project', run: checkGetProjectWithAccess },
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'insertInboxItemAudited (optional): item, Operation Log row and event in one call, gap-free under 40 concurrent writers, all or nothing', run: checkInsertInboxItemAudited },
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'decideInboxItemAudited (optional): 20 concurrent decisions → one winner, one log row, one event; a stale decision writes nothing', run: checkDecideInboxItemAudited },
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'decideInboxItemIfUnchanged (optional): decides only on the project and item as seen, one winner of 20, nothing written otherwise', run: checkDecideInboxItemIfUnchanged },
+  { group: 'inbox', requires: needs('inbox', 'events'), name: 'insertInboxItemIfUnchanged (optional): creates only on the project and membership as seen (also after waiting for a removal or demotion), 20 concurrent creates gap-free, nothing written otherwise', run: checkInsertInboxItemIfUnchanged },
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'JSON round trip: what was written is what is read', run: checkJsonRoundTrip },
   { group: 'events', requires: needs('inbox', 'events'), name: 'appendProjectEvent: gap-free per-project sequences under 270 concurrent writers', run: checkGapFreeProjectSequences },
   { group: 'events', requires: needs('events'), name: 'Project Events keep visibility and source; lastProjectEventSequence and lastSessionEventSeq', run: checkEventVisibilitySourceAndLatest },

@@ -291,11 +291,13 @@ function failureHits(prop: string | symbol, method: keyof StoreTx | null): boole
 /**
  * Whether a failure armed on `method` hides the call `prop` (the service then makes the separate
  * calls the failure hits): a conditional write in one call, which a second call cannot make fail
- * (it just finds the row changed) — the decision with its audit, in a transaction or on its own.
+ * (it just finds the row changed) — the decision with its audit, in a transaction or on its own —
+ * and the create made on its own, outside a transaction (a second call would commit a second item).
  */
 function failureHides(prop: string | symbol, method: keyof StoreTx | null): boolean {
-  const decision = method === 'decideInboxItem' || method === 'appendProjectEvent' || method === 'appendOperationLog';
-  return decision && (prop === 'decideInboxItemAudited' || prop === 'decideInboxItemIfUnchanged');
+  const audit = method === 'appendProjectEvent' || method === 'appendOperationLog';
+  if (prop === 'insertInboxItemIfUnchanged') return audit || method === 'insertInboxItem';
+  return (audit || method === 'decideInboxItem') && (prop === 'decideInboxItemAudited' || prop === 'decideInboxItemIfUnchanged');
 }
 
 /**

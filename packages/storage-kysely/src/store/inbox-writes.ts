@@ -1,13 +1,14 @@
 /**
  * The Project Inbox's audited writes on Kysely (`InboxStore.insertInboxItemAudited`,
- * `decideInboxItemAudited`, and on PostgreSQL `decideInboxItemIfUnchanged`): the item's write, its
+ * `decideInboxItemAudited`, and on PostgreSQL `decideInboxItemIfUnchanged` and
+ * `insertInboxItemIfUnchanged`): the item's write, its
  * Operation Log row and its Project Event (the project's counter bumped) together. On PostgreSQL
  * each is one statement (data-modifying `WITH`s: one round trip instead of two or three, issue 33);
  * elsewhere the statements run one after another in one unit of work. Each writes everything or
  * nothing.
  */
 import { sql } from 'kysely';
-import type { InboxDecisionPatch, InboxItemStatus, InboxStore, NewProjectEvent, OperationLog, ProjectEvent, ProjectInboxItem, UnchangedProject } from '@inbox-kit/core';
+import type { InboxDecisionPatch, InboxItemStatus, InboxStore, NewProjectEvent, OperationLog, ProjectEvent, ProjectInboxItem, UnchangedMembership, UnchangedProject } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
 import { COUNTER, appendEventOn, selectedValues, storedEvent, withSequence } from './events.js';
 import { EVENT, ITEM, LOG } from './rows.js';
@@ -23,6 +24,52 @@ const CREATE_AUDITED = () => {
   const logs = LOG.fields.length;
   return sql<{ sequence: number }>`
     with ${COUNTER(items + logs + EVENT.columns.indexOf('project_id'))},
+    item as (
+      insert into project_inbox_items (${sql.raw(ITEM.columns.join(', '))})
+      select ${sql.join(selectedValues(ITEM, 0))} from counter
+    ),
+    log as (
+      insert into operation_logs (${sql.raw(LOG.columns.join(', '))})
+      select ${sql.join(selectedValues(LOG, items))} from counter
+    )
+    insert into project_events (${sql.raw(EVENT.columns.join(', '))})
+    select ${sql.join(selectedValues(EVENT, items + logs, { sequence: sql`counter.event_sequence` }))}
+    from counter
+    returning sequence`;
+};
+
+/**
+ * {@link CREATE_AUDITED}, made only while the project and the caller's membership are as read
+ * (`insertInboxItemIfUnchanged`, PostgreSQL). Values: the {@link ITEM}, {@link LOG} and
+ * {@link EVENT} columns, then the guard's slots — project id, workspace, owner, status and, with
+ * `member`, the member's account and role. The project row is held first (`FOR NO KEY UPDATE`, as
+ * `lockProject` holds it: the `project` CTE is what every later part reads from, so it is locked
+ * before anything else), then the membership row (`FOR SHARE OF m`, against its removal or change:
+ * the order a membership write takes the two, so they never deadlock). READ COMMITTED re-checks a
+ * locked row that a transaction it waited for changed, and skips one it deleted, so a member removed
+ * or demoted, an archive or a change of owner committed first leaves `gate` empty: no counter bump,
+ * no insert, no row returned.
+ */
+const CREATE_IF_UNCHANGED = (member: boolean) => {
+  const items = ITEM.fields.length;
+  const logs = LOG.fields.length;
+  const at = items + logs + EVENT.fields.length;
+  const gate = member
+    ? sql`member as (
+      select m.project_id from project_members m join project on m.project_id = project.id
+      where m.account_id = ${$(at + 4)} and m.role = ${$(at + 5)}
+      for share of m
+    )`
+    : sql`member as (select id as project_id from project)`;
+  return sql<{ sequence: number }>`
+    with project as (
+      select id from projects where id = ${$(at)} and workspace_id = ${$(at + 1)} and account_id = ${$(at + 2)} and status = ${$(at + 3)}
+      for no key update
+    ),
+    ${gate},
+    counter as (
+      update projects set event_sequence = event_sequence + 1 where id = ${$(at)} and exists (select 1 from member) returning event_sequence
+    ),
     item as (
       insert into project_inbox_items (${sql.raw(ITEM.columns.join(', '))})
       select ${sql.join(selectedValues(ITEM, 0))} from counter
@@ -82,7 +129,7 @@ const DECIDE_AUDITED = (dialect: SqlDialect, guarded: boolean) => {
     select item.*, event.sequence as inbox_kit_event_sequence from item left join event on true`;
 };
 
-export function inboxWriteOps(ctx: StoreContext): Pick<InboxStore, 'insertInboxItemAudited' | 'decideInboxItemAudited' | 'decideInboxItemIfUnchanged'> {
+export function inboxWriteOps(ctx: StoreContext): Pick<InboxStore, 'insertInboxItemAudited' | 'decideInboxItemAudited' | 'decideInboxItemIfUnchanged' | 'insertInboxItemIfUnchanged'> {
   const { db, dialect, compiled } = ctx;
   /** The item and event of a {@link DECIDE_AUDITED}-shaped answer, or undefined (no row: nothing written). */
   const decided = (r: Record<string, unknown> | undefined, event: ProjectEvent) => {
@@ -91,7 +138,15 @@ export function inboxWriteOps(ctx: StoreContext): Pick<InboxStore, 'insertInboxI
     withSequence(event, r.inbox_kit_event_sequence == null ? undefined : { sequence: r.inbox_kit_event_sequence });
     return { item: ITEM.decode(r, 'i'), event };
   };
-  const oneStatement: Pick<InboxStore, 'decideInboxItemIfUnchanged'> = !dialect.counterAndInsertInOneStatement ? {} : {
+  const oneStatement: Pick<InboxStore, 'decideInboxItemIfUnchanged' | 'insertInboxItemIfUnchanged'> = !dialect.counterAndInsertInOneStatement ? {} : {
+    async insertInboxItemIfUnchanged(seen: UnchangedProject, member: UnchangedMembership | undefined, item: ProjectInboxItem, entry: OperationLog, e: NewProjectEvent) {
+      const event = storedEvent(e);
+      const values = [...ITEM.encode(item), ...LOG.encode(entry), ...EVENT.encode(event), seen.project_id, seen.workspace_id, seen.owner_account_id, seen.project_status,
+        ...(member ? [member.account_id, member.role] : [])];
+      const name = member ? 'insertInboxItemIfUnchanged(member)' : 'insertInboxItemIfUnchanged(owner)';
+      const r = (await compiled(db, name, () => CREATE_IF_UNCHANGED(member !== undefined), values)).rows[0];
+      return r === undefined ? undefined : withSequence(event, r);
+    },
     async decideInboxItemIfUnchanged(seen: UnchangedProject, item_id: string, seen_status: InboxItemStatus, patch: InboxDecisionPatch, entry: OperationLog, e: NewProjectEvent) {
       const event = storedEvent(e);
       const values = [patch.status, patch.decided_by_account_id, patch.decided_at, patch.updated_at, seen.project_id, item_id, seen_status,

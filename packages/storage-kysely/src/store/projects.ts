@@ -23,6 +23,24 @@ export function projectOps(ctx: StoreContext): ProjectStore {
         .where('id', '=', $(0)).where('workspace_id', '=', $(1))), project_id, workspace_id);
       return r && PROJECT.decode(r);
     },
+    async getProjectWithAccess(workspace_id, project_id, account_id) {
+      if (dialect.accessReadsWithoutJoins) {
+        // SQLite: point reads by key in one statement (as lockProjectWithAccess, unlocked).
+        const rows = await ctx.all<Record<string, unknown>>('getProjectWithAccess', () => pointReads([
+          projectAccessRead(dialect, $(0), sql`FROM projects p WHERE p.id = ${$(1)} AND p.workspace_id = ${$(2)}`),
+        ]) as never, account_id, project_id, workspace_id);
+        const p = rows[0];
+        return p && decodeProjectAccess(p);
+      }
+      // PostgreSQL: the project and the caller's membership row, one statement (one round trip).
+      const r = await first<Record<string, unknown>>('getProjectWithAccess', () => sql`SELECT ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))},
+        ${sql.raw(MEMBER.selectRaw(dialect, 'm', 'm'))}
+        FROM projects p
+        LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
+        WHERE p.id = ${$(1)} AND p.workspace_id = ${$(2)}` as never, account_id, project_id, workspace_id);
+      if (!r) return undefined;
+      return { project: PROJECT.decode(r, 'p'), membership: r.m_role == null ? undefined : MEMBER.decode(r, 'm') };
+    },
     async lockProjectWithAccess(workspace_id, project_id, account_id) {
       if (dialect.accessReadsWithoutJoins) {
         // SQLite: the write transaction holds the database's lock (see lockProject): the project

@@ -36,6 +36,16 @@ export interface UnchangedProject {
   project_status: Project['status'];
 }
 
+/**
+ * The caller's membership a create was allowed on (see {@link InboxStore.insertInboxItemIfUnchanged}):
+ * its account and role in the project. Not given for the project's owner (whose right is the
+ * project row's `account_id`).
+ */
+export interface UnchangedMembership {
+  account_id: string;
+  role: Membership['role'];
+}
+
 /** The decision columns a conditional update writes. */
 export interface InboxDecisionPatch {
   status: InboxItemStatus;
@@ -118,4 +128,21 @@ export interface InboxStore {
   decideInboxItemIfUnchanged?(
     seen: UnchangedProject, item_id: string, seen_status: InboxItemStatus, patch: InboxDecisionPatch, entry: OperationLog, event: NewProjectEvent,
   ): Promise<{ item: ProjectInboxItem; event: ProjectEvent } | undefined>;
+  /**
+   * OPTIONAL (for engines that can create it in one statement, e.g. PostgreSQL; without it every
+   * create runs under the project's lock in a transaction). Called on the store itself, never
+   * inside a transaction: {@link insertInboxItemAudited}, made only if the project is still as the
+   * caller read it (`seen`, as for {@link decideInboxItemIfUnchanged}) and, with `member`, the
+   * caller still has that membership with that role. The project row is held as
+   * {@link ProjectStore.lockProject} holds it, THEN the membership row against its removal or
+   * change — the order a membership write takes them, so the two never deadlock — and both are
+   * checked as they are once held (a membership removed or changed by a transaction the statement
+   * waited for is not read as it was). Returns the stored event, or `undefined` and writes nothing
+   * when anything differs (the caller then creates under the lock). MUST be one atomic unit: a
+   * concurrent archive, change of owner or membership removal commits wholly before it (then it
+   * writes nothing) or after it. project-inbox.md "Create".
+   */
+  insertInboxItemIfUnchanged?(
+    seen: UnchangedProject, member: UnchangedMembership | undefined, item: ProjectInboxItem, entry: OperationLog, event: NewProjectEvent,
+  ): Promise<ProjectEvent | undefined>;
 }

@@ -32,6 +32,14 @@ export interface ProjectStore {
    * transaction it waited for). MUST return what those two calls would. platform.md "The write gate".
    */
   lockProjectWithAccess?(workspace_id: string, project_id: string, account_id: string): Promise<{ project: Project; membership: Membership | undefined } | undefined>;
+  /**
+   * OPTIONAL (without it a read calls {@link getProject}, then {@link getMembership} when the caller
+   * is not the owner). The project (only if it is in `workspace_id`, else `undefined`) and
+   * `account_id`'s membership of it (`undefined` when it has none), unlocked, in one statement
+   * where the engine can (one round trip on PostgreSQL). MUST return what those two calls would.
+   * platform.md "The write gate".
+   */
+  getProjectWithAccess?(workspace_id: string, project_id: string, account_id: string): Promise<{ project: Project; membership: Membership | undefined } | undefined>;
   /** Projects of the workspace that `account_id` owns or is a member of, newest first. */
   listProjectsForAccount(workspace_id: string, account_id: string): Promise<Project[]>;
   /**

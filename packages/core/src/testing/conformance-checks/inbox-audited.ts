@@ -175,3 +175,87 @@ export async function checkDecideInboxItemIfUnchanged({ store, raw }: Pick<Store
   assert((await store.decideInboxItemIfUnchanged(seen, other.id, 'pending', patch(30), ...audit('late'))) === undefined, 'no decision once the project is archived');
   assert((await raw.itemStatus(other.id)) === 'pending', 'the item of the archived project stays pending');
 }
+
+/**
+ * `getProjectWithAccess` returns exactly what `getProject` and `getMembership` return: for the
+ * owner, a member, an account with no role; `undefined` through another workspace or for a
+ * missing project.
+ */
+export async function checkGetProjectWithAccess({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.getProjectWithAccess === undefined) return;
+  const w = await seedWorld(store, 'getproj');
+  const p = w.project;
+  const outsider: Account = { id: `acc_${w.u}_outsider`, name: 'Outsider', created_at: T0 };
+  await store.insertAccount(outsider, [w.ws.id]);
+  for (const [what, account] of [['the owner', w.owner.id], ['a deriver member', w.deriver.id], ['an account with no role', outsider.id]] as const) {
+    assertSame(await store.getProjectWithAccess(w.ws.id, p.id, account), { project: await store.getProject(w.ws.id, p.id), membership: await store.getMembership(p.id, account) },
+      `getProjectWithAccess, ${what}`);
+  }
+  assert((await store.getProjectWithAccess(`ws_${w.u}_other`, p.id, w.owner.id)) === undefined, 'getProjectWithAccess through another workspace must be undefined');
+  assert((await store.getProjectWithAccess(w.ws.id, `proj_${w.u}_missing`, w.owner.id)) === undefined, 'getProjectWithAccess of a missing project must be undefined');
+}
+
+/**
+ * `insertInboxItemIfUnchanged` (called on the store, outside a transaction): it creates only while
+ * the project (workspace, owner, status) and the caller's membership (account, role) are as
+ * seen — otherwise it returns `undefined` and writes nothing; 20 concurrent creates all commit
+ * with gap-free sequences; a create that waited for a transaction which removed or demoted the
+ * member (holding the project's lock, as a membership write does) writes nothing.
+ */
+export async function checkInsertInboxItemIfUnchanged({ store, raw }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.insertInboxItemIfUnchanged === undefined) return;
+  const w = await seedWorld(store, 'crunch');
+  const p = w.project;
+  const seen = { workspace_id: w.ws.id, project_id: p.id, owner_account_id: w.owner.id, project_status: p.status };
+  const member: { account_id: string; role: 'deriver' | 'observer' } = { account_id: w.deriver.id, role: 'deriver' };
+  const rows = (tag: string) => [
+    newItem(w, p, `pinbox_${w.u}_${tag}`, { payload: { tag } }),
+    newLog(w, p, `oplog_${w.u}_${tag}`, { action: 'project_inbox_item.create', target_id: `pinbox_${w.u}_${tag}` }),
+    newEvent(w, p, `evt_${w.u}_${tag}`, { operation_log_id: `oplog_${w.u}_${tag}`, payload: { inbox_item_id: `pinbox_${w.u}_${tag}` } }),
+  ] as const;
+  const refused: Array<[string, typeof seen, typeof member | undefined]> = [
+    ['another owner', { ...seen, owner_account_id: w.deriver.id }, undefined],
+    ['another workspace', { ...seen, workspace_id: `ws_${w.u}_other` }, member],
+    ['another project status', { ...seen, project_status: 'archived' }, member],
+    ['another role', seen, { ...member, role: 'observer' }],
+    ['no membership', seen, { account_id: `acc_${w.u}_nobody`, role: 'deriver' }],
+  ];
+  for (const [i, [what, state, as]] of refused.entries()) {
+    const got = await store.insertInboxItemIfUnchanged(state, as, ...rows(`x${i}`));
+    assert(got === undefined, `insertInboxItemIfUnchanged with ${what} must write nothing and return undefined`);
+  }
+  assertSame(await raw.eventSequences(p.id), [], 'the refused creates wrote no event');
+  assert((await raw.countRows('project_inbox_items', p.id)) === 0, 'the refused creates wrote no item');
+  assert((await raw.countRows('operation_logs', p.id)) === 0, 'the refused creates wrote no Operation Log row');
+  const mine = rows('owner');
+  const first = await store.insertInboxItemIfUnchanged(seen, undefined, ...mine);
+  assert(first !== undefined && first.sequence === 1, `the owner's create must write sequence 1, got ${JSON.stringify(first)}`);
+  assertSame(await store.getInboxItem(p.id, mine[0].id), mine[0], 'the owner\'s item read back');
+  assertSame((await store.listProjectEvents({ project_id: p.id, after: 0, limit: 10 }))[0], first, 'the event as returned');
+  const made = await concurrently(range(1, 20).map((i) => () => store.insertInboxItemIfUnchanged!(seen, member, ...rows(`m${i}`))), 'concurrent insertInboxItemIfUnchanged');
+  assert(made.every((e) => e !== undefined), 'every concurrent create of an unchanged project and membership must write');
+  assertGapFree(made.map((e) => e!.sequence).concat(1), 21, 'sequences of the concurrent creates');
+  assert((await raw.countRows('project_inbox_items', p.id)) === 21 && (await raw.countRows('operation_logs', p.id)) === 21, '21 items and log rows');
+  // A create that waits for a membership write holding the project's lock (as the services take
+  // it) reads the membership as that write left it.
+  for (const [what, change] of [
+    ['demoted', (tx: Parameters<Parameters<typeof store.transaction>[0]>[0]) => tx.upsertMembership({ project_id: p.id, account_id: w.deriver.id, role: 'observer', created_at: T0 })],
+    ['removed', (tx: Parameters<Parameters<typeof store.transaction>[0]>[0]) => tx.deleteMembership(p.id, w.deriver.id)],
+  ] as const) {
+    await store.upsertMembership({ project_id: p.id, account_id: w.deriver.id, role: 'deriver', created_at: T0 });
+    let held: () => void = () => {};
+    const holds = new Promise<void>((resolve) => { held = resolve; });
+    const write = store.transaction(async (tx) => {
+      assert((await tx.lockProject(w.ws.id, p.id)) !== undefined, 'the membership write locks the project');
+      await change(tx);
+      held();
+      await new Promise((r) => setTimeout(r, 100)); // the create below queues behind the lock meanwhile
+    });
+    await holds;
+    const before = await raw.countRows('project_inbox_items', p.id);
+    const waited = await store.insertInboxItemIfUnchanged(seen, member, ...rows(`late_${what}`));
+    await write;
+    assert(waited === undefined, `a create that waited for the member being ${what} must write nothing, got ${JSON.stringify(waited)}`);
+    assert((await raw.countRows('project_inbox_items', p.id)) === before, `no item of a member ${what} meanwhile`);
+  }
+}
