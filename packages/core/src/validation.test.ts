@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { InboxKitError } from './errors.js';
 import { createInboxItemBody, decideInboxItemBody, listInboxItemsQuery } from './project-inbox/schemas.js';
 import {
-  MAX_PAYLOAD_BYTES, codePointLength, hasLoneSurrogate, idString, issuesToDetails, markParsed, measurePayload, optionalText,
+  MAX_PAYLOAD_BYTES, codePointLength, hasLoneSurrogate, idString, issuesToDetails, markParsed, measurePayload, MAX_PAYLOAD_DEPTH, optionalText,
   parseOrThrow, text, utf8ByteLength, wasParsedBy,
 } from './validation.js';
 import { parseRequestPart } from './http/parse.js';
@@ -191,6 +191,24 @@ describe('measurePayload', () => {
     expect(codeOf(() => measurePayload(deep))).toBe('project_inbox_payload_invalid');
   });
 
+  it('names where the payload fails (keys and indexes); a deep path is cut short', () => {
+    const messageOf = (value: unknown) => {
+      try {
+        measurePayload(value);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'no error';
+    };
+    expect(messageOf({ a: [1, { b: 2n }] })).toBe('payload is not JSON-serialisable: bigint at $.a[1].b');
+    expect(messageOf(Number.NaN)).toBe('payload is not JSON-serialisable: non-finite number at $');
+    expect(messageOf(cyclic)).toBe('payload is not JSON-serialisable: cycle at $.self');
+    const deep = JSON.parse('['.repeat(1000) + ']'.repeat(1000)) as unknown;
+    const message = messageOf(deep);
+    expect(message).toBe(`payload is not JSON-serialisable: nested deeper than ${MAX_PAYLOAD_DEPTH} levels at $${'[0]'.repeat(8)}…(${MAX_PAYLOAD_DEPTH - 12} levels)…${'[0]'.repeat(4)}`);
+    expect(message.length).toBeLessThan(200);
+  });
+
   it('never leaks the payload into the error beyond a path', () => {
     try {
       measurePayload({ secret: 'top-secret-value', bad: 1n });
@@ -278,6 +296,8 @@ describe('Project Inbox request schemas', () => {
     for (const bad of ['0', '201', '-1', '1.5', 'abc', '', ' 5', '1e2']) {
       expect(listInboxItemsQuery.safeParse({ limit: bad }).success, bad).toBe(false);
     }
+    // Not digits: one issue that says what is expected (not a union's "Invalid input").
+    expect(listInboxItemsQuery.safeParse({ limit: 'abc' }).error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['limit', 'must be an integer from 1 to 200']]);
     expect(listInboxItemsQuery.safeParse({ status: 'done' }).success).toBe(false);
     expect(listInboxItemsQuery.safeParse({ unknown: 'x' }).success).toBe(false);
   });

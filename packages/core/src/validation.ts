@@ -104,6 +104,27 @@ export function optionalText(max: number) {
 /** An id in a request: 1–128 printable ASCII characters. */
 export const idString = z.string().min(1).max(128).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII').describe('An id: 1–128 printable ASCII characters (e.g. `proj_…`)');
 
+/** A value {@link measurePayload} visits: its parent's visit and its key there (the path is built only for an error). */
+interface Visit {
+  v: unknown;
+  parent: Visit | undefined;
+  key: string | number;
+  depth: number;
+}
+
+/**
+ * The JSONPath-like path of a visit (`$.a[0].b`); past 16 levels the middle is elided
+ * (`$[0][0]…(500 levels)…[0]`), so an error message stays short however deep the payload.
+ */
+function pathOf(at: Visit): string {
+  const keys: Array<string | number> = [];
+  for (let v: Visit | undefined = at; v !== undefined && v.parent !== undefined; v = v.parent) keys.push(v.key);
+  keys.reverse();
+  const segment = (k: string | number) => (typeof k === 'number' ? `[${k}]` : `.${k}`);
+  if (keys.length <= 16) return `$${keys.map(segment).join('')}`;
+  return `$${keys.slice(0, 8).map(segment).join('')}…(${keys.length - 12} levels)…${keys.slice(-4).map(segment).join('')}`;
+}
+
 /** The deepest nesting of arrays and objects a payload may have (levels). */
 export const MAX_PAYLOAD_DEPTH = 512;
 
@@ -155,10 +176,10 @@ function jsonStringBytes(s: string): number {
  *   nesting deeper than {@link MAX_PAYLOAD_DEPTH}).
  */
 export function measurePayload(payload: unknown, maxBytes = Infinity): { value: JsonValue; bytes: number } {
-  const invalid = (why: string) => new InboxKitError('project_inbox_payload_invalid', `payload is not JSON-serialisable: ${why}`);
+  const invalid = (why: string, at: Visit) => new InboxKitError('project_inbox_payload_invalid', `payload is not JSON-serialisable: ${why} at ${pathOf(at)}`);
   // An explicit stack (not recursion) so a deeply nested payload can never overflow the call stack.
   const ancestors = new Set<object>();
-  const stack: Array<{ v: unknown; path: string; depth: number } | { exit: object }> = [{ v: payload, path: '$', depth: 0 }];
+  const stack: Array<Visit | { exit: object }> = [{ v: payload, parent: undefined, key: '', depth: 0 }];
   let bytes = 0;
   while (stack.length > 0) {
     const top = stack.pop()!;
@@ -166,17 +187,17 @@ export function measurePayload(payload: unknown, maxBytes = Infinity): { value: 
       ancestors.delete(top.exit);
       continue;
     }
-    const { v, path, depth } = top;
+    const { v, depth } = top;
     switch (typeof v) {
       case 'string':
-        if (hasLoneSurrogate(v)) throw invalid(`lone surrogate at ${path}`);
+        if (hasLoneSurrogate(v)) throw invalid('lone surrogate', top);
         bytes += jsonStringBytes(v);
         continue;
       case 'boolean':
         bytes += v ? 4 : 5;
         continue;
       case 'number':
-        if (!Number.isFinite(v)) throw invalid(`non-finite number at ${path}`);
+        if (!Number.isFinite(v)) throw invalid('non-finite number', top);
         // JSON writes a finite number as ToString does (-0 as 0).
         bytes += String(v).length;
         continue;
@@ -185,30 +206,30 @@ export function measurePayload(payload: unknown, maxBytes = Infinity): { value: 
           bytes += 4;
           continue;
         }
-        if (depth >= MAX_PAYLOAD_DEPTH) throw invalid(`nested deeper than ${MAX_PAYLOAD_DEPTH} levels at ${path}`);
-        if (ancestors.has(v)) throw invalid(`cycle at ${path}`);
+        if (depth >= MAX_PAYLOAD_DEPTH) throw invalid(`nested deeper than ${MAX_PAYLOAD_DEPTH} levels`, top);
+        if (ancestors.has(v)) throw invalid('cycle', top);
         ancestors.add(v);
         stack.push({ exit: v });
         if (Array.isArray(v)) {
           // `[` `]` and a comma between items.
           bytes += 2 + Math.max(0, v.length - 1);
-          for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]`, depth: depth + 1 });
+          for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], parent: top, key: i, depth: depth + 1 });
         } else {
           const proto = Object.getPrototypeOf(v);
-          if (proto !== Object.prototype && proto !== null) throw invalid(`non-plain object at ${path}`);
+          if (proto !== Object.prototype && proto !== null) throw invalid('non-plain object', top);
           const entries = Object.entries(v);
           // `{` `}`, a comma between members, each key quoted and its colon.
           bytes += 2 + Math.max(0, entries.length - 1);
           for (const [k, x] of entries) {
-            if (hasLoneSurrogate(k)) throw invalid(`lone surrogate in a key at ${path}`);
+            if (hasLoneSurrogate(k)) throw invalid('lone surrogate in a key', top);
             bytes += jsonStringBytes(k) + 1;
-            stack.push({ v: x, path: `${path}.${k}`, depth: depth + 1 });
+            stack.push({ v: x, parent: top, key: k, depth: depth + 1 });
           }
         }
         continue;
       }
       default:
-        throw invalid(`${typeof v} at ${path}`);
+        throw invalid(typeof v, top);
     }
   }
   // Counted on the way (the bytes of `JSON.stringify(payload)`, never built for a payload over the limit).

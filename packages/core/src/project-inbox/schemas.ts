@@ -34,7 +34,7 @@ export type DecideInboxItemBody = z.output<typeof decideInboxItemBody>;
 /** A positive integer from a query string (digits only) or a number, in `[min, max]`. */
 export function queryInt(min: number, max: number) {
   return z
-    .union([z.number(), z.string().regex(/^\d{1,15}$/, 'must be an integer').transform(Number)])
+    .union([z.number(), z.string().regex(/^\d{1,15}$/, 'must be an integer').transform(Number)], { error: `must be an integer from ${min} to ${max}` })
     .pipe(z.number().int().min(min).max(max))
     // In the OpenAPI document: `{ type: integer, minimum, maximum }` (a query string carries it as digits).
     .meta({ [INTEGER_PARAMETER]: { minimum: min, maximum: max } });

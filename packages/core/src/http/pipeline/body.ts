@@ -49,7 +49,8 @@ export interface BodyReader {
 }
 
 const EMPTY = new Uint8Array(0);
-const tooLarge = () => new InboxKitError('payload_too_large', 'Request body is too large');
+/** 413 naming the body limit (bytes), so a client knows how far to cut the body. */
+const tooLarge = (limit: number) => new InboxKitError('payload_too_large', `Request body is too large; the limit is ${limit} bytes`);
 
 /** `chunks` (of `size` bytes in all) as one array: the chunk itself when there is one. */
 function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
@@ -138,7 +139,7 @@ export function createBodyReader(limit: number, timeoutMs: number): BodyReader {
     };
     function onData(chunk?: Uint8Array) {
       size += chunk!.byteLength;
-      if (size > limit) fail(tooLarge());
+      if (size > limit) fail(tooLarge(limit));
       else chunks.push(chunk!);
     }
     function onEnd() {
@@ -162,7 +163,7 @@ export function createBodyReader(limit: number, timeoutMs: number): BodyReader {
   });
   return {
     async read(body, announced, startedAt) {
-      if (announced !== undefined && announced > limit) throw tooLarge();
+      if (announced !== undefined && announced > limit) throw tooLarge(limit);
       if (body === null || body === undefined) return EMPTY;
       if (timeoutMs > 0 && performance.now() - startedAt >= timeoutMs) throw new BodyTimeoutError(timeoutMs);
       if (isNodeReadable(body)) return body.readableEnded === true ? EMPTY : readNode(body, startedAt);
@@ -172,7 +173,7 @@ export function createBodyReader(limit: number, timeoutMs: number): BodyReader {
       const reading = (async () => {
         for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
           size += next.value.byteLength;
-          if (size > limit) throw tooLarge();
+          if (size > limit) throw tooLarge(limit);
           chunks.push(next.value);
         }
       })();

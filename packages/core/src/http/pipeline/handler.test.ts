@@ -81,6 +81,8 @@ describe('createHttpHandler', () => {
     expect(big.headers['connection']).toBe('close');
     const counted = await handler.handle(request('POST', '/projects', { ...auth, 'transfer-encoding': 'chunked' }, chunks('x'.repeat(40), 'x'.repeat(40))));
     expect(counted.status).toBe(413);
+    // The answer names the limit, announced or counted.
+    for (const refused of [big, counted]) expect(json(refused).error).toMatchObject({ code: 'payload_too_large', message: 'Request body is too large; the limit is 64 bytes' });
     const slow = await handler.handle(request('POST', '/projects', { ...auth, 'content-length': '20' }, never()));
     expect(slow.status).toBe(408);
     expect(slow.headers).toMatchObject({ connection: 'close', 'x-should-retry': 'true' });
