@@ -64,7 +64,7 @@ export const STORE_PORT_METHODS = {
     'insertProject', 'getProject', 'lockProject', 'lockProjectWithAccess', 'listProjectsForAccount', 'pageProjectsForAccount', 'setProjectStatus', 'getMembership', 'upsertMembership',
     'deleteMembership', 'listMemberships', 'pageMemberships',
   ],
-  inbox: ['insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'lockInboxItemWithAccess', 'listInboxItems', 'decideInboxItem', 'insertInboxItemAudited', 'decideInboxItemAudited', 'decideInboxItemIfUnchanged'],
+  inbox: ['insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'lockInboxItemWithAccess', 'listInboxItems', 'listInboxItemsWithAccess', 'decideInboxItem', 'insertInboxItemAudited', 'decideInboxItemAudited', 'decideInboxItemIfUnchanged'],
   events: [
     'appendProjectEvent', 'getProjectEvent', 'listProjectEvents', 'lastProjectEventSequence', 'appendOperationLog', 'appendAudited', 'listOperationLogs',
     'listWorkspaceOperationLogs',

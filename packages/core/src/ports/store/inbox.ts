@@ -28,6 +28,23 @@ export interface InboxItemWithAccess {
   item: ProjectInboxItem | undefined;
 }
 
+/** The filters, keyset position and size of a {@link InboxStore.listInboxItemsWithAccess} page: an {@link InboxItemQuery} without its project. */
+export type InboxPageQuery = Omit<InboxItemQuery, 'project_id'>;
+
+/** What {@link InboxStore.listInboxItemsWithAccess} reads in one go. */
+export interface InboxItemsWithAccess {
+  /** The project (of the asked workspace). */
+  project: Project;
+  /** `account_id`'s membership row of the project, or `undefined` when it has none (an owner usually has none). */
+  membership: Membership | undefined;
+  /**
+   * The page of the project's items as {@link InboxStore.listInboxItems} gives it for the query:
+   * every sender's items that match its filters, whatever `account_id`'s role — the caller
+   * decides from `project` and `membership` what of it may be shown.
+   */
+  items: ProjectInboxItem[];
+}
+
 /** The state of a project a write was allowed on (see {@link InboxStore.decideInboxItemIfUnchanged}). */
 export interface UnchangedProject {
   workspace_id: string;
@@ -75,6 +92,21 @@ export interface InboxStore {
   lockInboxItemWithAccess?(workspace_id: string, project_id: string, account_id: string, item_id: string): Promise<InboxItemWithAccess | undefined>;
   /** One keyset page in `created_at DESC, id DESC` order; never skips or repeats rows that share a `created_at`. */
   listInboxItems(query: InboxItemQuery): Promise<ProjectInboxItem[]>;
+  /**
+   * OPTIONAL (a store without it still works: a list then calls `getProject`, `getMembership`
+   * and {@link listInboxItems}). Everything a list needs in one read, one round trip on a
+   * networked database (e.g. PostgreSQL: the project, a `LEFT JOIN` of the membership and a
+   * `LEFT JOIN LATERAL` of the page): the project `project_id` only if it is in `workspace_id`
+   * (else `undefined`, exactly as for a missing project — scoping rule), `account_id`'s
+   * membership of it, and the page `listInboxItems({ project_id, ...query })` returns — the
+   * items of every sender, as the project's owner sees them: the store checks no role, the
+   * Project Inbox never shows a page to a caller whose role forbids it (a deriver's is read again
+   * with its own `sender_account_id`). MUST return exactly what those three methods would return
+   * at one moment (one statement, or one snapshot): the same rows in the same `created_at DESC,
+   * id DESC` order, never a membership or an item of another project. project-inbox.md
+   * "GET /projects/:id/inbox".
+   */
+  listInboxItemsWithAccess?(workspace_id: string, project_id: string, account_id: string, query: InboxPageQuery): Promise<InboxItemsWithAccess | undefined>;
   /**
    * Conditional update: applies `patch` only if the item's status is still `seen_status`
    * (`… WHERE id = ? AND status = ?`), and returns the updated item, or `undefined` when another
