@@ -23,6 +23,7 @@ import { checkIdempotencyRecords, checkIdempotencySweep } from './conformance-ch
 import { checkProjectAndMemberPages, checkTurnAndSessionPages } from './conformance-checks/paging.js';
 import { checkAccountsAndKeys, checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
 import { checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging, checkLockInboxItemWithAccess } from './conformance-checks/inbox.js';
+import { checkInboxItemsWithAccess } from './conformance-checks/inbox-list-access.js';
 import { checkDecideInboxItemAudited, checkDecideInboxItemIfUnchanged, checkInsertInboxItemAudited, checkLockProjectWithAccess } from './conformance-checks/inbox-audited.js';
 import { checkMemberships } from './conformance-checks/projects.js';
 import { checkGapFreeSessionSeq, checkManagedSessions, checkSessionWithAccess, checkSessionsFloorsPages } from './conformance-checks/sessions.js';
@@ -116,6 +117,7 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'decideInboxItem: 20 concurrent decisions → exactly one winner, one log row, one event', run: checkDecideHasOneWinner },
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'keyset pages neither skip nor repeat rows sharing created_at (with filters)', run: checkKeysetPaging },
   { group: 'inbox', requires: needs('inbox'), name: 'getInboxItemWithAccess (optional): project, membership and item in one read, as the three reads give them', run: checkInboxItemWithAccess },
+  { group: 'inbox', requires: needs('inbox'), name: 'listInboxItemsWithAccess (optional): project, membership and page in one read, as the two-step reads give them (filters, cursors, limits, roles, misses)', run: checkInboxItemsWithAccess },
   { group: 'inbox', requires: needs('inbox'), name: 'lockInboxItemWithAccess (optional): in a transaction, the locked project, membership and item in one read, as the three reads give them', run: checkLockInboxItemWithAccess },
   { group: 'projects', requires: needs(), name: 'lockProjectWithAccess (optional): in a transaction, the locked project and the membership read once the lock is held, as the two reads give them (a member removed by the transaction it waited for is gone)', run: checkLockProjectWithAccess },
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'insertInboxItemAudited (optional): item, Operation Log row and event in one call, gap-free under 40 concurrent writers, all or nothing', run: checkInsertInboxItemAudited },

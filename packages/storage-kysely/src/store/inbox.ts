@@ -1,6 +1,6 @@
 /** `InboxStore` on Kysely: Project Inbox items, their keyset pages and the conditional decision. */
 import { sql } from 'kysely';
-import type { InboxItemQuery, InboxStore } from '@inbox-kit/core';
+import type { InboxItemQuery, InboxItemsWithAccess, InboxPageQuery, InboxStore } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
 import {
   ITEM, MEMBER, POINT_COLUMNS, PROJECT, columnsOf, decodeProjectAccess, limitOf, pointReads, projectAccessRead,
@@ -99,5 +99,46 @@ export function inboxOps(ctx: StoreContext): InboxStore {
       return r && ITEM.decode(r);
     },
   };
+  if (dialect.accessWithPageInOneStatement) {
+    ops.listInboxItemsWithAccess = (workspace_id, project_id, account_id, q) => listWithAccess(ctx, workspace_id, project_id, account_id, q);
+  }
   return ops;
+}
+
+/**
+ * `listInboxItemsWithAccess` in one statement (PostgreSQL, `SqlDialect.accessWithPageInOneStatement`):
+ * the project of the workspace, a `LEFT JOIN` of the caller's membership and a `LEFT JOIN LATERAL`
+ * of the page — the query of `listInboxItems`, seeking the same index — compiled once per filter
+ * shape (a named prepared statement each). One row per item, or one row with the item's columns
+ * null when the page is empty; none when the project is missing or of another workspace.
+ */
+async function listWithAccess(
+  ctx: StoreContext, workspace_id: string, project_id: string, account_id: string, q: InboxPageQuery,
+): Promise<InboxItemsWithAccess | undefined> {
+  const { dialect, all } = ctx;
+  const filters = INBOX_FILTERS.filter((column) => q[column] !== undefined);
+  const after = q.after;
+  const args: unknown[] = [account_id, project_id, workspace_id, ...filters.map((column) => q[column])];
+  if (after) args.push(after.created_at, after.id);
+  args.push(limitOf(q.limit));
+  const rows = await all<Record<string, unknown>>(`listInboxItemsWithAccess(${filters.join(',')}${after ? ';after' : ''})`, () => {
+    let next = 3;
+    const where = filters.map((column) => sql` AND x.${sql.raw(column)} = ${$(next++)}`);
+    if (after) {
+      where.push(sql` AND (x.created_at, x.id) < (${$(next)}, ${$(next + 1)})`);
+      next += 2;
+    }
+    return sql`SELECT ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))}, ${sql.raw(MEMBER.selectRaw(dialect, 'm', 'm'))}, ${sql.raw(ITEM.selectRaw(dialect, 'i', 'i'))}
+      FROM projects p
+      LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
+      LEFT JOIN LATERAL (SELECT ${sql.raw(ITEM.columns.map((c) => `x.${c}`).join(', '))} FROM project_inbox_items x
+        WHERE x.project_id = p.id${sql.join(where, sql``)}
+        ORDER BY x.created_at DESC, x.id DESC LIMIT ${$(next)}) i ON true
+      WHERE p.id = ${$(1)} AND p.workspace_id = ${$(2)}
+      ORDER BY i.created_at DESC, i.id DESC` as never;
+  }, ...args);
+  const first = rows[0];
+  if (first === undefined) return undefined;
+  const items = first.i_id == null ? [] : rows.map((r) => ITEM.decode(r, 'i'));
+  return { project: PROJECT.decode(first, 'p'), membership: first.m_role == null ? undefined : MEMBER.decode(first, 'm'), items };
 }
