@@ -53,11 +53,11 @@ export async function listInboxPage(store: Store, principal: Principal, project_
 
 /**
  * The page through `listInboxItemsWithAccess`: the cursor is decoded first, for the project of the
- * path (a cursor binds the project id the store then matches), and the owner's page read with
- * the access. `undefined` — nothing decided — when the cursor does not decode for that id or the
- * store returned a project whose id is not exactly the path's: the two-step path then answers,
- * with its errors in its order. A deriver whose query did not already name it as the sender gets
- * its own page read again with its `sender_account_id` (never a page of other senders' items).
+ * path (a cursor binds the project id the store then matches), and the page read with the access —
+ * the owner's page, or, for anyone else, the page narrowed to the caller's own items. `undefined`
+ * — nothing decided — when the cursor does not decode for that id, or the store returned a
+ * project whose id is not exactly the path's, or (a broken store) another sender's item for a
+ * caller that may read only its own: the two-step path then answers, with its errors in its order.
  */
 async function listInOneRead(
   store: Store, principal: Principal, project_id: string, query: ListInboxItemsQuery, filters: PageFilters, fingerprint: string,
@@ -70,19 +70,14 @@ async function listInOneRead(
       return undefined;
     }
   }
-  const limit = query.limit + 1;
-  const read = await store.listInboxItemsWithAccess!(principal.workspace_id, project_id, principal.account_id, { ...filters, after, limit });
+  const read = await store.listInboxItemsWithAccess!(principal.workspace_id, project_id, principal.account_id, { ...filters, after, limit: query.limit + 1 });
   if (read !== undefined && read.project.id !== project_id) return undefined;
   const access = accessOf(read?.project, principal, read?.membership);
   const rights = inboxPermissions(access.role).read;
   if (rights === 'none') throw readDenied();
-  if (rights === 'all') return pageOf(access, fingerprint, read!.items, query.limit);
-  const own = ownFilters(principal, rights, filters);
-  if (own === undefined) return { items: [], next_cursor: null };
-  const rows = own.sender_account_id === filters.sender_account_id
-    ? read!.items
-    : await store.listInboxItems({ project_id: access.project.id, ...own, after, limit });
-  return pageOf(access, fingerprint, rows, query.limit);
+  const items = read!.items;
+  if (rights === 'own' && !items.every((i) => i.sender_account_id === principal.account_id)) return undefined;
+  return pageOf(access, fingerprint, items, query.limit);
 }
 
 /**

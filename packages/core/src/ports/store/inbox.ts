@@ -38,9 +38,10 @@ export interface InboxItemsWithAccess {
   /** `account_id`'s membership row of the project, or `undefined` when it has none (an owner usually has none). */
   membership: Membership | undefined;
   /**
-   * The page of the project's items as {@link InboxStore.listInboxItems} gives it for the query:
-   * every sender's items that match its filters, whatever `account_id`'s role — the caller
-   * decides from `project` and `membership` what of it may be shown.
+   * The page of the project's items as {@link InboxStore.listInboxItems} gives it for the query
+   * when `account_id` owns the project (`project.account_id`); else the page of the query narrowed
+   * to the items `account_id` sent (`sender_account_id`; empty when the query names another
+   * sender). The caller decides from `project` and `membership` whether it may be shown.
    */
   items: ProjectInboxItem[];
 }
@@ -95,15 +96,16 @@ export interface InboxStore {
   /**
    * OPTIONAL (a store without it still works: a list then calls `getProject`, `getMembership`
    * and {@link listInboxItems}). Everything a list needs in one read, one round trip on a
-   * networked database (e.g. PostgreSQL: the project, a `LEFT JOIN` of the membership and a
-   * `LEFT JOIN LATERAL` of the page): the project `project_id` only if it is in `workspace_id`
-   * (else `undefined`, exactly as for a missing project — scoping rule), `account_id`'s
-   * membership of it, and the page `listInboxItems({ project_id, ...query })` returns — the
-   * items of every sender, as the project's owner sees them: the store checks no role, the
-   * Project Inbox never shows a page to a caller whose role forbids it (a deriver's is read again
-   * with its own `sender_account_id`). MUST return exactly what those three methods would return
-   * at one moment (one statement, or one snapshot): the same rows in the same `created_at DESC,
-   * id DESC` order, never a membership or an item of another project. project-inbox.md
+   * networked database (e.g. PostgreSQL: one statement): the project `project_id` only if it is
+   * in `workspace_id` (else `undefined`, exactly as for a missing project — scoping rule),
+   * `account_id`'s membership of it, and the page `listInboxItems({ project_id, ...query })`
+   * returns if `account_id` owns the project (`project.account_id`), else the page of the query
+   * with `sender_account_id = account_id` as well (the only items anyone but the owner can ever
+   * read; empty when the query names another sender). The store checks no role: the Project Inbox
+   * shows the page only to a caller whose role may read it. MUST return exactly what those methods
+   * would return at one moment (one statement, or one snapshot): the same rows in the same
+   * `created_at DESC, id DESC` order, never a membership or an item of another project, never,
+   * to another account than the owner, an item it did not send. project-inbox.md
    * "GET /projects/:id/inbox".
    */
   listInboxItemsWithAccess?(workspace_id: string, project_id: string, account_id: string, query: InboxPageQuery): Promise<InboxItemsWithAccess | undefined>;

@@ -6,8 +6,8 @@ import { assert, assertSame, range, T0, seedWorld, newProject, newItem, type Sto
 /**
  * `listInboxItemsWithAccess` (optional: a store without it passes) returns exactly what
  * `getProject`, `getMembership` and `listInboxItems({ project_id, ...query })` return: for the
- * owner (no membership row), a deriver, an observer and an account with no role — the same page
- * of every sender's items for each, the store checks no role —, every filter and their
+ * owner (no membership row) the page of every sender's items, for a deriver, an observer and an
+ * account with no role the page narrowed to the items each sent (the store checks no role); every filter and their
  * combinations, limits of 1 to past the end, cursor positions that do and do not name a row, an
  * empty page, a project asked through another workspace or missing (`undefined`); never an item of
  * another project; inside a transaction it sees the transaction's own writes.
@@ -60,11 +60,16 @@ export async function checkInboxItemsWithAccess({ store }: Pick<StoreConformance
       const what = `listInboxItemsWithAccess(${caller.name}, ${JSON.stringify(query)})`;
       const got = await store.listInboxItemsWithAccess(w.ws.id, p.id, caller.id, query);
       assert(got !== undefined, `${what}: the project exists, so the answer must not be undefined`);
+      // Anyone but the owner: the page narrowed to its own items (none when the query names another sender).
+      const owner = caller.id === p.account_id;
+      const named = query.sender_account_id;
       assertSame(got, {
         project: await store.getProject(w.ws.id, p.id),
         membership: await store.getMembership(p.id, caller.id),
-        items: await store.listInboxItems({ project_id: p.id, ...query }),
+        items: !owner && named !== undefined && named !== caller.id
+          ? [] : await store.listInboxItems({ project_id: p.id, ...query, ...(owner ? {} : { sender_account_id: caller.id }) }),
       }, what);
+      if (!owner) assert(got.items.every((i) => i.sender_account_id === caller.id), `${what}: an item another account sent, to an account that does not own the project`);
     }
   }
   const all = await store.listInboxItemsWithAccess(w.ws.id, p.id, w.owner.id, { limit: 100 });
@@ -80,8 +85,9 @@ export async function checkInboxItemsWithAccess({ store }: Pick<StoreConformance
   await store.transaction(async (tx) => {
     await tx.insertInboxItem(fresh);
     await tx.upsertMembership({ project_id: p.id, account_id: outsider.id, role: 'deriver', created_at: T0 + 7 });
-    const got = await tx.listInboxItemsWithAccess?.(w.ws.id, p.id, outsider.id, { limit: 1 });
+    const got = await tx.listInboxItemsWithAccess?.(w.ws.id, p.id, w.owner.id, { limit: 1 });
     assertSame(got?.items, [fresh], 'listInboxItemsWithAccess inside a transaction sees its own item');
-    assert(got?.membership?.role === 'deriver', 'listInboxItemsWithAccess inside a transaction sees its own membership');
+    const member = await tx.listInboxItemsWithAccess?.(w.ws.id, p.id, outsider.id, { limit: 1 });
+    assert(member?.membership?.role === 'deriver', 'listInboxItemsWithAccess inside a transaction sees its own membership');
   });
 }

@@ -26,7 +26,11 @@ export function inboxOps(get: GetState): InboxStore {
       const s = get();
       const p = s.projects.get(pid);
       if (!p || p.workspace_id !== ws) return undefined;
-      return { project: copy(p), membership: copy(s.memberships.get(`${pid}\u0000${acc}`)), items: list({ ...q, project_id: pid }) };
+      // Anyone but the owner: only its own items (none when the query names another sender).
+      const owner = p.account_id === acc;
+      const items = !owner && q.sender_account_id !== undefined && q.sender_account_id !== acc
+        ? [] : list({ ...q, project_id: pid, ...(owner ? {} : { sender_account_id: acc }) });
+      return { project: copy(p), membership: copy(s.memberships.get(`${pid}\u0000${acc}`)), items };
     },
     async listInboxItems(q: InboxItemQuery) {
       return list(q);
