@@ -190,3 +190,103 @@ describe('get: one read with getInboxItemWithAccess, three without', () => {
     expect(three.calls).toEqual(['getProject', 'getMembership', 'getInboxItem']);
   });
 });
+
+describe('list: one read with listInboxItemsWithAccess, the two-step reads without', () => {
+  /** The same service over the same store, counting calls, with or without the optional method. */
+  const serviceOver = (withMethod: boolean) => {
+    const calls: string[] = [];
+    const store = new Proxy(w.store, {
+      get(target, prop, receiver) {
+        if (prop === 'listInboxItemsWithAccess' && !withMethod) return undefined;
+        const real = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof real !== 'function') return real;
+        return (...args: unknown[]) => {
+          calls.push(String(prop));
+          return (real as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    return { calls, inbox: new ProjectInboxService({ store, bus: w.bus, clock: w.clock, ids: w.ids }) };
+  };
+  const outcome = (p: Promise<{ items: ProjectInboxItem[]; next_cursor: string | null }>) =>
+    p.then((page) => ({ page }), (error: unknown) => ({ error: (error as InboxKitError).code }));
+
+  it('gives the same page or error either way, for every role, filter, cursor and miss', async () => {
+    for (let i = 0; i < 4; i++) {
+      w.clock.set(T0 + i);
+      await itemIn('pending');
+      await itemIn(i % 2 ? 'accepted' : 'pending', 'acc_deriver2');
+      await w.inbox.create(w.ctx('acc_owner'), 'proj_main', { type: 'by-owner' });
+    }
+    await w.inbox.create(w.ctx('acc_owner'), 'proj_side', { type: 'side' });
+    const plain = (await w.inbox.list(w.ctx('acc_owner'), 'proj_main', { limit: 2 })).next_cursor!;
+    const mine = (await w.inbox.list(w.ctx('acc_deriver'), 'proj_main', { limit: 2 })).next_cursor!;
+    const pending = (await w.inbox.list(w.ctx('acc_owner'), 'proj_main', { limit: 2, status: 'pending' })).next_cursor!;
+    const side = (await w.inbox.list(w.ctx('acc_owner'), 'proj_side', { limit: 1 })).next_cursor;
+    expect(plain && mine && pending).toBeTruthy();
+    const queries: Array<Record<string, string | number>> = [
+      {}, { limit: 2 }, { limit: 2, cursor: plain }, { limit: 3, cursor: mine }, { status: 'pending', limit: 2, cursor: pending },
+      { sender_account_id: 'acc_deriver' }, { sender_account_id: 'acc_deriver2' }, { sender_account_id: 'acc_deriver', limit: 1 },
+      { status: 'accepted' }, { type: 'by-owner', limit: 1 }, { cursor: 'not-a-cursor' }, { cursor: plain, status: 'pending' },
+      ...(side ? [{ cursor: side }] : []),
+    ];
+    const callers = ['acc_owner', 'acc_deriver', 'acc_deriver2', 'acc_observer', 'acc_outsider', 'acc_stranger'];
+    const one = serviceOver(true);
+    const two = serviceOver(false);
+    const answers = new Set<string>();
+    for (const account of callers) {
+      for (const project of ['proj_main', 'proj_side', 'proj_missing']) {
+        for (const q of queries) {
+          const a = await outcome(one.inbox.list(w.ctx(account), project, q));
+          const b = await outcome(two.inbox.list(w.ctx(account), project, q));
+          expect(a, `${account} ${project} ${JSON.stringify(q)}`).toEqual(b);
+          if ('page' in a) {
+            if (account !== 'acc_owner') for (const i of a.page.items) expect(i.sender_account_id).toBe(account);
+            answers.add(a.page.items.length > 0 ? 'items' : 'empty');
+          } else {
+            answers.add(a.error);
+          }
+        }
+      }
+    }
+    expect([...answers].sort()).toEqual(['empty', 'invalid_cursor', 'items', 'project_inbox_read_denied', 'project_not_found']);
+    // A bad query is refused before anything is read, either way.
+    await rejects(one.inbox.list(w.ctx('acc_owner'), 'proj_missing', { limit: 0 }), 'validation_error');
+  });
+
+  it('reads once for the owner and a deriver, and falls back without the method or on a cursor it cannot decode', async () => {
+    await itemIn('pending');
+    const one = serviceOver(true);
+    await one.inbox.list(w.ctx('acc_owner'), 'proj_main');
+    expect(one.calls).toEqual(['listInboxItemsWithAccess']);
+    one.calls.length = 0;
+    expect((await one.inbox.list(w.ctx('acc_deriver'), 'proj_main')).items).toHaveLength(1);
+    expect((await one.inbox.list(w.ctx('acc_deriver2'), 'proj_main')).items).toEqual([]);
+    expect(one.calls).toEqual(['listInboxItemsWithAccess', 'listInboxItemsWithAccess']);
+    one.calls.length = 0;
+    await rejects(one.inbox.list(w.ctx('acc_owner'), 'proj_main', { cursor: 'not-a-cursor' }), 'invalid_cursor');
+    expect(one.calls).toEqual(['getProject']);
+    const two = serviceOver(false);
+    await two.inbox.list(w.ctx('acc_deriver'), 'proj_main');
+    expect(two.calls).toEqual(['getProject', 'getMembership', 'listInboxItems']);
+  });
+
+  it('never shows a deriver another sender\'s item, even from a store whose page holds one', async () => {
+    const own = await itemIn('pending');
+    const other = await itemIn('pending', 'acc_deriver2');
+    const leaky = new Proxy(w.store, {
+      get(target, prop, receiver) {
+        if (prop === 'listInboxItemsWithAccess') {
+          return async (...args: Parameters<NonNullable<typeof target.listInboxItemsWithAccess>>) => {
+            const read = await target.listInboxItemsWithAccess!(...args);
+            return read && { ...read, items: await target.listInboxItems({ ...args[3], project_id: args[1], sender_account_id: undefined }) };
+          };
+        }
+        return Reflect.get(target, prop, receiver) as unknown;
+      },
+    });
+    const inbox = new ProjectInboxService({ store: leaky, bus: w.bus, clock: w.clock, ids: w.ids });
+    expect((await inbox.list(w.ctx('acc_deriver'), 'proj_main')).items.map((i) => i.id)).toEqual([own.id]);
+    expect((await inbox.list(w.ctx('acc_owner'), 'proj_main')).items.map((i) => i.id).sort()).toEqual([own.id, other.id].sort());
+  });
+});

@@ -6,12 +6,12 @@
 import { appendAudited } from '../audit.js';
 import { InboxKitError } from '../errors.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, type RequestContext, type ServiceDeps } from '../context.js';
-import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { idempotencyRequestHash, parseIdempotencyKey } from '../idempotency.js';
 import type { IdempotencyRecord, InboxDecisionPatch, NewProjectEvent, StoreTx } from '../ports/store.js';
 import type { InboxDecision, JsonValue, OperationLog, Project, ProjectEvent, ProjectInboxItem } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { accessOf, loadProjectAccess, type ProjectAccess } from './access.js';
+import { listInboxPage, type InboxItemPage } from './list.js';
 import { inboxPermissions, roleOf, visibilityOfEventType } from './permissions.js';
 import { gateInboxItemWrite, gateProjectWrite, projectState } from '../policy/write-gate.js';
 import { decideWrite } from '../policy/write-policy.js';
@@ -22,11 +22,7 @@ import {
 import { decisionEventType, transition } from './transition.js';
 import { resolveSources, settle, unsettle, type ResolvedSources } from './sources.js';
 
-/** One page of items, newest first; `next_cursor` is null on the last page. */
-export interface InboxItemPage {
-  items: ProjectInboxItem[];
-  next_cursor: string | null;
-}
+export type { InboxItemPage } from './list.js';
 
 /** Options of {@link ProjectInboxService.create}. */
 export interface CreateInboxItemOptions {
@@ -245,35 +241,13 @@ export class ProjectInboxService {
 
   /**
    * One page of the inbox (owner: all; deriver: only its own — another `sender_account_id` gives
-   * an empty page). Order `created_at DESC, id DESC`.
+   * an empty page). Order `created_at DESC, id DESC`. One read where the store has
+   * `listInboxItemsWithAccess` (see `list.ts`).
    * @throws InboxKitError validation_error, invalid_cursor, project_not_found, project_inbox_read_denied.
    */
   async list(ctx: RequestContext, project_id: string, input: ListInboxItemsInput = {}): Promise<InboxItemPage> {
     const query = parseOrThrow(listInboxItemsQuery, input, 'query');
-    const access = await loadProjectAccess(this.deps.store, ctx.principal, project_id);
-    const read = inboxPermissions(access.role).read;
-    if (read === 'none') throw new InboxKitError('project_inbox_read_denied', 'This role may not read the inbox');
-    const filters = {
-      status: query.status,
-      type: query.type,
-      sender_account_id: query.sender_account_id,
-      source_session_id: query.source_session_id,
-    };
-    const fingerprint = filterFingerprint(filters);
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, access.project.id, fingerprint);
-    if (read === 'own') {
-      if (filters.sender_account_id !== undefined && filters.sender_account_id !== ctx.principal.account_id) {
-        return { items: [], next_cursor: null };
-      }
-      filters.sender_account_id = ctx.principal.account_id;
-    }
-    const rows = await this.deps.store.listInboxItems({ project_id: access.project.id, ...filters, after, limit: query.limit + 1 });
-    const items = rows.slice(0, query.limit);
-    const last = items[items.length - 1];
-    return {
-      items,
-      next_cursor: rows.length > query.limit && last ? encodeCursor(access.project.id, fingerprint, last) : null,
-    };
+    return listInboxPage(this.deps.store, ctx.principal, project_id, query);
   }
 
   /**

@@ -28,6 +28,24 @@ export interface InboxItemWithAccess {
   item: ProjectInboxItem | undefined;
 }
 
+/** The filters, keyset position and size of a {@link InboxStore.listInboxItemsWithAccess} page: an {@link InboxItemQuery} without its project. */
+export type InboxPageQuery = Omit<InboxItemQuery, 'project_id'>;
+
+/** What {@link InboxStore.listInboxItemsWithAccess} reads in one go. */
+export interface InboxItemsWithAccess {
+  /** The project (of the asked workspace). */
+  project: Project;
+  /** `account_id`'s membership row of the project, or `undefined` when it has none (an owner usually has none). */
+  membership: Membership | undefined;
+  /**
+   * The page of the project's items as {@link InboxStore.listInboxItems} gives it for the query
+   * when `account_id` owns the project (`project.account_id`); else the page of the query narrowed
+   * to the items `account_id` sent (`sender_account_id`; empty when the query names another
+   * sender). The caller decides from `project` and `membership` whether it may be shown.
+   */
+  items: ProjectInboxItem[];
+}
+
 /** The state of a project a write was allowed on (see {@link InboxStore.decideInboxItemIfUnchanged}). */
 export interface UnchangedProject {
   workspace_id: string;
@@ -85,6 +103,22 @@ export interface InboxStore {
   lockInboxItemWithAccess?(workspace_id: string, project_id: string, account_id: string, item_id: string): Promise<InboxItemWithAccess | undefined>;
   /** One keyset page in `created_at DESC, id DESC` order; never skips or repeats rows that share a `created_at`. */
   listInboxItems(query: InboxItemQuery): Promise<ProjectInboxItem[]>;
+  /**
+   * OPTIONAL (a store without it still works: a list then calls `getProject`, `getMembership`
+   * and {@link listInboxItems}). Everything a list needs in one read, one round trip on a
+   * networked database (e.g. PostgreSQL: one statement): the project `project_id` only if it is
+   * in `workspace_id` (else `undefined`, exactly as for a missing project — scoping rule),
+   * `account_id`'s membership of it, and the page `listInboxItems({ project_id, ...query })`
+   * returns if `account_id` owns the project (`project.account_id`), else the page of the query
+   * with `sender_account_id = account_id` as well (the only items anyone but the owner can ever
+   * read; empty when the query names another sender). The store checks no role: the Project Inbox
+   * shows the page only to a caller whose role may read it. MUST return exactly what those methods
+   * would return at one moment (one statement, or one snapshot): the same rows in the same
+   * `created_at DESC, id DESC` order, never a membership or an item of another project, never,
+   * to another account than the owner, an item it did not send. project-inbox.md
+   * "GET /projects/:id/inbox".
+   */
+  listInboxItemsWithAccess?(workspace_id: string, project_id: string, account_id: string, query: InboxPageQuery): Promise<InboxItemsWithAccess | undefined>;
   /**
    * Conditional update: applies `patch` only if the item's status is still `seen_status`
    * (`… WHERE id = ? AND status = ?`), and returns the updated item, or `undefined` when another
