@@ -120,10 +120,7 @@ export class ProjectInboxService {
     };
     if (idempotency === undefined) {
       const made = await this.createInOneStatement(ctx, project_id, body, payload, bytes);
-      if (made !== undefined) {
-        this.publish([made.event]);
-        return { item: made.item, replayed: false };
-      }
+      if (made !== undefined) { this.publish([made.event]); return { item: made.item, replayed: false }; }
     }
     const { events, item, replayed } = await this.deps.store.transaction(async (tx) => {
       // The sources are read first, before the project's lock (they are not locked either way), so
