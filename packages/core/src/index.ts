@@ -44,7 +44,7 @@ export {
   type UnchangedMembership, type UnchangedProject,
   type InboxStore, type NewProjectEvent, type NewSessionEvent, type ProjectEventQuery, type ProjectEventStore,
   type ProjectStore, type RunStatusChange, type RunStore, type SessionEventQuery, type SessionPageQuery, type SessionPatch,
-  type SessionStore, type SessionWithAccess, type Store, type StoreReadiness, type StoreTx, type TimeBounds,
+  type SessionGate, type SessionStore, type SessionWithAccess, type Store, type StoreReadiness, type StoreTx, type TimeBounds,
 } from './ports/store.js';
 export { type BusListener, type BusMessage, createLocalEventBus, type EventBus, topicOf } from './ports/event-bus.js';
 export { type Feed, type FeedItem } from './ports/feed.js';

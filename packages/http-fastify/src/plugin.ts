@@ -5,7 +5,7 @@
  * Not wrapped in `fastify-plugin`: `prefix` works; the host's routes, parsers and handlers stay as they were.
  */
 import type { Principal } from '@inbox-kit/core';
-import { clientLeftSignal, createHttpHandler, methodIndex, requestIdHeaders, requestIdReusing, servedRoutes, targetWithin, thrownAnswer, unroutedAnswer, writeEventStream } from '@inbox-kit/core/http';
+import { clientLeftSignal, createHttpHandler, methodIndex, requestIdReusing, servedRoutes, targetWithin, thrownAnswer, unroutedAnswer, writeEventStream } from '@inbox-kit/core/http';
 import type { ErrorAnswer, HostAuthenticate, HttpHandlerOptions, MountedRoutes, PipelineRequest } from '@inbox-kit/core/http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import packageJson from '../package.json' with { type: 'json' };
@@ -78,14 +78,14 @@ export function serveAtRoot(request: FastifyRequest, reply: FastifyReply): Promi
   return registrations.get(request.server.server)?.find((r) => r.mount === '')?.serve(request, reply);
 }
 
-/** The pipeline's request for a Fastify request: the target within the prefix, the id the preset's hook gave it or Fastify's log lines' when it is one of ours. */
-function pipelineRequestOf(request: FastifyRequest, reply: FastifyReply, prefix: string): PipelineRequest<FastifyRequest> {
-  let signal: AbortSignal | undefined; // made when the pipeline first asks (an event stream, an observer): most answers never need one
-  return {
-    method: request.method, url: targetWithin(request.url, prefix), headers: request.headers as Record<string, string | undefined>, body: request.raw,
-    remoteAddress: request.ip, get signal() { return (signal ??= clientLeftSignal(reply.raw)); }, host: request, mount: prefix, startedAt: performance.now(),
-    requestId: requestIdReusing(request.headers['x-request-id'], request.requestId || String(request.id)),
-  };
+/** The pipeline's request for a Fastify request: the target within the prefix, the id the hooks gave it; a class, so no getter or closure is made per request. */
+class FastifyPipelineRequest implements PipelineRequest<FastifyRequest> {
+  method: string; url: string; headers: Record<string, string | undefined>; body: FastifyRequest['raw']; remoteAddress: string; startedAt = performance.now(); requestId: string; caller?: PipelineRequest['caller']; #signal?: AbortSignal;
+  constructor(readonly host: FastifyRequest, private readonly reply: FastifyReply, readonly mount: string) {
+    this.method = host.method; this.url = targetWithin(host.url, mount); this.headers = host.headers as Record<string, string | undefined>; this.body = host.raw; this.remoteAddress = host.ip;
+    this.requestId = host.requestId || requestIdReusing(host.headers['x-request-id'], String(host.id));
+  }
+  get signal(): AbortSignal { return (this.#signal ??= clientLeftSignal(this.reply.raw)); } // made when first asked for (an event stream, an observer): most answers never need one
 }
 
 /** The error handler: what Fastify or a host's hook throws, `answer` (default: the contract's table) in the envelope; unexpected errors logged, never shown. */
@@ -120,22 +120,24 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   app.addHook('preClose', async () => handler.closeStreams());
   app.addHook('onClose', async () => handler.close());
 
-  // The caller first (the preset's rate limiter keys on it): once, passed on to `handle`; a refusal is answered here.
-  app.addHook('onRequest', async (request, reply) => {
-    const pipelineRequest = pipelineRequestOf(request, reply, prefix);
-    slots(request)[PENDING] = pipelineRequest;
-    if (request.requestId !== pipelineRequest.requestId) void reply.headers(requestIdHeaders(request.requestId = pipelineRequest.requestId!));
-    if (request.routeOptions.config?.inboxKit !== true) return;
-    pipelineRequest.caller = handler.authenticate(pipelineRequest);
-    const caller = await pipelineRequest.caller.catch(() => undefined);
+  // Every request here: its request id (`createServer` gave it one already) in `request.requestId` and the answer's headers.
+  app.addHook('onRequest', (request, reply, done) => {
+    const id = requestIdReusing(request.headers['x-request-id'], request.requestId || String(request.id));
+    if (request.requestId !== id) void reply.header('x-request-id', (request.requestId = id)).header('request-id', id);
+    done();
+  });
+  // The routes' caller first (a route hook: before the preset's rate limiter's, which keys on it): once, passed on to `handle`; a refusal is answered here.
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const pipelineRequest = (slots(request)[PENDING] = new FastifyPipelineRequest(request, reply, prefix));
+    const caller = await (pipelineRequest.caller = handler.authenticate(pipelineRequest)).catch(() => undefined);
     if (caller === undefined) return serve(request, reply);
     request.principal = caller.principal;
     request.forwarded = caller.forwarded;
-  });
+  };
   const serve = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const own = slots(request);
     own[SERVED] = true;
-    const pipelineRequest = own[PENDING] ?? pipelineRequestOf(request, reply, prefix);
+    const pipelineRequest = own[PENDING] ?? new FastifyPipelineRequest(request, reply, prefix);
     own[PENDING] = null; // taken, not kept: Fastify holds `request` as long as its response (an open stream's lifetime)
     const answer = await handler.handle(pipelineRequest);
     if (answer.stream === undefined) return reply.code(answer.status).headers(answer.headers).send(answer.body);
@@ -144,9 +146,9 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
   };
 
   const routes = servedRoutes(services, openapi);
-  for (const route of routes) app.route({ method: route.method, url: route.path, config: { inboxKit: true, swaggerTransform: hostDocumentTransform(inHostDocument, route) }, handler: serve });
+  for (const route of routes) app.route({ method: route.method, url: route.path, config: { inboxKit: true, swaggerTransform: hostDocumentTransform(inHostDocument, route) }, onRequest: authenticate, handler: serve });
   // CORS preflights of the routes' paths (elsewhere under a prefix, the not-found handler's).
-  if (opts.cors !== undefined) for (const url of new Set(routes.map((r) => r.path))) app.options(url, { config: { inboxKit: true }, schema: { hide: true } }, serve);
+  if (opts.cors !== undefined) for (const url of new Set(routes.map((r) => r.path))) app.options(url, { config: { inboxKit: true }, schema: { hide: true }, onRequest: authenticate }, serve);
   registrations.set(app.server, [...(registrations.get(app.server) ?? []), { mount: prefix, index: methodIndex(routes, { options: opts.cors !== undefined }), serve, openStreams: () => handler.openStreams() }]);
   // Under a prefix, unknown paths below it are the pipeline's (404, or 405 on a known path).
   if (prefix !== '') app.setNotFoundHandler(serve);
@@ -156,8 +158,7 @@ export const inboxKit: FastifyPluginAsync<InboxKitPluginOptions> = async (app, o
 
 /** The request decorations (`requestId`, `principal`, `forwarded`), unless the host or `createServer` already added them. */
 export function decorateRequests(app: FastifyInstance): void {
-  if (!app.hasRequestDecorator('requestId')) app.decorateRequest('requestId', '');
-  if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null);
-  if (!app.hasRequestDecorator('forwarded')) app.decorateRequest('forwarded', false);
-  for (const [name, value] of [[PENDING, null], [SERVED, false]] as const) if (!app.hasRequestDecorator(name)) app.decorateRequest(name as never, value as never);
+  for (const [name, value] of [['requestId', ''], ['principal', null], ['forwarded', false], [PENDING, null], [SERVED, false]] as const) {
+    if (!app.hasRequestDecorator(name)) app.decorateRequest(name as never, value as never);
+  }
 }

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import {
-  connectionPolicy, fdLimitFromProcLimits, guardConnections, observeRequest, requestIdFor, requestIdHeaders, requestIdReusing, type ConnectionPolicyOptions, type CorsOptions,
+  connectionPolicy, fdLimitFromProcLimits, guardConnections, observeRequest, requestIdFor, requestIdReusing, type ConnectionPolicyOptions, type CorsOptions,
   type CredentialThrottleOptions, type HttpObserver,
 } from '@inbox-kit/core/http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -103,8 +103,8 @@ export async function createServer(options: CreateServerOptions): Promise<Fastif
   decorateRequests(app);
   // A callback hook (no promise per request).
   app.addHook('onRequest', (request, reply, done) => {
-    request.requestId = requestIdReusing(request.headers['x-request-id'], request.id);
-    void reply.headers(requestIdHeaders(request.requestId));
+    const id = (request.requestId = requestIdReusing(request.headers['x-request-id'], request.id));
+    void reply.header('x-request-id', id).header('request-id', id);
     // The answers the pipeline does not make (rate limits, load shedding, closing) are observed here.
     if (options.observer !== undefined) {
       const route = request.is404 ? null : request.routeOptions.url ?? null;

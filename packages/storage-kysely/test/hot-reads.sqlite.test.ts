@@ -73,6 +73,7 @@ describe('SQLite hot reads with sqlite_stat4 present (issue 18)', () => {
   const reads: Array<[string, () => Promise<unknown>]> = [
     ['getInboxItemWithAccess', () => store.getInboxItemWithAccess!('ws_1', 'proj_1', 'acc_3', 'pinbox_6')],
     ['getSessionWithAccess', () => store.getSessionWithAccess!('ws_1', 'sess_2', 'acc_3')],
+    ['getSessionGate', () => store.getSessionGate!('ws_1', 'sess_2', 'acc_3')],
     ['findApiKeyByHash', () => store.findApiKeyByHash('ab'.repeat(32))],
     ['getProject', () => store.getProject('ws_1', 'proj_1')],
     ['getMembership', () => store.getMembership('proj_1', 'acc_3')],
@@ -105,5 +106,12 @@ describe('SQLite hot reads with sqlite_stat4 present (issue 18)', () => {
       session: await store.getSession('ws_1', 'sess_2'), project: await store.getProject('ws_1', 'proj_2'), membership: await store.getMembership('proj_2', 'acc_3'),
     });
     expect(await store.getSessionWithAccess!('ws_other', 'sess_2', 'acc_3')).toBeUndefined();
+    const session = await store.getSession('ws_1', 'sess_2');
+    const project = await store.getProject('ws_1', 'proj_2');
+    expect(await store.getSessionGate!('ws_1', 'sess_2', 'acc_3')).toEqual({
+      session: { id: session!.id, project_id: session!.project_id, archived_at: session!.archived_at },
+      project: { account_id: project!.account_id, status: project!.status }, role: (await store.getMembership('proj_2', 'acc_3'))?.role,
+    });
+    expect(await store.getSessionGate!('ws_other', 'sess_2', 'acc_3')).toBeUndefined();
   });
 });

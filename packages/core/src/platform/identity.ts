@@ -77,7 +77,9 @@ export class IdentityService {
 
   async #authenticate(secret: string | undefined, as_account_id: string | undefined): Promise<Principal> {
     if (!secret) throw new InboxKitError('authentication_required', 'An API key is required (Authorization: Bearer <key> or x-api-key)');
-    const hash = await (this.deps.hashApiKey ?? hashApiKey)(secret);
+    const hashed = (this.deps.hashApiKey ?? hashApiKey)(secret);
+    // A synchronous hash (the demo's SHA-256 of node:crypto) is used as it is: no turn of the microtask queue per request.
+    const hash = typeof hashed === 'string' ? hashed : await hashed;
     const cached = this.#principals.get(hash, as_account_id);
     if (cached) return cached;
     const generation = this.#principals.generation;

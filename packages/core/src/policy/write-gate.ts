@@ -11,7 +11,7 @@ import { InboxKitError } from '../errors.js';
 import { accessOf, loadProjectAccess, type ProjectAccess } from '../project-inbox/access.js';
 import type { StoreTx } from '../ports/store.js';
 import type { Project, ProjectInboxItem, Session } from '../records.js';
-import { loadSessionAccess, type SessionAccess } from '../sessions/access.js';
+import { loadSessionAccess, loadSessionGate, type SessionAccess, type SessionGateAccess } from '../sessions/access.js';
 import { decideWrite, WORKSPACE_STATE, WRITE_POLICY, type WriteAction, type WriteRole, type WriteState } from './write-policy.js';
 
 /**
@@ -102,25 +102,30 @@ export async function gateInboxItemWrite(
   return { access, item: read?.item };
 }
 
-/** Options of {@link gateSessionWrite}. */
-export interface SessionWriteOptions {
-  /**
-   * Lock the project, then the Session (default true; inside the write's transaction). False
-   * only for writes that touch no row (the Live Inbox queue is process memory): they are decided
-   * on a plain read, and what they lead to is decided again under the lock when it is committed.
-   */
-  lock?: boolean;
-}
-
 /**
  * A write to a Session by the caller: project and Session locked (`lockProject`, `lockSession`),
  * the Session's Run read when the action's row depends on it, then the gate.
  * @throws InboxKitError `session_not_found` (404: missing, deleted, foreign, not visible), then the table's refusal.
  */
-export async function gateSessionWrite(tx: StoreTx, principal: Principal, session_id: string, action: WriteAction, options: SessionWriteOptions = {}): Promise<SessionAccess> {
-  const access = await loadSessionAccess(tx, principal, session_id, { lock: options.lock ?? true });
+export async function gateSessionWrite(tx: StoreTx, principal: Principal, session_id: string, action: WriteAction): Promise<SessionAccess> {
+  const access = await loadSessionAccess(tx, principal, session_id, { lock: true });
   assertWrite(action, access.role, sessionState(access.session, access.project, await runStateOf(tx, access.session.id, action)));
   return access;
+}
+
+/**
+ * A write to a Session that touches no row (the Live Inbox queue is process memory), decided on a
+ * plain read of what the gate needs (`loadSessionGate`); what it leads to is decided again under
+ * the lock when it is committed. Same checks, same order as {@link gateSessionWrite}.
+ * @throws InboxKitError `session_not_found` (404), then the table's refusal.
+ */
+export async function gateSessionWriteUnlocked(store: StoreTx, principal: Principal, session_id: string, action: WriteAction): Promise<SessionGateAccess> {
+  const gate = await loadSessionGate(store, principal, session_id);
+  const state: WriteState = {
+    project: gate.projectStatus ?? 'none', session: gate.sessionArchived ? 'archived' : 'live', run: await runStateOf(store, gate.session_id, action),
+  };
+  assertWrite(action, gate.role, state);
+  return gate;
 }
 
 /**

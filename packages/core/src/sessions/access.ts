@@ -8,7 +8,7 @@ import type { Principal, ServiceDeps } from '../context.js';
 import { InboxKitError } from '../errors.js';
 import { roleOf, type ProjectRole } from '../project-inbox/permissions.js';
 import type { StoreTx } from '../ports/store.js';
-import type { Floor, JsonValue, Membership, Page, Project, Session } from '../records.js';
+import type { Floor, JsonValue, Membership, Page, Project, ProjectStatus, Session } from '../records.js';
 
 /** A Session as its caller may use it. */
 export interface SessionAccess {
@@ -67,6 +67,42 @@ export async function loadSessionAccess(tx: StoreTx, principal: Principal, sessi
   const role = roleOf(project, principal.account_id, membership?.role);
   if (role === null) throw sessionNotFound();
   return { session, canWrite: role === 'owner', role, archived: project.status === 'archived', project };
+}
+
+/** What a Session's access rule and write gate decide on, read without a lock ({@link loadSessionGate}). */
+export interface SessionGateAccess {
+  session_id: string;
+  /** As {@link SessionAccess.canWrite}. */
+  canWrite: boolean;
+  role: Exclude<ProjectRole, null> | 'workspace';
+  /** The project's status; undefined for a Session outside projects. */
+  projectStatus: ProjectStatus | undefined;
+  /** True when the Session itself is archived (`archived_at` set). */
+  sessionArchived: boolean;
+}
+
+/**
+ * {@link loadSessionAccess} without a lock, narrowed to what the access rule and the write gate
+ * decide on: the store's optional `getSessionGate` (one statement of six columns) when it has it,
+ * else the whole access read. Same rule, same 404 `session_not_found`.
+ */
+export async function loadSessionGate(store: StoreTx, principal: Principal, session_id: string): Promise<SessionGateAccess> {
+  if (store.getSessionGate === undefined) {
+    const access = await loadSessionAccess(store, principal, session_id);
+    return {
+      session_id: access.session.id, canWrite: access.canWrite, role: access.role,
+      projectStatus: access.project?.status, sessionArchived: access.session.archived_at !== null,
+    };
+  }
+  const read = await store.getSessionGate(principal.workspace_id, session_id, principal.account_id);
+  if (read === undefined) throw sessionNotFound();
+  const { session, project } = read;
+  const sessionArchived = session.archived_at !== null;
+  if (session.project_id === null) return { session_id: session.id, canWrite: true, role: 'workspace', projectStatus: undefined, sessionArchived };
+  if (project === undefined) throw sessionNotFound();
+  const role = roleOf(project, principal.account_id, read.role);
+  if (role === null) throw sessionNotFound();
+  return { session_id: session.id, canWrite: role === 'owner', role, projectStatus: project.status, sessionArchived };
 }
 
 /** Writes the next Floor of `session` on `branch` and its first Page, inside `tx`. */

@@ -14,7 +14,7 @@ import type { LiveInboxHost } from '../live-inbox/registry.js';
 import type { Clock } from '../ports/clock.js';
 import type { AttemptOwnership, Store, StoreTx } from '../ports/store.js';
 import type { Run } from '../records.js';
-import { loadSessionAccess, sessionWriteDenied } from './access.js';
+import { loadSessionGate, sessionWriteDenied } from './access.js';
 import { DEFAULT_ATTEMPT_LEASE_MS, type AttemptRoute, type AttemptRoutingErrorInfo, type AttemptRoutingOptions, type LiveInboxOperation } from './routing.js';
 import { parseSendSessionEvents } from './schemas.js';
 import { liveInboxAccess } from './steering.js';
@@ -72,12 +72,12 @@ export class AttemptLeases {
     if (operation.type === 'send_events') {
       const body = parseSendSessionEvents(operation.body);
       if (!body.events.some((e) => e.type === 'user.interrupt') || this.#deps.isExecuting(session_id)) return LOCAL;
-      const access = await loadSessionAccess(this.#deps.store, ctx.principal, session_id);
+      const access = await loadSessionGate(this.#deps.store, ctx.principal, session_id);
       if (!access.canWrite) throw sessionWriteDenied();
-      sid = access.session.id;
+      sid = access.session_id;
     } else {
       if (this.#deps.host.liveInbox(session_id) !== undefined) return LOCAL;
-      sid = (await liveInboxAccess(this.#deps.store, ctx.principal, session_id, operation.type !== 'snapshot')).id;
+      sid = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, operation.type !== 'snapshot');
     }
     let owner: AttemptOwnership | undefined;
     try {

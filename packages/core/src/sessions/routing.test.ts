@@ -329,6 +329,7 @@ describe('attempt routing — routeLiveInbox', () => {
   it('a failing Session read is 500 session_ownership_unavailable, as locally', async () => {
     const w = await world({ wrapStore: (s) => ({
       ...s, getSession: async () => { throw new Error('db down'); }, getSessionWithAccess: async () => { throw new Error('db down'); },
+      getSessionGate: async () => { throw new Error('db down'); },
     }) });
     const error = await rejection(w.b.runtime.routeLiveInbox(owner, 'sess_p', { type: 'snapshot' }));
     expect(error.code).toBe('session_ownership_unavailable');

@@ -181,7 +181,7 @@ describe('SessionRuntimeService — who may steer and check order', () => {
       store: (store) => new Proxy(store, {
         get(target, prop, receiver) {
           // Either read path of the ownership check (the one-read port method, or getSession).
-          if ((prop === 'getSession' || prop === 'getSessionWithAccess') && failing) return async () => { throw new Error('database is down'); };
+          if ((prop === 'getSession' || prop === 'getSessionWithAccess' || prop === 'getSessionGate') && failing) return async () => { throw new Error('database is down'); };
           return Reflect.get(target, prop, receiver) as unknown;
         },
       }),

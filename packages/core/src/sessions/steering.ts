@@ -13,11 +13,10 @@ import { InboxKitError, isInboxKitError } from '../errors.js';
 import type { LiveInboxMessage, LiveInboxQueue } from '../live-inbox/queue.js';
 import type { LiveInboxHost } from '../live-inbox/registry.js';
 import type { Store } from '../ports/store.js';
-import type { Session } from '../records.js';
 import { contentSchema } from '../live-inbox/content.js';
 import { markParsed, parseOrThrow, wasParsedBy } from '../validation.js';
-import { loadSessionAccess, sessionWriteDenied, type SessionAccess } from './access.js';
-import { gateSessionWrite } from '../policy/write-gate.js';
+import { loadSessionGate, sessionWriteDenied, type SessionGateAccess } from './access.js';
+import { gateSessionWriteUnlocked } from '../policy/write-gate.js';
 import type { WriteAction } from '../policy/write-policy.js';
 import { liveInboxContentBody, liveInboxOrderBody, type LiveInboxContentInput, type LiveInboxOrderInput } from './schemas.js';
 
@@ -52,21 +51,21 @@ const liveInboxInactive = () =>
  * Session visibility for the Live Inbox: 404 `session_not_found` as usual, but a failing read is
  * 500 `session_ownership_unavailable`; with `mutation` (`true`: the permission only, as a routing
  * pre-check; an action: the whole write gate), a caller who may not write is 403 and an archived
- * project or Session 409.
+ * project or Session 409. Reads only what the gate needs (`loadSessionGate`); returns the Session's id.
  */
-export async function liveInboxAccess(store: Store, principal: Principal, session_id: string, mutation: boolean | WriteAction): Promise<Session> {
-  let access: SessionAccess;
+export async function liveInboxAccess(store: Store, principal: Principal, session_id: string, mutation: boolean | WriteAction): Promise<string> {
+  let access: SessionGateAccess;
   try {
     // A mutation passes the write gate (403, then 409 for an archived project or Session) on a
-    // plain read: the queue is process memory, and what it holds is committed only through the
-    // gate again (`run.commit`, under the Session's lock), so nothing queued after an archive commits.
-    access = typeof mutation === 'string' ? await gateSessionWrite(store, principal, session_id, mutation, { lock: false }) : await loadSessionAccess(store, principal, session_id);
+    // plain read of what the gate needs: the queue is process memory, and what it holds is committed
+    // only through the gate again (`run.commit`, under the Session's lock), so nothing queued after an archive commits.
+    access = typeof mutation === 'string' ? await gateSessionWriteUnlocked(store, principal, session_id, mutation) : await loadSessionGate(store, principal, session_id);
   } catch (error) {
     if (isInboxKitError(error)) throw error;
     throw new InboxKitError('session_ownership_unavailable', 'Session ownership could not be read; no queue mutation was attempted.', [], { cause: error });
   }
   if (mutation === true && !access.canWrite) throw sessionWriteDenied();
-  return access.session;
+  return access.session_id;
 }
 
 /** The five Live Inbox operations over this process's attempt registry (see `SessionRuntimeService`). */
@@ -79,8 +78,7 @@ export class LiveInboxSteering {
 
   /** @throws InboxKitError `session_not_found` (404), `session_ownership_unavailable` (500). */
   async snapshot(ctx: RequestContext, session_id: string): Promise<LiveInboxView> {
-    const session = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, false);
-    const inbox = this.#deps.host.liveInbox(session.id);
+    const inbox = this.#deps.host.liveInbox(await liveInboxAccess(this.#deps.store, ctx.principal, session_id, false));
     if (inbox === undefined) return { active: false, version: 0, messages: [] };
     return { active: true, ...inbox.snapshot() };
   }
@@ -90,8 +88,7 @@ export class LiveInboxSteering {
    * state of the queue (`LiveInboxQueue.snapshotJson`). @throws InboxKitError as {@link snapshot}.
    */
   async snapshotJson(ctx: RequestContext, session_id: string): Promise<string> {
-    const session = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, false);
-    const inbox = this.#deps.host.liveInbox(session.id);
+    const inbox = this.#deps.host.liveInbox(await liveInboxAccess(this.#deps.store, ctx.principal, session_id, false));
     if (inbox === undefined) return INACTIVE_JSON;
     return `{"active":true,${inbox.snapshotJson().slice(1)}`;
   }
@@ -128,10 +125,10 @@ export class LiveInboxSteering {
    * native attempt (410; when the Session's Run awaits tool results or confirmations, the message says so).
    */
   async #mutableInbox(ctx: RequestContext, session_id: string, action: WriteAction): Promise<LiveInboxQueue> {
-    const session = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, action);
-    const inbox = this.#deps.host.liveInbox(session.id);
+    const sid = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, action);
+    const inbox = this.#deps.host.liveInbox(sid);
     if (inbox === undefined) {
-      const awaiting = await this.#deps.store.getAwaitingRun?.(session.id).catch(() => undefined);
+      const awaiting = await this.#deps.store.getAwaitingRun?.(sid).catch(() => undefined);
       if (awaiting !== undefined) {
         throw new InboxKitError('live_inbox_inactive', 'The Session\'s Run awaits tool results or confirmations (requires_action): answer them, or send a user.interrupt, then steer the Run or send durable input.');
       }

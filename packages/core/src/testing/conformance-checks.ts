@@ -28,7 +28,7 @@ import {
   checkDecideInboxItemAudited, checkDecideInboxItemIfUnchanged, checkGetProjectWithAccess, checkInsertInboxItemAudited, checkInsertInboxItemIfUnchanged, checkLockProjectWithAccess,
 } from './conformance-checks/inbox-audited.js';
 import { checkMemberships } from './conformance-checks/projects.js';
-import { checkGapFreeSessionSeq, checkManagedSessions, checkSessionWithAccess, checkSessionsFloorsPages } from './conformance-checks/sessions.js';
+import { checkGapFreeSessionSeq, checkManagedSessions, checkSessionGate, checkSessionWithAccess, checkSessionsFloorsPages } from './conformance-checks/sessions.js';
 import { checkReadiness, checkRowLocks, checkTransactionAtomicity } from './conformance-checks/transactions.js';
 import type { StoreConformanceSubject } from './conformance-checks/support.js';
 
@@ -38,7 +38,7 @@ export { checkAccountsAndKeys, checkIdentityAndProjects, checkWorkspaceScoping }
 export { checkMemberships } from './conformance-checks/projects.js';
 export { JSON_SAMPLES, checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging } from './conformance-checks/inbox.js';
 export { checkAppendAudited, checkEventVisibilitySourceAndLatest, checkGapFreeProjectSequences } from './conformance-checks/events.js';
-export { checkGapFreeSessionSeq, checkManagedSessions, checkSessionWithAccess, checkSessionsFloorsPages } from './conformance-checks/sessions.js';
+export { checkGapFreeSessionSeq, checkManagedSessions, checkSessionGate, checkSessionWithAccess, checkSessionsFloorsPages } from './conformance-checks/sessions.js';
 export {
   checkAttemptOwnership, checkEndRunConditional, checkFindSession, checkListRunningRuns, checkRunStatusChanges, checkStoreClock,
 } from './conformance-checks/runs.js';
@@ -76,7 +76,7 @@ export const STORE_PORT_METHODS = {
     'listWorkspaceOperationLogs',
   ],
   sessions: [
-    'insertSession', 'getSession', 'lockSession', 'findSession', 'listSessions', 'getSessionWithAccess', 'pageSessions', 'updateSession', 'deleteSession',
+    'insertSession', 'getSession', 'lockSession', 'findSession', 'listSessions', 'getSessionWithAccess', 'getSessionGate', 'pageSessions', 'updateSession', 'deleteSession',
     'insertFloor', 'getFloor', 'listFloors', 'pageFloors', 'lastFloorNumber', 'insertPage', 'getPage', 'listPages', 'pagePages', 'appendSessionEvents',
     'listSessionEvents', 'lastSessionEventSeq',
   ],
@@ -135,6 +135,7 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'events', requires: needs('events'), name: 'Project Events keep visibility and source; lastProjectEventSequence and lastSessionEventSeq', run: checkEventVisibilitySourceAndLatest },
   { group: 'events', requires: needs('events'), name: 'appendAudited (optional): the Operation Log row and the event in one call, gap-free under 40 concurrent writers, both or neither', run: checkAppendAudited },
   { group: 'sessions', requires: needs(), name: 'getSessionWithAccess (optional): session, project and membership in one read, as the three reads give them', run: checkSessionWithAccess },
+  { group: 'sessions', requires: needs(), name: 'getSessionGate (optional): the Session\'s id, project and archive, the project\'s owner and status, the caller\'s role in one read, as the three reads give them', run: checkSessionGate },
   { group: 'sessions', requires: needs(), name: 'session ledger: gap-free seq under concurrent appends', run: checkGapFreeSessionSeq },
   { group: 'sessions', requires: needs(), name: 'sessions, floors and pages', run: checkSessionsFloorsPages },
   { group: 'sessions', requires: needs(), name: 'managed sessions: pages, update, delete, ledger filters', run: checkManagedSessions },

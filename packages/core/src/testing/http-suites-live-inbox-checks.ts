@@ -174,7 +174,7 @@ export const liveInboxRouteChecks: HttpSuiteCheck<LiveInboxCtx>[] = [
       const h = await harness({
         wrapStore: (store: Store) => new Proxy(store, {
           get(target, prop, receiver) {
-            if ((prop === 'getSession' || prop === 'getSessionWithAccess') && failing) return async () => { throw new Error('SQLITE_BUSY: secret detail'); };
+            if ((prop === 'getSession' || prop === 'getSessionWithAccess' || prop === 'getSessionGate') && failing) return async () => { throw new Error('SQLITE_BUSY: secret detail'); };
             return Reflect.get(target, prop, receiver) as unknown;
           },
         }),

@@ -1,12 +1,24 @@
 /** `SessionStore` on Kysely, the Session rows: soft delete, row lock, keyset pages, access in one read. */
 import { sql } from 'kysely';
-import type { SessionStore } from '@inbox-kit/core';
+import type { MemberRole, ProjectStatus, SessionGate, SessionStore } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
 import type { LedgerStore } from './ledger.js';
 import type { TurnStore } from './turns.js';
 import {
-  MEMBER, POINT_COLUMNS, PROJECT, SESSION, columnsOf, decodeProjectAccess, limitOf, pointReads, projectAccessRead, toJson,
+  MEMBER, POINT_COLUMNS, PROJECT, SESSION, columnsOf, decodeProjectAccess, limitOf, num, pointReads, projectAccessRead, toJson,
 } from './rows.js';
+
+/** A {@link SessionStore.getSessionGate} row: the Session's three columns, its project's owner and status, the caller's role. */
+type GateRow = { id: string; project_id: string | null; archived_at: unknown; p_account_id: string | null; p_status: string | null; m_role: string | null };
+
+/** The `SessionGate` of a gate row (the project's role only with the project). */
+function decodeGate(r: GateRow): SessionGate {
+  const project = r.p_account_id === null ? undefined : { account_id: r.p_account_id, status: r.p_status as ProjectStatus };
+  return {
+    session: { id: r.id, project_id: r.project_id, archived_at: r.archived_at === null ? null : num(r.archived_at) },
+    project, role: project === undefined || r.m_role === null ? undefined : (r.m_role as MemberRole),
+  };
+}
 
 /** The Session rows of {@link SessionStore}; its turns and ledger are `turns.ts` and `ledger.ts`. */
 export function sessionRowOps(ctx: StoreContext): Omit<SessionStore, keyof TurnStore | keyof LedgerStore> {
@@ -77,6 +89,22 @@ export function sessionRowOps(ctx: StoreContext): Omit<SessionStore, keyof TurnS
       const r = await db.updateTable('sessions').set({ deleted_at: at })
         .where('id', '=', session_id).where('workspace_id', '=', workspace_id).where('deleted_at', 'is', null).executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
+    },
+    async getSessionGate(workspace_id, session_id, account_id) {
+      // One row, three columns of the Session and three of its project and membership. SQLite: scalar
+      // reads by key (no join, whose plan SQLite would redo on every execution: `accessReadsWithoutJoins`).
+      const r = await first<GateRow>('getSessionGate', () => (dialect.accessReadsWithoutJoins
+        ? sql`SELECT s.id, s.project_id, s.archived_at,
+          (SELECT p.account_id FROM projects p WHERE p.id = s.project_id AND p.workspace_id = s.workspace_id) AS p_account_id,
+          (SELECT p.status FROM projects p WHERE p.id = s.project_id AND p.workspace_id = s.workspace_id) AS p_status,
+          (SELECT m.role FROM project_members m WHERE m.project_id = s.project_id AND m.account_id = ${$(0)}) AS m_role
+          FROM sessions s WHERE s.id = ${$(1)} AND s.workspace_id = ${$(2)} AND s.deleted_at IS NULL`
+        : sql`SELECT s.id, s.project_id, s.archived_at, p.account_id AS p_account_id, p.status AS p_status, m.role AS m_role
+          FROM sessions s
+          LEFT JOIN projects p ON p.id = s.project_id AND p.workspace_id = s.workspace_id
+          LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
+          WHERE s.id = ${$(1)} AND s.workspace_id = ${$(2)} AND s.deleted_at IS NULL`) as never, account_id, session_id, workspace_id);
+      return r && decodeGate(r);
     },
     async getSessionWithAccess(workspace_id, session_id, account_id) {
       if (dialect.accessReadsWithoutJoins) {

@@ -40,22 +40,49 @@ export function targetOf(url: string): string {
 }
 
 /**
+ * A fetch `Request` as the pipeline's request: `body` and `signal` are read when the pipeline
+ * needs them (a body to read, a stream, an observer): on `@hono/node-server` reading `body` builds
+ * the whole web `Request`, and `signal` its AbortController. A class, so no getters or closures are
+ * made per request (and the adapter's later `caller`, `requestId` keep the object's shape).
+ */
+class FetchPipelineRequest<H> implements PipelineRequest<H> {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Record<string, string | undefined>;
+  readonly remoteAddress: string | undefined;
+  readonly host: H;
+  readonly mount: string;
+  readonly startedAt: number;
+  requestId?: string = undefined;
+  caller?: PipelineRequest<H>['caller'] = undefined;
+  readonly #request: Request;
+
+  constructor(request: Request, parts: { host: H; url?: string; mount?: string; remoteAddress?: string | undefined; startedAt?: number }) {
+    this.#request = request;
+    this.method = request.method;
+    this.url = parts.url ?? targetOf(request.url);
+    this.headers = headerRecord(request.headers);
+    this.remoteAddress = parts.remoteAddress;
+    this.host = parts.host;
+    this.mount = parts.mount ?? '';
+    this.startedAt = parts.startedAt ?? performance.now();
+  }
+
+  get body(): PipelineRequest<H>['body'] {
+    return bodyOf(this.#request.body);
+  }
+
+  get signal(): AbortSignal {
+    return this.#request.signal;
+  }
+}
+
+/**
  * The pipeline's request for `request`.
  * @param parts.url the target within the mount (default: the request's whole target).
  */
 export function pipelineRequestOf<H>(request: Request, parts: { host: H; url?: string; mount?: string; remoteAddress?: string | undefined; startedAt?: number }): PipelineRequest<H> {
-  // `body` and `signal` are read when the pipeline needs them (a body to read, a stream, an
-  // observer): on `@hono/node-server` reading `body` builds the whole web `Request`, and `signal` its AbortController.
-  return {
-    method: request.method, url: parts.url ?? targetOf(request.url), headers: headerRecord(request.headers),
-    get body() {
-      return bodyOf(request.body);
-    },
-    get signal() {
-      return request.signal;
-    },
-    remoteAddress: parts.remoteAddress, host: parts.host, mount: parts.mount ?? '', startedAt: parts.startedAt ?? performance.now(),
-  };
+  return new FetchPipelineRequest(request, parts);
 }
 
 /** The `Response` of an answer. */

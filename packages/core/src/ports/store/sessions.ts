@@ -3,7 +3,7 @@
  * Session ledger (`seq`-ordered events) (live-inbox.md "Drain, commit, carry-over", "Managed
  * Agents compatibility"). Conformance group `sessions`.
  */
-import type { Floor, Membership, Page, Project, Session, SessionEvent } from '../../records.js';
+import type { Floor, MemberRole, Membership, Page, Project, Session, SessionEvent } from '../../records.js';
 import type { TimeBounds } from './common.js';
 
 /** What {@link SessionStore.getSessionWithAccess} reads in one go. */
@@ -14,6 +14,19 @@ export interface SessionWithAccess {
   project: Project | undefined;
   /** `account_id`'s membership of that project, or `undefined`. */
   membership: Membership | undefined;
+}
+
+/**
+ * What {@link SessionStore.getSessionGate} reads: the columns the Session's access rule and write
+ * gate decide on (live-inbox.md "Who may steer"; platform.md "The write gate"), nothing else.
+ */
+export interface SessionGate {
+  /** The Session's `id`, `project_id` (null outside projects) and `archived_at` (ms, null while live). */
+  session: Pick<Session, 'id' | 'project_id' | 'archived_at'>;
+  /** Its project's owner (`account_id`) and `status`; `undefined` when the Session has no project or it is missing or of another workspace. */
+  project: Pick<Project, 'account_id' | 'status'> | undefined;
+  /** `account_id`'s membership role in that project, or `undefined` (no project, or no membership row). */
+  role: MemberRole | undefined;
 }
 
 /** Query of {@link SessionStore.pageSessions}. */
@@ -96,6 +109,16 @@ export interface SessionStore {
    * deleted Session: `undefined`, as for a missing one).
    */
   getSessionWithAccess?(workspace_id: string, session_id: string, account_id: string): Promise<SessionWithAccess | undefined>;
+  /**
+   * OPTIONAL (without it, callers use `getSessionWithAccess`, or `getSession`, `getProject` and
+   * `getMembership`). {@link getSessionWithAccess} narrowed to what the access rule and the write
+   * gate decide on ({@link SessionGate}), in one read (one statement), for the reads that decide a
+   * Session's access without a lock (the Live Inbox, attempt routing): MUST return exactly those
+   * fields of what `getSessionWithAccess` would return at one moment (`undefined` for a Session
+   * missing, deleted or of another workspace; `project` only in the same workspace; `role` only
+   * from a membership of that project).
+   */
+  getSessionGate?(workspace_id: string, session_id: string, account_id: string): Promise<SessionGate | undefined>;
   /**
    * One keyset page of the workspace's Sessions (`GET /v1/sessions`), never a deleted one:
    * ordered by `(created_at, id)` (`desc` or `asc`, id in byte order), strictly after `after` in

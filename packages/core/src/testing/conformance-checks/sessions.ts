@@ -1,5 +1,5 @@
 /** Conformance checks of `SessionStore`: Sessions, Floors, Pages, managed Sessions, the Session ledger, `getSessionWithAccess`. */
-import type { Account, Floor, Page, Session, SessionEvent, Workspace } from '../../records.js';
+import type { Account, Floor, Page, Project, Session, SessionEvent, Workspace } from '../../records.js';
 import { assert, assertSame, range, assertGapFree, concurrentlyAllowing, T0, seedWorld, newProject, newSessionEvent, type StoreConformanceSubject } from './support.js';
 
 /**
@@ -143,6 +143,73 @@ export async function checkManagedSessions({ store }: Pick<StoreConformanceSubje
   assertSame(await seqs({ types: [] }), [], 'an empty types list matches none');
   assertSame(await seqs({ processed_at: { gt: T0 + 2, lte: T0 + 5 } }), [3, 4, 5], 'processed_at gt/lte');
   assertSame(await seqs({ processed_at: { gte: T0 + 2, lt: T0 + 5 }, after: 2 }), [3, 4], 'processed_at gte/lt with after');
+}
+
+/**
+ * `getSessionGate` (optional: a store without it passes) returns exactly those fields of what
+ * `getSession`, `getProject` and `getMembership` return: the Session's id, project and archive,
+ * the project's owner and status, the caller's role — for its owner, a member, an account with no
+ * role, a Session with no project (archived), an archived project; `undefined` through another
+ * workspace, for a missing or deleted Session; a project of another workspace is none; inside a
+ * transaction it sees the transaction's own writes.
+ */
+export async function checkSessionGate({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.getSessionGate === undefined) return;
+  const w = await seedWorld(store, 'sgate');
+  const ws2: Workspace = { id: `ws_${w.u}_2`, name: 'other', created_at: T0 };
+  await store.insertWorkspace(ws2);
+  const outsider: Account = { id: `acc_${w.u}_outsider`, name: 'Outsider', created_at: T0 };
+  await store.insertAccount(outsider, [w.ws.id]);
+  const loose: Session = {
+    id: `sess_${w.u}_loose`, workspace_id: w.ws.id, project_id: null, title: null, created_by_account_id: w.owner.id, created_at: T0 + 1,
+    agent: { id: 'assistant', type: 'agent', version: 1 }, environment_id: 'env_demo', metadata: { k: 'v' }, updated_at: T0 + 2, archived_at: T0 + 3,
+  };
+  await store.insertSession(loose);
+  const gone: Session = { ...w.session, id: `sess_${w.u}_gone`, created_at: T0 + 4 };
+  await store.insertSession(gone);
+  assert(await store.deleteSession(w.ws.id, gone.id, T0 + 5), 'deleteSession of a live Session');
+  const shut: Project = { ...w.project, id: `proj_${w.u}_shut`, name: 'archived', created_at: T0 + 6, updated_at: T0 + 6 };
+  await store.insertProject(shut);
+  assert((await store.setProjectStatus(shut.id, 'archived', T0 + 7)) !== undefined, 'setProjectStatus → archived');
+  const inShut: Session = { ...w.session, id: `sess_${w.u}_shut`, project_id: shut.id, created_at: T0 + 8 };
+  await store.insertSession(inShut);
+  // A Session whose project_id names a project of another workspace: no project, no role.
+  const foreign: Project = { ...w.project, id: `proj_${w.u}_foreign`, workspace_id: ws2.id, created_at: T0 + 9, updated_at: T0 + 9 };
+  await store.insertProject(foreign);
+  await store.upsertMembership({ project_id: foreign.id, account_id: w.deriver.id, role: 'deriver', created_at: T0 + 9 });
+  const astray: Session = { ...w.session, id: `sess_${w.u}_astray`, project_id: foreign.id, created_at: T0 + 10 };
+  await store.insertSession(astray);
+
+  const expected = async (sid: string, acc: string) => {
+    const session = await store.getSession(w.ws.id, sid);
+    if (session === undefined) return undefined;
+    const project = session.project_id ? await store.getProject(w.ws.id, session.project_id) : undefined;
+    return {
+      session: { id: session.id, project_id: session.project_id, archived_at: session.archived_at },
+      project: project && { account_id: project.account_id, status: project.status },
+      role: project ? (await store.getMembership(project.id, acc))?.role : undefined,
+    };
+  };
+  for (const [what, sid, acc] of [
+    ['the owner (no membership row)', w.session.id, w.owner.id],
+    ['a deriver member', w.session.id, w.deriver.id],
+    ['an account with no role', w.session.id, outsider.id],
+    ['a session with no project (archived)', loose.id, w.deriver.id],
+    ['a session of an archived project', inShut.id, w.owner.id],
+    ['a session whose project is of another workspace', astray.id, w.deriver.id],
+  ] as const) {
+    const got = await store.getSessionGate(w.ws.id, sid, acc);
+    assert(got !== undefined, `getSessionGate, ${what}: the session exists, so the answer must not be undefined`);
+    assertSame(got, await expected(sid, acc), `getSessionGate, ${what}`);
+  }
+  assert((await store.getSessionGate(ws2.id, w.session.id, w.owner.id)) === undefined, 'getSessionGate through another workspace must be undefined');
+  assert((await store.getSessionGate(w.ws.id, `sess_${w.u}_missing`, w.owner.id)) === undefined, 'getSessionGate of a missing session must be undefined');
+  assert((await store.getSessionGate(w.ws.id, gone.id, w.owner.id)) === undefined, 'getSessionGate of a deleted session must be undefined');
+  await store.transaction(async (tx) => {
+    await tx.upsertMembership({ project_id: w.project.id, account_id: outsider.id, role: 'observer', created_at: T0 + 11 });
+    const got = await tx.getSessionGate?.(w.ws.id, w.session.id, outsider.id);
+    assert(got?.role === 'observer', 'getSessionGate inside a transaction sees its own membership');
+  });
 }
 
 /**

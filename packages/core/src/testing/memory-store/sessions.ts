@@ -71,6 +71,18 @@ export function sessionOps(get: GetState): SessionStore {
         membership: project ? copy(s.memberships.get(`${project.id}\u0000${acc}`)) : undefined,
       };
     },
+    async getSessionGate(ws, sid, acc) {
+      const s = get();
+      const session = s.sessions.get(sid);
+      if (!session || session.workspace_id !== ws || s.deletedSessions.has(sid)) return undefined;
+      const p = session.project_id === null ? undefined : s.projects.get(session.project_id);
+      const project = p && p.workspace_id === ws ? p : undefined;
+      return {
+        session: { id: session.id, project_id: session.project_id, archived_at: session.archived_at },
+        project: project && { account_id: project.account_id, status: project.status },
+        role: project ? s.memberships.get(`${project.id}\u0000${acc}`)?.role : undefined,
+      };
+    },
     async appendSessionEvents(events: NewSessionEvent[]) {
       const s = get();
       const out: SessionEvent[] = [];
