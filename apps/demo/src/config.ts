@@ -180,6 +180,14 @@ function databaseUrlOf(value: string | undefined): string | undefined {
   return value;
 }
 
+/** DATA_DIR when no DATA_DIR is set: `data`, relative to the working directory (apps/demo for `npm run demo` and `npm run admin`). */
+export const DEFAULT_DATA_DIR = 'data';
+
+/** The absolute data directory: DATA_DIR, else {@link DEFAULT_DATA_DIR}, resolved against the working directory (the server's and the command line's one rule). */
+export function dataDirOf(env: NodeJS.ProcessEnv): string {
+  return resolve(env.DATA_DIR || DEFAULT_DATA_DIR);
+}
+
 /**
  * Reads the configuration; throws with a clear message on a malformed value. `stdoutIsTerminal`
  * picks the default LOG_FORMAT (pretty on a terminal, json otherwise).
@@ -188,7 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
   return {
     port: int('PORT', env.PORT, 3000, { max: 65_535 }),
     host: env.HOST || '127.0.0.1',
-    dataDir: resolve(env.DATA_DIR || 'data'),
+    dataDir: dataDirOf(env),
     databaseUrl: databaseUrlOf(env.DATABASE_URL),
     bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1_048_576, { min: 1 }),
     bodyTimeoutMs: int('BODY_TIMEOUT_MS', env.BODY_TIMEOUT_MS, 30_000),

@@ -13,6 +13,8 @@ import { createParser } from 'eventsource-parser';
 import pg from 'pg';
 
 export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+/** The built administration command line (`npm run admin` runs it in apps/demo). */
+export const ADMIN = fileURLToPath(new URL('../dist/admin.js', import.meta.url));
 export const PG_ADMIN_URL = process.env.INBOX_KIT_TEST_PG_URL || undefined;
 
 /** A demo process, its base URL and everything it printed. */
@@ -45,14 +47,15 @@ async function inTurn<T>(start: () => Promise<T>): Promise<T> {
 /**
  * Starts `node dist/main.js` with `env` and resolves once it prints its URL (30 s deadline, from
  * its turn). With `options.fdLimit`, the process runs under that file-descriptor limit (`ulimit -n`,
- * soft and hard). At most two starts of one test file run at once (a start-up is CPU work: a file
+ * soft and hard); with `options.cwd`, in that working directory (where a relative or the default
+ * DATA_DIR lies; else the test's). At most two starts of one test file run at once (a start-up is CPU work: a file
  * whose cases run concurrently overlaps their waits, and only two of their start-ups).
  */
-export function startDemoProcess(env: Record<string, string>, options: { fdLimit?: number } = {}): Promise<DemoProcess> {
+export function startDemoProcess(env: Record<string, string>, options: { fdLimit?: number; cwd?: string } = {}): Promise<DemoProcess> {
   return inTurn(() => spawnDemoProcess(env, options));
 }
 
-function spawnDemoProcess(env: Record<string, string>, options: { fdLimit?: number }): Promise<DemoProcess> {
+function spawnDemoProcess(env: Record<string, string>, options: { fdLimit?: number; cwd?: string }): Promise<DemoProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the demo first (pnpm exec turbo run build; pnpm test does it)`);
   const [command, args] = options.fdLimit === undefined
     ? [process.execPath, [MAIN]]
@@ -61,6 +64,7 @@ function spawnDemoProcess(env: Record<string, string>, options: { fdLimit?: numb
     const child = spawn(command, args, {
       env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     });
     let out = '';
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
@@ -259,14 +263,20 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /**
  * Runs `npm run admin -- <args>` from the repository's root as an operator does (the set-up step
  * skipped: the suite has built already), with `env` added to the test's environment minus the
- * database variables (so only `env` chooses the database). Resolves once it has exited.
+ * database variables (so only `env` chooses the database). With `options.cwd`, runs the built
+ * command line itself (`node apps/demo/dist/admin.js <args>`) in that directory instead, as
+ * `npm run admin` runs it in apps/demo: where the default DATA_DIR (`data`) lies. Resolves once it
+ * has exited.
  */
-export function runAdminCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runAdminCommand(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const base: NodeJS.ProcessEnv = { ...process.env, INBOX_KIT_SKIP_SETUP: '1', npm_config_update_notifier: 'false' };
   delete base.DATABASE_URL;
   delete base.DATA_DIR;
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: REPO_ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command, argv, cwd] = options.cwd === undefined
+      ? ['npm', ['run', '--silent', 'admin', '--', ...args], REPO_ROOT]
+      : [process.execPath, [ADMIN, ...args], options.cwd];
+    const child = spawn(command, argv, { cwd, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -277,8 +287,8 @@ export function runAdminCommand(args: string[], env: Record<string, string>): Pr
 }
 
 /** {@link runAdminCommand} with `--json`; throws with its output unless it exits 0; resolves with the parsed JSON. */
-export async function adminJson<T = any>(args: string[], env: Record<string, string>): Promise<T> {
-  const run = await runAdminCommand([...args, '--json'], env);
+export async function adminJson<T = any>(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): Promise<T> {
+  const run = await runAdminCommand([...args, '--json'], env, options);
   if (run.code !== 0) throw new Error(`npm run admin -- ${args.join(' ')} exited ${run.code}:\n${run.stdout}${run.stderr}`);
   return JSON.parse(run.stdout) as T;
 }
