@@ -7,10 +7,10 @@
  *
  * It opens the same database as the server, from the same variables read the same way:
  * `DATABASE_URL` (PostgreSQL), else the SQLite file `<DATA_DIR>/inbox-kit.sqlite` with `DATA_DIR`
- * defaulting to `data` (config.ts `dataDirOf`: apps/demo/data under `npm run admin`, the server's
- * own default). Only `migrate` creates a SQLite file that does not exist; every other command
- * refuses, saying where it looked and how to get a database there. Writes go through the core's administration use cases (`AdminService`)
- * as `system`, so each is one Operation Log row, as over `/admin`. Revocations reach running
+ * defaulting to `data` (data-dir.ts `dataDirOf`, the server's rule: apps/demo/data under `npm run
+ * admin`). Only `migrate` creates a SQLite file that does not exist; every other command refuses,
+ * saying where it looked and how to get a database there. Writes go through the core's
+ * administration use cases (`AdminService`) as `system`, so each is one Operation Log row, as over `/admin`. Revocations reach running
  * servers within their principal cache's 1 s. Output is plain text, or JSON with `--json`.
  * Exit status: 0 done, 1 refused (the message says why), 2 usage.
  */
@@ -24,7 +24,7 @@ import {
 } from '@inbox-kit/core';
 import { isPostgresUrl, migrateToLatest, migrationStatus, openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
 import { nanoid } from 'nanoid';
-import { dataDirOf, DEFAULT_DATA_DIR } from './config.js';
+import { dataDirOf, DEFAULT_DATA_DIR } from './data-dir.js';
 import { bootstrapWorkspace } from './seed.js';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]     (from the repository root)

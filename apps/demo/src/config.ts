@@ -56,9 +56,9 @@
  * unseen here; default 1000; 0 = no cache) and SSE_RETRY_MS (the `retry:` hint event streams send:
  * how long a dropped client waits before it reconnects; default 2000).
  */
-import { resolve } from 'node:path';
 import type { CallerBudgetOptions } from '@inbox-kit/core';
 import { parseCorsOrigins, type ConnectionPolicyOptions, type CredentialThrottleOptions } from '@inbox-kit/core/http';
+import { dataDirOf } from './data-dir.js';
 import { DEMO_RUNTIMES, type DemoRuntime } from './runtimes.js';
 
 export interface DemoConfig {
@@ -178,14 +178,6 @@ function databaseUrlOf(value: string | undefined): string | undefined {
     throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL; leave it unset to use the SQLite file under DATA_DIR');
   }
   return value;
-}
-
-/** DATA_DIR when no DATA_DIR is set: `data`, relative to the working directory (apps/demo for `npm run demo` and `npm run admin`). */
-export const DEFAULT_DATA_DIR = 'data';
-
-/** The absolute data directory: DATA_DIR, else {@link DEFAULT_DATA_DIR}, resolved against the working directory (the server's and the command line's one rule). */
-export function dataDirOf(env: NodeJS.ProcessEnv): string {
-  return resolve(env.DATA_DIR || DEFAULT_DATA_DIR);
 }
 
 /**

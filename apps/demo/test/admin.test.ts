@@ -211,7 +211,7 @@ describe.concurrent('the administration command line', () => {
     expect(elsewhere.stderr).toContain(`no database at ${join(dir, 'elsewhere', 'inbox-kit.sqlite')}: check DATA_DIR`);
     expect(existsSync(join(dir, 'elsewhere'))).toBe(false);
     // --help says which database it opens.
-    const help = await runAdminCommand(['--help'], {});
+    const help = await runAdminCommand(['--help'], {}, { cwd: dir });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('DATA_DIR defaults to');
   });
