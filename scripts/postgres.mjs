@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** Directory of the PostgreSQL server binaries (Debian layout); override with INBOX_KIT_PG_BIN. */
-const BIN = process.env.INBOX_KIT_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+export const BIN = process.env.INBOX_KIT_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const DATABASE = 'inbox_kit_test';
 const SERVER_USER = 'postgres';
 

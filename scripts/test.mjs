@@ -10,6 +10,11 @@
 //   READMEs' examples there) and `check:readme` (the root and demo READMEs' examples) — see
 //   scripts/check-task.mjs. They run on the packages `npm test` has just built.
 //
+// First it prints what it found for the tests that need more than Node — PostgreSQL (found and
+// started, with its version and directory, or not found), Python 3 for the `anthropic` contract test,
+// Chromium for the browser tests (scripts/test-environment.mjs) — one line each, repeated before the
+// closing lines; the tests whose tool is missing skip and say why.
+//
 // It ends with a plain `N passed, N failed, N skipped` line (also written to
 // test-results/summary.txt): each check counts as one test. A test that did not run (skipped through
 // its context, e.g. a browser test without Chromium or a PostgreSQL suite without a server,
@@ -22,19 +27,24 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { CHECKS, CHECKS_DIR } from './check-task.mjs';
 import { pnpmCommand, pnpmEnv } from './pnpm.mjs';
+import { chromiumLine, postgresLine, postgresVersion, probeChromium, probePython, pythonLine } from './test-environment.mjs';
 import { addChecks, summarize, summaryLine } from './test-summary.mjs';
 
 mkdirSync('test-results', { recursive: true });
 let pg = null;
 const env = pnpmEnv();
-if (!env.INBOX_KIT_TEST_PG_URL) {
+const { BIN: pgBin, startPostgres } = await import('./postgres.mjs');
+let pgFound;
+if (env.INBOX_KIT_TEST_PG_URL) {
+  pgFound = { state: 'given', url: env.INBOX_KIT_TEST_PG_URL };
+} else {
   try {
-    const { startPostgres } = await import('./postgres.mjs');
     pg = await startPostgres();
     if (pg) env.INBOX_KIT_TEST_PG_URL = pg.url;
-    else console.warn('test: PostgreSQL binaries not found; PostgreSQL suites will report that they did not run');
+    pgFound = pg ? { state: 'started', bin: pgBin, url: pg.url, version: postgresVersion(pgBin) } : { state: 'missing', bin: pgBin };
   } catch (error) {
     console.error('test: could not start PostgreSQL:', error);
+    pgFound = { state: 'failed', bin: pgBin, error: String(error?.message ?? error).split('\n')[0] };
     if (process.env.CI) process.exitCode = 1;
   }
 }
@@ -47,6 +57,9 @@ const checkNames = Object.keys(CHECKS);
 const selected = args.length === 0 ? checkNames : checkNames.filter((name) => args.includes(`check:${name}`));
 const vitestArgs = args.filter((a) => !/^check:/.test(a));
 const runVitest = args.length === 0 || vitestArgs.length > 0;
+/** What this machine has for the tests that need more than Node (the Python and Chromium lines only when vitest runs). */
+const environment = [postgresLine(pgFound), ...(runVitest ? [pythonLine(probePython()), chromiumLine(probeChromium(env))] : [])];
+for (const line of environment) console.log(line);
 
 /** Runs pnpm with inherited stdio; resolves with its exit code. */
 function pnpm(argv) {
@@ -86,6 +99,7 @@ const vitestCounts = runVitest
 const counts = addChecks(vitestCounts, verdicts, selected);
 const line = summaryLine(counts);
 writeFileSync('test-results/summary.txt', line + '\n');
+for (const found of environment) console.log(found);
 console.log(`test: ${Math.round((Date.now() - started) / 1000)} s`);
 console.log(line);
 process.exit(vitestStatus === 0 && checksStatus === 0 && counts.failed === 0 && process.exitCode !== 1 ? 0 : 1);

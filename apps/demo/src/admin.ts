@@ -5,11 +5,12 @@
  * running. `npm run admin -- <command>` from the repository's root (scripts/admin.mjs), or
  * `node dist/admin.js <command>` here.
  *
- * It opens the same database as the server, from the same variables: `DATABASE_URL` (PostgreSQL)
- * or `DATA_DIR` (the SQLite file `<DATA_DIR>/inbox-kit.sqlite`); with neither it refuses to run
- * (exit 2) rather than open or create a default file, and without `migrate` it refuses a SQLite
- * file that does not exist. Writes go through the core's administration use cases (`AdminService`)
- * as `system`, so each is one Operation Log row, as over `/admin`. Revocations reach running
+ * It opens the same database as the server, from the same variables read the same way:
+ * `DATABASE_URL` (PostgreSQL), else the SQLite file `<DATA_DIR>/inbox-kit.sqlite` with `DATA_DIR`
+ * defaulting to `data` (data-dir.ts `dataDirOf`, the server's rule: apps/demo/data under `npm run
+ * admin`). Only `migrate` creates a SQLite file that does not exist; every other command refuses,
+ * saying where it looked and how to get a database there. Writes go through the core's
+ * administration use cases (`AdminService`) as `system`, so each is one Operation Log row, as over `/admin`. Revocations reach running
  * servers within their principal cache's 1 s. Output is plain text, or JSON with `--json`.
  * Exit status: 0 done, 1 refused (the message says why), 2 usage.
  */
@@ -23,12 +24,15 @@ import {
 } from '@inbox-kit/core';
 import { isPostgresUrl, migrateToLatest, migrationStatus, openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
 import { nanoid } from 'nanoid';
+import { dataDirOf, DEFAULT_DATA_DIR } from './data-dir.js';
 import { bootstrapWorkspace } from './seed.js';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]     (from the repository root)
 
-The database is the server's: DATABASE_URL=postgres://… or DATA_DIR=<dir> (SQLite <dir>/inbox-kit.sqlite;
-relative to apps/demo, as for the server: the demo's own is DATA_DIR=data). One of them is required.
+The database is the server's, read as the server reads it: DATABASE_URL=postgres://… (PostgreSQL), else
+the SQLite file <DATA_DIR>/inbox-kit.sqlite, a relative DATA_DIR from apps/demo. DATA_DIR defaults to
+data, as for the server: with neither variable set, the demo's own apps/demo/data/inbox-kit.sqlite.
+Only migrate creates a database that does not exist yet.
 
 Commands:
   migrate [--status]                         apply this release's pending migrations (--status: only list them)
@@ -60,22 +64,30 @@ interface Output {
   print(text: string, value: unknown): void;
 }
 
-/** Where the database is, from the environment, as the server reads it. @throws UsageError when neither variable is set. */
-export function databaseOf(env: NodeJS.ProcessEnv): { databaseUrl: string | undefined; sqliteFile: string | undefined; where: string } {
+/**
+ * Where the database is, from the environment, as the server reads it: `DATABASE_URL`, else the
+ * SQLite file under `DATA_DIR` (default `data`, from the working directory). `defaulted`: no
+ * `DATA_DIR` was set. @throws UsageError for a `DATABASE_URL` that is not PostgreSQL's.
+ */
+export function databaseOf(env: NodeJS.ProcessEnv): { databaseUrl: string | undefined; sqliteFile: string | undefined; where: string; defaulted: boolean } {
   const url = env.DATABASE_URL?.trim() || undefined;
   if (url !== undefined) {
     if (!isPostgresUrl(url)) throw new UsageError('DATABASE_URL must be a postgres:// or postgresql:// URL (unset it and set DATA_DIR for the SQLite file)');
     const shown = new URL(url);
     if (shown.password) shown.password = '***';
-    return { databaseUrl: url, sqliteFile: undefined, where: `PostgreSQL ${shown.toString()}` };
+    return { databaseUrl: url, sqliteFile: undefined, where: `PostgreSQL ${shown.toString()}`, defaulted: false };
   }
-  const dir = env.DATA_DIR?.trim();
-  if (!dir) {
-    throw new UsageError('no database configured: set DATABASE_URL (PostgreSQL) or DATA_DIR (the directory of the SQLite file inbox-kit.sqlite), '
-      + 'as for the server; the demo\'s own is DATA_DIR=data (apps/demo/data)');
-  }
-  const file = join(resolve(dir), 'inbox-kit.sqlite');
-  return { databaseUrl: undefined, sqliteFile: file, where: `SQLite ${file}` };
+  const file = join(dataDirOf(env), 'inbox-kit.sqlite');
+  return { databaseUrl: undefined, sqliteFile: file, where: `SQLite ${file}`, defaulted: !env.DATA_DIR };
+}
+
+/** The refusal of a command other than `migrate` when the SQLite file is not there. */
+function noDatabaseAt(db: { sqliteFile: string | undefined; defaulted: boolean }): Refusal {
+  return new Refusal(db.defaulted
+    ? `no database at ${db.sqliteFile} (no DATA_DIR or DATABASE_URL set: the server's default, DATA_DIR=${DEFAULT_DATA_DIR}). `
+      + 'Start the demo once to create and seed it (npm run demo), or set DATA_DIR (or DATABASE_URL) to the database your server uses; '
+      + '`migrate` creates an empty one here'
+    : `no database at ${db.sqliteFile}: check DATA_DIR (the server's), or create it with \`migrate\``);
 }
 
 const keyLine = (k: ApiKeyView, now: number) =>
@@ -144,7 +156,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     };
     const db = databaseOf(env);
     if (db.sqliteFile !== undefined && command !== 'migrate' && !existsSync(db.sqliteFile)) {
-      throw new Refusal(`no database at ${db.sqliteFile}: check DATA_DIR (the server's), or create it with \`migrate\``);
+      throw noDatabaseAt(db);
     }
     if (command === 'backup') {
       if (db.sqliteFile === undefined) {

@@ -56,9 +56,9 @@
  * unseen here; default 1000; 0 = no cache) and SSE_RETRY_MS (the `retry:` hint event streams send:
  * how long a dropped client waits before it reconnects; default 2000).
  */
-import { resolve } from 'node:path';
 import type { CallerBudgetOptions } from '@inbox-kit/core';
 import { parseCorsOrigins, type ConnectionPolicyOptions, type CredentialThrottleOptions } from '@inbox-kit/core/http';
+import { dataDirOf } from './data-dir.js';
 import { DEMO_RUNTIMES, type DemoRuntime } from './runtimes.js';
 
 export interface DemoConfig {
@@ -188,7 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
   return {
     port: int('PORT', env.PORT, 3000, { max: 65_535 }),
     host: env.HOST || '127.0.0.1',
-    dataDir: resolve(env.DATA_DIR || 'data'),
+    dataDir: dataDirOf(env),
     databaseUrl: databaseUrlOf(env.DATABASE_URL),
     bodyLimit: int('BODY_LIMIT', env.BODY_LIMIT, 1_048_576, { min: 1 }),
     bodyTimeoutMs: int('BODY_TIMEOUT_MS', env.BODY_TIMEOUT_MS, 30_000),

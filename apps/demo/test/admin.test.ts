@@ -5,8 +5,9 @@
  * with and without a grace period, revoke it: 401 at once), and with the command line
  * (`npm run admin -- …`, another process on the same database while the server runs: the server
  * refuses a revoked, rotated or disabled account's key within its principal cache's lifetime,
- * PRINCIPAL_CACHE_TTL_MS: 1 s by default, 200 ms here). The command line refuses to run with no
- * database configured and creates no file. The engines (each its own server and database) and the
+ * PRINCIPAL_CACHE_TTL_MS: 1 s by default, 200 ms here). With no DATA_DIR or DATABASE_URL the
+ * command line opens the server's default database (DATA_DIR=data) and, when there is none yet,
+ * says so and creates no file. The engines (each its own server and database) and the
  * database-less command-line checks run concurrently; within an engine, in order. Needs the build
  * (and INBOX_KIT_TEST_PG_URL for PostgreSQL).
  */
@@ -16,7 +17,7 @@ import { join } from 'node:path';
 import { createClient, type InboxKitClient } from '@inbox-kit/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  adminJson, credentialsOf, freshPostgresDatabase, PG_ADMIN_URL, REPO_ROOT, runAdminCommand, startDemoProcess, stopDemoProcess, type DemoProcess,
+  adminJson, credentialsOf, freshPostgresDatabase, PG_ADMIN_URL, runAdminCommand, startDemoProcess, stopDemoProcess, type DemoProcess,
 } from './demo-process.js';
 
 /** The servers' principal cache lifetime here (PRINCIPAL_CACHE_TTL_MS, ms; the demo's default is 1,000). */
@@ -180,13 +181,42 @@ describe.concurrent('the administration command line', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('refuses to run with no database configured (exit 2), and writes no file', async () => {
-    const listing = () => [REPO_ROOT, join(REPO_ROOT, 'apps', 'demo')].map((d) => readdirSync(d).sort());
-    const before = listing();
-    const run = await runAdminCommand(['keys', 'list'], {});
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('no database configured: set DATABASE_URL (PostgreSQL) or DATA_DIR');
-    expect(listing()).toEqual(before);
+  it('with neither DATA_DIR nor DATABASE_URL: the server\'s default database, DATA_DIR=data from the same directory; none there yet: says so, creates nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-admin-default-'));
+    dirs.push(dir);
+    const file = join(dir, 'data', 'inbox-kit.sqlite');
+    // No database at the default yet: refused, naming the file and how to get one; nothing created.
+    const missing = await runAdminCommand(['accounts', 'list'], {}, { cwd: dir });
+    expect(missing.code, missing.stderr).toBe(1);
+    expect(missing.stderr).toContain(`no database at ${file} (no DATA_DIR or DATABASE_URL set: the server's default, DATA_DIR=data)`);
+    expect(missing.stderr).toContain('Start the demo once to create and seed it (npm run demo), or set DATA_DIR (or DATABASE_URL)');
+    expect(readdirSync(dir)).toEqual([]);
+    // The server started in the same directory with neither variable creates and seeds that file;
+    // the command line, started the same way, reads it.
+    const demo = await startDemoProcess({ DATA_DIR: '', DATABASE_URL: '' }, { cwd: dir });
+    try {
+      expect(existsSync(file)).toBe(true);
+      const accounts = await adminJson(['accounts', 'list', '--workspace', 'ws_demo'], {}, { cwd: dir });
+      expect(accounts.items.map((a: { id: string }) => a.id)).toEqual(expect.arrayContaining(['acc_owner', 'acc_deriver']));
+      // The seed's two workspaces and no --workspace: refused, naming both.
+      const ambiguous = await runAdminCommand(['keys', 'list'], {}, { cwd: dir });
+      expect(ambiguous.code).toBe(1);
+      expect(ambiguous.stderr).toMatch(/this database has 2 workspaces; name one with --workspace \((ws_demo, ws_other|ws_other, ws_demo)\)/);
+    } finally {
+      await stopDemoProcess(demo);
+    }
+    // An explicit DATA_DIR still wins over the default.
+    const elsewhere = await runAdminCommand(['accounts', 'list'], { DATA_DIR: 'elsewhere' }, { cwd: dir });
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain(`no database at ${join(dir, 'elsewhere', 'inbox-kit.sqlite')}: check DATA_DIR`);
+    expect(existsSync(join(dir, 'elsewhere'))).toBe(false);
+    // --help says which database it opens.
+    const help = await runAdminCommand(['--help'], {}, { cwd: dir });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('DATA_DIR defaults to');
+  });
+
+  it('refuses a DATA_DIR holding no database (only migrate creates one) and usage mistakes (exit 2)', async () => {
     // A DATA_DIR with no database: refused (only `migrate` creates one), nothing created.
     const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-admin-empty-'));
     dirs.push(dir);

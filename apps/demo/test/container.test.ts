@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { waitUntil } from './demo-process.js';
+import { stopWhenFileEnds, waitUntil } from './demo-process.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
@@ -105,6 +105,7 @@ describe("the image's start command, run without Docker", () => {
       env: { PATH: process.env.PATH ?? '', ...image.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    stopWhenFileEnds(child);
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));

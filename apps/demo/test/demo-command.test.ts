@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { waitUntil } from './demo-process.js';
+import { stopWhenFileEnds, waitUntil } from './demo-process.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -24,6 +24,7 @@ function npmRunDemo(env: Record<string, string>) {
     env: { ...process.env, INBOX_KIT_SKIP_SETUP: '1', HOST: '127.0.0.1', LOG_LEVEL: 'silent', npm_config_update_notifier: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  stopWhenFileEnds(child, { group: true });
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));

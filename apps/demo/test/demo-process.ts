@@ -2,6 +2,11 @@
  * Helpers of the tests that run the built demo as a real process (`node apps/demo/dist/main.js`):
  * start it and read its URL, stop or kill it, call its API with a key, a free port, make and drop a
  * fresh PostgreSQL database, raw HTTP/1.1 connections, SSE streams read with `fetch`, and deadline waits. Needs the build (`pnpm exec turbo run build`).
+ *
+ * Every demo process started here (and every child a test registers with {@link stopWhenFileEnds})
+ * is stopped when its test file ends — SIGTERM, then SIGKILL after 10 s — even when a test or hook
+ * failed or timed out before stopping it, and killed at the latest when the test worker exits, so
+ * a failed run leaves no demo server behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,8 +16,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import pg from 'pg';
+import { afterAll } from 'vitest';
 
 export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+/** The built administration command line (`npm run admin` runs it in apps/demo). */
+export const ADMIN = fileURLToPath(new URL('../dist/admin.js', import.meta.url));
 export const PG_ADMIN_URL = process.env.INBOX_KIT_TEST_PG_URL || undefined;
 
 /** A demo process, its base URL and everything it printed. */
@@ -23,6 +31,53 @@ export interface DemoProcess {
   /** Resolves with the exit code and signal once the process has exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
+
+/** The children of this test file still running (each file has its own module instance), and whether each leads its own process group. */
+const running = new Map<ChildProcess, { group: boolean }>();
+/** Set once the file's last hook has stopped them: no demo process starts after it. */
+let fileEnded = false;
+
+/**
+ * Stops `child` when the test file ends if it is still running then (and kills it when the worker
+ * exits first), whatever failed or timed out. `group`: it was spawned `detached` and leads its own
+ * process group (`npm run demo`), which is signalled as a whole.
+ */
+export function stopWhenFileEnds(child: ChildProcess, options: { group?: boolean } = {}): void {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  running.set(child, { group: options.group === true });
+  child.once('exit', () => running.delete(child));
+}
+
+function signalChild(child: ChildProcess, group: boolean, signal: NodeJS.Signals): void {
+  try {
+    if (group && child.pid !== undefined) process.kill(-child.pid, signal);
+    else child.kill(signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** SIGTERM to every child still running, SIGKILL to any left after 10 s; resolves once each has exited. */
+async function stopEveryChild(): Promise<void> {
+  fileEnded = true;
+  await Promise.all([...running].map(async ([child, { group }]) => {
+    const gone = new Promise<void>((done) => (child.exitCode !== null || child.signalCode !== null ? done() : child.once('exit', () => done())));
+    signalChild(child, group, 'SIGTERM');
+    const timer = setTimeout(() => signalChild(child, group, 'SIGKILL'), 10_000);
+    await gone;
+    clearTimeout(timer);
+  }));
+}
+// Registered on the root suite of the importing test file: runs after all its own hooks.
+afterAll(stopEveryChild, 30_000);
+process.once('exit', () => {
+  for (const [child, { group }] of running) signalChild(child, group, 'SIGKILL');
+});
+
+/** What a process printed, or that it printed nothing. */
+const printed = (out: string) => (out.trim() === '' ? 'it printed nothing on stdout or stderr' : `its output:\n${out}`);
+/** How a process ended: its exit code or the signal that ended it. */
+const endedWith = (code: number | null, signal: NodeJS.Signals | null) => (signal !== null ? `ended by ${signal}` : `exit code ${code}`);
 
 /** Demo processes of one test file that may be starting at once (each file has its own module instance). */
 const STARTS_AT_ONCE = 2;
@@ -45,15 +100,18 @@ async function inTurn<T>(start: () => Promise<T>): Promise<T> {
 /**
  * Starts `node dist/main.js` with `env` and resolves once it prints its URL (30 s deadline, from
  * its turn). With `options.fdLimit`, the process runs under that file-descriptor limit (`ulimit -n`,
- * soft and hard). At most two starts of one test file run at once (a start-up is CPU work: a file
- * whose cases run concurrently overlaps their waits, and only two of their start-ups).
+ * soft and hard); with `options.cwd`, in that working directory (where a relative or the default
+ * DATA_DIR lies; else the test's). At most two starts of one test file run at once (a start-up is
+ * CPU work: a file whose cases run concurrently overlaps their waits, and only two of their
+ * start-ups). Stopped when the file ends, at the latest ({@link stopWhenFileEnds}).
  */
-export function startDemoProcess(env: Record<string, string>, options: { fdLimit?: number } = {}): Promise<DemoProcess> {
+export function startDemoProcess(env: Record<string, string>, options: { fdLimit?: number; cwd?: string } = {}): Promise<DemoProcess> {
   return inTurn(() => spawnDemoProcess(env, options));
 }
 
-function spawnDemoProcess(env: Record<string, string>, options: { fdLimit?: number }): Promise<DemoProcess> {
+function spawnDemoProcess(env: Record<string, string>, options: { fdLimit?: number; cwd?: string }): Promise<DemoProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build the demo first (pnpm exec turbo run build; pnpm test does it)`);
+  if (fileEnded) return Promise.reject(new Error('the test file has ended (its demo processes are stopped): no demo process is started after it'));
   const [command, args] = options.fdLimit === undefined
     ? [process.execPath, [MAIN]]
     : ['/bin/sh', ['-c', `ulimit -n ${options.fdLimit} && exec "$0" "$1"`, process.execPath, MAIN]];
@@ -61,15 +119,24 @@ function spawnDemoProcess(env: Record<string, string>, options: { fdLimit?: numb
     const child = spawn(command, args, {
       env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     });
+    stopWhenFileEnds(child);
     let out = '';
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
       child.on('exit', (code, signal) => done({ code, signal }));
     });
     const timer = setTimeout(() => {
+      const state = child.exitCode !== null || child.signalCode !== null
+        ? `it had ended (${endedWith(child.exitCode, child.signalCode)})`
+        : `pid ${child.pid} was still running and is killed (SIGKILL)`;
       child.kill('SIGKILL');
-      reject(new Error(`demo process did not start within 30 s:\n${out}`));
+      reject(new Error(`demo process did not start within 30 s (no "listening on" line; ${state}); ${printed(out)}`));
     }, 30_000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`demo process could not be started: ${error.message}`));
+    });
     let started = false;
     const onData = (chunk: Buffer) => {
       out += chunk.toString('utf8');
@@ -82,9 +149,9 @@ function spawnDemoProcess(env: Record<string, string>, options: { fdLimit?: numb
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    void exited.then(({ code }) => {
+    void exited.then(({ code, signal }) => {
       clearTimeout(timer);
-      if (!started) reject(new Error(`demo process exited with ${code} before listening:\n${out}`));
+      if (!started) reject(new Error(`demo process ${signal !== null ? `ended by ${signal}` : `exited with ${code}`} before listening; ${printed(out)}`));
     });
   });
 }
@@ -259,14 +326,20 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /**
  * Runs `npm run admin -- <args>` from the repository's root as an operator does (the set-up step
  * skipped: the suite has built already), with `env` added to the test's environment minus the
- * database variables (so only `env` chooses the database). Resolves once it has exited.
+ * database variables (so only `env` chooses the database). With `options.cwd`, runs the built
+ * command line itself (`node apps/demo/dist/admin.js <args>`) in that directory instead, as
+ * `npm run admin` runs it in apps/demo: where the default DATA_DIR (`data`) lies. Resolves once it
+ * has exited.
  */
-export function runAdminCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runAdminCommand(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const base: NodeJS.ProcessEnv = { ...process.env, INBOX_KIT_SKIP_SETUP: '1', npm_config_update_notifier: 'false' };
   delete base.DATABASE_URL;
   delete base.DATA_DIR;
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: REPO_ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command, argv, cwd] = options.cwd === undefined
+      ? ['npm', ['run', '--silent', 'admin', '--', ...args], REPO_ROOT]
+      : [process.execPath, [ADMIN, ...args], options.cwd];
+    const child = spawn(command, argv, { cwd, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -277,8 +350,8 @@ export function runAdminCommand(args: string[], env: Record<string, string>): Pr
 }
 
 /** {@link runAdminCommand} with `--json`; throws with its output unless it exits 0; resolves with the parsed JSON. */
-export async function adminJson<T = any>(args: string[], env: Record<string, string>): Promise<T> {
-  const run = await runAdminCommand([...args, '--json'], env);
+export async function adminJson<T = any>(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): Promise<T> {
+  const run = await runAdminCommand([...args, '--json'], env, options);
   if (run.code !== 0) throw new Error(`npm run admin -- ${args.join(' ')} exited ${run.code}:\n${run.stdout}${run.stderr}`);
   return JSON.parse(run.stdout) as T;
 }

@@ -21,7 +21,7 @@ import { createServer } from '@inbox-kit/http-fastify/server';
 import { serveInboxKit } from '@inbox-kit/http-hono';
 import { migrateToLatest, openStore } from '@inbox-kit/storage-kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { credentialsOf, MAIN, REPO_ROOT, runAdminCommand, startDemoProcess, stopDemoProcess, waitUntil, type DemoProcess } from './demo-process.js';
+import { credentialsOf, MAIN, REPO_ROOT, runAdminCommand, startDemoProcess, stopDemoProcess, stopWhenFileEnds, waitUntil, type DemoProcess } from './demo-process.js';
 
 interface ThrowAwayPostgres {
   url: string;
@@ -141,6 +141,7 @@ describe.concurrent('readiness of a database whose migrations are pending', () =
     const dir = mkdtempSync(join(tmpdir(), 'inbox-kit-no-migrate-'));
     dirs.push(dir);
     const child = spawn(process.execPath, [MAIN], { env: { ...process.env, DATABASE_URL: '', DATA_DIR: dir, DATABASE_MIGRATE: 'false', PORT: '0', LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    stopWhenFileEnds(child);
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));

@@ -13,6 +13,8 @@ import { managedSessionsMigration } from './0005-managed-sessions.js';
 import { projectEventVisibilitySourceMigration } from './0006-project-event-visibility-source.js';
 import { pagingAndRetentionMigration } from './0007-paging-and-retention.js';
 import { agentsMigration } from './0008-agents.js';
+// No 0009, on purpose: 0007–0011 were numbered by changes built in parallel (0010 on a branch that
+// held only 0001–0006) and no 0009 was ever written, so a database without one misses nothing.
 import { administrationMigration } from './0010-administration.js';
 import { sessionAgentSnapshotsMigration } from './0011-session-agent-snapshots.js';
 
