@@ -121,7 +121,7 @@ describe.concurrent.each(engines)('administration on $name', ({ pg }) => {
     expect(logs.every((l) => l.projectId === null && l.actorAccountId === 'acc_admin')).toBe(true);
   });
 
-  it.sequential('with the command line, while the server runs: the server refuses a revoked key once the principal cache delay has passed', async (ctx) => {
+  it.sequential('with the command line, while the server runs: the server refuses a revoked key once the principal cache delay has passed', { timeout: 150_000 }, async (ctx) => {
     if (skip) return ctx.skip('INBOX_KIT_TEST_PG_URL is not set');
     const ws = ['--workspace', 'ws_demo'];
     // Two workspaces and no --workspace (checked at the end): independent of the rest, run meanwhile.
