@@ -20,7 +20,7 @@ import {
   LiveInboxHost, PlatformService, type LiveInboxLimits, ProjectInboxService, SessionRuntimeService, createIdGenerator,
   type Floor, type Model, type Page, type ProjectEvent, type ServiceDeps, type Store, type StoreTx,
 } from '@inbox-kit/core';
-import { recordingBus, seedTestWorld, testClock, type TestClock } from '@inbox-kit/core/testing';
+import { failureHides, failureHits, recordingBus, seedTestWorld, testClock, type TestClock } from '@inbox-kit/core/testing';
 import { openStore, type OpenedStore } from '@inbox-kit/storage-kysely';
 import { kyselyRowReader } from '@inbox-kit/storage-kysely/testing';
 import type { FastifyInstance } from 'fastify';
@@ -171,19 +171,17 @@ export function failingStore(
 ): Store {
   return new Proxy(inner, {
     get(target, prop, receiver) {
-      // The create made on its own, outside a transaction, cannot be made to fail half-way: with a
-      // failure armed on one of its parts it is hidden, so the create takes the transaction it hits.
-      if (prop === 'insertInboxItemIfUnchanged' && (failure.method === 'insertInboxItem' || failure.method === 'appendProjectEvent' || failure.method === 'appendOperationLog')) return undefined;
+      // A write in one call that a failure armed on one of its parts cannot make fail half-way is
+      // hidden (the kit's rule, as the HTTP world applies it), so the service makes the calls it hits.
+      if (failureHides(prop, failure.method)) return undefined;
       if (prop !== 'transaction') return Reflect.get(target, prop, receiver);
       return <T>(fn: (tx: StoreTx) => Promise<T>) =>
         target.transaction((tx) =>
           fn(new Proxy(tx, {
             get(t, p, r) {
+              if (failureHides(p, failure.method)) return undefined;
               const real = Reflect.get(t, p, r) as unknown;
-              // A write in one call stands for its halves: `appendAudited` (the audit), and
-              // `insertInboxItemAudited` (the item with its audit) for the audit's halves or the item.
-              const audit = failure.method === 'appendProjectEvent' || failure.method === 'appendOperationLog';
-              const hit = p === failure.method || (p === 'appendAudited' && audit) || (p === 'insertInboxItemAudited' && (audit || failure.method === 'insertInboxItem'));
+              const hit = failureHits(p, failure.method);
               if (!hit || typeof real !== 'function') return real;
               return (...args: unknown[]) => misbehave(() => (real as (...a: unknown[]) => Promise<unknown>).apply(t, args), String(p));
             },

@@ -16,6 +16,26 @@ beforeEach(async () => {
 });
 const itemIn = (status: InboxItemStatus, sender?: string) => itemInOf(w, status, sender);
 
+/**
+ * The same service over the same store, counting the store calls it makes (`calls`), with or
+ * without the store's optional `method`.
+ */
+function countingService(method: 'getInboxItemWithAccess' | 'listInboxItemsWithAccess', withMethod: boolean) {
+  const calls: string[] = [];
+  const store = new Proxy(w.store, {
+    get(target, prop, receiver) {
+      if (prop === method && !withMethod) return undefined;
+      const real = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof real !== 'function') return real;
+      return (...args: unknown[]) => {
+        calls.push(String(prop));
+        return (real as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { calls, inbox: new ProjectInboxService({ store, bus: w.bus, clock: w.clock, ids: w.ids }) };
+}
+
 describe('list', () => {
   it('orders by created_at DESC, id DESC', async () => {
     const made: ProjectInboxItem[] = [];
@@ -130,22 +150,7 @@ describe('list', () => {
 });
 
 describe('get: one read with getInboxItemWithAccess, three without', () => {
-  /** The same service over the same store, counting calls, with or without the optional method. */
-  const serviceOver = (withMethod: boolean) => {
-    const calls: string[] = [];
-    const store = new Proxy(w.store, {
-      get(target, prop, receiver) {
-        if (prop === 'getInboxItemWithAccess' && !withMethod) return undefined;
-        const real = Reflect.get(target, prop, receiver) as unknown;
-        if (typeof real !== 'function') return real;
-        return (...args: unknown[]) => {
-          calls.push(String(prop));
-          return (real as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-    return { calls, inbox: new ProjectInboxService({ store, bus: w.bus, clock: w.clock, ids: w.ids }) };
-  };
+  const serviceOver = (withMethod: boolean) => countingService('getInboxItemWithAccess', withMethod);
 
   it('gives the same answer or error either way, for every role and miss', async () => {
     const own = await itemIn('accepted');
@@ -192,22 +197,7 @@ describe('get: one read with getInboxItemWithAccess, three without', () => {
 });
 
 describe('list: one read with listInboxItemsWithAccess, the two-step reads without', () => {
-  /** The same service over the same store, counting calls, with or without the optional method. */
-  const serviceOver = (withMethod: boolean) => {
-    const calls: string[] = [];
-    const store = new Proxy(w.store, {
-      get(target, prop, receiver) {
-        if (prop === 'listInboxItemsWithAccess' && !withMethod) return undefined;
-        const real = Reflect.get(target, prop, receiver) as unknown;
-        if (typeof real !== 'function') return real;
-        return (...args: unknown[]) => {
-          calls.push(String(prop));
-          return (real as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-    return { calls, inbox: new ProjectInboxService({ store, bus: w.bus, clock: w.clock, ids: w.ids }) };
-  };
+  const serviceOver = (withMethod: boolean) => countingService('listInboxItemsWithAccess', withMethod);
   const outcome = (p: Promise<{ items: ProjectInboxItem[]; next_cursor: string | null }>) =>
     p.then((page) => ({ page }), (error: unknown) => ({ error: (error as InboxKitError).code }));
 

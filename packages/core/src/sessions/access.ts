@@ -7,7 +7,7 @@
 import type { Principal, ServiceDeps } from '../context.js';
 import { InboxKitError } from '../errors.js';
 import { roleOf, type ProjectRole } from '../project-inbox/permissions.js';
-import type { StoreTx } from '../ports/store.js';
+import type { SessionGate, SessionWithAccess, StoreTx } from '../ports/store.js';
 import type { Floor, JsonValue, Membership, Page, Project, ProjectStatus, Session } from '../records.js';
 
 /** A Session as its caller may use it. */
@@ -79,6 +79,19 @@ export interface SessionGateAccess {
   projectStatus: ProjectStatus | undefined;
   /** True when the Session itself is archived (`archived_at` set). */
   sessionArchived: boolean;
+}
+
+/**
+ * The {@link SessionGate} of a {@link SessionWithAccess}: its columns the access rule and the
+ * write gate decide on (what a store's `getSessionGate` answers; the memory store and the store
+ * conformance kit derive theirs with it).
+ */
+export function sessionGateOf({ session, project, membership }: SessionWithAccess): SessionGate {
+  return {
+    session: { id: session.id, project_id: session.project_id, archived_at: session.archived_at },
+    project: project && { account_id: project.account_id, status: project.status },
+    role: membership?.role,
+  };
 }
 
 /**

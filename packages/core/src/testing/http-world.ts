@@ -22,6 +22,7 @@ import type { CallerBudgetOptions } from '../caller-budgets.js';
 import { errorKind, SHOULD_RETRY_HEADER, shouldRetry } from '../http/errors.js';
 import { KIT_ADAPTER_SETTINGS, serverFetch, type HttpAdapterSettings, type HttpConformanceOptions, type HttpConformanceServer } from './http-conformance-checks.js';
 import { createMemoryStore } from './memory-store.js';
+import { failureHides, failureHits } from './failure-injection.js';
 import { recordingBus, seedTestWorld, testClock } from './world.js';
 
 export { heldModel, type HeldModel } from './world.js';
@@ -276,28 +277,6 @@ function sqlLadenError(name: string): Error {
   const error = new Error(`SQLITE_ERROR: near "SELCT": syntax error in "SELECT * FROM api_keys WHERE key_hash = 'deadbeef'" (${name})`);
   Object.assign(error, { code: 'SQLITE_ERROR', detail: 'relation "project_inbox_items" does not exist', query: 'INSERT INTO operation_logs VALUES ($1)' });
   return error;
-}
-
-/**
- * Whether a failure armed on `method` hits the call `prop`: the method itself, and `appendAudited`
- * (the audit in one call, when the store has it) for either of its halves.
- */
-function failureHits(prop: string | symbol, method: keyof StoreTx | null): boolean {
-  if (prop === method) return true;
-  const audit = method === 'appendProjectEvent' || method === 'appendOperationLog';
-  return (prop === 'appendAudited' && audit) || (prop === 'insertInboxItemAudited' && (audit || method === 'insertInboxItem'));
-}
-
-/**
- * Whether a failure armed on `method` hides the call `prop` (the service then makes the separate
- * calls the failure hits): a conditional write in one call, which a second call cannot make fail
- * (it just finds the row changed) — the decision with its audit, in a transaction or on its own —
- * and the create made on its own, outside a transaction (a second call would commit a second item).
- */
-function failureHides(prop: string | symbol, method: keyof StoreTx | null): boolean {
-  const audit = method === 'appendProjectEvent' || method === 'appendOperationLog';
-  if (prop === 'insertInboxItemIfUnchanged') return audit || method === 'insertInboxItem';
-  return (audit || method === 'decideInboxItem') && (prop === 'decideInboxItemAudited' || prop === 'decideInboxItemIfUnchanged');
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export { collectSseFrames, type SseFrame } from './http-checks-support.js';
+export { failureHides, failureHits } from './failure-injection.js';
 export {
   newEvent, newItem, newLog, newProject, newSessionEvent, recordingBus, type SeededWorld, seedStoreWorld, seedTestWorld, type StoreWorld, type TestClock, testClock,
   WORLD_ACCOUNTS, type WorldRawReader,

@@ -18,58 +18,39 @@ import type { SqlDialect } from './dialect.js';
  * The item, its log row and its event in one statement (PostgreSQL); values: the {@link ITEM}
  * columns, the {@link LOG} columns, the {@link EVENT} columns. Every insert selects from the counter
  * bump, so a missing project writes nothing (and returns no row).
+ *
+ * `guard` (`insertInboxItemIfUnchanged`): made only while the project and the caller's membership
+ * are as read. The guard's slots follow the event's columns: project id, workspace, owner, status
+ * and, with `'member'`, the member's account and role. The project row is held first (`FOR NO KEY
+ * UPDATE`, as `lockProject` holds it: the `project` CTE is what every later part reads from, so it
+ * is locked before anything else), then the membership row (`FOR SHARE OF m`, against its removal
+ * or change: the order a membership write takes the two, so they never deadlock). READ COMMITTED
+ * re-checks a locked row that a transaction it waited for changed, and skips one it deleted, so a
+ * member removed or demoted, an archive or a change of owner committed first leaves `member`
+ * empty: no counter bump, no insert, no row returned.
  */
-const CREATE_AUDITED = () => {
-  const items = ITEM.fields.length;
-  const logs = LOG.fields.length;
-  return sql<{ sequence: number }>`
-    with ${COUNTER(items + logs + EVENT.columns.indexOf('project_id'))},
-    item as (
-      insert into project_inbox_items (${sql.raw(ITEM.columns.join(', '))})
-      select ${sql.join(selectedValues(ITEM, 0))} from counter
-    ),
-    log as (
-      insert into operation_logs (${sql.raw(LOG.columns.join(', '))})
-      select ${sql.join(selectedValues(LOG, items))} from counter
-    )
-    insert into project_events (${sql.raw(EVENT.columns.join(', '))})
-    select ${sql.join(selectedValues(EVENT, items + logs, { sequence: sql`counter.event_sequence` }))}
-    from counter
-    returning sequence`;
-};
-
-/**
- * {@link CREATE_AUDITED}, made only while the project and the caller's membership are as read
- * (`insertInboxItemIfUnchanged`, PostgreSQL). Values: the {@link ITEM}, {@link LOG} and
- * {@link EVENT} columns, then the guard's slots — project id, workspace, owner, status and, with
- * `member`, the member's account and role. The project row is held first (`FOR NO KEY UPDATE`, as
- * `lockProject` holds it: the `project` CTE is what every later part reads from, so it is locked
- * before anything else), then the membership row (`FOR SHARE OF m`, against its removal or change:
- * the order a membership write takes the two, so they never deadlock). READ COMMITTED re-checks a
- * locked row that a transaction it waited for changed, and skips one it deleted, so a member removed
- * or demoted, an archive or a change of owner committed first leaves `gate` empty: no counter bump,
- * no insert, no row returned.
- */
-const CREATE_IF_UNCHANGED = (member: boolean) => {
+const CREATE_AUDITED = (guard?: 'owner' | 'member') => {
   const items = ITEM.fields.length;
   const logs = LOG.fields.length;
   const at = items + logs + EVENT.fields.length;
-  const gate = member
-    ? sql`member as (
+  const counter = guard === undefined
+    ? COUNTER(items + logs + EVENT.columns.indexOf('project_id'))
+    : sql`project as (
+      select id from projects where id = ${$(at)} and workspace_id = ${$(at + 1)} and account_id = ${$(at + 2)} and status = ${$(at + 3)}
+      for no key update
+    ),
+    ${guard === 'member'
+      ? sql`member as (
       select m.project_id from project_members m join project on m.project_id = project.id
       where m.account_id = ${$(at + 4)} and m.role = ${$(at + 5)}
       for share of m
     )`
-    : sql`member as (select id as project_id from project)`;
-  return sql<{ sequence: number }>`
-    with project as (
-      select id from projects where id = ${$(at)} and workspace_id = ${$(at + 1)} and account_id = ${$(at + 2)} and status = ${$(at + 3)}
-      for no key update
-    ),
-    ${gate},
+      : sql`member as (select id as project_id from project)`},
     counter as (
       update projects set event_sequence = event_sequence + 1 where id = ${$(at)} and exists (select 1 from member) returning event_sequence
-    ),
+    )`;
+  return sql<{ sequence: number }>`
+    with ${counter},
     item as (
       insert into project_inbox_items (${sql.raw(ITEM.columns.join(', '))})
       select ${sql.join(selectedValues(ITEM, 0))} from counter
@@ -144,7 +125,7 @@ export function inboxWriteOps(ctx: StoreContext): Pick<InboxStore, 'insertInboxI
       const values = [...ITEM.encode(item), ...LOG.encode(entry), ...EVENT.encode(event), seen.project_id, seen.workspace_id, seen.owner_account_id, seen.project_status,
         ...(member ? [member.account_id, member.role] : [])];
       const name = member ? 'insertInboxItemIfUnchanged(member)' : 'insertInboxItemIfUnchanged(owner)';
-      const r = (await compiled(db, name, () => CREATE_IF_UNCHANGED(member !== undefined), values)).rows[0];
+      const r = (await compiled(db, name, () => CREATE_AUDITED(member ? 'member' : 'owner'), values)).rows[0];
       return r === undefined ? undefined : withSequence(event, r);
     },
     async decideInboxItemIfUnchanged(seen: UnchangedProject, item_id: string, seen_status: InboxItemStatus, patch: InboxDecisionPatch, entry: OperationLog, e: NewProjectEvent) {
@@ -159,7 +140,7 @@ export function inboxWriteOps(ctx: StoreContext): Pick<InboxStore, 'insertInboxI
     async insertInboxItemAudited(item: ProjectInboxItem, entry: OperationLog, e: NewProjectEvent) {
       const event = storedEvent(e);
       if (dialect.counterAndInsertInOneStatement) {
-        return withSequence(event, (await compiled(db, 'insertInboxItemAudited', CREATE_AUDITED, [...ITEM.encode(item), ...LOG.encode(entry), ...EVENT.encode(event)])).rows[0]);
+        return withSequence(event, (await compiled(db, 'insertInboxItemAudited', () => CREATE_AUDITED(), [...ITEM.encode(item), ...LOG.encode(entry), ...EVENT.encode(event)])).rows[0]);
       }
       return ctx.atomically(async (trx) => {
         await insertRecord(ctx, ITEM, item, trx);

@@ -6,6 +6,14 @@ import { MEMBER, PROJECT, decodeProjectAccess, limitOf, pointReads, projectAcces
 
 export function projectOps(ctx: StoreContext): ProjectStore {
   const { db, dialect, first } = ctx;
+  /** SQLite: the project with the caller's membership, point reads by key in one statement (`name`: its compiled-statement key). */
+  const pointReadAccess = async (name: string, workspace_id: string, project_id: string, account_id: string) => {
+    const rows = await ctx.all<Record<string, unknown>>(name, () => pointReads([
+      projectAccessRead(dialect, $(0), sql`FROM projects p WHERE p.id = ${$(1)} AND p.workspace_id = ${$(2)}`),
+    ]) as never, account_id, project_id, workspace_id);
+    const p = rows[0];
+    return p && decodeProjectAccess(p);
+  };
   const ops: ProjectStore = {
     async insertProject(p) {
       await insertRecord(ctx, PROJECT, p);
@@ -24,14 +32,8 @@ export function projectOps(ctx: StoreContext): ProjectStore {
       return r && PROJECT.decode(r);
     },
     async getProjectWithAccess(workspace_id, project_id, account_id) {
-      if (dialect.accessReadsWithoutJoins) {
-        // SQLite: point reads by key in one statement (as lockProjectWithAccess, unlocked).
-        const rows = await ctx.all<Record<string, unknown>>('getProjectWithAccess', () => pointReads([
-          projectAccessRead(dialect, $(0), sql`FROM projects p WHERE p.id = ${$(1)} AND p.workspace_id = ${$(2)}`),
-        ]) as never, account_id, project_id, workspace_id);
-        const p = rows[0];
-        return p && decodeProjectAccess(p);
-      }
+      // SQLite: as lockProjectWithAccess (the same read; unlocked outside a write transaction).
+      if (dialect.accessReadsWithoutJoins) return pointReadAccess('getProjectWithAccess', workspace_id, project_id, account_id);
       // PostgreSQL: the project and the caller's membership row, one statement (one round trip).
       const r = await first<Record<string, unknown>>('getProjectWithAccess', () => sql`SELECT ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))},
         ${sql.raw(MEMBER.selectRaw(dialect, 'm', 'm'))}
@@ -42,15 +44,8 @@ export function projectOps(ctx: StoreContext): ProjectStore {
       return { project: PROJECT.decode(r, 'p'), membership: r.m_role == null ? undefined : MEMBER.decode(r, 'm') };
     },
     async lockProjectWithAccess(workspace_id, project_id, account_id) {
-      if (dialect.accessReadsWithoutJoins) {
-        // SQLite: the write transaction holds the database's lock (see lockProject): the project
-        // with the caller's membership, point reads by key in one statement.
-        const rows = await ctx.all<Record<string, unknown>>('lockProjectWithAccess', () => pointReads([
-          projectAccessRead(dialect, $(0), sql`FROM projects p WHERE p.id = ${$(1)} AND p.workspace_id = ${$(2)}`),
-        ]) as never, account_id, project_id, workspace_id);
-        const p = rows[0];
-        return p && decodeProjectAccess(p);
-      }
+      // SQLite: the write transaction holds the database's lock (see lockProject).
+      if (dialect.accessReadsWithoutJoins) return pointReadAccess('lockProjectWithAccess', workspace_id, project_id, account_id);
       // PostgreSQL (READ COMMITTED): the lock first, then the membership in a statement of its own,
       // whose snapshot is taken once the lock is held. Not one statement: a `SELECT … FOR NO KEY
       // UPDATE OF p` that waited for the lock re-checks only the locked row, not the rows it joined,

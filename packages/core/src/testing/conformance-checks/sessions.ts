@@ -1,5 +1,7 @@
 /** Conformance checks of `SessionStore`: Sessions, Floors, Pages, managed Sessions, the Session ledger, `getSessionWithAccess`. */
 import type { Account, Floor, Page, Project, Session, SessionEvent, Workspace } from '../../records.js';
+import type { SessionWithAccess, StoreTx } from '../../ports/store.js';
+import { sessionGateOf } from '../../sessions/access.js';
 import { assert, assertSame, range, assertGapFree, concurrentlyAllowing, T0, seedWorld, newProject, newSessionEvent, type StoreConformanceSubject } from './support.js';
 
 /**
@@ -145,24 +147,16 @@ export async function checkManagedSessions({ store }: Pick<StoreConformanceSubje
   assertSame(await seqs({ processed_at: { gte: T0 + 2, lt: T0 + 5 }, after: 2 }), [3, 4], 'processed_at gte/lt with after');
 }
 
-/**
- * `getSessionGate` (optional: a store without it passes) returns exactly those fields of what
- * `getSession`, `getProject` and `getMembership` return: the Session's id, project and archive,
- * the project's owner and status, the caller's role — for its owner, a member, an account with no
- * role, a Session with no project (archived), an archived project; `undefined` through another
- * workspace, for a missing or deleted Session; a project of another workspace is none; inside a
- * transaction it sees the transaction's own writes.
- */
-export async function checkSessionGate({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
-  if (store.getSessionGate === undefined) return;
-  const w = await seedWorld(store, 'sgate');
+/** The Sessions both access reads are checked on ({@link checkSessionGate}, {@link checkSessionWithAccess}). */
+async function accessWorld(store: StoreConformanceSubject['store'], tag: string) {
+  const w = await seedWorld(store, tag);
   const ws2: Workspace = { id: `ws_${w.u}_2`, name: 'other', created_at: T0 };
   await store.insertWorkspace(ws2);
   const outsider: Account = { id: `acc_${w.u}_outsider`, name: 'Outsider', created_at: T0 };
   await store.insertAccount(outsider, [w.ws.id]);
   const loose: Session = {
     id: `sess_${w.u}_loose`, workspace_id: w.ws.id, project_id: null, title: null, created_by_account_id: w.owner.id, created_at: T0 + 1,
-    agent: { id: 'assistant', type: 'agent', version: 1 }, environment_id: 'env_demo', metadata: { k: 'v' }, updated_at: T0 + 2, archived_at: T0 + 3,
+    agent: { id: 'assistant', type: 'agent', version: 1 }, environment_id: 'env_demo', metadata: { k: 'v', '表': '"q"' }, updated_at: T0 + 2, archived_at: T0 + 3,
   };
   await store.insertSession(loose);
   const gone: Session = { ...w.session, id: `sess_${w.u}_gone`, created_at: T0 + 4 };
@@ -179,82 +173,67 @@ export async function checkSessionGate({ store }: Pick<StoreConformanceSubject, 
   await store.upsertMembership({ project_id: foreign.id, account_id: w.deriver.id, role: 'deriver', created_at: T0 + 9 });
   const astray: Session = { ...w.session, id: `sess_${w.u}_astray`, project_id: foreign.id, created_at: T0 + 10 };
   await store.insertSession(astray);
-
-  const expected = async (sid: string, acc: string) => {
-    const session = await store.getSession(w.ws.id, sid);
-    if (session === undefined) return undefined;
-    const project = session.project_id ? await store.getProject(w.ws.id, session.project_id) : undefined;
-    return {
-      session: { id: session.id, project_id: session.project_id, archived_at: session.archived_at },
-      project: project && { account_id: project.account_id, status: project.status },
-      role: project ? (await store.getMembership(project.id, acc))?.role : undefined,
-    };
-  };
-  for (const [what, sid, acc] of [
+  const cases = [
     ['the owner (no membership row)', w.session.id, w.owner.id],
     ['a deriver member', w.session.id, w.deriver.id],
     ['an account with no role', w.session.id, outsider.id],
-    ['a session with no project (archived)', loose.id, w.deriver.id],
+    ['a session with no project (archived, with agent and metadata)', loose.id, w.deriver.id],
     ['a session of an archived project', inShut.id, w.owner.id],
     ['a session whose project is of another workspace', astray.id, w.deriver.id],
-  ] as const) {
-    const got = await store.getSessionGate(w.ws.id, sid, acc);
-    assert(got !== undefined, `getSessionGate, ${what}: the session exists, so the answer must not be undefined`);
-    assertSame(got, await expected(sid, acc), `getSessionGate, ${what}`);
+  ] as const;
+  return { w, ws2, outsider, gone, cases };
+}
+
+/**
+ * Checks one of the access reads on {@link accessWorld}: for every case, exactly `expectedOf` of
+ * what `getSession`, `getProject` and `getMembership` return; `undefined` through another
+ * workspace, for a missing or deleted Session; inside a transaction it sees the transaction's own
+ * membership (`roleOf` the answer: `observer`).
+ */
+async function checkAccessRead<T>(
+  store: StoreConformanceSubject['store'], tag: string, name: string,
+  read: (s: StoreTx, ws: string, sid: string, acc: string) => Promise<T | undefined> | undefined,
+  expectedOf: (access: SessionWithAccess) => T, roleOf: (got: T | undefined) => string | undefined,
+): Promise<void> {
+  const { w, ws2, outsider, gone, cases } = await accessWorld(store, tag);
+  for (const [what, sid, acc] of cases) {
+    const got = await read(store, w.ws.id, sid, acc);
+    assert(got !== undefined, `${name}, ${what}: the session exists, so the answer must not be undefined`);
+    const session = await store.getSession(w.ws.id, sid);
+    assert(session !== undefined, `getSession, ${what}`);
+    const project = session.project_id ? await store.getProject(w.ws.id, session.project_id) : undefined;
+    assertSame(got, expectedOf({ session, project, membership: project ? await store.getMembership(project.id, acc) : undefined }), `${name}, ${what}`);
   }
-  assert((await store.getSessionGate(ws2.id, w.session.id, w.owner.id)) === undefined, 'getSessionGate through another workspace must be undefined');
-  assert((await store.getSessionGate(w.ws.id, `sess_${w.u}_missing`, w.owner.id)) === undefined, 'getSessionGate of a missing session must be undefined');
-  assert((await store.getSessionGate(w.ws.id, gone.id, w.owner.id)) === undefined, 'getSessionGate of a deleted session must be undefined');
+  assert((await read(store, ws2.id, w.session.id, w.owner.id)) === undefined, `${name} through another workspace must be undefined`);
+  assert((await read(store, w.ws.id, `sess_${w.u}_missing`, w.owner.id)) === undefined, `${name} of a missing session must be undefined`);
+  assert((await read(store, w.ws.id, gone.id, w.owner.id)) === undefined, `${name} of a deleted session must be undefined`);
   await store.transaction(async (tx) => {
     await tx.upsertMembership({ project_id: w.project.id, account_id: outsider.id, role: 'observer', created_at: T0 + 11 });
-    const got = await tx.getSessionGate?.(w.ws.id, w.session.id, outsider.id);
-    assert(got?.role === 'observer', 'getSessionGate inside a transaction sees its own membership');
+    assert(roleOf(await read(tx, w.ws.id, w.session.id, outsider.id)) === 'observer', `${name} inside a transaction sees its own membership`);
   });
+}
+
+/**
+ * `getSessionGate` (optional: a store without it passes) returns exactly those fields of what
+ * `getSession`, `getProject` and `getMembership` return: the Session's id, project and archive,
+ * the project's owner and status, the caller's role — for its owner, a member, an account with no
+ * role, a Session with no project (archived), an archived project; `undefined` through another
+ * workspace, for a missing or deleted Session; a project of another workspace is none; inside a
+ * transaction it sees the transaction's own writes.
+ */
+export async function checkSessionGate({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.getSessionGate === undefined) return;
+  await checkAccessRead(store, 'sgate', 'getSessionGate', (s, ws, sid, acc) => s.getSessionGate?.(ws, sid, acc), sessionGateOf, (got) => got?.role);
 }
 
 /**
  * `getSessionWithAccess` (optional: a store without it passes) returns exactly what `getSession`,
  * `getProject` and `getMembership` return: a session of a project for its owner, a member and an
- * account with no role; a session with no project (with agent, metadata and archive); a session
- * asked through another workspace, missing or deleted (`undefined`); inside a transaction it sees the transaction's own writes.
+ * account with no role; a session with no project (with agent, metadata and archive); an archived
+ * project; a project of another workspace is none; a session asked through another workspace,
+ * missing or deleted (`undefined`); inside a transaction it sees the transaction's own writes.
  */
 export async function checkSessionWithAccess({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
   if (store.getSessionWithAccess === undefined) return;
-  const w = await seedWorld(store, 'saccess');
-  const ws2: Workspace = { id: `ws_${w.u}_2`, name: 'other', created_at: T0 };
-  await store.insertWorkspace(ws2);
-  const outsider: Account = { id: `acc_${w.u}_outsider`, name: 'Outsider', created_at: T0 };
-  await store.insertAccount(outsider, [w.ws.id]);
-  const loose: Session = {
-    id: `sess_${w.u}_loose`, workspace_id: w.ws.id, project_id: null, title: null, created_by_account_id: w.owner.id, created_at: T0 + 1,
-    agent: { id: 'assistant', type: 'agent', version: 1 }, environment_id: 'env_demo', metadata: { k: 'v', '表': '"q"' }, updated_at: T0 + 2, archived_at: T0 + 3,
-  };
-  await store.insertSession(loose);
-  const gone: Session = { ...w.session, id: `sess_${w.u}_gone`, created_at: T0 + 4 };
-  await store.insertSession(gone);
-  assert(await store.deleteSession(w.ws.id, gone.id, T0 + 5), 'deleteSession of a live Session');
-
-  const expected = async (sid: string, acc: string) => {
-    const session = await store.getSession(w.ws.id, sid);
-    const project = session?.project_id ? await store.getProject(w.ws.id, session.project_id) : undefined;
-    return { session, project, membership: project ? await store.getMembership(project.id, acc) : undefined };
-  };
-  for (const [what, sid, acc] of [
-    ['the owner (no membership row)', w.session.id, w.owner.id],
-    ['a deriver member', w.session.id, w.deriver.id],
-    ['an account with no role', w.session.id, outsider.id],
-    ['a session with no project', loose.id, w.deriver.id],
-  ] as const) {
-    const got = await store.getSessionWithAccess(w.ws.id, sid, acc);
-    assert(got !== undefined, `getSessionWithAccess, ${what}: the session exists, so the answer must not be undefined`);
-    assertSame(got, await expected(sid, acc), `getSessionWithAccess, ${what}`);
-  }
-  assert((await store.getSessionWithAccess(ws2.id, w.session.id, w.owner.id)) === undefined, 'getSessionWithAccess through another workspace must be undefined');
-  assert((await store.getSessionWithAccess(w.ws.id, `sess_${w.u}_missing`, w.owner.id)) === undefined, 'getSessionWithAccess of a missing session must be undefined');
-  assert((await store.getSessionWithAccess(w.ws.id, gone.id, w.owner.id)) === undefined, 'getSessionWithAccess of a deleted session must be undefined');
-  await store.transaction(async (tx) => {
-    await tx.upsertMembership({ project_id: w.project.id, account_id: outsider.id, role: 'observer', created_at: T0 + 7 });
-    const got = await tx.getSessionWithAccess?.(w.ws.id, w.session.id, outsider.id);
-    assert(got?.membership?.role === 'observer', 'getSessionWithAccess inside a transaction sees its own membership');
-  });
+  await checkAccessRead(store, 'saccess', 'getSessionWithAccess', (s, ws, sid, acc) => s.getSessionWithAccess?.(ws, sid, acc), (a) => a, (got) => got?.membership?.role);
 }

@@ -1,9 +1,21 @@
 /** `SessionStore` in memory: Sessions (deleted ones kept, invisible), Floors, Pages and the Session ledger. */
 import type { SessionStore, NewSessionEvent } from '../../ports/store.js';
 import type { Session, SessionEvent } from '../../records.js';
+import { sessionGateOf } from '../../sessions/access.js';
 import { type GetState, copy, unique, byKeyDesc, inBounds } from './state.js';
 
 export function sessionOps(get: GetState): SessionStore {
+  const withAccess: NonNullable<SessionStore['getSessionWithAccess']> = async (ws, sid, acc) => {
+    const s = get();
+    const session = s.sessions.get(sid);
+    if (!session || session.workspace_id !== ws || s.deletedSessions.has(sid)) return undefined;
+    const p = session.project_id === null ? undefined : s.projects.get(session.project_id);
+    const project = p && p.workspace_id === ws ? p : undefined;
+    return {
+      session: copy(session), project: copy(project),
+      membership: project ? copy(s.memberships.get(`${project.id}\u0000${acc}`)) : undefined,
+    };
+  };
   return {
     async insertSession(x) { const s = get(); unique(s.sessions, x.id, 'session'); s.sessions.set(x.id, copy(x)); },
     async getSession(ws, id) { const s = get(); const x = s.sessions.get(id); return x && x.workspace_id === ws && !s.deletedSessions.has(id) ? copy(x) : undefined; },
@@ -60,28 +72,10 @@ export function sessionOps(get: GetState): SessionStore {
       return [...get().pages.values()].filter((p) => p.floor_id === fid && (q.after_version === undefined || p.version > q.after_version))
         .sort((a, b) => a.version - b.version).slice(0, q.limit).map(copy);
     },
-    async getSessionWithAccess(ws, sid, acc) {
-      const s = get();
-      const session = s.sessions.get(sid);
-      if (!session || session.workspace_id !== ws || s.deletedSessions.has(sid)) return undefined;
-      const p = session.project_id === null ? undefined : s.projects.get(session.project_id);
-      const project = p && p.workspace_id === ws ? p : undefined;
-      return {
-        session: copy(session), project: copy(project),
-        membership: project ? copy(s.memberships.get(`${project.id}\u0000${acc}`)) : undefined,
-      };
-    },
+    getSessionWithAccess: withAccess,
     async getSessionGate(ws, sid, acc) {
-      const s = get();
-      const session = s.sessions.get(sid);
-      if (!session || session.workspace_id !== ws || s.deletedSessions.has(sid)) return undefined;
-      const p = session.project_id === null ? undefined : s.projects.get(session.project_id);
-      const project = p && p.workspace_id === ws ? p : undefined;
-      return {
-        session: { id: session.id, project_id: session.project_id, archived_at: session.archived_at },
-        project: project && { account_id: project.account_id, status: project.status },
-        role: project ? s.memberships.get(`${project.id}\u0000${acc}`)?.role : undefined,
-      };
+      const access = await withAccess(ws, sid, acc);
+      return access && sessionGateOf(access);
     },
     async appendSessionEvents(events: NewSessionEvent[]) {
       const s = get();
