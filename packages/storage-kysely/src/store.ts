@@ -88,9 +88,20 @@ export function createKyselyStore(db: Kysely<Database>, opts: KyselyStoreOptions
   const reader = directReaderOf(db);
   const compiled = compiledQueries(dialect.onCompile, reader && { root: db, reader });
   const transact = dialect.transact(db);
+  // The operations of a transaction's connection, built once per connection: on SQLite the units
+  // of one group commit share the group's connection, so they share its operations too.
+  const ofConnection = new WeakMap<Kysely<Database>, StoreTx>();
+  const opsOf = (trx: Kysely<Database>): StoreTx => {
+    let ops = ofConnection.get(trx);
+    if (ops === undefined) {
+      ops = opsOn(trx, dialect, true, transact, compiled);
+      ofConnection.set(trx, ops);
+    }
+    return ops;
+  };
   return {
     ...opsOn(db, dialect, false, transact, compiled),
-    transaction: (fn) => transact((trx) => fn(opsOn(trx, dialect, true, transact, compiled))),
+    transaction: (fn) => transact((trx) => fn(opsOf(trx))),
     readiness: () => readinessOf(db, opts.dialect),
     close: () => db.destroy(),
   };
