@@ -18,7 +18,18 @@ import { join, resolve } from 'node:path';
 const base = (process.env.INBOX_KIT_URL || 'http://127.0.0.1:3000').replace(/\/+$/, '');
 const dataDir = resolve(process.env.DATA_DIR || join('apps', 'demo', 'data'));
 const session = process.env.SESSION || 'sess_001';
-const owner = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')).acc_owner;
+const owner = ownerKey();
+
+/** acc_owner's key from the demo's credentials.json, or the walkthrough ends saying where it looked. */
+function ownerKey() {
+  const file = join(dataDir, 'credentials.json');
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')).acc_owner;
+  } catch (error) {
+    console.error(`steering walkthrough: cannot read the demo's keys from ${file} (${error.code ?? error.message}): start the demo once (npm run demo), or set DATA_DIR to its data folder`);
+    process.exit(1);
+  }
+}
 const live = `/v1/awaken/sessions/${session}/live-inbox`;
 
 /** Sends one request, prints it as a curl command and prints the answer; returns status and JSON body. */
@@ -26,7 +37,7 @@ async function call(method, path, body) {
   const curl = [`curl${method === 'GET' ? '' : ` -X ${method}`} $BASE${path}`, '-H "$AUTH"'];
   if (body !== undefined) curl.push(`-H "$JSON" -d '${JSON.stringify(body)}'`);
   console.log(`\n$ ${curl.join(' ')}`);
-  const response = await fetch(base + path, {
+  const response = await reach(base + path, {
     signal: AbortSignal.timeout(30_000),
     method,
     headers: { authorization: `Bearer ${owner}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
@@ -44,11 +55,18 @@ function expectThat(ok, message) {
   process.exit(1);
 }
 
-process.on('unhandledRejection', (error) => {
-  const refused = error?.cause?.code === 'ECONNREFUSED';
-  console.error(`\nsteering walkthrough: ${refused ? `nothing answers at ${base}: start the demo first (npm run demo), or set INBOX_KIT_URL` : error?.message ?? error}`);
-  process.exit(1);
-});
+/** `fetch`, ending the walkthrough with one line (not a stack trace) when nothing answers at `base`. */
+async function reach(url, init) {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const refused = error?.cause?.code === 'ECONNREFUSED';
+    console.error(`\nsteering walkthrough: ${refused
+      ? `no demo answers at ${base}: start it first (npm run demo), or point INBOX_KIT_URL at it (INBOX_KIT_URL=http://127.0.0.1:<PORT>)`
+      : `${base} did not answer: ${error?.cause?.message ?? error?.message ?? error}`}`);
+    process.exit(1);
+  }
+}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -80,7 +98,7 @@ expectThat([reordered, replaced, withdrawn].every((r) => r.status < 300), 'a cha
 console.log('\n# wait for the Run to end (the model drains the queue at its next step boundary)');
 for (let i = 0; i < 600 && window.body?.active; i++) {
   await sleep(250);
-  const r = await fetch(base + live, { headers: { authorization: `Bearer ${owner}` } });
+  const r = await reach(base + live, { headers: { authorization: `Bearer ${owner}` } });
   window = { status: r.status, body: await r.json() };
 }
 expectThat(!window.body?.active, 'the Run did not end');
@@ -92,7 +110,7 @@ console.log('\n# committed history: drained messages carry Run-scoped ids ({run_
 let drained = [];
 let after = 0;
 for (;;) {
-  const r = await fetch(`${base}/v1/sessions/${session}/events?after=${after}&limit=1000`, { headers: { authorization: `Bearer ${owner}` } });
+  const r = await reach(`${base}/v1/sessions/${session}/events?after=${after}&limit=1000`, { headers: { authorization: `Bearer ${owner}` } });
   const page = await r.json();
   const events = page.data ?? [];
   drained = drained.concat(events.filter((e) => /-inbox-\d+$/.test(e.message_id ?? '')));
