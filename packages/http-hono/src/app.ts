@@ -5,7 +5,9 @@
  * answer as a `Response`. Mounted in a host (`host.route('/inbox', app)`), every path under the
  * mount is the pipeline's; the host's other paths stay untouched.
  */
-import { createHttpHandler, DEFAULT_BODY_TIMEOUT_MS, pipelineRequestOf, responseOf, targetOf, type HostAuthenticate, type HttpHandlerOptions, type StreamTimingOptions } from '@inbox-kit/core/http';
+import {
+  createHttpHandler, DEFAULT_BODY_TIMEOUT_MS, pipelineRequestOf, responseOf, targetOf, type HostAuthenticate, type HttpHandlerOptions, type PipelineRequest, type StreamTimingOptions,
+} from '@inbox-kit/core/http';
 import { Hono, type Context } from 'hono';
 import packageJson from '../package.json' with { type: 'json' };
 
@@ -45,6 +47,64 @@ function socketAddress(c: Context): string | undefined {
   return (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
 }
 
+/**
+ * The body a host middleware already read from `c.req` (`c.req.json()`, `c.req.text()` before the
+ * mount): Hono keeps what it read, so the pipeline reads those bytes, under its own limit and rules.
+ */
+function keptBody(c: Context): AsyncIterable<Uint8Array> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      yield new Uint8Array(await c.req.arrayBuffer());
+    },
+  };
+}
+
+/** What this adapter reads of Node's HTTP/1 request (`c.env.incoming` on `@hono/node-server`). */
+interface NodeIncoming extends AsyncIterable<Uint8Array> {
+  httpVersionMajor: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** `null` until something reads or pipes the stream (Node's `Readable`). */
+  readableFlowing: boolean | null;
+  readableDidRead: boolean;
+}
+
+/**
+ * Node's HTTP/1 request behind `c`, when Hono runs on `@hono/node-server` (no other runtime has
+ * one) and nothing has read its body yet (a host middleware that read `c.req` before the mount
+ * leaves it to the web `Request`, as on every other runtime).
+ */
+function nodeIncoming(c: Context): NodeIncoming | undefined {
+  const incoming = (c.env as { incoming?: Partial<NodeIncoming> } | undefined)?.incoming;
+  return incoming !== undefined && incoming.httpVersionMajor === 1 && typeof incoming.headers === 'object'
+    && typeof incoming[Symbol.asyncIterator] === 'function' && incoming.readableFlowing === null && incoming.readableDidRead === false
+    ? incoming as NodeIncoming : undefined;
+}
+
+/**
+ * The pipeline's request on `@hono/node-server`, read from Node's request itself (as the Fastify
+ * adapter reads it: its headers object, its body stream) rather than through the web `Request`,
+ * which `@hono/node-server` builds in full — headers, body stream, `AbortController` — the first
+ * time its body is read. The `signal` is still the `Request`'s, made only when asked for (an event
+ * stream, an observer). A class: no getter or closure per request.
+ */
+class NodeHonoPipelineRequest implements PipelineRequest<Context> {
+  readonly method: string;
+  readonly headers: Record<string, string | undefined>;
+  readonly body: NodeIncoming;
+  requestId?: string = undefined;
+  caller?: PipelineRequest<Context>['caller'] = undefined;
+
+  constructor(incoming: NodeIncoming, readonly host: Context, readonly url: string, readonly mount: string, readonly remoteAddress: string | undefined, readonly startedAt: number) {
+    this.method = host.req.method;
+    this.headers = incoming.headers as Record<string, string | undefined>;
+    this.body = incoming;
+  }
+
+  get signal(): AbortSignal {
+    return this.host.req.raw.signal;
+  }
+}
+
 /** Default time a request body has to arrive, in ms (30 s): the kit's, shared by every adapter. */
 export { DEFAULT_BODY_TIMEOUT_MS };
 
@@ -73,7 +133,11 @@ export function inboxKitHono(options: InboxKitHonoOptions): InboxKitHonoApp {
     const mount = c.req.routePath.replace(/\/?\*$/, '');
     let url = targetOf(c.req.url);
     if (mount !== '') url = url.split('/').slice(mount.split('/').length).join('/').replace(/^(?!\/)/, '/');
-    return responseOf(await handler.handle(pipelineRequestOf(c.req.raw, { host: c, url, mount, remoteAddress: clientAddress(c), startedAt })));
+    const incoming = nodeIncoming(c);
+    const request = incoming !== undefined
+      ? new NodeHonoPipelineRequest(incoming, c, url, mount, clientAddress(c), startedAt)
+      : pipelineRequestOf(c.req.raw, { host: c, url, mount, remoteAddress: clientAddress(c), startedAt, ...(c.req.raw.bodyUsed ? { body: keptBody(c) } : {}) });
+    return responseOf(await handler.handle(request));
   });
   return { app, closeStreams: () => handler.closeStreams(), close: () => handler.close() };
 }

@@ -82,5 +82,5 @@ export {
 export {
   createHttpAttemptForwarder, createHttpHandler, DEFAULT_BODY_LIMIT, BodyTimeoutError, defaultResponseValidation, type HttpAttemptForwarderOptions, type HttpHandler,
   type HttpHandlerOptions, type PipelineAnswer, type PipelineRequest, type PipelineStream, type PipelineStreamSink, ResponseSchemaError, responseText,
-  type StreamTimingOptions, streamToReadable, pipelineRequestOf, responseOf, targetOf,
+  type StreamTimingOptions, streamToReadable, type FetchRequestParts, pipelineRequestOf, responseOf, targetOf,
 } from './pipeline/index.js';

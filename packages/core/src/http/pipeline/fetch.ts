@@ -56,9 +56,11 @@ class FetchPipelineRequest<H> implements PipelineRequest<H> {
   requestId?: string = undefined;
   caller?: PipelineRequest<H>['caller'] = undefined;
   readonly #request: Request;
+  readonly #body: AsyncIterable<Uint8Array> | null | undefined;
 
-  constructor(request: Request, parts: { host: H; url?: string; mount?: string; remoteAddress?: string | undefined; startedAt?: number }) {
+  constructor(request: Request, parts: FetchRequestParts<H>) {
     this.#request = request;
+    this.#body = parts.body;
     this.method = request.method;
     this.url = parts.url ?? targetOf(request.url);
     this.headers = headerRecord(request.headers);
@@ -69,7 +71,7 @@ class FetchPipelineRequest<H> implements PipelineRequest<H> {
   }
 
   get body(): PipelineRequest<H>['body'] {
-    return bodyOf(this.#request.body);
+    return this.#body !== undefined ? this.#body : bodyOf(this.#request.body);
   }
 
   get signal(): AbortSignal {
@@ -77,11 +79,29 @@ class FetchPipelineRequest<H> implements PipelineRequest<H> {
   }
 }
 
+/** What {@link pipelineRequestOf} takes beside the `Request`. */
+export interface FetchRequestParts<H> {
+  /** What the adapter's `authenticate` option is called with (a Hono `Context`, the `Request`). */
+  host: H;
+  /** The target within the mount (default: the request's whole target). */
+  url?: string;
+  /** Where the handler is mounted in the host (`/inbox`; default none). */
+  mount?: string;
+  remoteAddress?: string | undefined;
+  /** `performance.now()` ms when the request started (default: now). */
+  startedAt?: number;
+  /**
+   * The body's bytes, when the host read the `Request`'s body already (it is used: `bodyUsed`) and
+   * kept them (Hono's `c.req.arrayBuffer()` after a middleware's `c.req.json()`). Default: the
+   * `Request`'s body, read when the pipeline needs it.
+   */
+  body?: AsyncIterable<Uint8Array> | null;
+}
+
 /**
- * The pipeline's request for `request`.
- * @param parts.url the target within the mount (default: the request's whole target).
+ * The pipeline's request for `request` (see {@link FetchRequestParts}).
  */
-export function pipelineRequestOf<H>(request: Request, parts: { host: H; url?: string; mount?: string; remoteAddress?: string | undefined; startedAt?: number }): PipelineRequest<H> {
+export function pipelineRequestOf<H>(request: Request, parts: FetchRequestParts<H>): PipelineRequest<H> {
   return new FetchPipelineRequest(request, parts);
 }
 

@@ -7,7 +7,7 @@ export { DEFAULT_BODY_LIMIT } from './context.js';
 export { BodyTimeoutError } from './body.js';
 export { defaultResponseValidation, ResponseSchemaError, responseText } from './response.js';
 export { streamToReadable } from './stream.js';
-export { pipelineRequestOf, responseOf, targetOf } from './fetch.js';
+export { type FetchRequestParts, pipelineRequestOf, responseOf, targetOf } from './fetch.js';
 export { createHttpAttemptForwarder, type HttpAttemptForwarderOptions } from './forwarder.js';
 export type {
   Caller, HttpHandler, HttpHandlerOptions, PipelineAnswer, PipelineRequest, PipelineStream, PipelineStreamSink, StreamTimingOptions,
