@@ -152,6 +152,7 @@ export async function composeDemo(config: DemoConfig, overrides: { clock?: Clock
     budgets: config.budgets,
     idempotencyTtlMs: config.idempotencyTtlMs,
     principalCacheTtlMs: config.principalCacheTtlMs,
+    sessionGateCacheTtlMs: config.sessionGateCacheTtlMs,
   };
   const { platform, projectInbox } = createServices(deps);
   const routing = routingOf(opened, config, (error, info) => log?.warn({ err: error, ...info }, 'attempt routing failed; answered locally'));

@@ -53,7 +53,9 @@
  * (default 60000), IDEMPOTENCY_TTL_MS (how long an Idempotency-Key keeps its first answer;
  * default 86400000 = 24 h; expired records are swept every 10 minutes), PRINCIPAL_CACHE_TTL_MS (ms an
  * authenticated API key is cached in the process: how long a revocation made by another process goes
- * unseen here; default 1000; 0 = no cache) and SSE_RETRY_MS (the `retry:` hint event streams send:
+ * unseen here; default 1000; 0 = no cache), SESSION_GATE_CACHE_TTL_MS (ms a Session's gate — project
+ * owner and status, the caller's role, its archive — is cached for the Live Inbox routes: how long
+ * such a change made by another process goes unseen by them here; default 1000; 0 = no cache) and SSE_RETRY_MS (the `retry:` hint event streams send:
  * how long a dropped client waits before it reconnects; default 2000).
  */
 import type { CallerBudgetOptions } from '@inbox-kit/core';
@@ -130,6 +132,8 @@ export interface DemoConfig {
   idempotencyTtlMs: number;
   /** ms an authenticated principal is cached in the process (PRINCIPAL_CACHE_TTL_MS, default 1000; 0 = no cache). */
   principalCacheTtlMs: number;
+  /** ms a Session's gate is cached for the Live Inbox routes (SESSION_GATE_CACHE_TTL_MS, default 1000; 0 = no cache). */
+  sessionGateCacheTtlMs: number;
   /** The `retry:` hint of event streams in ms (SSE_RETRY_MS, default 2000). */
   sseRetryMs: number;
   /** The permission of the demo's host tool `wait` (DEMO_TOOL_POLICY, default `always_allow`). */
@@ -229,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     credentialThrottle: credentialThrottleOf(env),
     idempotencyTtlMs: int('IDEMPOTENCY_TTL_MS', env.IDEMPOTENCY_TTL_MS, 86_400_000, { min: 1 }),
     principalCacheTtlMs: int('PRINCIPAL_CACHE_TTL_MS', env.PRINCIPAL_CACHE_TTL_MS, 1_000),
+    sessionGateCacheTtlMs: int('SESSION_GATE_CACHE_TTL_MS', env.SESSION_GATE_CACHE_TTL_MS, 1_000),
     sseRetryMs: int('SSE_RETRY_MS', env.SSE_RETRY_MS, 2_000, { min: 1 }),
     toolPolicy: toolPolicyOf(env.DEMO_TOOL_POLICY),
     demoSeed: booleanOf('DEMO_SEED', env.DEMO_SEED, true),

@@ -15,7 +15,9 @@ import { closeDemo, listen } from './listen.js';
 
 describe('PRINCIPAL_CACHE_TTL_MS / SSE_RETRY_MS', () => {
   it('are parsed strictly; the defaults are 1000 and 2000 ms; 0 turns the principal cache off', () => {
-    expect(loadConfig({})).toMatchObject({ principalCacheTtlMs: 1_000, sseRetryMs: 2_000 });
+    expect(loadConfig({})).toMatchObject({ principalCacheTtlMs: 1_000, sessionGateCacheTtlMs: 1_000, sseRetryMs: 2_000 });
+    expect(loadConfig({ SESSION_GATE_CACHE_TTL_MS: '0' })).toMatchObject({ sessionGateCacheTtlMs: 0 });
+    expect(() => loadConfig({ SESSION_GATE_CACHE_TTL_MS: '-1' })).toThrow(/SESSION_GATE_CACHE_TTL_MS/);
     expect(loadConfig({ PRINCIPAL_CACHE_TTL_MS: '0', SSE_RETRY_MS: '250' })).toMatchObject({ principalCacheTtlMs: 0, sseRetryMs: 250 });
     expect(() => loadConfig({ PRINCIPAL_CACHE_TTL_MS: '1.5' })).toThrow(/PRINCIPAL_CACHE_TTL_MS/);
     expect(() => loadConfig({ PRINCIPAL_CACHE_TTL_MS: '-1' })).toThrow(/PRINCIPAL_CACHE_TTL_MS/);

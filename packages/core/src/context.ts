@@ -52,6 +52,16 @@ export interface ServiceDeps {
    */
   principalCacheTtlMs?: number;
   /**
+   * How long (ms) a Session's gate — its project's owner and status, the caller's role, its
+   * archive — is cached in the process for the reads made without a lock (the Live Inbox routes,
+   * attempt routing; default `SESSION_GATE_CACHE_TTL_MS`, 1,000): the bound on how long a project
+   * archived, a member removed or a Session archived by another process, or directly in storage,
+   * goes unseen by them here (what is queued is decided again when committed). Such a write
+   * through this process's services takes effect at once. `0` turns the cache off. Spec:
+   * platform.md "The write gate".
+   */
+  sessionGateCacheTtlMs?: number;
+  /**
    * Per-caller budgets of the services (platform.md "Per-caller bounds"): Runs running at once per
    * account and per API key (default 8 each; 429 `too_many_runs`), Sessions created per minute per
    * API key (default 120; 429 `rate_limited`). Counted per process.

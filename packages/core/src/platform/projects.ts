@@ -7,6 +7,7 @@ import { InboxKitError } from '../errors.js';
 import { compareBytes, pageOf } from '../paging.js';
 import type { ListPage } from '../paging.js';
 import { gateProjectWrite } from '../policy/write-gate.js';
+import { droppingSessionGates } from '../sessions/gate-cache.js';
 import { loadProjectAccess } from '../project-inbox/access.js';
 import type { ProjectRole } from '../project-inbox/permissions.js';
 import type { Membership, Project, ProjectEvent, Session } from '../records.js';
@@ -78,7 +79,7 @@ export class ProjectService {
    * @throws project_not_found, permission_denied.
    */
   async archiveProject(ctx: RequestContext, project_id: string): Promise<Project> {
-    const { project, events } = await this.deps.store.transaction(async (tx) => {
+    const { project, events } = await droppingSessionGates(this.deps, this.deps.store.transaction(async (tx) => {
       const access = await gateProjectWrite(tx, ctx.principal, project_id, 'project.archive');
       // A Run commit locks only its Session: holding every Session of the project orders each
       // commit wholly before the archive or after it (when the gate then refuses it).
@@ -91,7 +92,7 @@ export class ProjectService {
       if (!updated) return { project: access.project, events: [] as ProjectEvent[] };
       const event = await recordProjectWrite(this.deps, tx, ctx, updated, 'project.archive', 'project', updated.id, {}, 'project.archived', { project_id: updated.id });
       return { project: updated, events: [event] };
-    });
+    }));
     publishProjectEvents(this.deps, events);
     return project;
   }
@@ -105,7 +106,7 @@ export class ProjectService {
    */
   async addMember(ctx: RequestContext, project_id: string, input: z.input<typeof addMemberBody>): Promise<Membership> {
     const body = parseOrThrow(addMemberBody, input, 'member');
-    const { membership, events } = await this.deps.store.transaction(async (tx) => {
+    const { membership, events } = await droppingSessionGates(this.deps, this.deps.store.transaction(async (tx) => {
       const access = await gateProjectWrite(tx, ctx.principal, project_id, 'project.member.add');
       if (body.account_id === access.project.account_id) throw new InboxKitError('conflict', 'The owner is not a member');
       if (!(await tx.getWorkspaceAccount(access.project.workspace_id, body.account_id))) {
@@ -115,7 +116,7 @@ export class ProjectService {
       const event = await recordProjectWrite(this.deps, tx, ctx, access.project, 'project_member.upsert', 'account', body.account_id, { role: body.role },
         'project.member.added', { account_id: body.account_id, role: body.role });
       return { membership, events: [event] };
-    });
+    }));
     publishProjectEvents(this.deps, events);
     return membership;
   }
@@ -143,11 +144,11 @@ export class ProjectService {
 
   /** Removes a member (owner only). @throws project_not_found, permission_denied, project_archived, member_not_found. */
   async removeMember(ctx: RequestContext, project_id: string, account_id: string): Promise<void> {
-    const events = await this.deps.store.transaction(async (tx) => {
+    const events = await droppingSessionGates(this.deps, this.deps.store.transaction(async (tx) => {
       const access = await gateProjectWrite(tx, ctx.principal, project_id, 'project.member.remove');
       if (!(await tx.deleteMembership(access.project.id, account_id))) throw new InboxKitError('member_not_found', 'Member not found');
       return [await recordProjectWrite(this.deps, tx, ctx, access.project, 'project_member.remove', 'account', account_id, {}, 'project.member.removed', { account_id })];
-    });
+    }));
     publishProjectEvents(this.deps, events);
   }
 }

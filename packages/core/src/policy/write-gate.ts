@@ -12,6 +12,7 @@ import { accessOf, loadProjectAccess, type ProjectAccess } from '../project-inbo
 import type { StoreTx } from '../ports/store.js';
 import type { Project, ProjectInboxItem, Session } from '../records.js';
 import { loadSessionAccess, loadSessionGate, type SessionAccess, type SessionGateAccess } from '../sessions/access.js';
+import type { SessionGateCache } from '../sessions/gate-cache.js';
 import { decideWrite, WORKSPACE_STATE, WRITE_POLICY, type WriteAction, type WriteRole, type WriteState } from './write-policy.js';
 
 /**
@@ -116,11 +117,14 @@ export async function gateSessionWrite(tx: StoreTx, principal: Principal, sessio
 /**
  * A write to a Session that touches no row (the Live Inbox queue is process memory), decided on a
  * plain read of what the gate needs (`loadSessionGate`); what it leads to is decided again under
- * the lock when it is committed. Same checks, same order as {@link gateSessionWrite}.
+ * the lock when it is committed. Same checks, same order as {@link gateSessionWrite}. With `gates`
+ * (on the store itself only) the read may come from the store's {@link SessionGateCache}.
  * @throws InboxKitError `session_not_found` (404), then the table's refusal.
  */
-export async function gateSessionWriteUnlocked(store: StoreTx, principal: Principal, session_id: string, action: WriteAction): Promise<SessionGateAccess> {
-  const gate = await loadSessionGate(store, principal, session_id);
+export async function gateSessionWriteUnlocked(
+  store: StoreTx, principal: Principal, session_id: string, action: WriteAction, gates?: SessionGateCache,
+): Promise<SessionGateAccess> {
+  const gate = await loadSessionGate(store, principal, session_id, gates);
   const state: WriteState = {
     project: gate.projectStatus ?? 'none', session: gate.sessionArchived ? 'archived' : 'live', run: await runStateOf(store, gate.session_id, action),
   };

@@ -9,6 +9,7 @@ import { InboxKitError } from '../errors.js';
 import { roleOf, type ProjectRole } from '../project-inbox/permissions.js';
 import type { SessionGate, SessionWithAccess, StoreTx } from '../ports/store.js';
 import type { Floor, JsonValue, Membership, Page, Project, ProjectStatus, Session } from '../records.js';
+import type { SessionGateCache } from './gate-cache.js';
 
 /** A Session as its caller may use it. */
 export interface SessionAccess {
@@ -97,9 +98,11 @@ export function sessionGateOf({ session, project, membership }: SessionWithAcces
 /**
  * {@link loadSessionAccess} without a lock, narrowed to what the access rule and the write gate
  * decide on: the store's optional `getSessionGate` (one statement of six columns) when it has it,
- * else the whole access read. Same rule, same 404 `session_not_found`.
+ * else the whole access read. Same rule, same 404 `session_not_found`. With `gates` (the store's
+ * {@link SessionGateCache}, only for reads on the store itself, never in a transaction) the read
+ * comes from the cache while its entry lives.
  */
-export async function loadSessionGate(store: StoreTx, principal: Principal, session_id: string): Promise<SessionGateAccess> {
+export async function loadSessionGate(store: StoreTx, principal: Principal, session_id: string, gates?: SessionGateCache): Promise<SessionGateAccess> {
   if (store.getSessionGate === undefined) {
     const access = await loadSessionAccess(store, principal, session_id);
     return {
@@ -107,7 +110,9 @@ export async function loadSessionGate(store: StoreTx, principal: Principal, sess
       projectStatus: access.project?.status, sessionArchived: access.session.archived_at !== null,
     };
   }
-  const read = await store.getSessionGate(principal.workspace_id, session_id, principal.account_id);
+  const read = gates === undefined
+    ? await store.getSessionGate(principal.workspace_id, session_id, principal.account_id)
+    : await gates.read(store, principal.workspace_id, session_id, principal.account_id);
   if (read === undefined) throw sessionNotFound();
   const { session, project } = read;
   const sessionArchived = session.archived_at !== null;

@@ -15,6 +15,7 @@ import type { Clock } from '../ports/clock.js';
 import type { AttemptOwnership, Store, StoreTx } from '../ports/store.js';
 import type { Run } from '../records.js';
 import { loadSessionGate, sessionWriteDenied } from './access.js';
+import { sessionGateCache, type SessionGateCache } from './gate-cache.js';
 import { DEFAULT_ATTEMPT_LEASE_MS, type AttemptRoute, type AttemptRoutingErrorInfo, type AttemptRoutingOptions, type LiveInboxOperation } from './routing.js';
 import { parseSendSessionEvents } from './schemas.js';
 import { liveInboxAccess } from './steering.js';
@@ -29,6 +30,8 @@ export interface AttemptLeasesDeps {
   routing?: AttemptRoutingOptions;
   /** Whether this process executes a Run of the Session right now (the Run supervisor's answer). */
   isExecuting: (session_id: string) => boolean;
+  /** As the services' option (`gate-cache.ts`). */
+  sessionGateCacheTtlMs?: number;
 }
 
 const LOCAL: AttemptRoute = Object.freeze({ route: 'local' });
@@ -36,9 +39,12 @@ const LOCAL: AttemptRoute = Object.freeze({ route: 'local' });
 /** Attempt ownership leases and request routing between processes sharing one database. */
 export class AttemptLeases {
   readonly #deps: AttemptLeasesDeps;
+  /** The store's Session gates (`gate-cache.ts`): the routing reads' access. */
+  readonly #gates: SessionGateCache;
 
   constructor(deps: AttemptLeasesDeps) {
     this.#deps = deps;
+    this.#gates = sessionGateCache(deps);
   }
 
   /** Whether leases are kept (routing is on). */
@@ -72,12 +78,12 @@ export class AttemptLeases {
     if (operation.type === 'send_events') {
       const body = parseSendSessionEvents(operation.body);
       if (!body.events.some((e) => e.type === 'user.interrupt') || this.#deps.isExecuting(session_id)) return LOCAL;
-      const access = await loadSessionGate(this.#deps.store, ctx.principal, session_id);
+      const access = await loadSessionGate(this.#deps.store, ctx.principal, session_id, this.#gates);
       if (!access.canWrite) throw sessionWriteDenied();
       sid = access.session_id;
     } else {
       if (this.#deps.host.liveInbox(session_id) !== undefined) return LOCAL;
-      sid = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, operation.type !== 'snapshot');
+      sid = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, operation.type !== 'snapshot', this.#gates);
     }
     let owner: AttemptOwnership | undefined;
     try {

@@ -9,6 +9,7 @@ import { decodeCursor, encodeCursor, filterFingerprint } from '../cursor.js';
 import { InboxKitError } from '../errors.js';
 import type { PlatformService } from '../platform/service.js';
 import { loadSessionAccess } from './access.js';
+import { droppingSessionGates } from './gate-cache.js';
 import { gateSessionWrite } from '../policy/write-gate.js';
 import type { Clock, IdGenerator } from '../ports/clock.js';
 import type { SessionPageQuery, Store } from '../ports/store.js';
@@ -218,7 +219,7 @@ export class ManagedSessionsService {
     ctx: RequestContext, session_id: string, action: 'session.update' | 'session.archive',
     change: (session: Session) => Promise<{ title?: string | null; metadata?: Record<string, string>; archived_at?: number } | undefined>,
   ): Promise<ManagedSession> {
-    const session = await this.#deps.store.transaction(async (tx) => {
+    const session = await droppingSessionGates(this.#deps, this.#deps.store.transaction(async (tx) => {
       // Locked (project, then Session): role and archive state stay as read until commit, a
       // metadata patch applies to the metadata it read, and an archive is ordered against a
       // concurrent user.message (sendEvents checks `archived_at` under the same lock).
@@ -228,7 +229,7 @@ export class ManagedSessionsService {
       const updated = await tx.updateSession(access.session.workspace_id, access.session.id, { ...patch, updated_at: this.#deps.clock.now() });
       if (updated === undefined) throw new InboxKitError('session_not_found', 'Session not found');
       return updated;
-    });
+    }));
     return managedSession(session, await this.#status(session));
   }
 

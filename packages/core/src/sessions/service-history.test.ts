@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../records.js';
 import { rejection, text } from '../test-support.js';
+import { SESSION_GATE_CACHE_TTL_MS } from './gate-cache.js';
 import { owner, deriver, observer, outsider, stranger, fixture, closeRuntimesAfterEach } from './test-support.js';
 
 closeRuntimesAfterEach();
@@ -191,6 +192,8 @@ describe('SessionRuntimeService — who may steer and check order', () => {
     await f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('keep') });
     const before = await f.runtime.liveInboxSnapshot(owner, 'sess_p');
     failing = true;
+    // The Session's gate read above is cached for 1 s (platform.md "The write gate"): past it, the read is made again.
+    f.clock.advance(SESSION_GATE_CACHE_TTL_MS);
     const attempts = [
       f.runtime.liveInboxSnapshot(owner, 'sess_p'),
       f.runtime.liveInboxQueue(owner, 'sess_p', { content: text('x') }),

@@ -30,6 +30,7 @@ import type { LiveInboxHost, LiveInboxHostStats } from '../live-inbox/registry.j
 import type { Feed } from '../ports/feed.js';
 import type { SessionEvent } from '../records.js';
 import { AttemptLeases } from './attempt-leases.js';
+import { sessionGateCache, type SessionGateCache } from './gate-cache.js';
 import type { RunExecutor, RunHandle, StartRunOptions } from './executor.js';
 import { SessionLedger, type SessionEventPage } from './ledger.js';
 import type { ListSessionEventsInput, ManagedAgentDefinition } from './managed-agents.js';
@@ -120,8 +121,11 @@ export class SessionRuntimeService {
   readonly #agents: readonly ManagedAgentDefinition[];
 
   readonly #host: LiveInboxHost;
+  /** The store's Session gates (`gate-cache.ts`). */
+  readonly #gates: SessionGateCache;
 
   constructor(deps: SessionRuntimeDeps) {
+    this.#gates = sessionGateCache(deps);
     this.#host = deps.host;
     this.#agents = checkAgents(deps.agents ?? [], deps.tools ?? []);
     this.#ledger = new SessionLedger(deps);
@@ -187,7 +191,8 @@ export class SessionRuntimeService {
    * @throws InboxKitError `session_not_found` (404), `permission_denied` (403), `session_running` (409).
    */
   deleteSession(ctx: RequestContext, session_id: string): Promise<void> {
-    return this.#runs.deleteSession(ctx, session_id);
+    // A Session deleted moves its gate: this process's cached ones are dropped once it committed.
+    return this.#runs.deleteSession(ctx, session_id).finally(() => this.#gates.forget());
   }
 
   // — durable Session events —

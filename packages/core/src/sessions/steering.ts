@@ -12,7 +12,9 @@ import type { Principal, RequestContext } from '../context.js';
 import { InboxKitError, isInboxKitError } from '../errors.js';
 import type { LiveInboxMessage, LiveInboxQueue } from '../live-inbox/queue.js';
 import type { LiveInboxHost } from '../live-inbox/registry.js';
+import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
+import { sessionGateCache, type SessionGateCache } from './gate-cache.js';
 import { contentSchema } from '../live-inbox/content.js';
 import { markParsed, parseOrThrow, wasParsedBy } from '../validation.js';
 import { loadSessionGate, sessionWriteDenied, type SessionGateAccess } from './access.js';
@@ -51,15 +53,20 @@ const liveInboxInactive = () =>
  * Session visibility for the Live Inbox: 404 `session_not_found` as usual, but a failing read is
  * 500 `session_ownership_unavailable`; with `mutation` (`true`: the permission only, as a routing
  * pre-check; an action: the whole write gate), a caller who may not write is 403 and an archived
- * project or Session 409. Reads only what the gate needs (`loadSessionGate`); returns the Session's id.
+ * project or Session 409. Reads only what the gate needs (`loadSessionGate`; from `gates`, the
+ * store's {@link SessionGateCache}, while its entry lives); returns the Session's id.
  */
-export async function liveInboxAccess(store: Store, principal: Principal, session_id: string, mutation: boolean | WriteAction): Promise<string> {
+export async function liveInboxAccess(
+  store: Store, principal: Principal, session_id: string, mutation: boolean | WriteAction, gates?: SessionGateCache,
+): Promise<string> {
   let access: SessionGateAccess;
   try {
     // A mutation passes the write gate (403, then 409 for an archived project or Session) on a
     // plain read of what the gate needs: the queue is process memory, and what it holds is committed
     // only through the gate again (`run.commit`, under the Session's lock), so nothing queued after an archive commits.
-    access = typeof mutation === 'string' ? await gateSessionWriteUnlocked(store, principal, session_id, mutation) : await loadSessionGate(store, principal, session_id);
+    access = typeof mutation === 'string'
+      ? await gateSessionWriteUnlocked(store, principal, session_id, mutation, gates)
+      : await loadSessionGate(store, principal, session_id, gates);
   } catch (error) {
     if (isInboxKitError(error)) throw error;
     throw new InboxKitError('session_ownership_unavailable', 'Session ownership could not be read; no queue mutation was attempted.', [], { cause: error });
@@ -71,14 +78,17 @@ export async function liveInboxAccess(store: Store, principal: Principal, sessio
 /** The five Live Inbox operations over this process's attempt registry (see `SessionRuntimeService`). */
 export class LiveInboxSteering {
   readonly #deps: { store: Store; host: LiveInboxHost };
+  /** The store's Session gates (`gate-cache.ts`), shared with the services that drop them. */
+  readonly #gates: SessionGateCache;
 
-  constructor(deps: { store: Store; host: LiveInboxHost }) {
+  constructor(deps: { store: Store; host: LiveInboxHost; clock: Clock; sessionGateCacheTtlMs?: number }) {
     this.#deps = deps;
+    this.#gates = sessionGateCache(deps);
   }
 
   /** @throws InboxKitError `session_not_found` (404), `session_ownership_unavailable` (500). */
   async snapshot(ctx: RequestContext, session_id: string): Promise<LiveInboxView> {
-    const inbox = this.#deps.host.liveInbox(await liveInboxAccess(this.#deps.store, ctx.principal, session_id, false));
+    const inbox = this.#deps.host.liveInbox(await liveInboxAccess(this.#deps.store, ctx.principal, session_id, false, this.#gates));
     if (inbox === undefined) return { active: false, version: 0, messages: [] };
     return { active: true, ...inbox.snapshot() };
   }
@@ -88,7 +98,7 @@ export class LiveInboxSteering {
    * state of the queue (`LiveInboxQueue.snapshotJson`). @throws InboxKitError as {@link snapshot}.
    */
   async snapshotJson(ctx: RequestContext, session_id: string): Promise<string> {
-    const inbox = this.#deps.host.liveInbox(await liveInboxAccess(this.#deps.store, ctx.principal, session_id, false));
+    const inbox = this.#deps.host.liveInbox(await liveInboxAccess(this.#deps.store, ctx.principal, session_id, false, this.#gates));
     if (inbox === undefined) return INACTIVE_JSON;
     return `{"active":true,${inbox.snapshotJson().slice(1)}`;
   }
@@ -125,7 +135,7 @@ export class LiveInboxSteering {
    * native attempt (410; when the Session's Run awaits tool results or confirmations, the message says so).
    */
   async #mutableInbox(ctx: RequestContext, session_id: string, action: WriteAction): Promise<LiveInboxQueue> {
-    const sid = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, action);
+    const sid = await liveInboxAccess(this.#deps.store, ctx.principal, session_id, action, this.#gates);
     const inbox = this.#deps.host.liveInbox(sid);
     if (inbox === undefined) {
       const awaiting = await this.#deps.store.getAwaitingRun?.(sid).catch(() => undefined);

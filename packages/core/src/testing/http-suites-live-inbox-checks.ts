@@ -172,6 +172,8 @@ export const liveInboxRouteChecks: HttpSuiteCheck<LiveInboxCtx>[] = [
       const { harness } = c;
       let failing = false;
       const h = await harness({
+        // Every edit reads the Session's gate (a cached one would answer without a read for 1 s: platform.md "The write gate").
+        sessionGateCacheTtlMs: 0,
         wrapStore: (store: Store) => new Proxy(store, {
           get(target, prop, receiver) {
             if ((prop === 'getSession' || prop === 'getSessionWithAccess' || prop === 'getSessionGate') && failing) return async () => { throw new Error('SQLITE_BUSY: secret detail'); };

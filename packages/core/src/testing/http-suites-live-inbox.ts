@@ -74,8 +74,15 @@ export async function waitFor<T>(probe: () => T | Promise<T>, what: string, ms =
   }
 }
 
+/** What a Live Inbox world may be started with: the Runtime's store wrapped (e.g. to make its reads fail), its Session gate cache's lifetime. */
+export interface LiveInboxWorldOptions {
+  wrapStore?: (store: Store) => Store;
+  /** The Runtime's `sessionGateCacheTtlMs` (default: the services' 1 s). */
+  sessionGateCacheTtlMs?: number;
+}
+
 /** A small world for one test: its own store, a gated model, the adapter started with `kit.start`. */
-export async function startLiveInboxWorld(kit: HttpConformanceOptions, options: { wrapStore?: (store: Store) => Store } = {}): Promise<Harness> {
+export async function startLiveInboxWorld(kit: HttpConformanceOptions, options: LiveInboxWorldOptions = {}): Promise<Harness> {
   const opened = kit.openStore ? await kit.openStore() : { store: createMemoryStore() as Store, close: async () => {} };
   const store = opened.store;
   const bus = createLocalEventBus();
@@ -100,7 +107,10 @@ export async function startLiveInboxWorld(kit: HttpConformanceOptions, options: 
 
   const host = new LiveInboxHost();
   const model = gatedModel();
-  const runtime = new SessionRuntimeService({ ...deps, store: options.wrapStore ? options.wrapStore(store) : store, host, model });
+  const runtime = new SessionRuntimeService({
+    ...deps, store: options.wrapStore ? options.wrapStore(store) : store, host, model,
+    ...(options.sessionGateCacheTtlMs === undefined ? {} : { sessionGateCacheTtlMs: options.sessionGateCacheTtlMs }),
+  });
   const server = await kit.start({ platform, projectInbox: new ProjectInboxService(deps), runtime }, { streamTiming: { heartbeatMs: 60_000 } });
   const base = server.url.replace(/\/+$/, '');
   const send = serverFetch(server);
@@ -153,7 +163,7 @@ export async function history(h: Harness, session = 'sess_001'): Promise<any[]> 
 }
 /** What the Live Inbox checks share: `harness()` starts a world of their own, closed after each check. */
 export interface LiveInboxCtx extends HttpSuiteBase {
-  harness(options?: { wrapStore?: (store: Store) => Store }): Promise<Harness>;
+  harness(options?: LiveInboxWorldOptions): Promise<Harness>;
   /** The worlds started by the running check. */
   started: Harness[];
 }
