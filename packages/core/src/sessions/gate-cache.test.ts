@@ -9,7 +9,8 @@ import { PlatformService } from '../platform/service.js';
 import { createLocalEventBus } from '../ports/event-bus.js';
 import type { SessionGate } from '../ports/store.js';
 import { rejection, text } from '../test-support.js';
-import { SESSION_GATE_CACHE_MAX, SESSION_GATE_CACHE_TTL_MS, SessionGateCache } from './gate-cache.js';
+import { createMemoryStore } from '../testing/memory-store.js';
+import { droppingSessionGates, SESSION_GATE_CACHE_MAX, SESSION_GATE_CACHE_TTL_MS, SessionGateCache, sessionGateCache } from './gate-cache.js';
 import { closeRuntimesAfterEach, deriver, fixture, observer, owner } from './test-support.js';
 
 closeRuntimesAfterEach();
@@ -98,6 +99,18 @@ describe('SessionGateCache', () => {
     await small.read(store, 'ws_a', 'sess_1', 'acc_owner');
     expect(store.reads).toBe(6);
     expect(SESSION_GATE_CACHE_MAX).toBeGreaterThan(0);
+  });
+
+  it('a write dropping gates before any service read one leaves the lifetime to the reader', async () => {
+    const store = createMemoryStore();
+    const clock = { now: () => 0 };
+    await droppingSessionGates({ store }, Promise.resolve());
+    const cache = sessionGateCache({ store, clock, sessionGateCacheTtlMs: 0 });
+    expect(sessionGateCache({ store, clock })).toBe(cache);
+    const counting = countingStore();
+    await cache.read(counting, 'ws_a', 'sess_1', 'acc_owner');
+    await cache.read(counting, 'ws_a', 'sess_1', 'acc_owner');
+    expect(counting.reads).toBe(2);
   });
 
   it('without getSessionGate there is nothing to cache', async () => {

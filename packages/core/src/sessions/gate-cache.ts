@@ -83,7 +83,8 @@ const caches = new WeakMap<Store, SessionGateCache>();
 
 /**
  * The {@link SessionGateCache} of `deps.store` (made on first use, with `deps.sessionGateCacheTtlMs`,
- * default {@link SESSION_GATE_CACHE_TTL_MS}; the first service built on a store sets its lifetime).
+ * default {@link SESSION_GATE_CACHE_TTL_MS}; the first service that reads gates on a store — the
+ * Runtime — sets its lifetime: a write's drop never makes one).
  */
 export function sessionGateCache(deps: { store: Store; clock: { now(): number }; sessionGateCacheTtlMs?: number }): SessionGateCache {
   let cache = caches.get(deps.store);
@@ -100,6 +101,6 @@ export function sessionGateCache(deps: { store: Store; clock: { now(): number };
  * removed, a Session archived or deleted), then the store's Session gates dropped — after the
  * commit, and after a failure too (harmless), so no gate read before it outlives it here.
  */
-export function droppingSessionGates<T>(deps: Parameters<typeof sessionGateCache>[0], write: Promise<T>): Promise<T> {
-  return write.finally(() => sessionGateCache(deps).forget());
+export function droppingSessionGates<T>(deps: { store: Store }, write: Promise<T>): Promise<T> {
+  return write.finally(() => caches.get(deps.store)?.forget());
 }
