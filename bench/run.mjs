@@ -17,7 +17,7 @@
  * --quick); Live Inbox GET / queue / replace / reorder on queues of 10 and 1,000 messages;
  * 1,000 SSE subscribers on one project (fan-out latency, and memory per stream measured first,
  * on the fresh server); server RSS at the end; 10,000 SSE subscribers on a fresh server of their
- * own; then create and get again on a server logging as deployed (`LOG_LEVEL=info`, stdout to a
+ * own, then on the stream floor (bare node:http holding as many streams; lib/stream-floor.mjs); then create and get again on a server logging as deployed (`LOG_LEVEL=info`, stdout to a
  * file). After each list run the page floor (the same page read by the store's SQL with the raw
  * driver + `JSON.stringify` of the exact body, one process; lib/page-floor.mjs) and the list's
  * route floor over HTTP; right after get, create, decide, Live Inbox GET and queue, the same
@@ -280,15 +280,31 @@ async function manyStreams(engine, { dataDir, databaseUrl, file, decideProject, 
   const server = await startDemo({
     dataDir, databaseUrl, label: `${engine}-streams`, fdLimit, env: { MAX_CONNECTIONS: sockets, MAX_CONNECTIONS_PER_ADDRESS: sockets },
   });
+  let result;
   try {
     const after = engine === 'postgres' ? await postgresEventSequence(databaseUrl, decideProject) : sqliteEventSequence(file, decideProject);
-    return await runChild(lib('streams.mjs'), {
+    result = await runChild(lib('streams.mjs'), {
       url: server.url, project: decideProject, key: owner, after, subscribers, events: config.manyEvents, serverPid: server.pid,
     }, { fdLimit });
   } finally {
     closeRequests();
     await stopChild(server.child);
   }
+  // Right after, the same driver on the stream floor (lib/stream-floor.mjs): what Node's HTTP server
+  // and the kernel cost a stream and an event whatever serves them.
+  log(`${engine}: events stream, ${subscribers.toLocaleString('en')} subscribers on the stream floor`);
+  const floor = await startNode([lib('stream-floor.mjs'), JSON.stringify({ keys: { acc_owner: owner } })], {
+    execArgv: DEMO_NODE_FLAGS, ready: /stream floor listening on (http:\/\/\S+)/, fdLimit,
+  });
+  try {
+    result.floor = await runChild(lib('streams.mjs'), {
+      url: floor.match[1], project: decideProject, key: owner, after: 0, subscribers, events: config.manyEvents, serverPid: floor.child.pid,
+    }, { fdLimit });
+  } finally {
+    closeRequests();
+    await stopChild(floor.child);
+  }
+  return result;
 }
 
 // — page floor, steering, logging —
@@ -670,12 +686,22 @@ function report(results) {
     }
     const many = e.events_many;
     const measuredMany = many && !many.skipped ? many : undefined;
-    const manyFan = mark(`fan-out p99 ≤ 250 ms (${int(config.manySubscribers)} streams)${tag}`, measuredMany?.fanout_last_ms.p99, 250, '<=');
-    const manyMem = mark(`≤ 10 KiB per stream (${int(config.manySubscribers)} streams)${tag}`, measuredMany ? measuredMany.bytes_per_stream / 1024 : undefined, 10, '<=');
+    const streamFloor = measuredMany?.floor;
+    const manyFan = mark(`fan-out p99 ≤ 250 ms (${int(config.manySubscribers)} streams)${tag}`, measuredMany?.fanout_last_ms.p99, 250, '<=', streamFloor?.fanout_last_ms.p99);
+    const manyMem = mark(`≤ 10 KiB per stream (${int(config.manySubscribers)} streams)${tag}`, measuredMany ? measuredMany.bytes_per_stream / 1024 : undefined, 10, '<=',
+      streamFloor?.bytes_per_stream == null ? undefined : streamFloor.bytes_per_stream / 1024);
     if (measuredMany) {
       push([`fan-out to ${int(many.subscribers)} streams (last)`, engine, '', ms(many.fanout_last_ms.p50), ms(many.fanout_last_ms.p99), '', '', manyFan,
         `${many.events} events${cpuPerEvent(many)}; a fresh server; ${int(many.open_ms)} ms to open them${many.shed ? `; ${many.shed} creates shed (503), sent again` : ''}`]);
+      if (streamFloor) {
+        push([`fan-out to ${int(many.subscribers)} streams: stream floor`, engine, '', ms(streamFloor.fanout_last_ms.p50), ms(streamFloor.fanout_last_ms.p99), '', '', '',
+          `p99 route = ${ratio(many.fanout_last_ms.p99 / streamFloor.fanout_last_ms.p99)} × floor${cpuPerEvent(streamFloor)}; bare node:http`]);
+      }
       push([`memory per idle stream (${int(many.subscribers)} streams)`, engine, '', '', '', '', '', manyMem, kib(many.bytes_per_stream)]);
+      if (streamFloor) {
+        push([`memory per idle stream (${int(many.subscribers)} streams): stream floor`, engine, '', '', '', '', '', '',
+          `${kib(streamFloor.bytes_per_stream)}; route = ${ratio(many.bytes_per_stream / streamFloor.bytes_per_stream)} × floor`]);
+      }
     } else if (many?.skipped) {
       push([`fan-out to ${int(many.subscribers)} streams`, engine, '', '', '', '', '', '–', `not run: ${many.skipped}`]);
     }
