@@ -173,6 +173,15 @@ class EventStreamRun implements EventStreamLoop {
   private closed = false;
   /** Every write goes through one chain: the start first, then live items and heartbeats in order. */
   private chain: Promise<void> = resolved;
+  /** Tasks of the chain not settled yet: at 0 the chain is idle, and a new task runs at once (no promise when it finishes synchronously). */
+  private pending = 0;
+  private readonly settled = (): void => {
+    this.pending -= 1;
+  };
+  private readonly failed = (error: unknown): void => {
+    this.pending -= 1;
+    this.finish(error);
+  };
   private authorizedAt: number;
   private readonly unsubscribe: () => void;
   private readonly beats: HeartbeatGroup;
@@ -192,7 +201,9 @@ class EventStreamRun implements EventStreamLoop {
     this.unsubscribe = feed.subscribe((item) => {
       // Until the start (resync check, first replay) has run, `lastSent` is only the request's.
       if (this.closed || (this.started && item.id <= this.lastSent)) return;
-      this.enqueue(() => this.live(item));
+      // An idle chain takes the item at once: no closure, and no promise when no check is due.
+      if (this.pending === 0) this.begin(item);
+      else this.enqueue(() => this.live(item));
     });
     this.beats = heartbeatGroup(this.heartbeatMs);
     this.beats.streams.add(this);
@@ -218,8 +229,28 @@ class EventStreamRun implements EventStreamLoop {
     this.enqueue(() => this.beat());
   }
 
+  /**
+   * Runs `task` after every task before it: at once when the chain is idle, else when the last one
+   * settled. A task that throws or rejects ends the stream (`finish(error)`).
+   */
   private enqueue(task: () => Promise<void> | undefined): void {
-    this.chain = this.chain.then(() => (this.closed ? undefined : task())).catch((error: unknown) => this.finish(error));
+    if (this.pending === 0) return this.begin(task);
+    this.pending += 1;
+    this.chain = this.chain.then(() => (this.closed ? undefined : task())).then(this.settled, this.failed);
+  }
+
+  /** Runs a task (or a live item) on the idle chain now; the chain waits only for what it left pending. */
+  private begin(task: (() => Promise<void> | undefined) | FeedItem): void {
+    let result: Promise<void> | undefined;
+    try {
+      result = typeof task === 'function' ? task() : this.live(task);
+    } catch (error) {
+      this.finish(error);
+      return;
+    }
+    if (result === undefined) return;
+    this.pending = 1;
+    this.chain = result.then(this.settled, this.failed);
   }
 
   private write(chunk: string): void {
@@ -233,14 +264,28 @@ class EventStreamRun implements EventStreamLoop {
   }
 
   /**
-   * The re-check before a delivery: the credential (`reauthenticate`), then the feed's access.
+   * The re-check before a delivery: the credential (`reauthenticate`), then the feed's access, then
+   * `then` (nothing when the feed answered synchronously and there is no credential check).
    * Plain promise steps, not an async frame: a fan-out has every open stream waiting here at once.
    */
-  private authorize(next: readonly FeedItem[]): Promise<void> {
+  private authorize(next: readonly FeedItem[], then?: () => void): Promise<void> | undefined {
     const at = this.clock.now();
-    const checked = this.reauthenticate === undefined ? this.feed.authorize(next) : this.reauthenticate().then(() => this.feed.authorize(next));
+    if (this.reauthenticate === undefined) return this.authorizeFeed(next, at, then);
+    return this.reauthenticate().then(() => this.authorizeFeed(next, at, then));
+  }
+
+  /** The feed's part of {@link authorize}, once the credential passed. */
+  private authorizeFeed(next: readonly FeedItem[], at: number, then: (() => void) | undefined): Promise<void> | undefined {
+    // A feed answers nothing when no check is due (the port's `Promise<void> | void`).
+    const checked = this.feed.authorize(next) as Promise<void> | undefined;
+    if (checked === undefined) {
+      this.authorizedAt = at;
+      then?.();
+      return undefined;
+    }
     return checked.then(() => {
       this.authorizedAt = at;
+      then?.();
     });
   }
 
@@ -286,16 +331,19 @@ class EventStreamRun implements EventStreamLoop {
 
   private liveInOrder(item: FeedItem): Promise<void> | undefined {
     if (item.id <= this.lastSent || this.closed) return undefined;
-    return this.authorize([item]).then(() => {
+    return this.authorize([item], () => {
       if (this.closed) return;
       this.deliver(item);
       if (this.sink.buffered() > this.maxBuffered) this.finish();
     });
   }
 
-  private async beat(): Promise<void> {
-    if (this.clock.now() - this.authorizedAt >= this.quietMs) await this.authorize([]);
-    this.write(heartbeatFrame());
+  private beat(): Promise<void> | undefined {
+    if (this.clock.now() - this.authorizedAt < this.quietMs) {
+      this.write(heartbeatFrame());
+      return undefined;
+    }
+    return this.authorize([], () => this.write(heartbeatFrame()));
   }
 
   private finish(error?: unknown): void {

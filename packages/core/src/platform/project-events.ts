@@ -137,10 +137,16 @@ class ProjectEventFeed implements Feed<ProjectEvent> {
    * one read, not one per stream; the role is still at most the interval old). A check forced by
    * a member event naming the caller reads again, after that event's commit.
    */
-  async authorize(next: readonly FeedItem<ProjectEvent>[]): Promise<void> {
+  authorize(next: readonly FeedItem<ProjectEvent>[]): Promise<void> | undefined {
     const at = this.deps.clock.now();
     const forced = this.anyChangesMyAccess(next);
-    if (!forced && at - this.checkedAt < PROJECT_FEED_RECHECK_MS) return;
+    // No check due: answered at once (a fan-out's streams deliver without waiting on a promise).
+    if (!forced && at - this.checkedAt < PROJECT_FEED_RECHECK_MS) return undefined;
+    return this.check(at, forced);
+  }
+
+  /** The role read of {@link authorize}, shared on the interval (see above). */
+  private async check(at: number, forced: boolean): Promise<void> {
     const { principal } = this.ctx;
     const key = `${principal.key_id}\n${principal.account_id}\n${principal.workspace_id}\n${this.requested}`;
     try {

@@ -27,10 +27,13 @@ export interface Feed<T = unknown> {
    * naming the caller: exact on every process, since every stream sees it in order), and otherwise
    * when the last check is older than the feed's recheck interval (a feed may check every time),
    * so a removal, demotion or archive reaches an open stream as it would reach a fresh request.
+   * Returns nothing when it answers synchronously (no check due: the items may be delivered at
+   * once), else a promise of the check.
    * @throws InboxKitError the error a fresh request would get now (e.g. `project_not_found`,
-   *   `session_not_found`): the adapter ends the stream without delivering the items.
+   *   `session_not_found`), thrown or as the promise's rejection: the adapter ends the stream
+   *   without delivering the items.
    */
-  authorize(next: readonly FeedItem<T>[]): Promise<void>;
+  authorize(next: readonly FeedItem<T>[]): Promise<void> | void;
   /**
    * Whether the caller may see (and asked for) an item, by the access last read by
    * {@link authorize}. Stream adapters call it once per item, in ascending id order.

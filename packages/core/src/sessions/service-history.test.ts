@@ -104,7 +104,7 @@ describe('SessionRuntimeService — history and feed', () => {
     await f.store.upsertMembership({ project_id: 'proj_1', account_id: 'acc_deriver', role: 'observer', created_at: 1 });
     await feed.authorize([]); // an observer may still read the Session (as a fresh request)
     await f.store.deleteMembership('proj_1', 'acc_deriver');
-    expect((await rejection(feed.authorize([]))).code).toBe('session_not_found');
+    expect((await rejection(Promise.resolve().then(() => feed.authorize([])))).code).toBe('session_not_found');
   });
 });
 
