@@ -185,6 +185,87 @@ describe('runEventStream', () => {
   });
 });
 
+describe('runEventStream with a feed that answers synchronously', () => {
+  /** `memoryFeed` whose `authorize` returns nothing (no check due) until `due` says one is. */
+  function syncFeed(stored: FeedItem[], options: { due?: () => boolean; refuse?: () => boolean } = {}) {
+    const f = memoryFeed(stored, options);
+    let resolveCheck: (() => void) | undefined;
+    f.feed.authorize = (next) => {
+      f.authorized.push(next.map((i) => i.id));
+      if (options.refuse?.()) throw new InboxKitError('project_not_found', 'Project not found');
+      if (!options.due?.()) return undefined;
+      return new Promise<void>((resolve) => (resolveCheck = resolve));
+    };
+    return { ...f, finishCheck: () => resolveCheck?.() };
+  }
+
+  it('an idle stream writes a live item in the turn it is published; while a check is pending, items wait and keep their order', async () => {
+    let due = false;
+    const f = syncFeed(items(1, 1), { due: () => due });
+    const s = memorySink();
+    const stream = runEventStream(f.feed, s.sink, { after: 0, heartbeatMs: 60_000 });
+    await until('the replay', () => s.ids().length === 1);
+    await settle();
+    f.publish({ id: 2, type: 'x', data: {} });
+    expect(s.ids()).toEqual([1, 2]); // no await between the publish and the frame
+    due = true;
+    f.publish({ id: 3, type: 'x', data: {} });
+    due = false;
+    f.publish({ id: 4, type: 'x', data: {} });
+    f.publish({ id: 5, type: 'x', data: {} });
+    await settle();
+    expect(s.ids()).toEqual([1, 2]); // 3 waits for its check; 4 and 5 wait behind it
+    f.finishCheck();
+    await until('the waiting items', () => s.ids().length === 5);
+    expect(s.ids()).toEqual([1, 2, 3, 4, 5]);
+    expect(f.authorized.slice(1)).toEqual([[2], [3], [4], [5]]);
+    // Idle again: the next item is written at once.
+    f.publish({ id: 6, type: 'x', data: {} });
+    expect(s.ids()).toEqual([1, 2, 3, 4, 5, 6]);
+    stream.end();
+    await stream.done;
+    expect(f.subscribers()).toBe(0);
+  });
+
+  it('a synchronous refusal ends the stream before the delivery, with the error', async () => {
+    let refuse = false;
+    const f = syncFeed(items(1, 1), { refuse: () => refuse });
+    const s = memorySink();
+    const onEnd = vi.fn();
+    const stream = runEventStream(f.feed, s.sink, { after: 0, heartbeatMs: 60_000, onEnd });
+    await until('the replay', () => s.ids().length === 1);
+    await settle();
+    refuse = true;
+    f.publish({ id: 2, type: 'x', data: {} });
+    await stream.done;
+    expect(s.ids()).toEqual([1]);
+    expect(onEnd.mock.calls[0]![0]).toMatchObject({ code: 'project_not_found' });
+    expect(s.closed()).toBe(1);
+    expect(f.subscribers()).toBe(0);
+  });
+
+  it('with a credential check, a live item still waits for it, and a refusal there delivers nothing', async () => {
+    let revoked = false;
+    const f = syncFeed(items(1, 1));
+    const s = memorySink();
+    const onEnd = vi.fn();
+    const stream = runEventStream(f.feed, s.sink, {
+      after: 0, heartbeatMs: 60_000, onEnd, reauthenticate: async () => {
+        if (revoked) throw new InboxKitError('invalid_credentials', 'revoked');
+      },
+    });
+    await until('the replay', () => s.ids().length === 1);
+    f.publish({ id: 2, type: 'x', data: {} });
+    expect(s.ids()).toEqual([1]);
+    await until('the checked item', () => s.ids().length === 2);
+    revoked = true;
+    f.publish({ id: 3, type: 'x', data: {} });
+    await stream.done;
+    expect(s.ids()).toEqual([1, 2]);
+    expect(onEnd.mock.calls[0]![0]).toMatchObject({ code: 'invalid_credentials' });
+  });
+});
+
 describe('eventFrame', () => {
   it('is the frame of the item it is given, when the same data object is framed again under another id or type too', () => {
     const data = { sequence: 7, title: 'été' };
