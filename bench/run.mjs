@@ -294,7 +294,8 @@ async function manyStreams(engine, { dataDir, databaseUrl, file, decideProject, 
   // and the kernel cost a stream and an event whatever serves them.
   log(`${engine}: events stream, ${subscribers.toLocaleString('en')} subscribers on the stream floor`);
   const floor = await startNode([lib('stream-floor.mjs'), JSON.stringify({ keys: { acc_owner: owner } })], {
-    execArgv: DEMO_NODE_FLAGS, ready: /stream floor listening on (http:\/\/\S+)/, fdLimit,
+    execArgv: [...DEMO_NODE_FLAGS, ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=floor-${engine}-streams-${Date.now()}.cpuprofile`] : [])],
+    ready: /stream floor listening on (http:\/\/\S+)/, fdLimit,
   });
   try {
     result.floor = await runChild(lib('streams.mjs'), {
