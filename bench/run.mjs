@@ -49,7 +49,7 @@ import { listenerTimeToDetect, takeoverTime } from './lib/many-processes.mjs';
 import {
   countPostgresItems, countSqliteItems, postgresEventSequence, seedPostgresItems, seedSqliteItems, seededId, sqliteEventSequence,
 } from './lib/seed.mjs';
-import { closeRequests, cpuTimeUsOf, fdLimits, request, rssOf, runChild, sleep, startNode, stopChild } from './lib/util.mjs';
+import { closeRequests, cpuTimeUsOf, fdLimits, request, rssOf, rssPartsOf, runChild, sleep, startNode, stopChild } from './lib/util.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..');
@@ -519,6 +519,7 @@ async function engineSuite(engine, pgServer, adapter = 'fastify') {
 
     await sleep(2000);
     out.rss_end_bytes = rssOf(server.pid);
+    out.rss_end_parts = rssPartsOf(server.pid);
     closeRequests();
     await stopChild(server.child);
     server = undefined;
@@ -646,7 +647,7 @@ function report(results) {
     if (e.logged) {
       for (const op of ['create', 'get']) {
         const r = e.logged[op];
-        row(`${op}, LOG_LEVEL=info to a file`, r, op === 'create', '', `${ratio(r.requests_per_s / e[op].requests_per_s)} × silent; ${int(e.logged.bytes_per_request)} B/request logged`);
+        row(`${op}, LOG_LEVEL=info to a file`, r, op === 'create', '', `${e[op] ? `${ratio(r.requests_per_s / e[op].requests_per_s)} × silent` : 'silent not run'}; ${int(e.logged.bytes_per_request)} B/request logged`);
       }
     }
     if (e.fairness) {
@@ -708,7 +709,9 @@ function report(results) {
     }
     const rssLimit = engine === 'sqlite' ? 128 : 144;
     const rssCell = mark(`RSS ≤ ${rssLimit} MiB after the runs${tag}`, e.rss_end_bytes == null ? undefined : e.rss_end_bytes / 1_048_576, rssLimit, '<=');
-    if (e.rss_end_bytes != null) push(['server RSS after the runs', engine, '', '', '', '', '', rssCell, mib(e.rss_end_bytes)]);
+    const parts = e.rss_end_parts;
+    const partsNote = parts ? `; anonymous ${mib(parts.anon)}, file-backed ${mib(parts.file)}, shared ${mib(parts.shmem)}` : '';
+    if (e.rss_end_bytes != null) push(['server RSS after the runs', engine, '', '', '', '', '', rssCell, `${mib(e.rss_end_bytes)}${partsNote}`]);
   }
   const refs = results.references;
   const header = [

@@ -45,6 +45,17 @@ export function cpuTimeUsOf(pid) {
 }
 
 /** Resident set size of process `pid` in bytes (VmRSS of /proc/<pid>/status); null when unreadable. */
+/** The parts of a process's RSS (`/proc/<pid>/status`: anonymous, file-backed, shared memory), bytes; null when unreadable. */
+export function rssPartsOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+    return { anon: kib('RssAnon'), file: kib('RssFile'), shmem: kib('RssShmem') };
+  } catch {
+    return null;
+  }
+}
+
 export function rssOf(pid) {
   try {
     const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
