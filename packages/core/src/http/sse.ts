@@ -183,6 +183,10 @@ class EventStreamRun implements EventStreamLoop {
     this.finish(error);
   };
   private authorizedAt: number;
+  /** The live item in {@link liveInOrder}'s check, and when that check started (ms). */
+  private checking: FeedItem | undefined;
+  private checkStarted = 0;
+
   private readonly unsubscribe: () => void;
   private readonly beats: HeartbeatGroup;
   private resolveDone: (() => void) | undefined;
@@ -329,14 +333,36 @@ class EventStreamRun implements EventStreamLoop {
     return this.liveInOrder(item);
   }
 
+  /**
+   * A live item's check, then its delivery. The item and the check's start are kept on the stream
+   * (the chain runs one task at a time) and the steps are the stream's own bound functions: a
+   * fan-out makes no closure per stream, only the check's promises.
+   */
   private liveInOrder(item: FeedItem): Promise<void> | undefined {
     if (item.id <= this.lastSent || this.closed) return undefined;
-    return this.authorize([item], () => {
-      if (this.closed) return;
-      this.deliver(item);
-      if (this.sink.buffered() > this.maxBuffered) this.finish();
-    });
+    this.checking = item;
+    this.checkStarted = this.clock.now();
+    if (this.reauthenticate === undefined) return this.checkLive();
+    return this.reauthenticate().then(this.checkLive);
   }
+
+  /** The feed's part of a live item's check, once the credential passed; the delivery when it answers at once. */
+  private readonly checkLive = (): Promise<void> | undefined => {
+    const checked = this.feed.authorize([this.checking!]) as Promise<void> | undefined;
+    if (checked === undefined) return this.deliverChecked();
+    return checked.then(this.deliverChecked);
+  };
+
+  /** The checked live item written (unless the stream ended meanwhile), and a client too far behind cut off. */
+  private readonly deliverChecked = (): undefined => {
+    const item = this.checking!;
+    this.checking = undefined;
+    this.authorizedAt = this.checkStarted;
+    if (this.closed) return undefined;
+    this.deliver(item);
+    if (this.sink.buffered() > this.maxBuffered) this.finish();
+    return undefined;
+  };
 
   private beat(): Promise<void> | undefined {
     if (this.clock.now() - this.authorizedAt < this.quietMs) {
