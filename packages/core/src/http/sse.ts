@@ -268,28 +268,26 @@ class EventStreamRun implements EventStreamLoop {
   }
 
   /**
-   * The re-check before a delivery: the credential (`reauthenticate`), then the feed's access, then
-   * `then` (nothing when the feed answered synchronously and there is no credential check).
+   * The re-check before a delivery: the credential (`reauthenticate`), then the feed's access
+   * (nothing to wait for when the feed answered synchronously and there is no credential check).
    * Plain promise steps, not an async frame: a fan-out has every open stream waiting here at once.
    */
-  private authorize(next: readonly FeedItem[], then?: () => void): Promise<void> | undefined {
+  private authorize(next: readonly FeedItem[]): Promise<void> | undefined {
     const at = this.clock.now();
-    if (this.reauthenticate === undefined) return this.authorizeFeed(next, at, then);
-    return this.reauthenticate().then(() => this.authorizeFeed(next, at, then));
+    if (this.reauthenticate === undefined) return this.authorizeFeed(next, at);
+    return this.reauthenticate().then(() => this.authorizeFeed(next, at));
   }
 
   /** The feed's part of {@link authorize}, once the credential passed. */
-  private authorizeFeed(next: readonly FeedItem[], at: number, then: (() => void) | undefined): Promise<void> | undefined {
+  private authorizeFeed(next: readonly FeedItem[], at: number): Promise<void> | undefined {
     // A feed answers nothing when no check is due (the port's `Promise<void> | void`).
     const checked = this.feed.authorize(next) as Promise<void> | undefined;
     if (checked === undefined) {
       this.authorizedAt = at;
-      then?.();
       return undefined;
     }
     return checked.then(() => {
       this.authorizedAt = at;
-      then?.();
     });
   }
 
@@ -365,11 +363,10 @@ class EventStreamRun implements EventStreamLoop {
   };
 
   private beat(): Promise<void> | undefined {
-    if (this.clock.now() - this.authorizedAt < this.quietMs) {
-      this.write(heartbeatFrame());
-      return undefined;
-    }
-    return this.authorize([], () => this.write(heartbeatFrame()));
+    const checked = this.clock.now() - this.authorizedAt < this.quietMs ? undefined : this.authorize([]);
+    if (checked !== undefined) return checked.then(() => this.write(heartbeatFrame()));
+    this.write(heartbeatFrame());
+    return undefined;
   }
 
   private finish(error?: unknown): void {
