@@ -39,16 +39,15 @@
  * connections?, journal_mode?, synchronous?, snapshots? (a JSON file: session id → snapshot text),
  * list? ({ sql, parameters, body }) }`.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import pg from 'pg';
+import { sha256Hex } from './util.mjs';
 
 const job = JSON.parse(process.argv[2]);
 const { engine, file, url, connections = 10 } = job;
-const sha256 = (text) => createHash('sha256').update(text).digest('hex');
-const keys = new Map(Object.entries(job.keys).map(([account, secret]) => [sha256(secret), account]));
+const keys = new Map(Object.entries(job.keys).map(([account, secret]) => [sha256Hex(secret), account]));
 const snapshots = new Map(Object.entries(job.snapshots ? JSON.parse(readFileSync(job.snapshots, 'utf8')) : {}).map(([id, text]) => [id, JSON.parse(text)]));
 
 /** `?` placeholders → `$1…` for PostgreSQL. */
@@ -216,7 +215,7 @@ if (engine === 'sqlite') {
 
 const caller = (request) => {
   const header = request.headers.authorization;
-  return typeof header === 'string' && header.startsWith('Bearer ') ? keys.get(sha256(header.slice(7))) : undefined;
+  return typeof header === 'string' && header.startsWith('Bearer ') ? keys.get(sha256Hex(header.slice(7))) : undefined;
 };
 /** A row as the API answers it: the JSON payload parsed (node-postgres parses `json` columns itself). */
 const itemOf = (row) => (typeof row.payload === 'string' ? { ...row, payload: JSON.parse(row.payload) } : row);

@@ -17,12 +17,11 @@
  *
  * argv[2]: JSON `{ keys: { <account id>: <secret> } }`.
  */
-import { createHash } from 'node:crypto';
 import http from 'node:http';
+import { sha256Hex } from './util.mjs';
 
 const job = JSON.parse(process.argv[2]);
-const sha256 = (text) => createHash('sha256').update(text).digest('hex');
-const keys = new Map(Object.entries(job.keys).map(([account, secret]) => [sha256(secret), account]));
+const keys = new Map(Object.entries(job.keys).map(([account, secret]) => [sha256Hex(secret), account]));
 
 const HEAD = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -38,7 +37,7 @@ let counter = 0;
 /** The caller's account, or undefined (the request answered 401). */
 function caller(req, res) {
   const header = req.headers.authorization;
-  const account = typeof header === 'string' && header.startsWith('Bearer ') ? keys.get(sha256(header.slice(7))) : undefined;
+  const account = typeof header === 'string' && header.startsWith('Bearer ') ? keys.get(sha256Hex(header.slice(7))) : undefined;
   if (account === undefined) {
     res.writeHead(401, { 'content-type': 'application/json' });
     res.end('{"error":{"code":"invalid_credentials"}}');

@@ -3,9 +3,13 @@
  * child processes (start, wait for a line, stop), the resident set size of a process, and a
  * small JSON HTTP client (keep-alive) for set-up calls.
  */
+import { createHash, hash } from 'node:crypto';
 import { fork, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+
+/** Lowercase hex SHA-256 of `text`: the one-shot `hash` where Node has it (≥ 20.12), as the core's default uses. */
+export const sha256Hex = typeof hash === 'function' ? (text) => hash('sha256', text, 'hex') : (text) => createHash('sha256').update(text).digest('hex');
 
 /** Percentile `p` (0–100) of an ascending array of numbers (nearest rank); NaN when empty. */
 export function percentile(sorted, p) {

@@ -14,7 +14,6 @@
  * servers within their principal cache's 1 s. Output is plain text, or JSON with `--json`.
  * Exit status: 0 done, 1 refused (the message says why), 2 usage.
  */
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -193,7 +192,6 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
 
     const platform = new PlatformService({
       store: opened.store, bus: createLocalEventBus(), clock: systemClock, ids: createIdGenerator(() => nanoid(21)),
-      hashApiKey: (secret) => createHash('sha256').update(secret, 'utf8').digest('hex'),
     });
     const request_id = `cli_${nanoid(21)}`;
     const now = Date.now();

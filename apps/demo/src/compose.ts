@@ -7,7 +7,6 @@
  * INBOX_KIT_FORWARD_SECRET, Live Inbox requests are routed between processes (see `routingOf`),
  * forwarded with the core's `createHttpAttemptForwarder`, which every adapter's `forwarding` accepts.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -147,8 +146,6 @@ export async function composeDemo(config: DemoConfig, overrides: { clock?: Clock
     clock,
     ids: createIdGenerator(() => nanoid(21)),
     onPublishError: (error) => log?.error({ err: error }, 'event publish failed after commit'),
-    // Synchronous SHA-256: the same digest as the core's Web Crypto default, without an async hop per request.
-    hashApiKey: (secret) => createHash('sha256').update(secret, 'utf8').digest('hex'),
     budgets: config.budgets,
     idempotencyTtlMs: config.idempotencyTtlMs,
     principalCacheTtlMs: config.principalCacheTtlMs,

@@ -33,9 +33,9 @@ export interface ServiceDeps {
   /** Called when publishing after commit fails; the write stays committed. */
   onPublishError?: (error: unknown) => void;
   /**
-   * Hex SHA-256 of an API key secret. Defaults to Web Crypto (asynchronous); a server may pass a
-   * synchronous one (e.g. `node:crypto` `createHash`) to keep hashing off the microtask queue.
-   * MUST return exactly the lowercase hex SHA-256 digest.
+   * Hex SHA-256 of an API key secret. Defaults to `node:crypto` (synchronous) where the runtime
+   * lends it through `process.getBuiltinModule` (Node ≥ 20.16, Bun, Deno), else Web Crypto
+   * (asynchronous). MUST return exactly the lowercase hex SHA-256 digest of the UTF-8 bytes.
    */
   hashApiKey?: (secret: string) => string | Promise<string>;
   /**

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { InboxKitError } from './errors.js';
+import { sha256Hex } from './digest.js';
 
 /** An `Idempotency-Key`: 1–255 printable ASCII characters (U+0020–U+007E). */
 export const idempotencyKeySchema = z
@@ -40,13 +41,12 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * The request hash of an idempotent request: hex SHA-256 (Web Crypto) of
+ * The request hash of an idempotent request: hex SHA-256 (`./digest.ts`) of
  * `METHOD + ' ' + path + '\n' + canonicalJson(body)`, where `body` is the validated, normalised
  * request body (so two bodies that mean the same, e.g. differing only in key order or in a
  * trimmed title, hash alike).
  */
 export async function idempotencyRequestHash(method: string, path: string, body: unknown): Promise<string> {
   const text = `${method.toUpperCase()} ${path}\n${canonicalJson(body)}`;
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+  return sha256Hex(text);
 }

@@ -6,6 +6,7 @@ import type { Principal, RequestContext, ServiceDeps } from '../context.js';
 import { InboxKitError } from '../errors.js';
 import type { Account, ApiKey, ApiKeyKind, Workspace } from '../records.js';
 import { parseOrThrow } from '../validation.js';
+import { sha256Hex } from '../digest.js';
 import { constantTimeEqual, generateApiKeySecret, hashApiKey } from './keys.js';
 import { PrincipalCache } from './principal-cache.js';
 import { createStreamTokenBody, MAX_STREAM_TOKEN_TTL_SECONDS, readStreamToken, signStreamToken, streamTokenSignatureValid } from './stream-tokens.js';
@@ -77,8 +78,8 @@ export class IdentityService {
 
   async #authenticate(secret: string | undefined, as_account_id: string | undefined): Promise<Principal> {
     if (!secret) throw new InboxKitError('authentication_required', 'An API key is required (Authorization: Bearer <key> or x-api-key)');
-    const hashed = (this.deps.hashApiKey ?? hashApiKey)(secret);
-    // A synchronous hash (the demo's SHA-256 of node:crypto) is used as it is: no turn of the microtask queue per request.
+    const hashed = (this.deps.hashApiKey ?? sha256Hex)(secret);
+    // A synchronous hash (the default on Node: node:crypto) is used as it is: no turn of the microtask queue per request.
     const hash = typeof hashed === 'string' ? hashed : await hashed;
     const cached = this.#principals.get(hash, as_account_id);
     if (cached) return cached;

@@ -1,7 +1,9 @@
 /**
- * API key secrets: generation, hashing (SHA-256 via Web Crypto) and constant-time comparison.
- * Only hashes are stored (platform.md "Identity and credentials").
+ * API key secrets: generation, hashing (SHA-256: `node:crypto` where the runtime lends it, else Web
+ * Crypto; see `../digest.ts`) and constant-time comparison. Only hashes are stored (platform.md
+ * "Identity and credentials").
  */
+import { sha256Hex } from '../digest.js';
 
 /** A new secret: `ik_` + 40 URL-safe random characters (240 bits). */
 export function generateApiKeySecret(): string {
@@ -12,10 +14,9 @@ export function generateApiKeySecret(): string {
   return s;
 }
 
-/** Hex SHA-256 of a secret. */
+/** Lowercase hex SHA-256 of a secret's UTF-8 bytes (what `api_keys.key_hash` stores). */
 export async function hashApiKey(secret: string): Promise<string> {
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+  return sha256Hex(secret);
 }
 
 /** Compares two strings in time that depends only on their lengths. */

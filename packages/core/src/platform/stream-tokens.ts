@@ -4,9 +4,10 @@
  * query parameter instead. A token names the API key that asked for it, the account it acts as,
  * and when it expires (at most 15 minutes on); it is signed with HMAC-SHA-256 keyed by that key's
  * stored hash, so no server secret is needed, every process verifies it, it survives a restart,
- * and it stops working when the key is revoked or rotated away. Pure functions on Web Crypto.
+ * and it stops working when the key is revoked or rotated away. Pure functions (HMAC by `../digest.ts`).
  */
 import { z } from 'zod';
+import { hmacSha256 } from '../digest.js';
 
 /** Prefix of every stream token (an API key starts `ik_`: the two are never confused). */
 export const STREAM_TOKEN_PREFIX = 'ikst_';
@@ -49,10 +50,7 @@ function fromBase64url(text: string): Uint8Array | undefined {
   }
 }
 
-async function hmac(keyMaterial: string, data: string): Promise<Uint8Array> {
-  const key = await globalThis.crypto.subtle.importKey('raw', encoder.encode(keyMaterial), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key, encoder.encode(DOMAIN + data)));
-}
+const hmac = (keyMaterial: string, data: string) => hmacSha256(keyMaterial, DOMAIN + data);
 
 /** A signed token for `claims`, keyed by the API key's stored hash. */
 export async function signStreamToken(claims: StreamTokenClaims, keyHash: string): Promise<string> {
