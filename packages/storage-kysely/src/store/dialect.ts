@@ -49,7 +49,7 @@ export interface SqlDialect {
   readonly accessReadsWithoutJoins: boolean;
   /**
    * Whether a Project Inbox list reads the project, the caller's membership and the page in one
-   * statement (`listInboxItemsWithAccess`: a `LEFT JOIN LATERAL` of the page on PostgreSQL, where
+   * statement (`listInboxItemsWithAccess`: the page as one JSON array on PostgreSQL, where
    * each statement is a round trip). SQLite's reads run in-process (`direct-reads.ts`): two or
    * three point reads and the page cost no more than one statement, and the method is left out.
    */

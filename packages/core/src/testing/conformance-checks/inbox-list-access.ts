@@ -39,6 +39,8 @@ export async function checkInboxItemsWithAccess({ store }: Pick<StoreConformance
     source_session_id: [w.session.id, s2.id, null][k % 3 === 0 ? 0 : k % 2 === 0 ? 1 : 2] ?? null,
     type: k % 4 === 1 ? 'other.type' : 'derived_output.review',
     payload: { k, nested: { list: [k, 'x'] } },
+    // Text a store may have to escape (one read as JSON, e.g.), and numbers beyond 32 bits.
+    ...(k === 4 ? { title: 'quote " backslash \\ line\nbreak\ttab ✓ 𝄞 \u0001 \u2028 </script>', payload: { big: 2 ** 53 - 1, tiny: 1e-7, float: 0.1, text: '"\\\u0000✓', empty: {}, list: [] } } : {}),
   }));
   for (const item of [...items].reverse()) await store.insertInboxItem(item);
   for (const k of range(1, 4)) await store.insertInboxItem(newItem(w, other, `pinbox_${w.u}_o${k}`, { created_at: T0 + 20 }));
