@@ -1,9 +1,9 @@
 /** `InboxStore` on Kysely: Project Inbox items, their keyset pages and the conditional decision. */
 import { sql, type RawBuilder } from 'kysely';
-import type { InboxItemQuery, InboxItemsWithAccess, InboxPageQuery, InboxStore, ProjectInboxItem } from '@inbox-kit/core';
+import type { InboxItemQuery, InboxItemsWithAccess, InboxPageQuery, InboxStore, Membership, Project, ProjectInboxItem } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
 import {
-  ITEM, MEMBER, POINT_COLUMNS, PROJECT, columnsOf, decodeProjectAccess, fromJson, limitOf, pointReads, projectAccessRead,
+  ITEM, MEMBER, POINT_COLUMNS, PROJECT, columnsOf, decodeProjectAccess, jsonRecordSql, jsonRecords, limitOf, pointReads, projectAccessRead,
 } from './rows.js';
 
 /** The equality filters of `listInboxItems`, in the order their values follow the project id. */
@@ -32,19 +32,17 @@ export function inboxOps(ctx: StoreContext): InboxStore {
         const i = rows.find((r) => r.k === 'i');
         return { ...decodeProjectAccess(p), item: i && ITEM.decodeAt(i, POINT_COLUMNS) };
       }
-      // One statement: the project, the caller's membership and the item (one round trip on PostgreSQL).
-      const r = await first<Record<string, unknown>>('getInboxItemWithAccess', () => sql`SELECT ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))},
-        ${sql.raw(MEMBER.selectRaw(dialect, 'm', 'm'))}, ${sql.raw(ITEM.selectRaw(dialect, 'i', 'i'))}
+      // One statement: the project, the caller's membership and the item (one round trip on
+      // PostgreSQL), as one JSON array of the three records (see jsonRecordSql).
+      const r = await first<{ a: string }>('getInboxItemWithAccess', () => sql`SELECT json_build_array(${sql.raw(jsonRecordSql(PROJECT, 'p'))},
+        ${sql.raw(jsonRecordSql(MEMBER, 'm', 'role'))}, ${sql.raw(jsonRecordSql(ITEM, 'i', 'id'))})::text AS a
         FROM projects p
         LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
         LEFT JOIN project_inbox_items i ON i.project_id = p.id AND i.id = ${$(1)}
         WHERE p.id = ${$(2)} AND p.workspace_id = ${$(3)}` as never, account_id, item_id, project_id, workspace_id);
       if (!r) return undefined;
-      return {
-        project: PROJECT.decode(r, 'p'),
-        membership: r.m_role == null ? undefined : MEMBER.decode(r, 'm'),
-        item: r.i_id == null ? undefined : ITEM.decode(r, 'i'),
-      };
+      const [project, membership, item] = jsonRecords<[Project, Membership, ProjectInboxItem]>(r.a);
+      return { project: project as Project, membership: membership ?? undefined, item: item ?? undefined };
     },
     async lockInboxItemWithAccess(workspace_id, project_id, account_id, item_id) {
       if (dialect.accessReadsWithoutJoins) {
@@ -107,13 +105,14 @@ export function inboxOps(ctx: StoreContext): InboxStore {
 
 /**
  * `listInboxItemsWithAccess` in one statement (PostgreSQL, `SqlDialect.accessWithPageInOneStatement`):
- * one row, the project of the workspace with the caller's membership (`LEFT JOIN`) and `page`, the
- * page as one JSON array (`json_agg` of the rows in page order: each item's columns by name in
- * record order, `bigint` as JSON numbers, the `json` payload as it is stored). The page is the
+ * one row of one JSON array (see jsonRecordSql): the project of the workspace, the caller's
+ * membership (`LEFT JOIN`; `null` for none) and the page (`json_agg` of the rows in page order:
+ * each item's columns by name in record order, `bigint` as JSON numbers, the `json` payload as it
+ * is stored; `null` for an empty page). The page is the
  * query of `listInboxItems`, seeking the same index, chosen by a `CASE` on the project's owner that
  * PostgreSQL evaluates before it reads any item: the owner's page, or the page narrowed to the
- * caller's own items. One text field and one `JSON.parse` for the page instead of a row of
- * seventeen fields an item, each parsed by the driver and decoded in JavaScript (about a quarter
+ * caller's own items. One text field and one `JSON.parse` instead of a row of seventeen fields
+ * an item, each parsed by the driver and decoded in JavaScript (about a quarter
  * of the page's CPU). Compiled once per filter shape (a named prepared statement each). No row:
  * the project is missing or of another workspace.
  */
@@ -125,25 +124,22 @@ async function listWithAccess(
   const args: unknown[] = [account_id, project_id, workspace_id, ...filters.map((column) => q[column])];
   if (after) args.push(after.created_at, after.id);
   args.push(limitOf(q.limit));
-  const row = await ctx.first<Record<string, unknown>>(`listInboxItemsWithAccess(${filters.join(',')}${after ? ';after' : ''})`, () => {
+  const row = await ctx.first<{ a: string }>(`listInboxItemsWithAccess(${filters.join(',')}${after ? ';after' : ''})`, () => {
     let next = 3;
     const where = filters.map((column) => sql` AND x.${sql.raw(column)} = ${$(next++)}`);
     if (after) {
       where.push(sql` AND (x.created_at, x.id) < (${$(next)}, ${$(next + 1)})`);
       next += 2;
     }
-    const page = (gate: RawBuilder<unknown>) => sql`(SELECT json_agg(i ORDER BY i.created_at DESC, i.id DESC)::text
+    const page = (gate: RawBuilder<unknown>) => sql`(SELECT json_agg(i ORDER BY i.created_at DESC, i.id DESC)
       FROM (SELECT ${sql.raw(ITEM.columns.map((c) => `x.${c}`).join(', '))} FROM project_inbox_items x
         WHERE x.project_id = ${$(1)}${gate}${sql.join(where, sql``)} ORDER BY x.created_at DESC, x.id DESC LIMIT ${$(next)}) i)`;
-    return sql`SELECT ${sql.raw(PROJECT.selectRaw(ctx.dialect, 'p', 'p'))}, ${sql.raw(MEMBER.selectRaw(ctx.dialect, 'm', 'm'))},
-      CASE WHEN p.account_id = ${$(0)} THEN ${page(sql``)} ELSE ${page(sql` AND x.sender_account_id = ${$(0)}`)} END AS page
+    return sql`SELECT json_build_array(${sql.raw(jsonRecordSql(PROJECT, 'p'))}, ${sql.raw(jsonRecordSql(MEMBER, 'm', 'role'))},
+      CASE WHEN p.account_id = ${$(0)} THEN ${page(sql``)} ELSE ${page(sql` AND x.sender_account_id = ${$(0)}`)} END)::text AS a
       FROM projects p LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
       WHERE p.id = ${$(1)} AND p.workspace_id = ${$(2)}` as never;
   }, ...args);
   if (!row) return undefined;
-  return {
-    project: PROJECT.decode(row, 'p'),
-    membership: row.m_role == null ? undefined : MEMBER.decode(row, 'm'),
-    items: row.page == null ? [] : fromJson<ProjectInboxItem[]>(row.page),
-  };
+  const [project, membership, items] = jsonRecords<[Project, Membership, ProjectInboxItem[]]>(row.a);
+  return { project: project as Project, membership: membership ?? undefined, items: items ?? [] };
 }

@@ -1,8 +1,8 @@
 /** `ProjectStore` on Kysely: projects (conditional status, row lock) and their members. */
 import { sql } from 'kysely';
-import type { ProjectStore } from '@inbox-kit/core';
+import type { Membership, Project, ProjectStore } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
-import { MEMBER, PROJECT, decodeProjectAccess, limitOf, pointReads, projectAccessRead } from './rows.js';
+import { MEMBER, PROJECT, decodeProjectAccess, jsonRecordSql, jsonRecords, limitOf, pointReads, projectAccessRead } from './rows.js';
 
 export function projectOps(ctx: StoreContext): ProjectStore {
   const { db, dialect, first } = ctx;
@@ -35,13 +35,15 @@ export function projectOps(ctx: StoreContext): ProjectStore {
       // SQLite: as lockProjectWithAccess (the same read; unlocked outside a write transaction).
       if (dialect.accessReadsWithoutJoins) return pointReadAccess('getProjectWithAccess', workspace_id, project_id, account_id);
       // PostgreSQL: the project and the caller's membership row, one statement (one round trip).
-      const r = await first<Record<string, unknown>>('getProjectWithAccess', () => sql`SELECT ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))},
-        ${sql.raw(MEMBER.selectRaw(dialect, 'm', 'm'))}
+      // Both records in one JSON array (see jsonRecordSql).
+      const r = await first<{ a: string }>('getProjectWithAccess', () => sql`SELECT json_build_array(${sql.raw(jsonRecordSql(PROJECT, 'p'))},
+        ${sql.raw(jsonRecordSql(MEMBER, 'm', 'role'))})::text AS a
         FROM projects p
         LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
         WHERE p.id = ${$(1)} AND p.workspace_id = ${$(2)}` as never, account_id, project_id, workspace_id);
       if (!r) return undefined;
-      return { project: PROJECT.decode(r, 'p'), membership: r.m_role == null ? undefined : MEMBER.decode(r, 'm') };
+      const [project, membership] = jsonRecords<[Project, Membership]>(r.a);
+      return { project: project as Project, membership: membership ?? undefined };
     },
     async lockProjectWithAccess(workspace_id, project_id, account_id) {
       // SQLite: the write transaction holds the database's lock (see lockProject).

@@ -1,11 +1,11 @@
 /** `SessionStore` on Kysely, the Session rows: soft delete, row lock, keyset pages, access in one read. */
 import { sql } from 'kysely';
-import type { MemberRole, ProjectStatus, SessionGate, SessionStore } from '@inbox-kit/core';
+import type { MemberRole, Membership, Project, ProjectStatus, Session, SessionGate, SessionStore } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
 import type { LedgerStore } from './ledger.js';
 import type { TurnStore } from './turns.js';
 import {
-  MEMBER, POINT_COLUMNS, PROJECT, SESSION, columnsOf, decodeProjectAccess, limitOf, num, pointReads, projectAccessRead, toJson,
+  MEMBER, POINT_COLUMNS, PROJECT, SESSION, columnsOf, decodeProjectAccess, jsonRecordSql, jsonRecords, limitOf, num, pointReads, projectAccessRead, toJson,
 } from './rows.js';
 
 /** A {@link SessionStore.getSessionGate} row: the Session's three columns, its project's owner and status, the caller's role. */
@@ -120,19 +120,17 @@ export function sessionRowOps(ctx: StoreContext): Omit<SessionStore, keyof TurnS
         const p = rows.find((r) => r.k === 'p');
         return { session: SESSION.decodeAt(s, POINT_COLUMNS), ...(p ? decodeProjectAccess(p) : { project: undefined, membership: undefined }) };
       }
-      // One statement: the session, its project (same workspace) and the caller's membership.
-      const r = await first<Record<string, unknown>>('getSessionWithAccess', () => sql`SELECT ${sql.raw(SESSION.selectRaw(dialect, 's', 's'))},
-        ${sql.raw(PROJECT.selectRaw(dialect, 'p', 'p'))}, ${sql.raw(MEMBER.selectRaw(dialect, 'm', 'm'))}
+      // One statement: the session, its project (same workspace) and the caller's membership, as
+      // one JSON array of the three records (see jsonRecordSql).
+      const r = await first<{ a: string }>('getSessionWithAccess', () => sql`SELECT json_build_array(${sql.raw(jsonRecordSql(SESSION, 's'))},
+        ${sql.raw(jsonRecordSql(PROJECT, 'p', 'id'))}, ${sql.raw(jsonRecordSql(MEMBER, 'm', 'role'))})::text AS a
         FROM sessions s
         LEFT JOIN projects p ON p.id = s.project_id AND p.workspace_id = s.workspace_id
         LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
         WHERE s.id = ${$(1)} AND s.workspace_id = ${$(2)} AND s.deleted_at IS NULL` as never, account_id, session_id, workspace_id);
       if (!r) return undefined;
-      return {
-        session: SESSION.decode(r, 's'),
-        project: r.p_id == null ? undefined : PROJECT.decode(r, 'p'),
-        membership: r.m_role == null ? undefined : MEMBER.decode(r, 'm'),
-      };
+      const [session, project, membership] = jsonRecords<[Session, Project, Membership]>(r.a);
+      return { session: session as Session, project: project ?? undefined, membership: membership ?? undefined };
     },
   };
 }
