@@ -47,13 +47,6 @@ export interface SqlDialect {
    * halved the get and Live Inbox routes (issue 18). PostgreSQL plans the join once.
    */
   readonly accessReadsWithoutJoins: boolean;
-  /**
-   * Whether a Project Inbox list reads the project, the caller's membership and the page in one
-   * statement (`listInboxItemsWithAccess`: the page as one JSON array on PostgreSQL, where
-   * each statement is a round trip). SQLite's reads run in-process (`direct-reads.ts`): two or
-   * three point reads and the page cost no more than one statement, and the method is left out.
-   */
-  readonly accessWithPageInOneStatement: boolean;
   /** Called with each query text compiled once (PostgreSQL: registers a named prepared statement). */
   readonly onCompile: ((sql: string) => void) | undefined;
   /**
@@ -74,7 +67,6 @@ const sqlite: SqlDialect = {
   jsonField: (column, key) => sql<string>`json_extract(${sql.ref(column)}, ${sql.lit(`$.${key}`)})`,
   counterAndInsertInOneStatement: false,
   accessReadsWithoutJoins: true,
-  accessWithPageInOneStatement: false,
   onCompile: undefined,
   now: async () => Date.now(),
 };
@@ -88,7 +80,6 @@ const postgres: SqlDialect = {
   jsonField: (column, key) => sql<string>`${sql.ref(column)}->>${sql.lit(key)}`,
   counterAndInsertInOneStatement: true,
   accessReadsWithoutJoins: false,
-  accessWithPageInOneStatement: true,
   onCompile: prepareStatement,
   now: async (db) => {
     const { rows } = await sql<{ now: string | number }>`select floor(extract(epoch from clock_timestamp()) * 1000)::int8 as now`.execute(db);

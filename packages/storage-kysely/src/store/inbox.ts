@@ -1,6 +1,6 @@
 /** `InboxStore` on Kysely: Project Inbox items, their keyset pages and the conditional decision. */
-import { sql, type RawBuilder } from 'kysely';
-import type { InboxItemQuery, InboxItemsWithAccess, InboxPageQuery, InboxStore, Membership, Project, ProjectInboxItem } from '@inbox-kit/core';
+import { sql } from 'kysely';
+import type { InboxItemQuery, InboxStore, Membership, Project, ProjectInboxItem } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
 import {
   ITEM, MEMBER, POINT_COLUMNS, PROJECT, columnsOf, decodeProjectAccess, jsonRecordSql, jsonRecords, limitOf, pointReads, projectAccessRead,
@@ -97,49 +97,5 @@ export function inboxOps(ctx: StoreContext): InboxStore {
       return r && ITEM.decode(r);
     },
   };
-  if (dialect.accessWithPageInOneStatement) {
-    ops.listInboxItemsWithAccess = (workspace_id, project_id, account_id, q) => listWithAccess(ctx, workspace_id, project_id, account_id, q);
-  }
   return ops;
-}
-
-/**
- * `listInboxItemsWithAccess` in one statement (PostgreSQL, `SqlDialect.accessWithPageInOneStatement`):
- * one row of one JSON array (see jsonRecordSql): the project of the workspace, the caller's
- * membership (`LEFT JOIN`; `null` for none) and the page (`json_agg` of the rows in page order:
- * each item's columns by name in record order, `bigint` as JSON numbers, the `json` payload as it
- * is stored; `null` for an empty page). The page is the
- * query of `listInboxItems`, seeking the same index, chosen by a `CASE` on the project's owner that
- * PostgreSQL evaluates before it reads any item: the owner's page, or the page narrowed to the
- * caller's own items. One text field and one `JSON.parse` instead of a row of seventeen fields
- * an item, each parsed by the driver and decoded in JavaScript (about a quarter
- * of the page's CPU). Compiled once per filter shape (a named prepared statement each). No row:
- * the project is missing or of another workspace.
- */
-async function listWithAccess(
-  ctx: StoreContext, workspace_id: string, project_id: string, account_id: string, q: InboxPageQuery,
-): Promise<InboxItemsWithAccess | undefined> {
-  const filters = INBOX_FILTERS.filter((column) => q[column] !== undefined);
-  const after = q.after;
-  const args: unknown[] = [account_id, project_id, workspace_id, ...filters.map((column) => q[column])];
-  if (after) args.push(after.created_at, after.id);
-  args.push(limitOf(q.limit));
-  const row = await ctx.first<{ a: string }>(`listInboxItemsWithAccess(${filters.join(',')}${after ? ';after' : ''})`, () => {
-    let next = 3;
-    const where = filters.map((column) => sql` AND x.${sql.raw(column)} = ${$(next++)}`);
-    if (after) {
-      where.push(sql` AND (x.created_at, x.id) < (${$(next)}, ${$(next + 1)})`);
-      next += 2;
-    }
-    const page = (gate: RawBuilder<unknown>) => sql`(SELECT json_agg(i ORDER BY i.created_at DESC, i.id DESC)
-      FROM (SELECT ${sql.raw(ITEM.columns.map((c) => `x.${c}`).join(', '))} FROM project_inbox_items x
-        WHERE x.project_id = ${$(1)}${gate}${sql.join(where, sql``)} ORDER BY x.created_at DESC, x.id DESC LIMIT ${$(next)}) i)`;
-    return sql`SELECT json_build_array(${sql.raw(jsonRecordSql(PROJECT, 'p'))}, ${sql.raw(jsonRecordSql(MEMBER, 'm', 'role'))},
-      CASE WHEN p.account_id = ${$(0)} THEN ${page(sql``)} ELSE ${page(sql` AND x.sender_account_id = ${$(0)}`)} END)::text AS a
-      FROM projects p LEFT JOIN project_members m ON m.project_id = p.id AND m.account_id = ${$(0)}
-      WHERE p.id = ${$(1)} AND p.workspace_id = ${$(2)}` as never;
-  }, ...args);
-  if (!row) return undefined;
-  const [project, membership, items] = jsonRecords<[Project, Membership, ProjectInboxItem[]]>(row.a);
-  return { project: project as Project, membership: membership ?? undefined, items: items ?? [] };
 }
