@@ -1,7 +1,7 @@
 /** Conformance check of `InboxStore.listInboxItemsWithAccess`: a list's access and page in one read, as the two-step reads give them. */
 import type { InboxPageQuery } from '../../ports/store.js';
 import type { Account, InboxItemStatus, ProjectInboxItem, Session, Workspace } from '../../records.js';
-import { assert, assertSame, range, T0, seedWorld, newProject, newItem, type StoreConformanceSubject } from './support.js';
+import { assert, assertSame, range, T0, seedWorld, newProject, newItem, ESCAPED_TEXT, type StoreConformanceSubject } from './support.js';
 
 /**
  * `listInboxItemsWithAccess` (optional: a store without it passes) returns exactly what
@@ -40,7 +40,7 @@ export async function checkInboxItemsWithAccess({ store }: Pick<StoreConformance
     type: k % 4 === 1 ? 'other.type' : 'derived_output.review',
     payload: { k, nested: { list: [k, 'x'] } },
     // Text a store may have to escape (one read as JSON, e.g.), and numbers beyond 32 bits.
-    ...(k === 4 ? { title: 'quote " backslash \\ line\nbreak\ttab ✓ 𝄞 \u0001 \u2028 </script>', payload: { big: 2 ** 53 - 1, tiny: 1e-7, float: 0.1, text: '"\\\u0000✓', empty: {}, list: [] } } : {}),
+    ...(k === 4 ? { title: ESCAPED_TEXT.title ?? null, payload: ESCAPED_TEXT.payload ?? {} } : {}),
   }));
   for (const item of [...items].reverse()) await store.insertInboxItem(item);
   for (const k of range(1, 4)) await store.insertInboxItem(newItem(w, other, `pinbox_${w.u}_o${k}`, { created_at: T0 + 20 }));

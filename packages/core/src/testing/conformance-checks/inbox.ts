@@ -1,7 +1,7 @@
 /** Conformance checks of `InboxStore`: the conditional decision, keyset pages, `getInboxItemWithAccess`, JSON round trip. */
 import type { InboxItemQuery } from '../../ports/store.js';
 import type { Account, Floor, InboxItemStatus, JsonValue, OperationLog, Page, ProjectInboxItem, Session, Workspace } from '../../records.js';
-import { assert, assertSame, assertSameJson, range, concurrently, T0, seedWorld, newProject, newItem, newLog, newEvent, newSessionEvent, type StoreConformanceSubject } from './support.js';
+import { assert, assertSame, assertSameJson, range, concurrently, T0, seedWorld, newProject, newItem, newLog, newEvent, newSessionEvent, ESCAPED_TEXT, type StoreConformanceSubject } from './support.js';
 
 /**
  * `decideInboxItem` is a conditional update: of 20 concurrent decisions on one pending item, each
@@ -238,6 +238,8 @@ export async function checkInboxItemWithAccess({ store }: Pick<StoreConformanceS
   const payload: JsonValue = { text: '表 "quoted" \\ \u2028', nested: { list: [1, 2.5, null, true], empty: {} }, zebra: 1, apple: 2 };
   const item = newItem(w, p, `pinbox_${w.u}`, { payload, title: null });
   await store.insertInboxItem(item);
+  const tricky = newItem(w, p, `pinbox_${w.u}_text`, ESCAPED_TEXT);
+  await store.insertInboxItem(tricky);
   const elsewhere = newItem(w, other, `pinbox_${w.u}_other`);
   await store.insertInboxItem(elsewhere);
 
@@ -251,6 +253,7 @@ export async function checkInboxItemWithAccess({ store }: Pick<StoreConformanceS
     ['the owner (no membership row)', p.id, w.owner.id, item.id],
     ['a deriver member', p.id, w.deriver.id, item.id],
     ['an account with no role in the project', p.id, outsider.id, item.id],
+    ['an item whose text needs escaping', p.id, w.deriver.id, tricky.id],
     ['a missing item', p.id, w.owner.id, `pinbox_${w.u}_missing`],
     ['an item of another project', p.id, w.owner.id, elsewhere.id],
     ['another project, its member', other.id, outsider.id, elsewhere.id],
@@ -296,12 +299,15 @@ export async function checkLockInboxItemWithAccess({ store }: Pick<StoreConforma
   await store.insertProject(other);
   const item = newItem(w, p, `pinbox_${w.u}`);
   await store.insertInboxItem(item);
+  const tricky = newItem(w, p, `pinbox_${w.u}_text`, ESCAPED_TEXT);
+  await store.insertInboxItem(tricky);
   const elsewhere = newItem(w, other, `pinbox_${w.u}_other`);
   await store.insertInboxItem(elsewhere);
   const cases: Array<[string, string, string, string]> = [
     ['the owner (no membership row)', p.id, w.owner.id, item.id],
     ['a deriver member', p.id, w.deriver.id, item.id],
     ['an account with no role in the project', p.id, outsider.id, item.id],
+    ['an item whose text needs escaping', p.id, w.deriver.id, tricky.id],
     ['a missing item', p.id, w.owner.id, `pinbox_${w.u}_missing`],
     ['an item of another project', p.id, w.owner.id, elsewhere.id],
   ];

@@ -164,6 +164,14 @@ export function newProject(u: string, ws: Workspace, owner: Account, suffix: str
   return { id: `proj_${u}_${suffix}`, workspace_id: ws.id, account_id: owner.id, name: `Project ${suffix}`, status: 'active', created_at: at, updated_at: at };
 }
 
+/** An item's fields whose text a store may have to escape (a read as JSON, e.g.), with numbers beyond 32 bits: spread into {@link newItem}. */
+export const ESCAPED_TEXT: Partial<ProjectInboxItem> = {
+  title: 'quote " backslash \\ line\nbreak\ttab ✓ 𝄞 \u0001 \u2028 </script>',
+  created_at: 2 ** 53 - 1,
+  updated_at: 2 ** 53 - 1,
+  payload: { big: 2 ** 53 - 1, tiny: 1e-7, float: 0.1, text: '"\\\u0000✓', empty: {}, list: [] },
+};
+
 export function newItem(w: World, project: Project, id: string, over: Partial<ProjectInboxItem> = {}): ProjectInboxItem {
   return {
     id, workspace_id: w.ws.id, project_id: project.id, account_id: project.account_id, sender_account_id: w.deriver.id,
