@@ -191,7 +191,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     }
 
     const platform = new PlatformService({
-      store: opened.store, bus: createLocalEventBus(), clock: systemClock, ids: createIdGenerator(() => nanoid(21)),
+      store: opened.store, bus: createLocalEventBus(), clock: systemClock, ids: createIdGenerator({ clock: systemClock, random: nanoid }),
     });
     const request_id = `cli_${nanoid(21)}`;
     const now = Date.now();

@@ -144,7 +144,7 @@ export async function composeDemo(config: DemoConfig, overrides: { clock?: Clock
     store,
     bus,
     clock,
-    ids: createIdGenerator(() => nanoid(21)),
+    ids: createIdGenerator({ clock, random: nanoid }),
     onPublishError: (error) => log?.error({ err: error }, 'event publish failed after commit'),
     budgets: config.budgets,
     idempotencyTtlMs: config.idempotencyTtlMs,

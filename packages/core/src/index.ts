@@ -35,7 +35,7 @@ export { LAST_EVENT_ID_HEADER, type ResyncSignal } from './stream-resume.js';
 export { idempotencyRequestHash, parseIdempotencyKey } from './idempotency.js';
 export { findInexactJsonNumber, type InexactJsonNumber, isExactJsonNumber } from './json-numbers.js';
 export {
-  type Clock, createIdGenerator, createManualClock, createSequentialIdGenerator, type IdGenerator, type IdPrefix,
+  type Clock, createIdGenerator, createManualClock, createSequentialIdGenerator, type IdGenerator, type IdGeneratorOptions, type IdPrefix,
   systemClock,
 } from './ports/clock.js';
 export {
