@@ -39,6 +39,11 @@ describe('createIdGenerator (platform.md "Ids and time")', () => {
     expect(ids.next('ws')).toBe(`ws_zzzzzzzz${'r'.repeat(13)}`);
     clock.set(64);
     expect(ids.next('ws')).toBe(`ws_------0-${'r'.repeat(13)}`);
+    // Out of range: before the epoch, past 48 bits, not a number — still 21 valid characters.
+    for (const [ms, time] of [[-5, '--------'], [2 ** 60, 'zzzzzzzz'], [Number.NaN, '--------'], [1.9, '-------0']] as const) {
+      clock.set(ms);
+      expect(ids.next('ws')).toBe(`ws_${time}${'r'.repeat(13)}`);
+    }
   });
 
   it('draws the random part from `random(13)` when given', () => {

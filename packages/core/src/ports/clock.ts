@@ -45,10 +45,16 @@ const cryptoRandom = (size: number): string => {
   return out;
 };
 
-/** `ms` (an integer ≥ 0) in {@link TIME_CHARS} characters of {@link SORTED_ALPHABET}, most significant first. */
+/** The largest time an id's time part holds (2^48 − 1 ms). */
+const MAX_TIME = 2 ** (6 * TIME_CHARS) - 1;
+
+/**
+ * `ms` in {@link TIME_CHARS} characters of {@link SORTED_ALPHABET}, most significant first; a
+ * time before the epoch (or not a number) is written as 0, one past {@link MAX_TIME} as it.
+ */
 function timePart(ms: number): string {
   let out = '';
-  let t = Math.max(0, Math.floor(ms));
+  let t = Number.isFinite(ms) ? Math.min(MAX_TIME, Math.max(0, Math.floor(ms))) : 0;
   for (let i = 0; i < TIME_CHARS; i++) {
     out = SORTED_ALPHABET[t % 64] + out;
     t = Math.floor(t / 64);
