@@ -319,7 +319,8 @@ async function pageFloor(url, floorDb, owner) {
   const floor = await runChild(lib('page-floor.mjs'), {
     engine: floorDb.engine, file: floorDb.file, url: floorDb.url, project: 'proj_main', limit: LIST_LIMIT, body: text, duration: config.duration, warmup: config.warmup,
   });
-  return { ...floor, body: text };
+  // The floor's body: the route's answer as JSON.stringify writes it (the same value).
+  return { ...floor, body: floor.body ?? text };
 }
 
 /**

@@ -7,8 +7,10 @@
  *    `listInboxItems` once as the route does (limit + 1 rows, no filters), and the SQL text and
  *    parameters it sent are captured — so the loop runs the very statement of the server, with
  *    the same query plan (printed as `plan`).
- * 2. The exact response body: `body` is the text the server answered to `GET …/inbox?limit=<n>`;
- *    its parsed value must `JSON.stringify` back to the same bytes.
+ * 2. The response body: `body` is the text the server answered to `GET …/inbox?limit=<n>`; the
+ *    floor stringifies its parsed value, whose `JSON.stringify` (returned as `body`) is the same
+ *    value, with the server's white space and key order only where the store built the page's
+ *    JSON itself (`listInboxItemsJson`: PostgreSQL prints a `jsonb` payload with spaces).
  * 3. The loop, for `duration` s after a `warmup`. SQLite: the prepared statement in better-sqlite3's
  *    raw mode (arrays, as the adapter reads named columns), then `JSON.stringify` of the body
  *    object. PostgreSQL: `connections` raw `pg` clients (the server's pool size), each looping the
@@ -17,7 +19,7 @@
  *    (SQLite), to say where a floor page's time goes.
  *
  * Job: `{ engine?: 'sqlite' | 'postgres', file?, url?, connections?, project, limit, body, duration, warmup }`
- * → `{ pages_per_s, read_us, stringify_us, plan, sql, parameters, rows, body_bytes }`.
+ * → `{ pages_per_s, read_us, stringify_us, plan, sql, parameters, rows, body_bytes, body }`.
  */
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
@@ -103,10 +105,10 @@ childMain(async (job) => {
   const query = await listQueryOf(job, project, limit);
   const { sql, parameters, ids } = query;
   const value = JSON.parse(body);
-  if (JSON.stringify(value) !== body) throw new Error('page floor: the response body does not round-trip through JSON.stringify');
+  const text = JSON.stringify(value);
   const answered = value.items.map((item) => item.id);
   if (JSON.stringify(answered) !== JSON.stringify(ids.slice(0, limit))) throw new Error('page floor: the store query and the response list other items');
-  if (job.engine === 'postgres') return postgresFloor(job, query, value, body);
+  if (job.engine === 'postgres') return { ...(await postgresFloor(job, query, value, text)), body: text };
 
   const sqlite = new Database(file, { readonly: true });
   try {
@@ -127,7 +129,8 @@ childMain(async (job) => {
       read_us: Math.round((1e6 / readPerS) * 10) / 10,
       stringify_us: Math.round((1e6 / stringifyPerS) * 10) / 10,
       rows: statement.all(...parameters).length,
-      body_bytes: Buffer.byteLength(body),
+      body_bytes: Buffer.byteLength(text),
+      body: text,
       plan,
       sql,
       parameters,

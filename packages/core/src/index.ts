@@ -40,7 +40,7 @@ export {
 } from './ports/clock.js';
 export {
   type AgentPageQuery, type AgentStore, type ApiKeyQuery, type AttemptOwnership, type AttemptOwnershipKey, type FloorPosition, type IdempotencyRecord, type KeysetQuery, type IdempotencyScope,
-  type IdempotencyStore, type IdentityStore, type InboxDecisionPatch, type InboxItemQuery, type InboxItemWithAccess, type InboxItemsWithAccess, type InboxPageQuery,
+  type IdempotencyStore, type IdentityStore, type InboxDecisionPatch, type InboxItemQuery, type InboxItemWithAccess, type InboxItemsJson, type InboxItemsWithAccess, type InboxPageQuery,
   type UnchangedMembership, type UnchangedProject,
   type InboxStore, type NewProjectEvent, type NewSessionEvent, type ProjectEventQuery, type ProjectEventStore,
   type ProjectStore, type RunStatusChange, type RunStore, type SessionEventQuery, type SessionPageQuery, type SessionPatch,

@@ -114,4 +114,21 @@ describe('SQLite hot reads with sqlite_stat4 present (issue 18)', () => {
     });
     expect(await store.getSessionGate!('ws_other', 'sess_2', 'acc_3')).toBeUndefined();
   });
+  // listInboxItemsJson's order rests on its page subquery running as a co-routine that hands its
+  // rows to json_group_array in index order: no sort of its own, no temporary b-tree, no table scan.
+  it('listInboxItemsJson: each filter set reads its page index as a co-routine, no sort, no scan; the pages answer in order', async () => {
+    for (const q of [{}, { status: 'pending' as const }, { sender_account_id: 'acc_3' }, { status: 'accepted' as const, sender_account_id: 'acc_4' }, { after: { created_at: 1000, id: 'pinbox_1000' } }]) {
+      const plans = await plansOf(() => store.listInboxItemsJson!({ project_id: 'proj_1', ...q, limit: 7 }));
+      expect(plans).toHaveLength(1);
+      const { plan } = plans[0]!;
+      const what = `${JSON.stringify(q)}: ${plan.join(' | ')}`;
+      expect(plan.filter((line) => line.startsWith('CO-ROUTINE')).length, what).toBe(2);
+      expect(plan.every((line) => !/TEMP B-TREE|^SCAN project_inbox_items/.test(line)), what).toBe(true);
+      expect(plan.filter((line) => line.startsWith('SEARCH project_inbox_items USING')).length, what).toBe(2);
+      const got = await store.listInboxItemsJson!({ project_id: 'proj_1', ...q, limit: 7 });
+      const rows = await store.listInboxItems({ project_id: 'proj_1', ...q, limit: 8 });
+      expect(JSON.parse(got.json), what).toEqual(rows.slice(0, 7));
+      expect(got.more, what).toBe(rows.length > 7);
+    }
+  });
 });

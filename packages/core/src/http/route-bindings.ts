@@ -125,7 +125,7 @@ export const ROUTE_BINDINGS: Readonly<Record<string, RouteHandler>> = {
     const { item, replayed } = await s.projectInbox.createWithOutcome(c.ctx(), c.params.id, c.body, key === undefined ? {} : { idempotency_key: key });
     return json(201, { item }, replayed ? { 'idempotent-replayed': 'true' } : undefined);
   },
-  listInboxItems: async (s, c) => json(200, await s.projectInbox.list(c.ctx(), c.params.id, c.query)),
+  listInboxItems: async (s, c) => ({ kind: 'json', status: 200, body: undefined, text: await s.projectInbox.listJson(c.ctx(), c.params.id, c.query) }),
   getInboxItem: async (s, c) => json(200, { item: await s.projectInbox.get(c.ctx(), c.params.id, c.params.item_id) }),
   decideInboxItem: async (s, c) => json(200, { item: await s.projectInbox.decide(c.ctx(), c.params.id, c.params.item_id, c.body) }),
   // — workspace administration (an API key of kind `admin`) —

@@ -30,7 +30,7 @@ import type { SessionStore } from './store/sessions.js';
 export type { TimeBounds, KeysetQuery } from './store/common.js';
 export type { ApiKeyQuery, IdentityStore } from './store/identity.js';
 export type { ProjectStore } from './store/projects.js';
-export type { InboxItemQuery, InboxItemWithAccess, InboxItemsWithAccess, InboxPageQuery, InboxDecisionPatch, InboxStore, UnchangedMembership, UnchangedProject } from './store/inbox.js';
+export type { InboxItemQuery, InboxItemWithAccess, InboxItemsJson, InboxItemsWithAccess, InboxPageQuery, InboxDecisionPatch, InboxStore, UnchangedMembership, UnchangedProject } from './store/inbox.js';
 export type { NewProjectEvent, ProjectEventQuery, ProjectEventStore } from './store/events.js';
 export type { SessionWithAccess, SessionGate, SessionPageQuery, FloorPosition, SessionPatch, SessionEventQuery, NewSessionEvent, SessionStore } from './store/sessions.js';
 export type { RunStatusChange, AttemptOwnership, AttemptOwnershipKey, RunStore } from './store/runs.js';

@@ -7,7 +7,7 @@
 import { InboxKitError } from '../errors.js';
 import type { Principal } from '../context.js';
 import { decodeCursor, encodeCursor, filterFingerprint, type CursorPosition } from '../cursor.js';
-import type { InboxPageQuery, Store } from '../ports/store.js';
+import type { InboxItemQuery, InboxPageQuery, Store } from '../ports/store.js';
 import type { ProjectInboxItem } from '../records.js';
 import { accessOf, loadProjectAccess, type ProjectAccess } from './access.js';
 import { inboxPermissions } from './permissions.js';
@@ -22,6 +22,14 @@ export interface InboxItemPage {
 /** The equality filters of a list query (the cursor's fingerprint is taken of them, before any rewrite). */
 type PageFilters = Pick<InboxPageQuery, 'status' | 'type' | 'sender_account_id' | 'source_session_id'>;
 
+/** The equality filters of `query`. */
+const pageFilters = (query: ListInboxItemsQuery): PageFilters => ({
+  status: query.status,
+  type: query.type,
+  sender_account_id: query.sender_account_id,
+  source_session_id: query.source_session_id,
+});
+
 const readDenied = () => new InboxKitError('project_inbox_read_denied', 'This role may not read the inbox');
 
 /**
@@ -30,25 +38,53 @@ const readDenied = () => new InboxKitError('project_inbox_read_denied', 'This ro
  * (400 `invalid_cursor`).
  */
 export async function listInboxPage(store: Store, principal: Principal, project_id: string, query: ListInboxItemsQuery): Promise<InboxItemPage> {
-  const filters: PageFilters = {
-    status: query.status,
-    type: query.type,
-    sender_account_id: query.sender_account_id,
-    source_session_id: query.source_session_id,
-  };
+  const filters = pageFilters(query);
   const fingerprint = filterFingerprint(filters);
   if (store.listInboxItemsWithAccess) {
     const page = await listInOneRead(store, principal, project_id, query, filters, fingerprint);
     if (page !== undefined) return page;
   }
+  const { access, page } = await twoStepQuery(store, principal, project_id, query, filters, fingerprint);
+  if (page === undefined) return { items: [], next_cursor: null };
+  const rows = await store.listInboxItems({ ...page, limit: query.limit + 1 });
+  return pageOf(access, fingerprint, rows, query.limit);
+}
+
+/** The JSON text of an empty page. */
+const EMPTY_PAGE_JSON = '{"items":[],"next_cursor":null}';
+
+/**
+ * {@link listInboxPage} as the JSON text of its {@link InboxItemPage} (what `GET
+ * /projects/:id/inbox` answers). Where the store reads pages as JSON (`listInboxItemsJson`), the
+ * project and membership are read first, then the page's text, which is sent as the store built
+ * it (the same value `JSON.stringify` of the page gives; key order and white space may differ);
+ * else `JSON.stringify(await listInboxPage(…))`. Same checks, same order, same errors.
+ */
+export async function listInboxPageJson(store: Store, principal: Principal, project_id: string, query: ListInboxItemsQuery): Promise<string> {
+  if (store.listInboxItemsJson === undefined) return JSON.stringify(await listInboxPage(store, principal, project_id, query));
+  const filters = pageFilters(query);
+  const fingerprint = filterFingerprint(filters);
+  const { access, page } = await twoStepQuery(store, principal, project_id, query, filters, fingerprint);
+  if (page === undefined) return EMPTY_PAGE_JSON;
+  const read = await store.listInboxItemsJson({ ...page, limit: query.limit });
+  const next = read.more && read.last !== undefined ? encodeCursor(access.project.id, fingerprint, read.last) : null;
+  return `{"items":${read.json},"next_cursor":${JSON.stringify(next)}}`;
+}
+
+/**
+ * The two-step path's reads and checks: the project and the caller's access (404, 403), the cursor
+ * (400), and the store query of the page without its limit — `undefined` when the caller may read
+ * only its own items and the query names another sender (an empty page).
+ */
+async function twoStepQuery(
+  store: Store, principal: Principal, project_id: string, query: ListInboxItemsQuery, filters: PageFilters, fingerprint: string,
+): Promise<{ access: ProjectAccess; page: Omit<InboxItemQuery, 'limit'> | undefined }> {
   const access = await loadProjectAccess(store, principal, project_id);
   const read = inboxPermissions(access.role).read;
   if (read === 'none') throw readDenied();
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, access.project.id, fingerprint);
   const own = ownFilters(principal, read, filters);
-  if (own === undefined) return { items: [], next_cursor: null };
-  const rows = await store.listInboxItems({ project_id: access.project.id, ...own, after, limit: query.limit + 1 });
-  return pageOf(access, fingerprint, rows, query.limit);
+  return { access, page: own === undefined ? undefined : { project_id: access.project.id, ...own, after } };
 }
 
 /**

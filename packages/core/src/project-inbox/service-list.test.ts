@@ -280,3 +280,58 @@ describe('list: one read with listInboxItemsWithAccess, the two-step reads witho
     expect((await inbox.list(w.ctx('acc_owner'), 'proj_main')).items.map((i) => i.id).sort()).toEqual([own.id, other.id].sort());
   });
 });
+
+describe('listJson: the page as JSON text, from the store\'s listInboxItemsJson or JSON.stringify', () => {
+  /** A store whose listInboxItemsJson is built from its listInboxItems (its reference), in the key order of no record. */
+  const jsonStore = (calls: string[]) => new Proxy(w.store, {
+    get(target, prop, receiver) {
+      if (prop === 'listInboxItemsWithAccess') return undefined;
+      if (prop === 'listInboxItemsJson') {
+        return async (q: Parameters<typeof target.listInboxItems>[0]) => {
+          calls.push('listInboxItemsJson');
+          const rows = await target.listInboxItems({ ...q, limit: q.limit + 1 });
+          const page = rows.slice(0, q.limit);
+          const last = page[page.length - 1];
+          const reversed = page.map((i) => Object.fromEntries(Object.entries(i).reverse()));
+          return { json: JSON.stringify(reversed, null, 1), more: rows.length > q.limit, last: rows.length > q.limit && last ? { created_at: last.created_at, id: last.id } : undefined };
+        };
+      }
+      const real = Reflect.get(target, prop, receiver) as unknown;
+      return typeof real === 'function' ? (...args: unknown[]) => { calls.push(String(prop)); return (real as (...a: unknown[]) => unknown).apply(target, args); } : real;
+    },
+  });
+  const outcome = (p: Promise<unknown>) => p.then((page) => ({ page: typeof page === 'string' ? JSON.parse(page) as unknown : page }), (error: unknown) => ({ error: (error as InboxKitError).code }));
+
+  it('parses to what list gives, for every role, filter, cursor and miss, with the store\'s JSON page and without', async () => {
+    for (let i = 0; i < 4; i++) {
+      w.clock.set(T0 + i);
+      await itemIn('pending');
+      await itemIn(i % 2 ? 'accepted' : 'pending', 'acc_deriver2');
+      await w.inbox.create(w.ctx('acc_owner'), 'proj_main', { type: 'by-owner', title: 'quote " \\ \u2028 ✓' });
+    }
+    const plain = (await w.inbox.list(w.ctx('acc_owner'), 'proj_main', { limit: 2 })).next_cursor!;
+    const mine = (await w.inbox.list(w.ctx('acc_deriver'), 'proj_main', { limit: 2 })).next_cursor!;
+    const queries: Array<Record<string, string | number>> = [
+      {}, { limit: 2 }, { limit: 2, cursor: plain }, { limit: 3, cursor: mine }, { limit: 12 }, { limit: 13 }, { sender_account_id: 'acc_deriver2' },
+      { sender_account_id: 'acc_deriver', limit: 1 }, { status: 'accepted' }, { cursor: 'not-a-cursor' }, { cursor: plain, status: 'pending' }, { limit: 0 },
+    ];
+    const calls: string[] = [];
+    const withJson = new ProjectInboxService({ store: jsonStore(calls), bus: w.bus, clock: w.clock, ids: w.ids });
+    const seen = new Set<string>();
+    for (const account of ['acc_owner', 'acc_deriver', 'acc_deriver2', 'acc_observer', 'acc_stranger']) {
+      for (const project of ['proj_main', 'proj_missing']) {
+        for (const q of queries) {
+          const expected = await outcome(w.inbox.list(w.ctx(account), project, q));
+          const what = `${account} ${project} ${JSON.stringify(q)}`;
+          expect(await outcome(withJson.listJson(w.ctx(account), project, q)), what).toEqual(expected);
+          expect(await outcome(w.inbox.listJson(w.ctx(account), project, q)), what).toEqual(expected);
+          seen.add('page' in expected ? (expected.page as { next_cursor: string | null }).next_cursor ? 'more' : 'last' : expected.error);
+        }
+      }
+    }
+    expect([...seen].sort()).toEqual(['invalid_cursor', 'last', 'more', 'project_inbox_read_denied', 'project_not_found', 'validation_error']);
+    calls.length = 0;
+    await withJson.listJson(w.ctx('acc_deriver'), 'proj_main');
+    expect(calls).toEqual(['getProject', 'getMembership', 'listInboxItemsJson']);
+  });
+});

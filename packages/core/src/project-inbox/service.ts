@@ -11,14 +11,12 @@ import type { IdempotencyRecord, InboxDecisionPatch, NewProjectEvent, StoreTx } 
 import type { InboxDecision, JsonValue, OperationLog, Project, ProjectEvent, ProjectInboxItem } from '../records.js';
 import { MAX_PAYLOAD_BYTES, measurePayload, parseOrThrow } from '../validation.js';
 import { accessOf, loadProjectAccess, type ProjectAccess } from './access.js';
-import { listInboxPage, type InboxItemPage } from './list.js';
+import { listInboxPage, listInboxPageJson, type InboxItemPage } from './list.js';
 import { inboxPermissions, roleOf, visibilityOfEventType } from './permissions.js';
 import { gateInboxItemWrite, gateProjectWrite, projectState } from '../policy/write-gate.js';
 import { decideWrite } from '../policy/write-policy.js';
-import {
-  createInboxItemBody, decideInboxItemBody, listInboxItemsQuery,
-  type CreateInboxItemInput, type DecideInboxItemInput, type ListInboxItemsInput,
-} from './schemas.js';
+import { createInboxItemBody, decideInboxItemBody, listInboxItemsQuery } from './schemas.js';
+import type { CreateInboxItemInput, DecideInboxItemInput, ListInboxItemsInput } from './schemas.js';
 import { decisionEventType, transition } from './transition.js';
 import { resolveSources, settle, unsettle, type ResolvedSources } from './sources.js';
 
@@ -238,13 +236,16 @@ export class ProjectInboxService {
 
   /**
    * One page of the inbox (owner: all; deriver: only its own — another `sender_account_id` gives
-   * an empty page). Order `created_at DESC, id DESC`. One read where the store has
-   * `listInboxItemsWithAccess` (see `list.ts`).
+   * an empty page), newest first (`list.ts`).
    * @throws InboxKitError validation_error, invalid_cursor, project_not_found, project_inbox_read_denied.
    */
   async list(ctx: RequestContext, project_id: string, input: ListInboxItemsInput = {}): Promise<InboxItemPage> {
-    const query = parseOrThrow(listInboxItemsQuery, input, 'query');
-    return listInboxPage(this.deps.store, ctx.principal, project_id, query);
+    return listInboxPage(this.deps.store, ctx.principal, project_id, parseOrThrow(listInboxItemsQuery, input, 'query'));
+  }
+
+  /** {@link list}'s page as its JSON text, what `GET /projects/:id/inbox` answers (`listInboxPageJson`). @throws as {@link list}. */
+  async listJson(ctx: RequestContext, project_id: string, input: ListInboxItemsInput = {}): Promise<string> {
+    return listInboxPageJson(this.deps.store, ctx.principal, project_id, parseOrThrow(listInboxItemsQuery, input, 'query'));
   }
 
   /**

@@ -23,7 +23,7 @@ import { checkIdempotencyRecords, checkIdempotencySweep } from './conformance-ch
 import { checkProjectAndMemberPages, checkTurnAndSessionPages } from './conformance-checks/paging.js';
 import { checkAccountsAndKeys, checkIdentityAndProjects, checkWorkspaceScoping } from './conformance-checks/identity.js';
 import { checkDecideHasOneWinner, checkInboxItemWithAccess, checkJsonRoundTrip, checkKeysetPaging, checkLockInboxItemWithAccess } from './conformance-checks/inbox.js';
-import { checkInboxItemsWithAccess } from './conformance-checks/inbox-list-access.js';
+import { checkInboxItemsJson, checkInboxItemsWithAccess } from './conformance-checks/inbox-list-access.js';
 import {
   checkDecideInboxItemAudited, checkDecideInboxItemIfUnchanged, checkGetProjectWithAccess, checkInsertInboxItemAudited, checkInsertInboxItemIfUnchanged, checkLockProjectWithAccess,
 } from './conformance-checks/inbox-audited.js';
@@ -68,7 +68,7 @@ export const STORE_PORT_METHODS = {
     'deleteMembership', 'listMemberships', 'pageMemberships',
   ],
   inbox: [
-    'insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'lockInboxItemWithAccess', 'listInboxItems', 'listInboxItemsWithAccess', 'decideInboxItem', 'insertInboxItemAudited',
+    'insertInboxItem', 'getInboxItem', 'getInboxItemWithAccess', 'lockInboxItemWithAccess', 'listInboxItems', 'listInboxItemsJson', 'listInboxItemsWithAccess', 'decideInboxItem', 'insertInboxItemAudited',
     'decideInboxItemAudited', 'decideInboxItemIfUnchanged', 'insertInboxItemIfUnchanged',
   ],
   events: [
@@ -123,6 +123,7 @@ export const storeConformanceChecks: readonly StoreConformanceCheck[] = [
   { group: 'inbox', requires: needs('inbox', 'events'), name: 'keyset pages neither skip nor repeat rows sharing created_at (with filters)', run: checkKeysetPaging },
   { group: 'inbox', requires: needs('inbox'), name: 'getInboxItemWithAccess (optional): project, membership and item in one read, as the three reads give them', run: checkInboxItemWithAccess },
   { group: 'inbox', requires: needs('inbox'), name: 'listInboxItemsWithAccess (optional): project, membership and page in one read, as the two-step reads give them (filters, cursors, limits, roles, misses)', run: checkInboxItemsWithAccess },
+  { group: 'inbox', requires: needs('inbox'), name: 'listInboxItemsJson (optional): the page listInboxItems reads, as JSON text that parses to it (filters, cursors, limits, escapes, every JSON kind, more and last)', run: checkInboxItemsJson },
   { group: 'inbox', requires: needs('inbox'), name: 'lockInboxItemWithAccess (optional): in a transaction, the locked project, membership and item in one read, as the three reads give them', run: checkLockInboxItemWithAccess },
   { group: 'projects', requires: needs(), name: 'lockProjectWithAccess (optional): in a transaction, the locked project and the membership read once the lock is held, as the two reads give them (a member removed by the transaction it waited for is gone)', run: checkLockProjectWithAccess },
   { group: 'projects', requires: needs(), name: 'getProjectWithAccess (optional): the project and the membership as the two reads give them, undefined through another workspace or for a missing project', run: checkGetProjectWithAccess },

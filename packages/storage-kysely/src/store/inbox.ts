@@ -3,14 +3,38 @@ import { sql } from 'kysely';
 import type { InboxItemQuery, InboxStore, Membership, Project, ProjectInboxItem } from '@inbox-kit/core';
 import { $, insertRecord, type StoreContext } from './context.js';
 import {
-  ITEM, MEMBER, POINT_COLUMNS, PROJECT, columnsOf, decodeProjectAccess, jsonRecordSql, jsonRecords, limitOf, pointReads, projectAccessRead,
+  ITEM, MEMBER, POINT_COLUMNS, PROJECT, columnsOf, decodeProjectAccess, jsonRecordSql, jsonRecords, fromJson, limitOf, num, pointReads, projectAccessRead,
 } from './rows.js';
 
 /** The equality filters of `listInboxItems`, in the order their values follow the project id. */
 const INBOX_FILTERS = ['status', 'type', 'sender_account_id', 'source_session_id'] as const;
 
+
 export function inboxOps(ctx: StoreContext): InboxStore {
   const { db, dialect, first, all } = ctx;
+  /**
+   * The keyset page query of `q` without its select list (`build()`), its name among the compiled
+   * queries and its arguments: the project id, the filters' values, the position after; the limit
+   * is the next argument.
+   */
+  const pageQuery = (q: InboxItemQuery) => {
+    const filters = INBOX_FILTERS.filter((column) => q[column] !== undefined);
+    const after = q.after;
+    const args: unknown[] = [q.project_id, ...filters.map((column) => q[column])];
+    if (after) args.push(after.created_at, after.id);
+    const build = () => {
+      let query = db.selectFrom('project_inbox_items').where('project_id', '=', $(0));
+      filters.forEach((column, i) => {
+        query = query.where(column, '=', $(i + 1));
+      });
+      if (after) {
+        const [created_at, id] = [$(filters.length + 1), $(filters.length + 2)];
+        query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(created_at, id)));
+      }
+      return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit($(args.length));
+    };
+    return { name: `(${filters.join(',')}${after ? ';after' : ''})`, args, build };
+  };
   const ops: InboxStore = {
     async insertInboxItem(i) {
       await insertRecord(ctx, ITEM, i);
@@ -68,24 +92,8 @@ export function inboxOps(ctx: StoreContext): InboxStore {
       return ops.getInboxItemWithAccess!(workspace_id, project_id, account_id, item_id);
     },
     async listInboxItems(q: InboxItemQuery) {
-      const filters = INBOX_FILTERS.filter((column) => q[column] !== undefined);
-      const after = q.after;
-      const args: unknown[] = [q.project_id, ...filters.map((column) => q[column])];
-      if (after) args.push(after.created_at, after.id);
-      args.push(limitOf(q.limit));
-      const rows = await all<Record<string, unknown>>(`listInboxItems(${filters.join(',')}${after ? ';after' : ''})`, () => {
-        let query = db.selectFrom('project_inbox_items').select(ITEM.select(dialect)).where('project_id', '=', $(0));
-        filters.forEach((column, i) => {
-          query = query.where(column, '=', $(i + 1));
-        });
-        let next = filters.length + 1;
-        if (after) {
-          const [created_at, id] = [$(next), $(next + 1)];
-          next += 2;
-          query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('created_at', 'id'), '<', tuple(created_at, id)));
-        }
-        return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit($(next));
-      }, ...args);
+      const { name, args, build } = pageQuery(q);
+      const rows = await all<Record<string, unknown>>(`listInboxItems${name}`, () => build().select(ITEM.select(dialect)), ...args, limitOf(q.limit));
       return rows.map((r) => ITEM.decode(r));
     },
     async decideInboxItem(project_id, item_id, seen_status, patch) {
@@ -97,5 +105,29 @@ export function inboxOps(ctx: StoreContext): InboxStore {
       return r && ITEM.decode(r);
     },
   };
+  if (dialect.pagesAsJson) {
+    /**
+     * SQLite: one statement — the page as `json_group_array(json_object(…))` over the page query
+     * (a co-routine that hands its rows to the aggregate in the page's order; a sort inside the
+     * aggregate would only repeat it, at about a quarter of the page's cost), and the keyset
+     * positions of the page's last row and of the row after it (an index-only read where the
+     * filters have an index).
+     */
+    ops.listInboxItemsJson = async (q: InboxItemQuery) => {
+      const { name, args, build } = pageQuery(q);
+      const size = limitOf(q.limit);
+      const r = await first<{ json: string; edge: string | null }>(`listInboxItemsJson${name}`, () => {
+        const pairs = ITEM.fields.map((f) => `'${f.name}', ${f.kind === 'json' ? `json(r.${f.name})` : `r.${f.name}`}`).join(', ');
+        const edges = build().select(['created_at', 'id']).limit(2).offset($(args.length + 1));
+        return sql`SELECT (SELECT json_group_array(json_object(${sql.raw(pairs)})) FROM (${build().select(ITEM.columns as never)}) r) AS json,
+          (SELECT json_group_array(json_array(e.created_at, e.id)) FROM (${edges}) e) AS edge` as never;
+      }, ...args, size, Math.max(size - 1, 0));
+      // The rows from the page's last on: [last, next] when another page follows (for a size of 0, the next).
+      const edge = r?.edge == null ? [] : fromJson<[unknown, string][]>(r.edge);
+      const more = size === 0 ? edge.length > 0 : edge.length > 1;
+      const last = size > 0 && more ? edge[0] : undefined;
+      return { json: r?.json ?? '[]', more, last: last && { created_at: num(last[0]), id: last[1] } };
+    };
+  }
   return ops;
 }

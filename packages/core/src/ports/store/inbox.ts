@@ -31,6 +31,16 @@ export interface InboxItemWithAccess {
 /** The filters, keyset position and size of a {@link InboxStore.listInboxItemsWithAccess} page: an {@link InboxItemQuery} without its project. */
 export type InboxPageQuery = Omit<InboxItemQuery, 'project_id'>;
 
+/** What {@link InboxStore.listInboxItemsJson} reads: one page as JSON text. */
+export interface InboxItemsJson {
+  /** The JSON array of the page's items (at most `query.limit`), newest first, each a {@link ProjectInboxItem}. */
+  json: string;
+  /** Whether rows follow the page (the query matched more than `query.limit`). */
+  more: boolean;
+  /** The keyset position of the page's last item (its `created_at` in epoch ms, its `id`); `undefined` for an empty page. */
+  last: { created_at: number; id: string } | undefined;
+}
+
 /** What {@link InboxStore.listInboxItemsWithAccess} reads in one go. */
 export interface InboxItemsWithAccess {
   /** The project (of the asked workspace). */
@@ -103,6 +113,17 @@ export interface InboxStore {
   lockInboxItemWithAccess?(workspace_id: string, project_id: string, account_id: string, item_id: string): Promise<InboxItemWithAccess | undefined>;
   /** One keyset page in `created_at DESC, id DESC` order; never skips or repeats rows that share a `created_at`. */
   listInboxItems(query: InboxItemQuery): Promise<ProjectInboxItem[]>;
+  /**
+   * OPTIONAL (a store without it still works: the HTTP list then stringifies
+   * {@link listInboxItems}' rows). The page {@link listInboxItems} reads for `query`, as the JSON
+   * text an HTTP answer sends (project-inbox.md "GET /projects/:id/inbox"): the database builds it,
+   * so no row becomes an object only to be stringified again. `query.limit` is the page's size;
+   * the store reads one row more to tell whether another page follows. MUST be, at one moment
+   * (one statement), exactly that page: `JSON.parse(json)` deep-equals the first `query.limit`
+   * rows of `listInboxItems({ ...query, limit: query.limit + 1 })`, in that order (key order and
+   * white space may differ; every number and string the same value).
+   */
+  listInboxItemsJson?(query: InboxItemQuery): Promise<InboxItemsJson>;
   /**
    * OPTIONAL (a store without it still works: a list then calls `getProject`, `getMembership`
    * and {@link listInboxItems}). Everything a list needs in one read, one round trip on a

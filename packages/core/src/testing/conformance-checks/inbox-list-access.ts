@@ -1,20 +1,14 @@
-/** Conformance check of `InboxStore.listInboxItemsWithAccess`: a list's access and page in one read, as the two-step reads give them. */
+/**
+ * Conformance checks of the optional list reads: `InboxStore.listInboxItemsWithAccess` (a list's access and page in one read, as the two-step
+ * reads give them) and `InboxStore.listInboxItemsJson` (the page as JSON text).
+ */
 import type { InboxPageQuery } from '../../ports/store.js';
 import type { Account, InboxItemStatus, ProjectInboxItem, Session, Workspace } from '../../records.js';
 import { assert, assertSame, range, T0, seedWorld, newProject, newItem, ESCAPED_TEXT, type StoreConformanceSubject } from './support.js';
 
-/**
- * `listInboxItemsWithAccess` (optional: a store without it passes) returns exactly what
- * `getProject`, `getMembership` and `listInboxItems({ project_id, ...query })` return: for the
- * owner (no membership row) the page of every sender's items, for a deriver, an observer and an
- * account with no role the page narrowed to the items each sent (the store checks no role); every filter and their
- * combinations, limits of 1 to past the end, cursor positions that do and do not name a row, an
- * empty page, a project asked through another workspace or missing (`undefined`); never an item of
- * another project; inside a transaction it sees the transaction's own writes.
- */
-export async function checkInboxItemsWithAccess({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
-  if (store.listInboxItemsWithAccess === undefined) return;
-  const w = await seedWorld(store, 'listaccess');
+/** The world both list checks read: 23 items of mixed dates, statuses, senders, sessions and types, escapes and big numbers, beside items of another project; the queries to page it with. */
+async function seedListWorld(store: StoreConformanceSubject['store'], prefix: string) {
+  const w = await seedWorld(store, prefix);
   const p = w.project;
   const ws2: Workspace = { id: `ws_${w.u}_2`, name: 'other', created_at: T0 };
   await store.insertWorkspace(ws2);
@@ -56,6 +50,21 @@ export async function checkInboxItemsWithAccess({ store }: Pick<StoreConformance
     { after: { created_at: T0 + 20, id: '' }, sender_account_id: w.deriver.id, limit: 3 }, { after: { created_at: T0 - 1, id: 'z' }, limit: 10 },
     { after: { created_at: T0 + 999, id: 'a' }, status: 'rejected', limit: 100 },
   ];
+  return { w, p, ws2, observer, outsider, empty, items, sorted, filters };
+}
+
+/**
+ * `listInboxItemsWithAccess` (optional: a store without it passes) returns exactly what
+ * `getProject`, `getMembership` and `listInboxItems({ project_id, ...query })` return: for the
+ * owner (no membership row) the page of every sender's items, for a deriver, an observer and an
+ * account with no role the page narrowed to the items each sent (the store checks no role); every filter and their
+ * combinations, limits of 1 to past the end, cursor positions that do and do not name a row, an
+ * empty page, a project asked through another workspace or missing (`undefined`); never an item of
+ * another project; inside a transaction it sees the transaction's own writes.
+ */
+export async function checkInboxItemsWithAccess({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.listInboxItemsWithAccess === undefined) return;
+  const { w, p, ws2, observer, outsider, empty, sorted, filters } = await seedListWorld(store, 'listaccess');
   const callers = [w.owner, w.deriver, observer, outsider];
   for (const query of filters) {
     for (const caller of callers) {
@@ -91,5 +100,45 @@ export async function checkInboxItemsWithAccess({ store }: Pick<StoreConformance
     assertSame(got?.items, [fresh], 'listInboxItemsWithAccess inside a transaction sees its own item');
     const member = await tx.listInboxItemsWithAccess?.(w.ws.id, p.id, outsider.id, { limit: 1 });
     assert(member?.membership?.role === 'deriver', 'listInboxItemsWithAccess inside a transaction sees its own membership');
+  });
+}
+
+/**
+ * `listInboxItemsJson` (optional: a store without it passes) reads exactly the page
+ * `listInboxItems` reads, as JSON text: `JSON.parse(json)` deep-equals the first `limit` rows of
+ * `listInboxItems({ ...query, limit: limit + 1 })` (escapes, numbers beyond 32 bits, every JSON
+ * kind in a payload), `more` says whether a row follows, `last` is the position of the page's
+ * last item when one does; every filter, limits of 1 to past the end, cursor positions, an empty
+ * page, another project's items never; inside a transaction it sees the transaction's own writes.
+ */
+export async function checkInboxItemsJson({ store }: Pick<StoreConformanceSubject, 'store' | 'raw'>): Promise<void> {
+  if (store.listInboxItemsJson === undefined) return;
+  const { w, p, empty, items, filters } = await seedListWorld(store, 'listjson');
+  const kinds = newItem(w, p, `pinbox_${w.u}_kinds`, {
+    created_at: T0 + 15, updated_at: T0 + 15, title: null, source_session_id: w.session.id,
+    payload: { 'ключ ✓': [-1.5, 1e21, 1.5e-10, 123456789012345680000, true, false, null, { a: [[]] }], '': 'empty key', esc: '\u2028 \u0001 "' },
+  });
+  await store.insertInboxItem(kinds);
+  const pages: InboxPageQuery[] = [...filters, { limit: items.length + 1 }, { limit: items.length + 2 }, { limit: items.length + 5 }];
+  for (const query of pages) {
+    const q = { project_id: p.id, ...query };
+    const what = `listInboxItemsJson(${JSON.stringify(q)})`;
+    const got = await store.listInboxItemsJson({ ...q });
+    const rows = await store.listInboxItems({ ...q, limit: q.limit + 1 });
+    const page = rows.slice(0, q.limit);
+    assertSame(JSON.parse(got.json), JSON.parse(JSON.stringify(page)), `${what}: the page's JSON`);
+    assertSame(got.more, rows.length > q.limit, `${what}: more`);
+    const last = page[page.length - 1];
+    assertSame(got.last, got.more && last ? { created_at: last.created_at, id: last.id } : undefined, `${what}: last`);
+  }
+  const one = await store.listInboxItemsJson({ project_id: p.id, limit: 100 });
+  assertSame((JSON.parse(one.json) as ProjectInboxItem[]).find((i) => i.id === kinds.id), kinds, 'listInboxItemsJson: a listed item parses to the stored item');
+  assertSame(await store.listInboxItemsJson({ project_id: empty.id, limit: 10 }), { json: '[]', more: false, last: undefined }, 'listInboxItemsJson of a project without items');
+  const fresh = newItem(w, p, `pinbox_${w.u}_jtx`, { created_at: T0 + 1000, updated_at: T0 + 1000 });
+  await store.transaction(async (tx) => {
+    await tx.insertInboxItem(fresh);
+    const got = await tx.listInboxItemsJson?.({ project_id: p.id, limit: 1 });
+    assertSame(got && JSON.parse(got.json), [fresh], 'listInboxItemsJson inside a transaction sees its own item');
+    assertSame(got?.more, true, 'listInboxItemsJson inside a transaction: more rows follow');
   });
 }
