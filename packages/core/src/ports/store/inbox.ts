@@ -37,7 +37,7 @@ export interface InboxItemsJson {
   json: string;
   /** Whether rows follow the page (the query matched more than `query.limit`). */
   more: boolean;
-  /** The keyset position of the page's last item (its `created_at` in epoch ms, its `id`); `undefined` for an empty page. */
+  /** When `more`: the keyset position of the page's last item (its `created_at` in epoch ms, its `id`), where the next page starts after; else `undefined`. */
   last: { created_at: number; id: string } | undefined;
 }
 
