@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ERROR_CODES, InboxKitError } from '../errors.js';
 import {
-  authenticateRequest,
+  authenticateRequest, cachedRequestAuthentication,
   clientErrorResponse, ERROR_KINDS, HTTP_ROUTES, STATUS_BY_CODE, envelopeForStatus, envelopeOf, errorEnvelopeSchema, errorKind, eventFrame, forwardHeadersFor,
   forwardRequestOf, forwardedPrincipal, httpRoutesFor, readCredentials, requestIdFor, resumePosition, resyncFor, routeNotFound,
 } from './index.js';
@@ -74,6 +74,62 @@ describe('request ids and credentials', () => {
     expect(seen).toEqual([]);
     await expect(authenticateRequest(platform, { headers: {}, url: '/me', stream: false })).rejects.toMatchObject({ message: 'An API key is required' });
     expect(seen).toEqual([undefined]);
+  });
+});
+
+describe('cachedRequestAuthentication', () => {
+  const principal = { workspace_id: 'ws_1', account_id: 'acc_1', key_id: 'key_1', key_kind: 'service' as const };
+  /** A platform whose check without I/O records what it was built for and answers `answer`. */
+  function platformWith(answer: () => typeof principal | undefined) {
+    const built: unknown[] = [];
+    const unused = async (): Promise<never> => { throw new Error('unused'); };
+    return {
+      built,
+      platform: {
+        authenticate: unused, authenticateStreamToken: unused,
+        cachedAuthentication: (credential: unknown, options?: unknown) => {
+          built.push([credential, options]);
+          return answer;
+        },
+      },
+    };
+  }
+  const token = 'ikst_payload.signature';
+
+  it('builds the check from the credential authenticateRequest reads (key, acting account, workspace; a stream token on a stream)', () => {
+    const { platform, built } = platformWith(() => principal);
+    const check = cachedRequestAuthentication(platform, { headers: { authorization: 'Bearer ik_k', 'x-account-id': 'acc_2', 'anthropic-workspace-id': 'ws_1' }, url: '/me', stream: false });
+    expect(check?.()).toBe(principal);
+    cachedRequestAuthentication(platform, { headers: { 'x-api-key': 'ik_k' }, url: '/p/events', stream: true, expiry: false });
+    cachedRequestAuthentication(platform, { headers: {}, url: `/p/events?access_token=${token}`, stream: true, expiry: false });
+    expect(built).toEqual([
+      [{ api_key: 'ik_k', as_account_id: 'acc_2' }, { workspace_id: 'ws_1' }],
+      [{ api_key: 'ik_k', as_account_id: undefined }, {}],
+      [{ stream_token: token }, {}],
+    ]);
+  });
+
+  it('offers no check where authenticateRequest must run: no credential, a malformed one, a token whose expiry counts, a platform without one', () => {
+    const { platform, built } = platformWith(() => principal);
+    const none = [
+      { headers: {}, url: '/me', stream: false },
+      { headers: { authorization: 'Token ik_k' }, url: '/me', stream: false },
+      { headers: {}, url: `/me?access_token=${token}`, stream: false },
+      { headers: { authorization: 'Bearer ik_k' }, url: `/p/events?access_token=${token}`, stream: true, expiry: false },
+      { headers: {}, url: `/p/events?access_token=${token}&access_token=${token}`, stream: true, expiry: false },
+      { headers: {}, url: `/p/events?access_token=${token}`, stream: true },
+    ];
+    for (const input of none) expect(cachedRequestAuthentication(platform, input), JSON.stringify(input)).toBeUndefined();
+    expect(built).toEqual([]);
+    const { cachedAuthentication: _, ...older } = platform;
+    expect(cachedRequestAuthentication(older, { headers: { authorization: 'Bearer ik_k' }, url: '/me', stream: false })).toBeUndefined();
+  });
+
+  it('a stream token naming another acting account than its own gets no answer (authenticateRequest refuses it)', () => {
+    const { platform } = platformWith(() => principal);
+    const input = (account: string) => ({ headers: { 'x-account-id': account }, url: `/p/events?access_token=${token}`, stream: true, expiry: false });
+    expect(cachedRequestAuthentication(platform, input('acc_1'))?.()).toBe(principal);
+    expect(cachedRequestAuthentication(platform, input('acc_2'))?.()).toBeUndefined();
   });
 });
 

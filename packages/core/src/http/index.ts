@@ -15,7 +15,7 @@ export {
   errorHeaders, errorKind, type ErrorKind, RETRY_AFTER_BY_CODE, routeNotFound, routeNotFoundAnswer, SHOULD_RETRY_HEADER, shouldRetry, STATUS_BY_CODE,
 } from './errors.js';
 export {
-  authenticateRequest, type AuthenticateRequestInput, DEFAULT_BODY_TIMEOUT_MS, type HeaderValue, newRequestId, readCredentials, type RequestAuthenticator,
+  authenticateRequest, type AuthenticateRequestInput, cachedRequestAuthentication, DEFAULT_BODY_TIMEOUT_MS, type HeaderValue, newRequestId, readCredentials, type RequestAuthenticator,
   type RequestCredentials, requestIdFor, requestIdReusing,
 } from './request.js';
 export {

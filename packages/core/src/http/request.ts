@@ -102,6 +102,11 @@ export interface AuthenticateRequestInput {
 export interface RequestAuthenticator {
   authenticate(secret: string | undefined, as_account_id?: string, options?: { workspace_id?: string }): Promise<Principal>;
   authenticateStreamToken(token: string, options?: { expiry?: boolean; workspace_id?: string }): Promise<Principal>;
+  /** Optional: the check without I/O of {@link cachedRequestAuthentication} (`PlatformService.cachedAuthentication`). */
+  cachedAuthentication?(
+    credential: { api_key: string; as_account_id?: string | undefined } | { stream_token: string },
+    options?: { workspace_id?: string },
+  ): (() => Readonly<Principal> | undefined) | undefined;
 }
 
 /** The `access_token` values of a request target (none, one, or several). */
@@ -124,7 +129,52 @@ function accessTokensOf(url: string): string[] {
  *   `permission_denied` (403), `account_not_found` (404) as `PlatformService.authenticate`.
  */
 export async function authenticateRequest(platform: RequestAuthenticator, input: AuthenticateRequestInput): Promise<Principal> {
-  const { apiKey, actingAccountId, options } = readCredentials(input.headers);
+  const { apiKey, actingAccountId, options, token } = presentedCredential(input);
+  if (token === undefined) return platform.authenticate(apiKey, actingAccountId, options);
+  const principal = await platform.authenticateStreamToken(token, { ...options, expiry: input.expiry !== false });
+  // The token fixed the acting account; a header naming another is refused as for a standard key.
+  if (actingAccountId !== undefined && actingAccountId !== principal.account_id) {
+    throw new InboxKitError('permission_denied', 'A stream token acts as the account it was issued for');
+  }
+  return principal;
+}
+
+/**
+ * {@link authenticateRequest} of a credential presented again and again (an open stream's before
+ * every delivery), answered without I/O: a function giving the principal `authenticateRequest(platform,
+ * input)` would give from the principal cache now, or undefined when it would have to read storage
+ * (call `authenticateRequest` then: it throws what it throws). Undefined (no such check) when the
+ * platform has no `cachedAuthentication`, the credential is malformed or missing, or a stream
+ * token's expiry is to be checked (`input.expiry` not false). Spec platform.md "Authorised as of now".
+ */
+export function cachedRequestAuthentication(platform: RequestAuthenticator, input: AuthenticateRequestInput): (() => Readonly<Principal> | undefined) | undefined {
+  if (platform.cachedAuthentication === undefined) return undefined;
+  let presented: PresentedCredential;
+  try {
+    presented = presentedCredential(input);
+  } catch {
+    return undefined;
+  }
+  const { apiKey, actingAccountId, options, token } = presented;
+  if (token === undefined) return apiKey === undefined ? undefined : platform.cachedAuthentication({ api_key: apiKey, as_account_id: actingAccountId }, options);
+  if (input.expiry !== false) return undefined;
+  const cached = platform.cachedAuthentication({ stream_token: token }, options);
+  if (cached === undefined || actingAccountId === undefined) return cached;
+  return () => {
+    const principal = cached();
+    return principal?.account_id === actingAccountId ? principal : undefined;
+  };
+}
+
+/** What a request presents: its {@link RequestCredentials}, and the stream token when that is the credential. */
+interface PresentedCredential extends RequestCredentials {
+  token: string | undefined;
+}
+
+/** The credential of a request as {@link authenticateRequest} reads it; throws its 400/401 for a malformed one. */
+function presentedCredential(input: AuthenticateRequestInput): PresentedCredential {
+  const credentials = readCredentials(input.headers);
+  const { apiKey } = credentials;
   const tokens = accessTokensOf(input.url);
   let token: string | undefined;
   if (tokens.length > 0) {
@@ -147,12 +197,6 @@ export async function authenticateRequest(platform: RequestAuthenticator, input:
     if (apiKey === undefined && typeof auth === 'string' && auth.trim() !== '') {
       throw new InboxKitError('authentication_required', 'The Authorization header must be `Bearer <api key>` (or send the key as x-api-key)');
     }
-    return platform.authenticate(apiKey, actingAccountId, options);
   }
-  const principal = await platform.authenticateStreamToken(token, { ...options, expiry: input.expiry !== false });
-  // The token fixed the acting account; a header naming another is refused as for a standard key.
-  if (actingAccountId !== undefined && actingAccountId !== principal.account_id) {
-    throw new InboxKitError('permission_denied', 'A stream token acts as the account it was issued for');
-  }
-  return principal;
+  return { ...credentials, token };
 }

@@ -266,6 +266,36 @@ describe('runEventStream with a feed that answers synchronously', () => {
   });
 });
 
+describe('runEventStream with a credential check answered at once', () => {
+  it('a live item passes in the turn it is published; a check that throws at once ends the stream before the delivery', async () => {
+    let revoked = false;
+    let checks = 0;
+    const f = memoryFeed(items(1, 1));
+    f.feed.authorize = () => undefined;
+    const s = memorySink();
+    const onEnd = vi.fn();
+    const stream = runEventStream(f.feed, s.sink, {
+      after: 0, heartbeatMs: 60_000, onEnd, reauthenticate: () => {
+        checks += 1;
+        if (revoked) throw new InboxKitError('invalid_credentials', 'revoked');
+        return undefined;
+      },
+    });
+    await until('the replay', () => s.ids().length === 1);
+    await settle();
+    f.publish({ id: 2, type: 'x', data: {} });
+    expect(s.ids()).toEqual([1, 2]); // no await between the publish and the frame
+    expect(checks).toBe(2);
+    revoked = true;
+    f.publish({ id: 3, type: 'x', data: {} });
+    await stream.done;
+    expect(s.ids()).toEqual([1, 2]);
+    expect(onEnd.mock.calls[0]![0]).toMatchObject({ code: 'invalid_credentials' });
+    expect(s.closed()).toBe(1);
+    expect(f.subscribers()).toBe(0);
+  });
+});
+
 describe('eventFrame', () => {
   it('is the frame of the item it is given, when the same data object is framed again under another id or type too', () => {
     const data = { sequence: 7, title: 'été' };

@@ -110,8 +110,13 @@ export interface EventStreamLoopOptions {
   maxBufferedBytes?: number;
   /** A quiet stream is authorised again on a heartbeat once this many ms passed since its last check. */
   quietAuthorizeMs?: number;
-  /** Re-checks the request's credential as a fresh request would be (throws `InboxKitError` when refused); called with the feed's `authorize` before every delivery. */
-  reauthenticate?: () => Promise<void>;
+  /**
+   * Re-checks the request's credential as a fresh request would be (throws, or rejects with, an
+   * `InboxKitError` when refused); called with the feed's `authorize` before every delivery.
+   * Answering nothing (`undefined`) means it passed without waiting: the delivery goes on in the
+   * same turn (a fan-out's streams wait on no promise).
+   */
+  reauthenticate?: () => Promise<void> | undefined;
   /** Called once when the stream ends: with what ended it (an `InboxKitError` for withdrawn access, anything else is a failure), or nothing when the client left, the server closed, or a slow client was cut off. */
   onEnd?: (error?: unknown) => void;
   /** Time for the quiet re-check (default the wall clock). */
@@ -166,7 +171,7 @@ class EventStreamRun implements EventStreamLoop {
   private readonly quietMs: number;
   private readonly heartbeatMs: number;
   private readonly clock: Clock;
-  private readonly reauthenticate: (() => Promise<void>) | undefined;
+  private readonly reauthenticate: (() => Promise<void> | undefined) | undefined;
   private readonly onEnd: ((error?: unknown) => void) | undefined;
   private lastSent: number;
   private started = false;
@@ -274,8 +279,9 @@ class EventStreamRun implements EventStreamLoop {
    */
   private authorize(next: readonly FeedItem[]): Promise<void> | undefined {
     const at = this.clock.now();
-    if (this.reauthenticate === undefined) return this.authorizeFeed(next, at);
-    return this.reauthenticate().then(() => this.authorizeFeed(next, at));
+    const credential = this.reauthenticate?.();
+    if (credential === undefined) return this.authorizeFeed(next, at);
+    return credential.then(() => this.authorizeFeed(next, at));
   }
 
   /** The feed's part of {@link authorize}, once the credential passed. */
@@ -340,8 +346,9 @@ class EventStreamRun implements EventStreamLoop {
     if (item.id <= this.lastSent || this.closed) return undefined;
     this.checking = item;
     this.checkStarted = this.clock.now();
-    if (this.reauthenticate === undefined) return this.checkLive();
-    return this.reauthenticate().then(this.checkLive);
+    const credential = this.reauthenticate?.();
+    if (credential === undefined) return this.checkLive();
+    return credential.then(this.checkLive);
   }
 
   /** The feed's part of a live item's check, once the credential passed; the delivery when it answers at once. */

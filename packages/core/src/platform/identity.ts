@@ -138,6 +138,39 @@ export class IdentityService {
   }
 
   /**
+   * A credential's check without I/O, for one presented again and again (an open stream's before
+   * every delivery, platform.md "Authorised as of now"): a function answering the principal that
+   * {@link authenticate} (`{ api_key, as_account_id? }`, with `options.workspace_id` as there) or
+   * {@link authenticateStreamToken} (`{ stream_token }`, its expiry not checked) would answer from
+   * the principal cache now, or undefined when the cache holds none for it (expired, revoked in
+   * this process, evicted, a workspace other than the key's named): then authenticate again, which
+   * reads storage, throws what it throws, and fills the cache. The key's hash is computed once, here.
+   * The principal answered is the cache's own: read it, never change it. Undefined (no such check)
+   * when `hashApiKey` is asynchronous.
+   */
+  cachedAuthentication(
+    credential: { api_key: string; as_account_id?: string | undefined } | { stream_token: string },
+    options: { workspace_id?: string } = {},
+  ): (() => Readonly<Principal> | undefined) | undefined {
+    const principals = this.#principals;
+    let key: string;
+    let as_account_id: string | undefined;
+    if ('stream_token' in credential) {
+      key = streamTokenCacheKey(credential.stream_token);
+    } else {
+      const hashed = (this.deps.hashApiKey ?? sha256Hex)(credential.api_key);
+      if (typeof hashed !== 'string') return undefined;
+      key = hashed;
+      as_account_id = credential.as_account_id;
+    }
+    const { workspace_id } = options;
+    return () => {
+      const principal = principals.peek(key, as_account_id);
+      return principal === undefined || (workspace_id !== undefined && workspace_id !== principal.workspace_id) ? undefined : principal;
+    };
+  }
+
+  /**
    * The principal a stream token authenticates (as {@link authenticate} does for an API key, cached
    * the same way, 1 s): the key it names must still be valid (not revoked, the signature its own),
    * and a service key's acting account still a member of the workspace.
@@ -156,7 +189,7 @@ export class IdentityService {
     if (options.workspace_id !== undefined && options.workspace_id !== claims.workspace_id) {
       throw forbidden('This stream token belongs to another workspace than the one the request names');
     }
-    const cacheKey = `stream-token\n${token}`;
+    const cacheKey = streamTokenCacheKey(token);
     const cached = this.#principals.get(cacheKey, undefined);
     if (cached) return cached;
     if (store.getApiKey === undefined) throw new InboxKitError('unsupported_capability', "This server's store does not implement getApiKey, which stream tokens need");
@@ -236,4 +269,9 @@ export class IdentityService {
     if (!account) throw new InboxKitError('account_not_found', 'Account not found');
     return { account, workspace_id: ctx.principal.workspace_id, key_kind: ctx.principal.key_kind };
   }
+}
+
+/** A stream token's entry in the principal cache (beside the key hashes: no hash is 'stream-token…'). */
+function streamTokenCacheKey(token: string): string {
+  return `stream-token\n${token}`;
 }

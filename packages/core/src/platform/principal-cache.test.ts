@@ -49,6 +49,20 @@ describe('PrincipalCache', () => {
     expect(cache.get('h', undefined)).toBeUndefined();
   });
 
+  it('peek answers the live entry itself, without a copy or a move in the eviction order', () => {
+    let now = 0;
+    const cache = new PrincipalCache(() => now, 2, 100);
+    cache.set('h1', undefined, principal('k1'), cache.generation);
+    cache.set('h2', undefined, principal('k2'), cache.generation);
+    expect(cache.peek('h1', undefined)).toEqual(principal('k1'));
+    expect(cache.peek('h1', undefined)).toBe(cache.peek('h1', undefined));
+    expect(cache.peek('h1', 'acc_b')).toBeUndefined();
+    cache.set('h3', undefined, principal('k3'), cache.generation); // h1 is still the least recent: evicted
+    expect(cache.peek('h1', undefined)).toBeUndefined();
+    now = 100;
+    expect(cache.peek('h2', undefined)).toBeUndefined();
+  });
+
   it('hands out copies', () => {
     const cache = new PrincipalCache(() => 0);
     cache.set('h', undefined, principal('k'), cache.generation);
@@ -58,33 +72,34 @@ describe('PrincipalCache', () => {
   });
 });
 
-describe('PlatformService.authenticate with the cache', () => {
-  async function world() {
-    const mem = createMemoryStore();
-    const lookups: string[] = [];
-    const store: Store = new Proxy(mem, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver);
-        if (prop === 'findApiKeyByHash' || prop === 'getWorkspaceAccount') {
-          return (...args: unknown[]) => {
-            lookups.push(String(prop));
-            return (value as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        }
-        return value;
-      },
-    });
-    const clock = createManualClock();
-    const platform = new PlatformService({ store, bus: createLocalEventBus(), clock, ids: createSequentialIdGenerator() });
-    await platform.createWorkspace({ id: 'ws', name: 'W' });
-    await platform.createAccount({ id: 'acc_a', name: 'A', workspace_ids: ['ws'] });
-    await platform.createAccount({ id: 'acc_b', name: 'B', workspace_ids: ['ws'] });
-    const standard = await platform.issueApiKey({ workspace_id: 'ws', account_id: 'acc_a' });
-    const service = await platform.issueApiKey({ workspace_id: 'ws', account_id: 'acc_a', kind: 'service' });
-    return { mem, platform, clock, lookups, standard, service };
-  }
-  const code = async (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof InboxKitError ? e.code : String(e)));
+/** A platform on a memory store whose key and account reads are counted in `lookups`. */
+async function world() {
+  const mem = createMemoryStore();
+  const lookups: string[] = [];
+  const store: Store = new Proxy(mem, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === 'findApiKeyByHash' || prop === 'getWorkspaceAccount') {
+        return (...args: unknown[]) => {
+          lookups.push(String(prop));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return value;
+    },
+  });
+  const clock = createManualClock();
+  const platform = new PlatformService({ store, bus: createLocalEventBus(), clock, ids: createSequentialIdGenerator() });
+  await platform.createWorkspace({ id: 'ws', name: 'W' });
+  await platform.createAccount({ id: 'acc_a', name: 'A', workspace_ids: ['ws'] });
+  await platform.createAccount({ id: 'acc_b', name: 'B', workspace_ids: ['ws'] });
+  const standard = await platform.issueApiKey({ workspace_id: 'ws', account_id: 'acc_a' });
+  const service = await platform.issueApiKey({ workspace_id: 'ws', account_id: 'acc_a', kind: 'service' });
+  return { mem, platform, clock, lookups, standard, service };
+}
+const code = async (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof InboxKitError ? e.code : String(e)));
 
+describe('PlatformService.authenticate with the cache', () => {
   it('reads storage once per key and account within the lifetime', async () => {
     const { platform, clock, lookups, standard, service } = await world();
     const expected = { workspace_id: 'ws', account_id: 'acc_a', key_id: standard.key.id, key_kind: 'standard' };
@@ -203,5 +218,42 @@ describe('PlatformService.authenticate with the cache', () => {
     expect(await code(platform.authenticate(standard.secret, 'acc_b'))).toBe('permission_denied');
     expect(await code(platform.authenticate(standard.secret, 'acc_b'))).toBe('permission_denied');
     expect(lookups).toEqual(['findApiKeyByHash', 'findApiKeyByHash', 'findApiKeyByHash', 'findApiKeyByHash']);
+  });
+});
+
+describe('PlatformService.cachedAuthentication (an open stream\'s check without I/O)', () => {
+  it('cachedAuthentication answers without I/O what authenticate answers from the cache, and nothing where authenticate would read storage', async () => {
+    const { mem, platform, clock, lookups, standard, service } = await world();
+    const check = platform.cachedAuthentication({ api_key: standard.secret })!;
+    const acting = platform.cachedAuthentication({ api_key: service.secret, as_account_id: 'acc_b' })!;
+    const elsewhere = platform.cachedAuthentication({ api_key: standard.secret }, { workspace_id: 'ws_other' })!;
+    expect(check()).toBeUndefined(); // never authenticated: nothing cached
+    const principal = await platform.authenticate(standard.secret);
+    await platform.authenticate(service.secret, 'acc_b');
+    expect(check()).toEqual(principal);
+    expect(acting()).toMatchObject({ account_id: 'acc_b', key_id: service.key.id });
+    expect(platform.cachedAuthentication({ api_key: service.secret })!()).toBeUndefined(); // acting as itself: another entry
+    expect(elsewhere()).toBeUndefined(); // authenticate refuses it (403): the check says "read again"
+    expect(lookups).toEqual(['findApiKeyByHash', 'findApiKeyByHash', 'getWorkspaceAccount']);
+    // Revoked through the service: gone at once; directly in storage: gone with the entry's lifetime.
+    await platform.revokeApiKey(service.key.id);
+    expect(acting()).toBeUndefined();
+    await mem.revokeApiKey(standard.key.id, clock.now());
+    expect(check()).toEqual(principal);
+    clock.advance(PRINCIPAL_CACHE_TTL_MS);
+    expect(check()).toBeUndefined();
+    expect(await code(platform.authenticate(standard.secret))).toBe('invalid_credentials');
+    expect(check()).toBeUndefined(); // a refusal is never cached
+    // A stream token's entry, once it was authenticated (its expiry is not checked here).
+    const other = await platform.issueApiKey({ workspace_id: 'ws', account_id: 'acc_b' });
+    const ctx = { principal: await platform.authenticate(other.secret), request_id: 'req_t' };
+    const { token } = await platform.issueStreamToken(ctx, { ttl_seconds: 60 });
+    const streamCheck = platform.cachedAuthentication({ stream_token: token })!;
+    expect(streamCheck()).toBeUndefined();
+    await platform.authenticateStreamToken(token);
+    expect(streamCheck()).toMatchObject({ account_id: 'acc_b', key_id: other.key.id });
+    // With an asynchronous key hash there is no check without I/O.
+    const async = new PlatformService({ store: mem, bus: createLocalEventBus(), clock, ids: createSequentialIdGenerator(), hashApiKey: async (s) => s });
+    expect(async.cachedAuthentication({ api_key: standard.secret })).toBeUndefined();
   });
 });

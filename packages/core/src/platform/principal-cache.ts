@@ -49,6 +49,16 @@ export class PrincipalCache {
   }
 
   /**
+   * The cached principal itself (not a copy: read it, never change it), or undefined when absent
+   * or expired; the entry's place in the eviction order is kept. For a check repeated many times
+   * a second (an open stream's before every delivery), where {@link get}'s copy would be garbage.
+   */
+  peek(key_hash: string, as_account_id: string | undefined): Readonly<Principal> | undefined {
+    const entry = this.#entries.get(PrincipalCache.#key(key_hash, as_account_id));
+    return entry === undefined || entry.expires <= this.now() ? undefined : entry.principal;
+  }
+
+  /**
    * Bumped by every {@link forgetKey}. Read it before looking a key up in storage and pass it to
    * {@link set}: a lookup that raced a revocation is then not cached.
    */

@@ -142,13 +142,21 @@ class ProjectEventFeed implements Feed<ProjectEvent> {
     const forced = this.anyChangesMyAccess(next);
     // No check due: answered at once (a fan-out's streams deliver without waiting on a promise).
     if (!forced && at - this.checkedAt < PROJECT_FEED_RECHECK_MS) return undefined;
-    return this.check(at, forced);
+    const { principal } = this.ctx;
+    const key = `${principal.key_id}\n${principal.account_id}\n${principal.workspace_id}\n${this.requested}`;
+    // Due, and another feed's shared read has answered within the interval: taken at once too.
+    const done = forced ? undefined : this.rechecks.answered(key, at);
+    if (done !== undefined) {
+      this.role = done.role;
+      this.checkedAt = done.at;
+      return undefined;
+    }
+    return this.check(key, at, forced);
   }
 
   /** The role read of {@link authorize}, shared on the interval (see above). */
-  private async check(at: number, forced: boolean): Promise<void> {
+  private async check(key: string, at: number, forced: boolean): Promise<void> {
     const { principal } = this.ctx;
-    const key = `${principal.key_id}\n${principal.account_id}\n${principal.workspace_id}\n${this.requested}`;
     try {
       const read = await this.rechecks.read(key, at, forced, () => loadProjectAccess(this.deps.store, principal, this.requested));
       this.role = read.role;
@@ -189,20 +197,36 @@ interface RoleRead {
   role: ProjectRole;
 }
 
+/** One shared role read: when it started (ms), its promise, and once it succeeded, what it found. */
+interface SharedRoleRead {
+  at: number;
+  result: Promise<RoleRead>;
+  answer?: RoleRead;
+}
+
 /**
  * Role reads in flight or done, by caller and project, joined by every feed whose check falls due
  * within {@link PROJECT_FEED_RECHECK_MS} of the read's start. A read that fails is not kept (each
  * joiner gets its error, as its own read would have); stale entries are swept as new ones come.
  */
 class SharedRoleReads {
-  private readonly reads = new Map<string, { at: number; result: Promise<RoleRead> }>();
+  private readonly reads = new Map<string, SharedRoleRead>();
+
+  /** What the read {@link read} would join answered, when it has answered (undefined while in flight, failed or none). */
+  answered(key: string, at: number): RoleRead | undefined {
+    const known = this.reads.get(key);
+    return known !== undefined && at - known.at < PROJECT_FEED_RECHECK_MS && known.at <= at ? known.answer : undefined;
+  }
 
   read(key: string, at: number, fresh: boolean, load: () => Promise<{ role: ProjectRole }>): Promise<RoleRead> {
     const known = this.reads.get(key);
     if (!fresh && known !== undefined && at - known.at < PROJECT_FEED_RECHECK_MS && known.at <= at) return known.result;
     if (this.reads.size >= 1024) this.sweep(at);
-    const result = load().then((access) => ({ at, role: access.role }));
-    const entry = { at, result };
+    const entry: SharedRoleRead = {
+      at,
+      result: load().then((access) => (entry.answer = { at, role: access.role })),
+    };
+    const { result } = entry;
     this.reads.set(key, entry);
     result.catch(() => {
       if (this.reads.get(key) === entry) this.reads.delete(key);

@@ -82,6 +82,9 @@ export class PlatformService {
   authenticateStreamToken(...args: Parameters<IdentityService['authenticateStreamToken']>): ReturnType<IdentityService['authenticateStreamToken']> {
     return this.identity.authenticateStreamToken(...args);
   }
+  cachedAuthentication(...args: Parameters<IdentityService['cachedAuthentication']>): ReturnType<IdentityService['cachedAuthentication']> {
+    return this.identity.cachedAuthentication(...args);
+  }
   listWorkspaces(...args: Parameters<IdentityService['listWorkspaces']>): ReturnType<IdentityService['listWorkspaces']> {
     return this.identity.listWorkspaces(...args);
   }

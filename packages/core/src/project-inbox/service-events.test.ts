@@ -93,7 +93,13 @@ describe('projectEventFeed: authorised as of now', () => {
     await w.store.upsertMembership({ project_id: 'proj_main', account_id: 'acc_deriver', role: 'observer', created_at: T0 });
     w.clock.advance(PROJECT_FEED_RECHECK_MS);
     const reads = vi.spyOn(w.store, 'getProject');
-    await Promise.all(feeds.map((feed) => feed.authorize([created!])));
+    const [first, ...others] = feeds;
+    const inFlight = others.map((feed) => feed.authorize([created!]));
+    expect(inFlight.every((check) => check instanceof Promise)).toBe(true); // joined the read in flight
+    await Promise.all(inFlight);
+    expect(reads).toHaveBeenCalledTimes(1);
+    // Once it answered, a feed whose check falls due takes its answer at once (no promise).
+    expect(first!.authorize([created!])).toBeUndefined();
     expect(reads).toHaveBeenCalledTimes(1);
     // Every feed sees what the one read found (the demotion), and none reads again within the interval.
     for (const feed of feeds) expect(feed.visible(created!)).toBe(false);

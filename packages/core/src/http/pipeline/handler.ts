@@ -20,7 +20,7 @@ import { authenticateWithHost, samePrincipal } from '../host-auth.js';
 import { methodNotAllowedAnswer } from '../methods.js';
 import { observeRequest, UNOBSERVED, type ObservedRequest } from '../observe.js';
 import { isWellFormedPath, malformedPathError, parseJsonBody, parseRequestPart, queryObject } from '../parse.js';
-import { authenticateRequest, requestIdFor, type HeaderValue } from '../request.js';
+import { authenticateRequest, cachedRequestAuthentication, requestIdFor, type HeaderValue } from '../request.js';
 import type { HttpOutcome, HttpRoute } from '../routes.js';
 import type { RouteMatch } from './router.js';
 import { DEFAULT_MAX_STREAMS_PER_CALLER, SSE_HEADERS } from '../sse.js';
@@ -218,7 +218,7 @@ async function authenticate<H>(context: PipelineContext<H>, request: PipelineReq
  * present it (a revoked key, or the host answering another caller, ends the stream; a stream
  * token is checked for revocation, not expiry: opened in time, it stays open).
  */
-function reauthenticator<H>(context: PipelineContext<H>, exchange: Exchange<H>, principal: Principal | null): () => Promise<void> {
+function reauthenticator<H>(context: PipelineContext<H>, exchange: Exchange<H>, principal: Principal | null): () => Promise<void> | undefined {
   const { request } = exchange;
   const host = context.options.authenticate;
   if (host !== undefined) {
@@ -237,10 +237,18 @@ function reauthenticator<H>(context: PipelineContext<H>, exchange: Exchange<H>, 
     headers['anthropic-workspace-id'], accessTokenPart(request.url)].join('\n');
   const { platform } = context.options.services;
   const checks = context.reauthentications;
-  const verify = (found: Principal) => {
+  const verify = (found: Readonly<Principal>) => {
     if (!samePrincipal(principal, found)) throw refusedCredential();
   };
+  // What a fresh request's authentication would answer from the principal cache, read without
+  // I/O: while the caller's key is cached, a delivery waits on no promise (one turn for a fan-out).
+  const cached = cachedRequestAuthentication(platform, input);
   return () => {
+    const found = cached?.();
+    if (found !== undefined) {
+      verify(found);
+      return undefined;
+    }
     let check = checks.get(credential);
     if (check === undefined) {
       check = authenticateRequest(platform, input).finally(() => checks.delete(credential));

@@ -20,7 +20,7 @@ export interface StreamStart {
   release: () => void;
   /** The handler's open streams (`end()` on `closeStreams()`). */
   registry: Set<PipelineStream>;
-  reauthenticate?: (() => Promise<void>) | undefined;
+  reauthenticate?: (() => Promise<void> | undefined) | undefined;
   signal?: AbortSignal | undefined;
   reportError: (error: unknown) => void;
 }
@@ -43,7 +43,7 @@ class PipelineEventStream implements PipelineStream {
   private readonly observation: ObservedRequest;
   private readonly release: () => void;
   private readonly registry: Set<PipelineStream>;
-  private readonly reauthenticate: (() => Promise<void>) | undefined;
+  private readonly reauthenticate: (() => Promise<void> | undefined) | undefined;
   private readonly reportError: (error: unknown) => void;
   private signal: AbortSignal | undefined;
 
