@@ -8,7 +8,7 @@ import type { Account, ApiKey, ApiKeyKind, Workspace } from '../records.js';
 import { parseOrThrow } from '../validation.js';
 import { sha256Hex } from '../digest.js';
 import { constantTimeEqual, generateApiKeySecret, hashApiKey } from './keys.js';
-import { PrincipalCache } from './principal-cache.js';
+import { PRINCIPAL_CACHE_TTL_MS, PrincipalCache } from './principal-cache.js';
 import { createStreamTokenBody, MAX_STREAM_TOKEN_TTL_SECONDS, readStreamToken, signStreamToken, streamTokenSignatureValid } from './stream-tokens.js';
 import { forbidden } from './writes.js';
 import type { z } from 'zod';
@@ -145,8 +145,10 @@ export class IdentityService {
    * the principal cache now, or undefined when the cache holds none for it (expired, revoked in
    * this process, evicted, a workspace other than the key's named): then authenticate again, which
    * reads storage, throws what it throws, and fills the cache. The key's hash is computed once, here.
-   * The principal answered is the cache's own: read it, never change it. Undefined (no such check)
-   * when `hashApiKey` is asynchronous.
+   * The principal answered is the cache's own: read it, never change it. An API key's entry found
+   * past half its lifetime is looked up again in the background (never older than the lifetime, a
+   * refusal drops it), so a stream checked often keeps its check without I/O. Undefined (no such
+   * check) when `hashApiKey` is asynchronous.
    */
   cachedAuthentication(
     credential: { api_key: string; as_account_id?: string | undefined } | { stream_token: string },
@@ -164,10 +166,34 @@ export class IdentityService {
       as_account_id = credential.as_account_id;
     }
     const { workspace_id } = options;
+    const refreshes = !('stream_token' in credential);
+    const refreshAfter = (this.deps.principalCacheTtlMs ?? PRINCIPAL_CACHE_TTL_MS) / 2;
     return () => {
-      const principal = principals.peek(key, as_account_id);
-      return principal === undefined || (workspace_id !== undefined && workspace_id !== principal.workspace_id) ? undefined : principal;
+      const entry = principals.peek(key, as_account_id);
+      if (entry === undefined) return undefined;
+      const { principal } = entry;
+      if (workspace_id !== undefined && workspace_id !== principal.workspace_id) return undefined;
+      // Past half its lifetime, a key's entry is read again in the background, so that a stream
+      // checked again and again keeps finding it (a refusal drops it: the next check reads storage).
+      if (refreshes && this.deps.clock.now() - entry.stored >= refreshAfter) {
+        this.#refresh(key, as_account_id);
+      }
+      return principal;
     };
+  }
+
+  /**
+   * The storage lookup of a cached key started again before its entry expires (the revocation
+   * rules unchanged: the entry is never older than its lifetime); one at a time per key and
+   * account, as {@link authenticate}'s; a refusal or failure drops the entry.
+   */
+  #refresh(hash: string, as_account_id: string | undefined): void {
+    const generation = this.#principals.generation;
+    const flight = `${generation}\n${hash}\n${as_account_id ?? ''}`;
+    if (this.#lookups.has(flight)) return;
+    const lookup = this.#lookUp(hash, as_account_id, generation).finally(() => this.#lookups.delete(flight));
+    this.#lookups.set(flight, lookup);
+    lookup.catch(() => this.#principals.forget(hash, as_account_id));
   }
 
   /**

@@ -54,11 +54,13 @@ describe('PrincipalCache', () => {
     const cache = new PrincipalCache(() => now, 2, 100);
     cache.set('h1', undefined, principal('k1'), cache.generation);
     cache.set('h2', undefined, principal('k2'), cache.generation);
-    expect(cache.peek('h1', undefined)).toEqual(principal('k1'));
+    expect(cache.peek('h1', undefined)).toEqual({ principal: principal('k1'), expires: 100, stored: 0 });
     expect(cache.peek('h1', undefined)).toBe(cache.peek('h1', undefined));
     expect(cache.peek('h1', 'acc_b')).toBeUndefined();
     cache.set('h3', undefined, principal('k3'), cache.generation); // h1 is still the least recent: evicted
     expect(cache.peek('h1', undefined)).toBeUndefined();
+    cache.forget('h3', undefined);
+    expect(cache.peek('h3', undefined)).toBeUndefined();
     now = 100;
     expect(cache.peek('h2', undefined)).toBeUndefined();
   });
@@ -255,5 +257,29 @@ describe('PlatformService.cachedAuthentication (an open stream\'s check without 
     // With an asynchronous key hash there is no check without I/O.
     const async = new PlatformService({ store: mem, bus: createLocalEventBus(), clock, ids: createSequentialIdGenerator(), hashApiKey: async (s) => s });
     expect(async.cachedAuthentication({ api_key: standard.secret })).toBeUndefined();
+  });
+
+  it('an entry found past half its lifetime is read again in the background, once at a time; a refusal there drops it', async () => {
+    const { mem, platform, clock, lookups, standard } = await world();
+    const check = platform.cachedAuthentication({ api_key: standard.secret })!;
+    const principal = await platform.authenticate(standard.secret);
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    clock.advance(PRINCIPAL_CACHE_TTL_MS / 2 - 1);
+    expect(check()).toEqual(principal);
+    await settle();
+    expect(lookups).toEqual(['findApiKeyByHash']); // not yet half its lifetime
+    clock.advance(1);
+    for (let i = 0; i < 100; i++) expect(check()).toEqual(principal);
+    await settle();
+    expect(lookups).toEqual(['findApiKeyByHash', 'findApiKeyByHash']); // one read for the hundred checks
+    clock.advance(PRINCIPAL_CACHE_TTL_MS / 2);
+    expect(check()).toEqual(principal); // the first entry's lifetime is over; the read again renewed it
+    // Revoked directly in storage: the next read again refuses, and drops the entry.
+    await mem.revokeApiKey(standard.key.id, clock.now());
+    clock.advance(PRINCIPAL_CACHE_TTL_MS / 2);
+    expect(check()).toEqual(principal); // still within the lifetime of a read that found it valid
+    await settle();
+    expect(check()).toBeUndefined();
+    expect(await code(platform.authenticate(standard.secret))).toBe('invalid_credentials');
   });
 });

@@ -13,10 +13,13 @@ export const PRINCIPAL_CACHE_MAX = 1024;
 /** Lifetime of an entry in ms. */
 export const PRINCIPAL_CACHE_TTL_MS = 1_000;
 
-interface Entry {
+/** A cached authentication: the principal, until when it may be used (ms), and when it was stored (ms). */
+export interface PrincipalCacheEntry {
   principal: Principal;
   expires: number;
+  stored: number;
 }
+type Entry = PrincipalCacheEntry;
 
 export class PrincipalCache {
   readonly #entries = new Map<string, Entry>();
@@ -49,13 +52,18 @@ export class PrincipalCache {
   }
 
   /**
-   * The cached principal itself (not a copy: read it, never change it), or undefined when absent
-   * or expired; the entry's place in the eviction order is kept. For a check repeated many times
-   * a second (an open stream's before every delivery), where {@link get}'s copy would be garbage.
+   * The live entry itself (not a copy: read it, never change it), or undefined when absent or
+   * expired; its place in the eviction order is kept. For a check repeated many times a second
+   * (an open stream's before every delivery), where {@link get}'s copy would be garbage.
    */
-  peek(key_hash: string, as_account_id: string | undefined): Readonly<Principal> | undefined {
+  peek(key_hash: string, as_account_id: string | undefined): Readonly<PrincipalCacheEntry> | undefined {
     const entry = this.#entries.get(PrincipalCache.#key(key_hash, as_account_id));
-    return entry === undefined || entry.expires <= this.now() ? undefined : entry.principal;
+    return entry === undefined || entry.expires <= this.now() ? undefined : entry;
+  }
+
+  /** Drops the entry of one key hash (and acting account), e.g. when reading it again was refused. */
+  forget(key_hash: string, as_account_id: string | undefined): void {
+    this.#entries.delete(PrincipalCache.#key(key_hash, as_account_id));
   }
 
   /**
@@ -76,8 +84,9 @@ export class PrincipalCache {
     const key = PrincipalCache.#key(key_hash, as_account_id);
     this.#entries.delete(key);
     while (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value as string);
-    const expires = Math.min(this.now() + this.ttlMs, until ?? Number.POSITIVE_INFINITY);
-    this.#entries.set(key, { principal: { ...principal }, expires });
+    const stored = this.now();
+    const expires = Math.min(stored + this.ttlMs, until ?? Number.POSITIVE_INFINITY);
+    this.#entries.set(key, { principal: { ...principal }, expires, stored });
   }
 
   /** Drops every entry of the API key `key_id` (all the accounts it acted as). */
