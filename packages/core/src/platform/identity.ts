@@ -83,14 +83,24 @@ export class IdentityService {
     const hash = typeof hashed === 'string' ? hashed : await hashed;
     const cached = this.#principals.get(hash, as_account_id);
     if (cached) return cached;
+    return { ...(await this.#sharedLookUp(hash, as_account_id)) };
+  }
+
+  /** A key's (and acting account's) lookups in flight are shared: one storage read per generation of the cache. */
+  #flight(hash: string, as_account_id: string | undefined): string {
+    return `${this.#principals.generation}\n${hash}\n${as_account_id ?? ''}`;
+  }
+
+  /** The lookup of {@link #lookUp} in flight for this key and account, or a new one. */
+  #sharedLookUp(hash: string, as_account_id: string | undefined): Promise<Principal> {
     const generation = this.#principals.generation;
-    const flight = `${generation}\n${hash}\n${as_account_id ?? ''}`;
+    const flight = this.#flight(hash, as_account_id);
     let lookup = this.#lookups.get(flight);
     if (lookup === undefined) {
       lookup = this.#lookUp(hash, as_account_id, generation).finally(() => this.#lookups.delete(flight));
       this.#lookups.set(flight, lookup);
     }
-    return { ...(await lookup) };
+    return lookup;
   }
 
   /** The storage half of {@link authenticate}: reads the key (and the acting account), caches a success. */
@@ -188,12 +198,8 @@ export class IdentityService {
    * account, as {@link authenticate}'s; a refusal or failure drops the entry.
    */
   #refresh(hash: string, as_account_id: string | undefined): void {
-    const generation = this.#principals.generation;
-    const flight = `${generation}\n${hash}\n${as_account_id ?? ''}`;
-    if (this.#lookups.has(flight)) return;
-    const lookup = this.#lookUp(hash, as_account_id, generation).finally(() => this.#lookups.delete(flight));
-    this.#lookups.set(flight, lookup);
-    lookup.catch(() => this.#principals.forget(hash, as_account_id));
+    if (this.#lookups.has(this.#flight(hash, as_account_id))) return;
+    this.#sharedLookUp(hash, as_account_id).catch(() => this.#principals.forget(hash, as_account_id));
   }
 
   /**
