@@ -78,6 +78,75 @@ const STALE_PLAN = '0A000';
  */
 const STATEMENTS_NOT_KEPT = new Set(['26000', '42P05']);
 
+/** A pooled connection as Kysely is given it (the same object on every checkout), with its checkout state. */
+interface PooledConnection {
+  readonly connection: PostgresPoolClient;
+  /** Starts a checkout: not broken, listening for the connection's errors until its release. */
+  checkOut(): void;
+}
+
+/**
+ * `client`'s wrapper for {@link guardedPool}: `query` runs registered texts as named statements
+ * while `preparing()`, maps failures to `storage_unavailable`, and marks the connection broken (it
+ * is then closed on release rather than reused) when it was lost, went stale or the server side
+ * does not keep its statements.
+ */
+function pooledConnection(
+  client: pg.PoolClient, preparing: () => boolean, stopPreparing: (cause: unknown) => void, onError: ((error: Error) => void) | undefined,
+): PooledConnection {
+  // node-postgres remembers what it prepared per connection and would keep sending the stale
+  // name: such a connection, like a lost one, is closed on release rather than reused.
+  let broken = false;
+  // The pool listens for errors of idle connections only: a checked-out one whose server goes
+  // away between two statements (a transaction waiting on the services) would emit an
+  // unhandled 'error' and end the process. Its next statement fails (storage_unavailable).
+  const lost = (error: Error) => {
+    broken = true;
+    onError?.(error);
+  };
+  const failed = (error: unknown): never => {
+    const code = (error as { code?: string } | null)?.code ?? '';
+    if (STATEMENTS_NOT_KEPT.has(code)) {
+      broken = true;
+      stopPreparing(error);
+      throw new InboxKitError('storage_unavailable', 'The database did not keep a prepared statement; retry', [], { cause: error });
+    }
+    if (code === STALE_PLAN || isConnectionError(error)) broken = true;
+    throw asStorageError(error);
+  };
+  const connection = {
+    query(text: unknown, values?: ReadonlyArray<unknown>) {
+      // A cursor (Kysely's `stream()`) is submitted and returned as it is.
+      if (typeof text !== 'string') return (client.query as (...args: unknown[]) => unknown)(text, values);
+      const name = preparing() ? statementNames.get(text) : undefined;
+      const config: pg.QueryConfig = name === undefined ? { text, values: values as unknown[] } : { name, text, values: values as unknown[] };
+      // node-postgres's callback form: under Kysely its promise form cost a list page about a
+      // third more CPU, most of it in the garbage collector (`node bench/pg-query-forms.mjs`).
+      return new Promise((resolve, reject) => {
+        client.query(config, (error: Error | null, result: pg.QueryResult) => {
+          if (error === null || error === undefined) return resolve(result);
+          try {
+            failed(error);
+          } catch (mapped) {
+            reject(mapped);
+          }
+        });
+      });
+    },
+    release: (destroy?: boolean) => {
+      client.off('error', lost);
+      client.release(destroy === true || broken);
+    },
+  } as unknown as PostgresPoolClient;
+  return {
+    connection,
+    checkOut() {
+      broken = false;
+      client.on('error', lost);
+    },
+  };
+}
+
 /**
  * `pool` as Kysely's pool: a connection that cannot be made, or a query that loses its
  * connection, throws `storage_unavailable` (and the connection is destroyed on release); with
@@ -100,6 +169,14 @@ function guardedPool(pool: pg.Pool, prepareAtStart: boolean, onError: ((error: E
       { cause },
     ));
   };
+  /**
+   * One wrapper per pooled connection, made on its first checkout and handed out again on every
+   * later one: Kysely keeps its connection object per client it is given (a `WeakMap`), so a new
+   * wrapper per checkout would make a new Kysely connection and map entry per statement. A
+   * connection Kysely discards (a failed rollback) is released with `destroy`, so its pooled
+   * client, and with it this wrapper, is never handed out again.
+   */
+  const wrappers = new WeakMap<pg.PoolClient, PooledConnection>();
   return {
     connect: async () => {
       let client: pg.PoolClient;
@@ -108,42 +185,13 @@ function guardedPool(pool: pg.Pool, prepareAtStart: boolean, onError: ((error: E
       } catch (error) {
         throw asStorageError(error);
       }
-      // node-postgres remembers what it prepared per connection and would keep sending the stale
-      // name: such a connection, like a lost one, is closed on release rather than reused.
-      let broken = false;
-      // The pool listens for errors of idle connections only: a checked-out one whose server goes
-      // away between two statements (a transaction waiting on the services) would emit an
-      // unhandled 'error' and end the process. Its next statement fails (storage_unavailable).
-      const lost = (error: Error) => {
-        broken = true;
-        onError?.(error);
-      };
-      client.on('error', lost);
-      const failed = (error: unknown): never => {
-        const code = (error as { code?: string } | null)?.code ?? '';
-        if (STATEMENTS_NOT_KEPT.has(code)) {
-          broken = true;
-          stopPreparing(error);
-          throw new InboxKitError('storage_unavailable', 'The database did not keep a prepared statement; retry', [], { cause: error });
-        }
-        if (code === STALE_PLAN || isConnectionError(error)) broken = true;
-        throw asStorageError(error);
-      };
-      const wrapped = {
-        query(text: unknown, values?: ReadonlyArray<unknown>) {
-          const name = prepare && typeof text === 'string' ? statementNames.get(text) : undefined;
-          const run = name === undefined
-            ? (client.query as (...args: unknown[]) => unknown)(text, values)
-            : client.query({ name, text: text as string, values: values as unknown[] });
-          // A cursor (Kysely's `stream()`) is returned as it is.
-          return run instanceof Promise ? run.catch(failed) : run;
-        },
-        release: (destroy?: boolean) => {
-          client.off('error', lost);
-          client.release(destroy === true || broken);
-        },
-      };
-      return wrapped as unknown as PostgresPoolClient;
+      let wrapper = wrappers.get(client);
+      if (wrapper === undefined) {
+        wrapper = pooledConnection(client, () => prepare, stopPreparing, onError);
+        wrappers.set(client, wrapper);
+      }
+      wrapper.checkOut();
+      return wrapper.connection;
     },
     end: () => pool.end(),
   };
