@@ -8,6 +8,8 @@
  * pool). Each page, as the list route does: 51 rows read, their payloads parsed, 50 of them
  * stringified. 10 concurrent loops (the server's pool size), 1.5 s warm-up + 4 s per form, each
  * form twice, interleaved; one process, no HTTP. Needs the PostgreSQL binaries (scripts/postgres.mjs).
+ * Run it as the demo runs (`node --max-semi-space-size=4 bench/pg-query-forms.mjs`): with Node's
+ * default young generation every form collects less often.
  *
  * Why it exists: node-postgres's promise form cost a page ~100–150 µs more CPU than its callback
  * form on this machine, most of it in the collector, and the store paid it (and a Kysely
