@@ -104,15 +104,16 @@ function pooledConnection(
     broken = true;
     onError?.(error);
   };
-  const failed = (error: unknown): never => {
+  /** The error a failed statement rejects with; marks the connection broken where it must not be reused. */
+  const failure = (error: unknown): unknown => {
     const code = (error as { code?: string } | null)?.code ?? '';
     if (STATEMENTS_NOT_KEPT.has(code)) {
       broken = true;
       stopPreparing(error);
-      throw new InboxKitError('storage_unavailable', 'The database did not keep a prepared statement; retry', [], { cause: error });
+      return new InboxKitError('storage_unavailable', 'The database did not keep a prepared statement; retry', [], { cause: error });
     }
     if (code === STALE_PLAN || isConnectionError(error)) broken = true;
-    throw asStorageError(error);
+    return asStorageError(error);
   };
   const connection = {
     query(text: unknown, values?: ReadonlyArray<unknown>) {
@@ -123,14 +124,7 @@ function pooledConnection(
       // node-postgres's callback form: under Kysely its promise form cost a list page about a
       // third more CPU, most of it in the garbage collector (`node bench/pg-query-forms.mjs`).
       return new Promise((resolve, reject) => {
-        client.query(config, (error: Error | null, result: pg.QueryResult) => {
-          if (error === null || error === undefined) return resolve(result);
-          try {
-            failed(error);
-          } catch (mapped) {
-            reject(mapped);
-          }
-        });
+        client.query(config, (error: Error | null, result: pg.QueryResult) => (error ? reject(failure(error)) : resolve(result)));
       });
     },
     release: (destroy?: boolean) => {
