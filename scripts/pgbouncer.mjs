@@ -13,6 +13,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, wr
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { reapOnDeath } from './reaper.mjs';
 
 export const PGBOUNCER = process.env.INBOX_KIT_PGBOUNCER ?? '/usr/sbin/pgbouncer';
 const RUN_AS = 'postgres';
@@ -100,7 +101,10 @@ export async function startPgBouncer({ target, poolMode = 'transaction', poolSiz
   let exited = false;
   const done = new Promise((resolve) => child.once('exit', () => { exited = true; resolve(); }));
   const log = () => `${output}${existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''}`;
+  // The pooler outlives a process killed by a signal only where it left our process group; the watcher covers a SIGKILL too.
+  const reaper = reapOnDeath([['kill', ['-9', String(child.pid)]]], [dir]);
   const stopSync = () => {
+    reaper.cancel();
     if (!exited) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   };
@@ -117,6 +121,7 @@ export async function startPgBouncer({ target, poolMode = 'transaction', poolSiz
     log,
     url: (database = t.pathname.slice(1)) => `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`,
     async stop() {
+      reaper.cancel();
       process.removeListener('exit', stopSync);
       if (!exited) {
         child.kill('SIGTERM');

@@ -18,6 +18,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { reapOnDeath } from './reaper.mjs';
 
 /** Directory of the PostgreSQL server binaries (Debian layout); override with INBOX_KIT_PG_BIN. */
 export const BIN = process.env.INBOX_KIT_PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -104,12 +105,15 @@ export async function startPostgres() {
 
   let stopped = false;
   let halted = false;
+  const immediateStop = asServerUser(pgCtl, ['stop', '-D', dataDir, '-m', 'immediate', '-w']);
+  // The server outlives a process killed by a signal (Ctrl-C during `npm test`): a watcher stops it then.
+  const reaper = reapOnDeath([immediateStop], [dir]);
   const stopSync = () => {
     // Last-resort cleanup when the process exits without calling stop().
     if (stopped) return;
     stopped = true;
-    const [cmd, argv] = asServerUser(pgCtl, ['stop', '-D', dataDir, '-m', 'immediate', '-w']);
-    spawnSync(cmd, argv, { stdio: 'ignore' });
+    reaper.cancel();
+    spawnSync(immediateStop[0], immediateStop[1], { stdio: 'ignore' });
     rmSync(dir, { recursive: true, force: true });
   };
 
@@ -158,6 +162,7 @@ export async function startPostgres() {
       async stop() {
         if (stopped) return;
         stopped = true;
+        reaper.cancel();
         process.removeListener('exit', stopSync);
         try {
           // A halted server has nothing to stop (its directory still goes).
