@@ -104,6 +104,8 @@ try {
     hono = await serveInboxKit({ ...demo.http, hostname: config.host, port: config.port });
   } else {
     await app!.listen({ port: config.port, host: config.host });
+    // Fastify logs its own "Server listening" line asynchronously: written out before the lines below, never among the keys.
+    await flushLog();
   }
   // METRICS_PORT: the Prometheus metrics on their own port, bound like HOST.
   metricsUrl = config.metricsPort === undefined ? undefined : await demo.observability?.listen(config.host, config.metricsPort).catch((error: NodeJS.ErrnoException) => {

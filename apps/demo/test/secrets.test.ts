@@ -80,6 +80,9 @@ describe('the demo process', () => {
     const credentials = credentialsOf(dataDir);
     await waitUntil(() => first.output().includes(credentials.acc_observer!), 'the key lines');
     const printed = await stopAndRead(first);
+    // Fastify's own listening line (written asynchronously) is out before the key lines, never among them.
+    expect(printed.indexOf('Server listening')).toBeGreaterThanOrEqual(0);
+    expect(printed.indexOf('Server listening')).toBeLessThan(printed.indexOf('API keys, created now'));
     for (const [account, key] of Object.entries(credentials)) {
       if (account === 'service') expect(printed).not.toContain(key);
       else expect(printed, account).toContain(key);
