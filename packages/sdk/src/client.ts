@@ -12,7 +12,7 @@ import type { Me, RequestOptions, StreamToken } from './types.js';
 
 /** Options of {@link createClient}. */
 export interface ClientOptions {
-  /** The server's base URL, e.g. `http://localhost:3000` (a trailing `/` is ignored). */
+  /** The server's base URL, e.g. `http://127.0.0.1:3000` (a trailing `/` is ignored). */
   baseUrl: string;
   /** The API key, sent as `Authorization: Bearer <apiKey>`. */
   apiKey: string;
