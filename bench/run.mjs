@@ -35,7 +35,9 @@
  *
  * Options: --quick (short runs, 100k rows: a smoke run of ~1.5 minutes); --only a,b (only these
  * scenarios, see SCENARIOS); --no-hono (= BENCH_HONO=0: no Hono suite); --cpu-prof (profile the
- * demo server and each route floor; .cpuprofile files in bench-results/profiles); --no-pg (= BENCH_PG=0); --demo <dir> (measure
+ * demo server and each route floor; .cpuprofile files in bench-results/profiles); --perf (`perf record -g` of the server over
+ * each measured run, CPU time only, JIT frames named through --perf-basic-prof: bench-results/perf/<scenario>-<pid>.data, read
+ * with `perf report -i <file>`); --no-pg (= BENCH_PG=0); --demo <dir> (measure
  * the built demo of another checkout, e.g. /work/main, for a before/after).
  * Needs the built demo: `pnpm bench` runs scripts/setup.mjs (install + build) first.
  */
@@ -62,11 +64,16 @@ const demoRoot = demoArg > 0 ? resolve(process.argv[demoArg + 1] ?? '') : root;
 const DEMO_MAIN = join(demoRoot, 'apps/demo/dist/main.js');
 const OUT_DIR = join(root, 'bench-results');
 const PROFILE_DIR = join(OUT_DIR, 'profiles');
+const PERF_DIR = join(OUT_DIR, 'perf');
 const lib = (name) => join(here, 'lib', name);
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const cpuProf = argv.includes('--cpu-prof');
+/** `--perf`: each measured run's server under `perf record` (its CPU only: a V8 profile also counts the time the process waits preempted, e.g. in `writev`). */
+const perfRecord = argv.includes('--perf');
+/** Node flags of every server the bench starts with --perf: JIT frames named in perf's output. */
+const PERF_FLAGS = perfRecord ? ['--perf-basic-prof'] : [];
 const withPg = !argv.includes('--no-pg') && process.env.BENCH_PG !== '0';
 /** The SQLite suite again on the demo with HTTP_ADAPTER=hono (issue 14 item 4), unless --no-hono / BENCH_HONO=0. */
 const withHono = !argv.includes('--no-hono') && process.env.BENCH_HONO !== '0';
@@ -118,7 +125,7 @@ const DEMO_NODE_FLAGS = readDemoNodeFlags();
 
 async function startDemo({ dataDir, databaseUrl, label, env = {}, logFile, fdLimit }) {
   const execArgv = [
-    ...DEMO_NODE_FLAGS,
+    ...DEMO_NODE_FLAGS, ...PERF_FLAGS,
     ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${label}-${Date.now()}.cpuprofile`] : []),
   ];
   const { child, match } = await startNode([DEMO_MAIN], {
@@ -152,13 +159,14 @@ const serverPids = new Map();
 /** One autocannon scenario from the driver process. */
 function drive(scenario, url, params = {}, overrides = {}) {
   return runChild(lib('drive.mjs'), {
-    scenario, url, connections: CONNECTIONS, duration: config.duration, warmup: config.warmup, params, serverPid: serverPids.get(url), ...overrides,
+    scenario, url, connections: CONNECTIONS, duration: config.duration, warmup: config.warmup, params, serverPid: serverPids.get(url),
+    ...(perfRecord ? { perfDir: PERF_DIR } : {}), ...overrides,
   });
 }
 
 /** `scenario` driven against a server of its own (`node <args>`, ready when it prints its URL), stopped after. */
 async function driveOwnServer(args, scenario, params, { profileLabel } = {}) {
-  const execArgv = cpuProf && profileLabel ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${profileLabel}-${Date.now()}.cpuprofile`] : [];
+  const execArgv = [...PERF_FLAGS, ...(cpuProf && profileLabel ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${profileLabel}-${Date.now()}.cpuprofile`] : [])];
   const { child, match } = await startNode(args, { ready: /listening on (http:\/\/\S+)/, execArgv });
   serverPids.set(match[1], child.pid);
   try {
@@ -294,7 +302,7 @@ async function manyStreams(engine, { dataDir, databaseUrl, file, decideProject, 
   // and the kernel cost a stream and an event whatever serves them.
   log(`${engine}: events stream, ${subscribers.toLocaleString('en')} subscribers on the stream floor`);
   const floor = await startNode([lib('stream-floor.mjs'), JSON.stringify({ keys: { acc_owner: owner } })], {
-    execArgv: [...DEMO_NODE_FLAGS, ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=floor-${engine}-streams-${Date.now()}.cpuprofile`] : [])],
+    execArgv: [...DEMO_NODE_FLAGS, ...PERF_FLAGS, ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=floor-${engine}-streams-${Date.now()}.cpuprofile`] : [])],
     ready: /stream floor listening on (http:\/\/\S+)/, fdLimit,
   });
   try {
@@ -771,6 +779,7 @@ if (!existsSync(DEMO_MAIN)) {
 }
 mkdirSync(OUT_DIR, { recursive: true });
 if (cpuProf) mkdirSync(PROFILE_DIR, { recursive: true });
+if (perfRecord) mkdirSync(PERF_DIR, { recursive: true });
 
 const git = (args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout?.trim() ?? '';
 const results = {
@@ -851,6 +860,7 @@ writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\n${text}\n`);
 console.log(`results: ${file} (${results.total_s} s)`);
 if (cpuProf) console.log(`profiles: ${PROFILE_DIR}`);
+if (perfRecord) console.log(`perf records: ${PERF_DIR} (perf report -i <file> --no-children --sort dso,sym)`);
 const bound = targets.filter((t) => t.floor_bound);
 const missed = targets.filter((t) => t.met === false && !t.floor_bound);
 const notRun = targets.filter((t) => t.met === null);

@@ -4,11 +4,14 @@
  * requests/s of 2xx responses, non-2xx and error counts, and the latency of every 2xx response
  * per request kind, summarised at µs resolution (autocannon's own histogram keeps whole ms).
  *
- * Job: `{ scenario, url, connections, duration, warmup, params, serverPid? }` (durations in s).
+ * Job: `{ scenario, url, connections, duration, warmup, params, serverPid?, perfDir? }` (durations in s).
  * With `serverPid`, also the server's CPU time (user + system) per 2xx response of the measured
- * run, in µs: what a request costs the server, whatever else the machine runs at the time.
+ * run, in µs: what a request costs the server, whatever else the machine runs at the time; with
+ * `perfDir` too, `perf record -g` of the server over the measured run, into
+ * `<perfDir>/<scenario>-<pid>.data` (skipped, with a line on stderr, where `perf` cannot run).
  */
 import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { childMain, cpuTimeUsOf, summarize } from './util.mjs';
 
@@ -159,12 +162,32 @@ function fire({ kinds, requests }, { url, connections, duration }) {
   });
 }
 
+/** `perf record -g` (4,999 Hz) of process `pid` into `file` until `stop()`; never throws. */
+function recordPerf(pid, file) {
+  const perf = spawn('perf', ['record', '-F', '4999', '-g', '-p', String(pid), '-o', file], { stdio: 'ignore' });
+  const exited = new Promise((resolve) => {
+    perf.on('exit', resolve);
+    perf.on('error', (error) => {
+      console.error(`bench: perf record did not run (${error.message}); no ${file}`);
+      resolve();
+    });
+  });
+  return {
+    async stop() {
+      if (perf.exitCode === null && perf.pid !== undefined) perf.kill('SIGINT');
+      await exited;
+    },
+  };
+}
+
 childMain(async (job) => {
   const scenario = scenarios[job.scenario](job.params);
   if (job.warmup > 0) await fire(scenario, { ...job, duration: job.warmup });
   const cpuBefore = job.serverPid ? cpuTimeUsOf(job.serverPid) : null;
+  const recording = job.perfDir && job.serverPid ? recordPerf(job.serverPid, `${job.perfDir}/${job.scenario}-${job.serverPid}.data`) : undefined;
   const { result, elapsed, latencies, counts, statuses, kinds } = await fire(scenario, job);
   const cpuAfter = job.serverPid ? cpuTimeUsOf(job.serverPid) : null;
+  await recording?.stop();
   const ok = counts.reduce((a, b) => a + b, 0);
   return {
     scenario: job.scenario,
