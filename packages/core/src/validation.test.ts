@@ -310,16 +310,33 @@ describe('utf8ByteLength', () => {
   });
 });
 
-describe('markParsed / wasParsedBy (a body parsed once)', () => {
+describe('markParsed / wasParsedBy (a body or query parsed once)', () => {
   const schema = z.strictObject({ n: z.number() });
 
-  it('knows the output of a request body parse, by schema, and nothing else', () => {
+  it('knows the output of a request body or query parse, by schema, and nothing else', () => {
     const parsed = parseRequestPart('body', schema, { n: 1 });
     expect(wasParsedBy(schema, parsed)).toBe(true);
+    expect(wasParsedBy(schema, parseRequestPart('querystring', schema, { n: 1 }))).toBe(true);
     expect(wasParsedBy(z.strictObject({ n: z.number() }), parsed)).toBe(false); // another schema
     expect(wasParsedBy(schema, { n: 1 })).toBe(false); // a caller's own object
-    expect(wasParsedBy(schema, parseRequestPart('params', schema, { n: 1 }))).toBe(false); // only bodies are marked
+    expect(wasParsedBy(schema, parseRequestPart('params', schema, { n: 1 }))).toBe(false); // params and headers are not marked
     expect(wasParsedBy(schema, 1)).toBe(false);
+  });
+
+  it('parseOrThrow takes the pipeline\'s output of the same schema as it is, and parses anything else', () => {
+    const trimmed = z.strictObject({ s: z.string().trim().min(1) });
+    const parsed = parseRequestPart('body', trimmed, { s: '  a ' });
+    expect(parseOrThrow(trimmed, parsed)).toBe(parsed); // not parsed again
+    expect(parseOrThrow(trimmed, { s: '  a ' })).toEqual({ s: 'a' }); // a caller's own object: parsed
+    expect(() => parseOrThrow(trimmed, { s: ' ' })).toThrow(InboxKitError);
+    // Output of another schema is parsed by this one (and refused when it does not fit).
+    const other = parseRequestPart('body', z.object({ s: z.string() }), { s: ' ' });
+    expect(() => parseOrThrow(trimmed, other)).toThrow(InboxKitError);
+    // The Project Inbox bodies and query the services parse are the routes' own schemas: parsed once.
+    const body = parseRequestPart('body', createInboxItemBody, { type: 'x', payload: { a: 1 } });
+    expect(parseOrThrow(createInboxItemBody, body)).toBe(body);
+    const query = parseRequestPart('querystring', listInboxItemsQuery, { limit: '5' });
+    expect(parseOrThrow(listInboxItemsQuery, query)).toBe(query);
   });
 
   it('parseContent still validates a caller\'s content, and copies marked content without sharing it', () => {

@@ -242,7 +242,7 @@ export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): ErrorDetai
   return issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message, code: i.code }));
 }
 
-/** Values that are the output of a schema's parse, by value (internal: set by the HTTP pipeline for a route's body). */
+/** Values that are the output of a schema's parse, by value (internal: set by the HTTP pipeline for a route's body and query). */
 const parsedBy = new WeakMap<object, z.ZodType>();
 
 /**
@@ -259,10 +259,13 @@ export function wasParsedBy(schema: z.ZodType, value: unknown): boolean {
 }
 
 /**
- * Parses `input` with `schema`.
+ * Parses `input` with `schema`; a request part the HTTP pipeline already parsed with `schema`
+ * ({@link markParsed}) is returned as it is, not parsed again.
  * @throws InboxKitError `validation_error` with one detail per issue.
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, what = 'request'): z.output<S> {
+  // A request part the HTTP pipeline parsed with this very schema is already its output (`markParsed`).
+  if (wasParsedBy(schema, input)) return input as z.output<S>;
   const r = schema.safeParse(input);
   if (!r.success) throw new InboxKitError('validation_error', `Invalid ${what}`, issuesToDetails(r.error.issues));
   return r.data;

@@ -20,8 +20,8 @@ export type RequestPart = 'params' | 'querystring' | 'headers' | 'body';
 export function parseRequestPart<S extends z.ZodType>(part: RequestPart, schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) {
-    // A body is parsed once: the service it goes to may see that it is this schema's output.
-    if (part === 'body') markParsed(schema, result.data);
+    // A body or a query is parsed once: the service it goes to sees that it is this schema's output (`parseOrThrow`).
+    if (part === 'body' || part === 'querystring') markParsed(schema, result.data);
     return result.data;
   }
   throw new InboxKitError('validation_error', `Invalid ${part}`, result.error.issues.map((issue) => ({
