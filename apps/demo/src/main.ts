@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { composeDemo, StartUpError, type ComposedDemo, type DemoLog } from './compose.js';
 import { loadConfig, type DemoConfig } from './config.js';
 import { describeModel } from './model.js';
+import { keysShown } from './seed.js';
 import { keyLines } from './startup-output.js';
 
 /** Prints a start-up failure as one line (no stack for mistakes a user can fix) and exits 1. */
@@ -134,3 +135,5 @@ const fresh = demo.startUp.kind === 'seeded' ? ', freshly seeded' : demo.startUp
 console.log(`inbox-kit demo listening on ${base} (${demo.dialect}${fresh})`);
 if (!hono) console.log(`Web page: ${base}/  ·  API reference: ${base}/docs`);
 for (const line of keyLines(demo.startUp, config.logLevel)) console.log(line);
+// Serving: the keys this start created, or that one before it left unshown, were printed (at its LOG_LEVEL) and are not again.
+if (demo.startUp.created || demo.startUp.unshown === true) keysShown(config.dataDir);

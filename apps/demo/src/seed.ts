@@ -11,7 +11,9 @@
  * - `DEMO_SEED=false`: one workspace named `INBOX_KIT_WORKSPACE_NAME`, one account
  *   `Administrator` and its `admin` key — nothing else.
  * The keys are written to `<DATA_DIR>/credentials.json` (0600): account id → key, plus `service`
- * and `admin`.
+ * and `admin`, with the marker `<DATA_DIR>/credentials.unshown` beside it until a start has printed
+ * them (`keysShown`): a first start that ends before it serves (a port that is taken) leaves the
+ * marker, and the next start that serves prints the keys instead.
  *
  * Later starts never depend on that file: a replica, a restored database, a deleted file, keys of
  * another database, a revoked seeded key — all start. The file only tells the web page which
@@ -22,7 +24,7 @@
  * insert fails on the taken id and it starts as a later start, writing nothing.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemAdminContext, type PlatformService, type RequestContext, type Store, type Workspace } from '@inbox-kit/core';
 
@@ -37,6 +39,11 @@ export interface StartUp {
   credentials: Credentials;
   /** True on the start that found an empty database and wrote the first data and keys. */
   created: boolean;
+  /**
+   * Later starts: the keys of `credentials.json` were created by a start that never printed them
+   * (it ended before serving, e.g. on a port that is taken): this start prints them, once.
+   */
+  unshown?: boolean;
   /** `seeded` (the demo data), `bootstrapped` (`DEMO_SEED=false`: one workspace and its admin key) or `existing`. */
   kind: 'seeded' | 'bootstrapped' | 'existing';
   /** The workspace the admin key administers (first start), or undefined. */
@@ -95,7 +102,15 @@ async function validKeys(platform: PlatformService, file: string): Promise<{ cre
   return { credentials, keys: entries.length };
 }
 
-/** Writes the keys to `file` (0600), keeping a file of another database under a new name. */
+/** The marker beside `credentials.json` while no start has printed its keys. */
+const unshownMarker = (dataDir: string) => join(dataDir, 'credentials.unshown');
+
+/** Records that the keys of `dataDir`'s `credentials.json` have been printed (the marker goes). Never throws. */
+export function keysShown(dataDir: string): void {
+  rmSync(unshownMarker(dataDir), { force: true });
+}
+
+/** Writes the keys to `file` (0600), keeping a file of another database under a new name; marked unshown until {@link keysShown}. */
 function writeCredentials(dataDir: string, file: string, credentials: Credentials): void {
   if (existsSync(file)) {
     // A fresh database next to another database's keys: keep them, never overwrite silently.
@@ -104,6 +119,7 @@ function writeCredentials(dataDir: string, file: string, credentials: Credential
     console.warn(`inbox-kit demo: a new database; the previous ${file} (keys of another database) was kept as ${kept}`);
   }
   mkdirSync(dataDir, { recursive: true });
+  writeFileSync(unshownMarker(dataDir), '', { mode: 0o600 });
   writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
 }
 
@@ -118,7 +134,8 @@ export async function startUp(store: Store, platform: PlatformService, dataDir: 
   const later = async (): Promise<StartUp> => {
     const present = existsSync(path);
     const { credentials, keys } = present ? await validKeys(platform, path) : { credentials: {}, keys: 0 };
-    return { credentials, created: false, kind: 'existing', file: { path, present, keys, valid: Object.keys(credentials).length } };
+    const unshown = present && existsSync(unshownMarker(dataDir));
+    return { credentials, created: false, kind: 'existing', ...(unshown ? { unshown } : {}), file: { path, present, keys, valid: Object.keys(credentials).length } };
   };
   if (!(await isEmpty(store))) return later();
   const bootstrap = options.demoSeed === false;

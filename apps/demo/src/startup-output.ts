@@ -1,6 +1,7 @@
 /**
  * What the demo prints about its API keys on start (apps/demo README "Secrets"): the keys only on
- * the start that created them, never the `service` key (it is only in the credentials file), and
+ * the start that created them (or, when that start ended before serving, on the next start that
+ * serves), never the `service` key (it is only in the credentials file), and
  * nothing at all when `LOG_LEVEL` is above `info` (`warn`, `error`, `fatal`, `silent`). Later
  * starts say where the keys are, or that there are none here (start-up never needs the file).
  */
@@ -18,9 +19,17 @@ const MAKE_A_KEY = 'create one with `npm run admin -- keys create --account <acc
  * @param logLevel the demo's LOG_LEVEL.
  * @returns lines without trailing newline; empty when the level is above `info`.
  */
-export function keyLines(start: Pick<StartUp, 'credentials' | 'created' | 'kind' | 'workspace' | 'file'>, logLevel: string): string[] {
+export function keyLines(start: Pick<StartUp, 'credentials' | 'created' | 'unshown' | 'kind' | 'workspace' | 'file'>, logLevel: string): string[] {
   if (!PRINTING_LEVELS.has(logLevel)) return [];
   const { file } = start;
+  if (start.unshown === true && Object.keys(start.credentials).some((account) => account !== 'service')) {
+    // The start that created them ended before serving (e.g. a taken port) and printed none.
+    const lines = [`API keys, created by an earlier start that ended before serving (shown once). All keys are kept in ${file.path}; the service key is only there.`];
+    for (const [account, key] of Object.entries(start.credentials)) {
+      if (account !== 'service') lines.push(`  ${account.padEnd(13)} ${key}`);
+    }
+    return lines;
+  }
   if (start.kind === 'bootstrapped') {
     const ws = start.workspace;
     return [

@@ -4,7 +4,8 @@
  * `credentials.json`), and not at all when LOG_LEVEL is above info; the SQLite database, its
  * `-wal` and `-shm` files and `credentials.json` are 0600 and DATA_DIR 0700.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,6 +60,17 @@ describe('keyLines', () => {
     expect(stale).toContain('3 of 4 do not authenticate against this database');
   });
 
+  it('a later start after a creating start that never served: the file\'s working keys, once, never the service key', () => {
+    const lines = keyLines({ ...later, unshown: true }, 'info');
+    expect(lines[0]).toBe('API keys, created by an earlier start that ended before serving (shown once). All keys are kept in /d/credentials.json; the service key is only there.');
+    expect(lines.join('\n')).toContain('ik_owner_secret');
+    expect(lines.join('\n')).toContain('ik_admin_secret');
+    expect(lines.join('\n')).not.toContain('ik_service_secret');
+    expect(keyLines({ ...later, unshown: true }, 'warn')).toEqual([]);
+    // No working key left in the file: the usual later-start lines.
+    expect(keyLines({ ...later, unshown: true, credentials: {}, file: { ...file, valid: 0 } }, 'info').join('\n')).toContain('4 of 4 do not authenticate');
+  });
+
   it('DEMO_SEED=false: the workspace and its admin key, once', () => {
     const lines = keyLines({ credentials: { admin: 'ik_admin_only' }, created: true, kind: 'bootstrapped', workspace: { id: 'ws_x', name: 'Team', created_at: 0 }, file }, 'info');
     expect(lines[0]).toBe('Workspace "Team" (ws_x) created with one admin key, shown once (also kept in /d/credentials.json):');
@@ -95,6 +107,39 @@ describe('the demo process', () => {
     expect(mode('.')).toBe(0o700);
     for (const file of ['inbox-kit.sqlite', 'inbox-kit.sqlite-wal', 'inbox-kit.sqlite-shm', 'credentials.json']) expect(mode(file), file).toBe(0o600);
     const again = await stopAndRead(second);
+    for (const key of Object.values(credentials)) expect(again).not.toContain(key);
+  });
+
+  it('a creating start that ends on a taken port prints no key; the next start that serves prints them, once', async () => {
+    const dataDir = fresh();
+    const blocker = createServer();
+    const port = await new Promise<number>((r) => blocker.listen(0, '127.0.0.1', () => r((blocker.address() as { port: number }).port)));
+    let failed = '';
+    try {
+      await startDemoProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: String(port) });
+    } catch (error) {
+      failed = (error as Error).message;
+    } finally {
+      await new Promise<void>((r) => blocker.close(() => r()));
+    }
+    expect(failed).toContain(`port ${port} is taken`);
+    const credentials = credentialsOf(dataDir);
+    for (const key of Object.values(credentials)) expect(failed).not.toContain(key);
+    expect(existsSync(join(dataDir, 'credentials.unshown'))).toBe(true);
+
+    const next = await startDemoProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+    await waitUntil(() => next.output().includes(credentials.acc_observer!), 'the key lines');
+    const printed = await stopAndRead(next);
+    expect(printed).toContain('API keys, created by an earlier start that ended before serving (shown once)');
+    for (const [account, key] of Object.entries(credentials)) {
+      if (account === 'service') expect(printed).not.toContain(key);
+      else expect(printed, account).toContain(key);
+    }
+    expect(existsSync(join(dataDir, 'credentials.unshown'))).toBe(false);
+
+    const third = await startDemoProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+    await waitUntil(() => third.output().includes('API keys: in'), 'the credentials file line');
+    const again = await stopAndRead(third);
     for (const key of Object.values(credentials)) expect(again).not.toContain(key);
   });
 
