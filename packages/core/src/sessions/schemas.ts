@@ -105,6 +105,6 @@ export const sessionParams = z.object({ session_id: idString });
  */
 export const liveInboxMessageParams = z.object({
   session_id: idString,
-  message_id: z.string().regex(/^-?\d{1,15}$/, 'must be an integer').transform(Number)
+  message_id: z.string().regex(/^-?\d{1,15}$/, 'must be an integer of at most 15 digits').transform(Number)
     .meta({ [INTEGER_PARAMETER]: { minimum: 1, maximum: 999_999_999_999_999 }, description: 'The queue-local id the queue answered (`{ id }`), an integer from 1' }),
 });
