@@ -107,7 +107,11 @@ const unshownMarker = (dataDir: string) => join(dataDir, 'credentials.unshown');
 
 /** Records that the keys of `dataDir`'s `credentials.json` have been printed (the marker goes). Never throws. */
 export function keysShown(dataDir: string): void {
-  rmSync(unshownMarker(dataDir), { force: true });
+  try {
+    rmSync(unshownMarker(dataDir), { force: true });
+  } catch {
+    // A DATA_DIR this process may no longer write to: the next start prints the keys once more.
+  }
 }
 
 /** Writes the keys to `file` (0600), keeping a file of another database under a new name; marked unshown until {@link keysShown}. */
