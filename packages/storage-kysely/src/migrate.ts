@@ -1,7 +1,11 @@
 /**
  * Schema migrations: brings a database to the latest schema with Kysely's `Migrator` and the
  * in-memory migration list of `./migrations`. Safe to run on every start and from several
- * processes at once (Kysely takes a migration lock; applied migrations are skipped).
+ * processes at once, and all or nothing on both engines: on PostgreSQL Kysely's migrator holds its
+ * lock and one transaction; on SQLite, where it takes neither (its SQLite adapter declares no
+ * transactional DDL and makes the lock a no-op), the whole run — what the database holds, then
+ * every pending migration — is one `BEGIN IMMEDIATE` transaction on one connection, so processes
+ * migrate one after another and a later one finds everything applied.
  *
  * A database migrated further by a newer release (it holds migrations this release does not know)
  * is left as it is: this release serves on it (storage README "Migrations": every migration keeps
@@ -73,11 +77,29 @@ export async function migrationStatus(db: Kysely<Database>, dialect: Dialect = d
  * @returns the names of the migrations applied by this call (empty when already up to date, or
  *   when a newer release migrated the database further: see the module comment).
  * @throws Error `migration "<name>" failed: <cause>` (with `cause` set) when a migration fails;
- *   on PostgreSQL the whole run is one transaction, so nothing of it is left behind. Error
- *   naming both lists when the database holds migrations this release does not know and lacks
- *   some of its own.
+ *   the whole run is one transaction, so nothing of it is left behind. Error naming both lists
+ *   when the database holds migrations this release does not know and lacks some of its own. On
+ *   SQLite, `storage_busy` when another process held the write lock past the busy timeout.
  */
 export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect = detectDialect(db)): Promise<string[]> {
+  if (dialect !== 'sqlite') return migrateOn(db, dialect);
+  return db.connection().execute(async (connection) => {
+    // The write lock first (waited for up to the busy timeout while another process migrates),
+    // then what the database holds is read under it.
+    await sql`begin immediate`.execute(connection);
+    try {
+      const applied = await migrateOn(connection, dialect);
+      await sql`commit`.execute(connection);
+      return applied;
+    } catch (error) {
+      await sql`rollback`.execute(connection).catch(() => {});
+      throw error;
+    }
+  });
+}
+
+/** {@link migrateToLatest} on `db` as it is (on SQLite: the connection holding the run's transaction). */
+async function migrateOn(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
   const status = await migrationStatus(db, dialect);
   if (status.unknown.length > 0) {
     if (status.pending.length === 0) return [];

@@ -101,6 +101,58 @@ describe.each(engines)('migrations on $name', ({ open }) => {
   });
 });
 
+describe('several processes migrating one new database at once', () => {
+  // Each store has its own connection, as each process of a deployment does; on SQLite Kysely's
+  // migrator takes no lock and no transaction, so the store does (migrate.ts).
+  const together = async (open: () => Promise<OpenedStore>, count: number) => {
+    const settled = await Promise.allSettled(Array.from({ length: count }, open));
+    const opened = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    try {
+      expect(settled.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      // Every migration applied by exactly one of them; all see the latest schema.
+      expect(opened.flatMap((o) => o.migrations.applied).sort()).toEqual(ALL);
+      for (const o of opened) expect(await migrationStatus(o.db)).toEqual({ applied: ALL, pending: [], unknown: [] });
+    } finally {
+      for (const o of opened) await o.close();
+    }
+  };
+
+  it('SQLite: four stores opening one new file at once all open, each migration applied once (five files)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const tmp = tempDir();
+      disposers.push(() => tmp.remove());
+      const file = join(tmp.dir, 'race.sqlite');
+      await together(() => openStore({ sqliteFile: file }), 4);
+    }
+  });
+
+  it('SQLite: a migration that fails leaves nothing of the run behind (one transaction, as on PostgreSQL)', async () => {
+    const tmp = tempDir();
+    disposers.push(() => tmp.remove());
+    const file = join(tmp.dir, 'half.sqlite');
+    // A table in the way of 0008: the run fails there, after 0001–0007 ran.
+    const blocker = await openStore({ sqliteFile: file, migrate: false });
+    await sql`create table agents (x integer)`.execute(blocker.db);
+    await expect(migrateToLatest(blocker.db)).rejects.toThrow(/migration "0008_agents" failed: table "?agents"? already exists/);
+    expect(await migrationStatus(blocker.db)).toEqual({ applied: [], pending: ALL, unknown: [] });
+    const tables = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name = 'workspaces'`.execute(blocker.db);
+    expect(tables.rows).toEqual([]);
+    // Out of the way, the next run applies everything.
+    await sql`drop table agents`.execute(blocker.db);
+    expect(await migrateToLatest(blocker.db)).toEqual(ALL);
+    await blocker.close();
+  });
+
+  it.skipIf(!PG_URL)('PostgreSQL: four stores opening one new database at once all open, each migration applied once', async () => {
+    const db = await freshPostgresDatabase(PG_URL as string);
+    try {
+      await together(() => openStore({ databaseUrl: db.url }), 4);
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
 describe('connection errors', () => {
   it('are storage_unavailable (the driver error as cause); other errors pass through', () => {
     for (const error of [
