@@ -36,7 +36,7 @@
  * event of a lower sequence. After a reconnect, a topic that had delivered nothing since it was
  * subscribed receives its latest stored event (possibly one the subscriber already read from
  * storage). Consumers therefore order and de-duplicate by sequence and read storage to fill a gap,
- * as `sendEventStream` of `@inbox-kit/http-fastify` does.
+ * as the core's event-stream loop (`runEventStream` of `@inbox-kit/core/http`) does.
  *
  * The parts live in `./pg-event-bus/`: the notifications and their outbox (`notifications.ts`),
  * delivery bookkeeping and reads from storage per topic (`topics.ts`), the listening connection,
