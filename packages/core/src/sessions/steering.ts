@@ -16,7 +16,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import { sessionGateCache, type SessionGateCache } from './gate-cache.js';
 import { contentSchema } from '../live-inbox/content.js';
-import { markParsed, parseOrThrow, wasParsedBy } from '../validation.js';
+import { markParsed, parseOrThrow } from '../validation.js';
 import { loadSessionGate, sessionWriteDenied, type SessionGateAccess } from './access.js';
 import { gateSessionWriteUnlocked } from '../policy/write-gate.js';
 import type { WriteAction } from '../policy/write-policy.js';
@@ -33,14 +33,13 @@ export interface LiveInboxView {
 }
 
 /**
- * The `{ content }` body: parsed here, unless it is the output of this very schema's parse (the
- * HTTP pipeline parsed the route's body with it): then used as it is, and its content marked as
- * parsed for the queue (its `content` is `contentSchema`'s output). Parsed once either way.
+ * The `{ content }` body, parsed once (`parseOrThrow` takes the HTTP pipeline's own output of this
+ * schema as it is); its content, `contentSchema`'s output either way, is marked as parsed for the queue.
  */
 function contentBody(input: LiveInboxContentInput): z.output<typeof liveInboxContentBody> {
-  if (!wasParsedBy(liveInboxContentBody, input)) return parseOrThrow(liveInboxContentBody, input, 'live inbox message');
-  markParsed(contentSchema, input.content);
-  return input as z.output<typeof liveInboxContentBody>;
+  const body = parseOrThrow(liveInboxContentBody, input, 'live inbox message');
+  markParsed(contentSchema, body.content);
+  return body;
 }
 
 /** The snapshot's text with no active native attempt. */
