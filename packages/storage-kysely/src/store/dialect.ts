@@ -53,7 +53,9 @@ export interface SqlDialect {
    * object only to be stringified again. SQLite: the same process's CPU, and a list's server time
    * fell by about a third. PostgreSQL: left out — the JSON moved the work to the database (a page
    * of 50 cost it ~730–790 µs of CPU instead of ~210–460, against ~340–440 µs of Node's saved of
-   * ~750–1,030), and the database is the part of a deployment that does not scale out.
+   * ~750–1,030), and the database is the part of a deployment that does not scale out. There the
+   * store writes the page's text in Node from the page's rows instead, each JSON column as the
+   * text it stored (`Codec.json`), so no payload is parsed only to be stringified again.
    */
   readonly pagesAsJson: boolean;
   /** Called with each query text compiled once (PostgreSQL: registers a named prepared statement). */

@@ -128,6 +128,23 @@ export function inboxOps(ctx: StoreContext): InboxStore {
       const last = size > 0 && more ? edge[0] : undefined;
       return { json: r?.json ?? '[]', more, last: last && { created_at: num(last[0]), id: last[1] } };
     };
+  } else {
+    /**
+     * PostgreSQL: the rows of `listInboxItems`' statement (one more than the page, to tell whether
+     * another follows), each written as JSON text by the codec with its JSON columns as stored
+     * (`ITEM.json`): no payload is parsed only to be stringified again, and the database's work
+     * is the plain page read.
+     */
+    ops.listInboxItemsJson = async (q: InboxItemQuery) => {
+      const { name, args, build } = pageQuery(q);
+      const size = limitOf(q.limit);
+      const rows = await all<Record<string, unknown>>(`listInboxItems${name}`, () => build().select(ITEM.select(dialect)), ...args, size + 1);
+      const count = Math.min(rows.length, size);
+      let json = '[';
+      for (let i = 0; i < count; i++) json += (i === 0 ? '' : ',') + ITEM.json(rows[i]!);
+      const last = rows.length > size && size > 0 ? rows[size - 1]! : undefined;
+      return { json: `${json}]`, more: rows.length > size, last: last && { created_at: num(last.created_at), id: last.id as string } };
+    };
   }
   return ops;
 }

@@ -28,10 +28,13 @@ export const toJson = (value: unknown): string => {
   return text;
 };
 
-export const fromJson = <T = JsonValue>(text: unknown): T => {
+/** A JSON column's stored text, checked to be text (the dialect reads JSON columns as text), not parsed. */
+const jsonText = (text: unknown): string => {
   if (typeof text !== 'string') throw new TypeError('@inbox-kit/storage-kysely: a JSON column was not read as text');
-  return JSON.parse(text) as T;
+  return text;
 };
+
+export const fromJson = <T = JsonValue>(text: unknown): T => JSON.parse(jsonText(text)) as T;
 
 /** A page size as the non-negative integer SQL wants. */
 export const limitOf = (limit: number): number => Math.max(0, Math.floor(limit));
@@ -61,6 +64,14 @@ export interface Codec<R> {
   selectRaw(dialect: SqlDialect, alias: string, prefix: string): string;
   /** The record a row (or a `prefix_`-named slice of a joined row) holds. */
   decode(row: Record<string, unknown>, prefix?: string): R;
+  /**
+   * The JSON text of the record a `select` row holds (`JSON.parse` of it deep-equals
+   * {@link decode} of the row), built from the row: text fields through `JSON.stringify`, numbers
+   * as numbers, JSON columns as the text stored (what `toJson` wrote), so no JSON column is parsed
+   * only to be stringified again. Reads the row, never changes it.
+   * @throws TypeError when a non-null JSON column was not read as text.
+   */
+  json(row: Record<string, unknown>): string;
   /** The record whose i-th field is the row's column `names[i]` (a branch of {@link pointReads}). */
   decodeAt(row: Record<string, unknown>, names: readonly string[]): R;
   /** The column values of `record`, in {@link columns} order. */
@@ -95,10 +106,24 @@ export function codecOf<R>(table: keyof Database, fields: readonly RecordField[]
     }
     return record as R;
   };
+  // `{"name":` / `,"name":` of each field, in record order.
+  const keys = fields.map((f, i) => `${i === 0 ? '{' : ','}${JSON.stringify(f.name)}:`);
   return {
     table,
     fields,
     columns,
+    json(row) {
+      let text = '';
+      for (let i = 0; i < fields.length; i++) {
+        const f = fields[i] as RecordField;
+        const value = row[f.name];
+        text += keys[i] as string;
+        if (value === null || value === undefined) text += 'null';
+        else if (f.kind === 'json') text += jsonText(value);
+        else text += JSON.stringify(f.kind === 'number' ? num(value) : value);
+      }
+      return fields.length === 0 ? '{}' : `${text}}`;
+    },
     select(dialect) {
       let list = selects.get(dialect);
       if (list === undefined) {
