@@ -28,6 +28,21 @@ export const toJson = (value: unknown): string => {
   return text;
 };
 
+/**
+ * A string `JSON.stringify` writes as its characters between two quotes: no `"`, `\\`, control
+ * character (U+0000–U+001F) or surrogate (a lone one is escaped; a pair is left to `JSON.stringify`).
+ */
+const PLAIN_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/** `JSON.stringify(value)` of a text field's value: a plain string quoted as it is (one `JSON.stringify` call per field costs more than the test). */
+const textJson = (value: unknown): string => (typeof value === 'string' && PLAIN_STRING.test(value) ? `"${value}"` : JSON.stringify(value));
+
+/** `JSON.stringify(num(value))`: a finite number as its shortest text, anything else `null`. */
+const numberJson = (value: unknown): string => {
+  const n = num(value);
+  return Number.isFinite(n) ? String(n) : 'null';
+};
+
 /** A JSON column's stored text, checked to be text (the dialect reads JSON columns as text), not parsed. */
 const jsonText = (text: unknown): string => {
   if (typeof text !== 'string') throw new TypeError('@inbox-kit/storage-kysely: a JSON column was not read as text');
@@ -66,7 +81,7 @@ export interface Codec<R> {
   decode(row: Record<string, unknown>, prefix?: string): R;
   /**
    * The JSON text of the record a `select` row holds (`JSON.parse` of it deep-equals
-   * {@link decode} of the row), built from the row: text fields through `JSON.stringify`, numbers
+   * {@link decode} of the row), built from the row: text fields as `JSON.stringify` writes them, numbers
    * as numbers, JSON columns as the text stored (what `toJson` wrote), so no JSON column is parsed
    * only to be stringified again. Reads the row, never changes it.
    * @throws TypeError when a non-null JSON column was not read as text.
@@ -120,7 +135,7 @@ export function codecOf<R>(table: keyof Database, fields: readonly RecordField[]
         text += keys[i] as string;
         if (value === null || value === undefined) text += 'null';
         else if (f.kind === 'json') text += jsonText(value);
-        else text += JSON.stringify(f.kind === 'number' ? num(value) : value);
+        else text += f.kind === 'number' ? numberJson(value) : textJson(value);
       }
       return fields.length === 0 ? '{}' : `${text}}`;
     },
