@@ -58,6 +58,13 @@ describe('request ids and credentials', () => {
     expect(readCredentials({ 'x-api-key': 'k', 'anthropic-workspace-id': 'ws_1' }).options).toEqual({ workspace_id: 'ws_1' });
   });
 
+  it('reads the Bearer token of every form as `^Bearer\\s+(.*)$` (case-insensitive, trimmed) reads it', () => {
+    const byPattern = (auth: string) => /^Bearer\s+(.*)$/is.exec(auth)?.[1]?.trim() || undefined;
+    for (const auth of ['Bearer k1', 'Bearer  k1 ', 'Bearer\tk1', 'bearer k1', 'BEARER k1', 'Bearer \u00a0k1\u2028', 'Bearer ', 'Bearer', 'Bearer  \n ', 'Bearer k1\nk2', 'Bearerk1', ' Bearer k1', 'Basic k1']) {
+      expect(readCredentials({ authorization: auth }).apiKey, JSON.stringify(auth)).toBe(byPattern(auth));
+    }
+  });
+
   it('a key sent without the Bearer scheme is refused with what the header must look like; no header at all reaches the platform', async () => {
     const seen: Array<string | undefined> = [];
     const platform = {

@@ -74,7 +74,9 @@ export interface RequestCredentials {
  */
 export function readCredentials(headers: { authorization?: HeaderValue; 'x-api-key'?: HeaderValue; 'x-account-id'?: HeaderValue; 'anthropic-workspace-id'?: HeaderValue }): RequestCredentials {
   const auth = headers.authorization;
-  const bearer = typeof auth === 'string' ? /^Bearer\s+(.*)$/is.exec(auth)?.[1]?.trim() : undefined;
+  // `Bearer <key>` as clients send it, without a regular expression; any other form through one.
+  const bearer = typeof auth !== 'string' ? undefined
+    : auth.startsWith('Bearer ') ? auth.slice(7).trim() : /^Bearer\s+(.*)$/is.exec(auth)?.[1]?.trim();
   const header = headers['x-api-key'];
   const apiKey = typeof header === 'string' ? header : undefined;
   const asAccount = headers['x-account-id'];
@@ -198,5 +200,7 @@ function presentedCredential(input: AuthenticateRequestInput): PresentedCredenti
       throw new InboxKitError('authentication_required', 'The Authorization header must be `Bearer <api key>` (or send the key as x-api-key)');
     }
   }
-  return { ...credentials, token };
+  // `readCredentials` made `credentials` for this call alone: the token goes on it (no copy per request).
+  (credentials as PresentedCredential).token = token;
+  return credentials as PresentedCredential;
 }
