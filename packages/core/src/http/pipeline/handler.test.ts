@@ -127,4 +127,17 @@ describe('createRouter', () => {
     expect(router.match('GET', '/projects//inbox/i1')).toBeUndefined();
     expect(router.match('POST', '/me')).toBeUndefined();
   });
+
+  it('tries parameter routes in table order; a route that does not fit leaves no parameter behind; a static path wins', () => {
+    const router = createRouter([
+      { method: 'DELETE' as const, path: '/s/:session/inbox/:id' }, { method: 'DELETE' as const, path: '/s/:other/queue/:message' },
+      { method: 'DELETE' as const, path: '/s/:session/queue/all' }, { method: 'DELETE' as const, path: '/s/x/queue/all' },
+    ]);
+    expect(router.match('DELETE', '/s/a/queue/m1')).toEqual({ route: { method: 'DELETE', path: '/s/:other/queue/:message' }, params: { other: 'a', message: 'm1' } });
+    expect(router.match('DELETE', '/s/a/inbox/i%2F1')?.params).toEqual({ session: 'a', id: 'i/1' });
+    expect(router.match('DELETE', '/s/x/queue/all')?.route.path).toBe('/s/x/queue/all');
+    expect(router.match('DELETE', '/s/a/other/m1')).toBeUndefined();
+    expect(router.match('GET', '/s/a/queue/m1')).toBeUndefined();
+    expect(router.match('DELETE', '/s/a/queue')).toBeUndefined();
+  });
 });

@@ -21,53 +21,64 @@ export interface Router<R> {
 interface Dynamic<R> {
   route: R;
   segments: string[];
+  /** The parameter name of each `:name` segment (undefined for a literal segment), read once here, not per request. */
+  names: (string | undefined)[];
 }
 
 /** Compiles `routes` (each with `method` and `:name` `path`). */
 export function createRouter<R extends Pick<HttpRoute, 'method' | 'path'>>(routes: readonly R[]): Router<R> {
-  const statics = new Map<string, R>();
-  const dynamics = new Map<string, Dynamic<R>[]>();
+  // Per method: static paths by path, parameter routes by segment count (in table order).
+  const statics = new Map<string, Map<string, R>>();
+  const dynamics = new Map<string, Map<number, Dynamic<R>[]>>();
   for (const route of routes) {
     const segments = route.path.split('/');
     if (!segments.some((s) => s.startsWith(':'))) {
-      statics.set(`${route.method} ${route.path}`, route);
+      const byPath = statics.get(route.method) ?? new Map<string, R>();
+      statics.set(route.method, byPath);
+      byPath.set(route.path, route);
       continue;
     }
-    const key = `${route.method} ${segments.length}`;
-    const list = dynamics.get(key) ?? [];
-    list.push({ route, segments });
-    dynamics.set(key, list);
+    const byCount = dynamics.get(route.method) ?? new Map<number, Dynamic<R>[]>();
+    dynamics.set(route.method, byCount);
+    const list = byCount.get(segments.length) ?? [];
+    list.push({ route, segments, names: segments.map((s) => (s.startsWith(':') ? s.slice(1) : undefined)) });
+    byCount.set(segments.length, list);
   }
   const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
   return {
     match(requestMethod, path) {
       const method = requestMethod === 'HEAD' ? 'GET' : requestMethod;
-      const found = statics.get(`${method} ${path}`);
+      const found = statics.get(method)?.get(path);
       if (found !== undefined) return { route: found, params: NO_PARAMS };
       const parts = path.split('/');
-      const candidates = dynamics.get(`${method} ${parts.length}`);
+      const candidates = dynamics.get(method)?.get(parts.length);
       if (candidates === undefined) return undefined;
-      for (const { route, segments } of candidates) {
-        const params = matchSegments(segments, parts);
-        if (params !== undefined) return { route, params };
+      for (const candidate of candidates) {
+        if (fits(candidate, parts)) return { route: candidate.route, params: paramsOf(candidate, parts) };
       }
       return undefined;
     },
   };
 }
 
-/** The parameters when `parts` fit `segments` (same length), else undefined. */
-function matchSegments(segments: string[], parts: string[]): Record<string, string> | undefined {
-  let params: Record<string, string> | undefined;
+/** Whether `parts` (as many as the route's segments) fit the route: every literal segment equal, every parameter non-empty. */
+function fits(route: Dynamic<unknown>, parts: string[]): boolean {
+  const { segments, names } = route;
   for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i]!;
-    const part = parts[i]!;
-    if (segment.startsWith(':')) {
-      if (part === '') return undefined;
-      (params ??= {})[segment.slice(1)] = part.includes('%') ? decodeURIComponent(part) : part;
-    } else if (segment !== part) {
-      return undefined;
-    }
+    if (names[i] === undefined ? segments[i] !== parts[i] : parts[i] === '') return false;
   }
-  return params ?? {};
+  return true;
+}
+
+/** The percent-decoded parameters of `parts`, which {@link fits} the route. */
+function paramsOf(route: Dynamic<unknown>, parts: string[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  const { names } = route;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    if (name === undefined) continue;
+    const part = parts[i]!;
+    params[name] = part.includes('%') ? decodeURIComponent(part) : part;
+  }
+  return params;
 }
