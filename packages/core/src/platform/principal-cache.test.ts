@@ -30,6 +30,22 @@ describe('PrincipalCache', () => {
     expect(cache.size).toBe(1);
   });
 
+  it('a hit on the most recent entry keeps the order; a hit on another moves it last, after forgets and re-sets too', () => {
+    const cache = new PrincipalCache(() => 0, 3, 100);
+    for (const h of ['h1', 'h2', 'h3']) cache.set(h, undefined, principal(h), cache.generation);
+    cache.get('h3', undefined); // already the most recent
+    cache.get('h1', undefined); // order h2, h3, h1
+    cache.get('h1', undefined);
+    cache.set('h4', undefined, principal('h4'), cache.generation); // evicts h2
+    expect(cache.get('h2', undefined)).toBeUndefined();
+    cache.forget('h4', undefined); // the most recent gone: order h3, h1
+    cache.get('h3', undefined); // order h1, h3
+    cache.set('h5', undefined, principal('h5'), cache.generation); // order h1, h3, h5
+    cache.set('h6', undefined, principal('h6'), cache.generation); // evicts h1
+    expect(cache.get('h1', undefined)).toBeUndefined();
+    expect(['h3', 'h5', 'h6'].map((h) => cache.get(h, undefined)?.key_id)).toEqual(['h3', 'h5', 'h6']);
+  });
+
   it('keeps one entry per account a key acts as, and forgets them all with the key', () => {
     const cache = new PrincipalCache(() => 0);
     cache.set('h', undefined, principal('k', 'acc_a'), cache.generation);

@@ -23,6 +23,8 @@ type Entry = PrincipalCacheEntry;
 
 export class PrincipalCache {
   readonly #entries = new Map<string, Entry>();
+  /** The key last placed at the end of {@link #entries} (by `set` or a `get`): while its entry exists, it is the last one. */
+  #last: string | undefined;
   #generation = 0;
 
   /**
@@ -45,9 +47,16 @@ export class PrincipalCache {
     const key = PrincipalCache.#key(key_hash, as_account_id);
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    this.#entries.delete(key);
-    if (entry.expires <= this.now()) return undefined;
-    this.#entries.set(key, entry); // most recently used last
+    if (entry.expires <= this.now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    // Most recently used last: moved there unless it already is (one busy key: no re-insertion per request).
+    if (key !== this.#last) {
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+      this.#last = key;
+    }
     return { ...entry.principal };
   }
 
@@ -87,6 +96,7 @@ export class PrincipalCache {
     const stored = this.now();
     const expires = Math.min(stored + this.ttlMs, until ?? Number.POSITIVE_INFINITY);
     this.#entries.set(key, { principal: { ...principal }, expires, stored });
+    this.#last = key;
   }
 
   /** Drops every entry of the API key `key_id` (all the accounts it acted as). */
