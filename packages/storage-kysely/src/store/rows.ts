@@ -29,7 +29,7 @@ export const toJson = (value: unknown): string => {
 };
 
 /**
- * A string `JSON.stringify` writes as its characters between two quotes: no `"`, `\\`, control
+ * A string `JSON.stringify` writes as its characters between two quotes: no `"`, backslash, control
  * character (U+0000–U+001F) or surrogate (a lone one is escaped; a pair is left to `JSON.stringify`).
  */
 const PLAIN_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
