@@ -47,6 +47,8 @@ let demo: ComposedDemo & { close(): Promise<void> };
 // page and /docs, through app.ts) or Hono (`@inbox-kit/http-hono`: the API only; Fastify is never built).
 let app: FastifyInstance | undefined;
 let hono: InboxKitHonoServer | undefined;
+/** Waits (at most 1 s) until the request log has written what it holds (the JSON log writes asynchronously; app.ts `logWritten`). */
+let flushLog = (): Promise<void> => Promise.resolve();
 try {
   config = loadConfig();
   if (config.httpAdapter === 'hono') {
@@ -55,8 +57,9 @@ try {
     demo = { ...composed, close: () => composed.close(hono) };
   } else {
     // Loaded only with HTTP_ADAPTER=fastify: the Hono demo does not carry Fastify.
-    const { buildDemo } = await import('./app.js');
+    const { buildDemo, logWritten } = await import('./app.js');
     const built = await buildDemo(config);
+    flushLog = () => logWritten(built.app);
     app = built.app;
     demo = { ...built, rawStore: built.store, setLog: () => {} };
   }
@@ -67,23 +70,6 @@ let metricsUrl: string | undefined;
 // Installed before listening: a signal that arrives while the start-up lines are being printed
 // shuts down gracefully too (without a handler, Node would die of it at once).
 let stopping = false;
-/** Waits (at most 1 s) until the request log has written what it holds; pino's default destination writes asynchronously. */
-function flushLog(): Promise<void> {
-  const log = app?.log as { flush?: (cb: (error?: Error | null) => void) => void };
-  if (typeof log?.flush !== 'function') return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, 1000);
-    try {
-      log.flush!(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    } catch {
-      clearTimeout(timer);
-      resolve();
-    }
-  });
-}
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
